@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/vtpmctl/vtpmctl/internal/cloud"
+	"github.com/vtpmctl/vtpmctl/internal/output"
+)
+
+// IOStreams are injected so every command runs without a terminal in tests.
+type IOStreams struct {
+	In       io.Reader
+	Out, Err io.Writer
+}
+
+// globalOptions are the flags every command shares.
+type globalOptions struct {
+	Cloud    cloud.Options
+	Output   output.Options
+	DebugLog bool
+}
+
+// connect opens the cloud session; only commands that need a cloud call it.
+func (g *globalOptions) connect(ctx context.Context) (*cloud.Session, error) {
+	return cloud.Connect(ctx, g.Cloud)
+}
+
+var version = "dev"
+
+const exitStatusHelp = `EXIT STATUS:
+   0  success
+   1  a check failed, or Nova would refuse, or an operation did not complete
+   2  usage or configuration error (bad flag or value, malformed input, no or unknown cloud)`
+
+// Main runs vtpmctl and returns the exit status.
+func Main(ctx context.Context, args []string, io *IOStreams) int {
+	g := &globalOptions{}
+	root := newRootCommand(g, io)
+	err := root.Run(ctx, args)
+	return exitCode(err, io.Err)
+}
+
+func newRootCommand(g *globalOptions, streams *IOStreams) *cli.Command {
+	root := &cli.Command{
+		Name:    "vtpmctl",
+		Usage:   "virtual TPM for Windows and other UEFI guests on OpenStack",
+		Version: version,
+		Description: `vtpmctl answers, before anything boots, whether Nova gives a guest a vTPM,
+which version and model, which host traits it needs and what the guest can no
+longer do; and it audits the hosts and Barbican secrets behind vTPM guests.
+
+Cloud access follows the openstack client: --os-cloud or OS_CLOUD names an
+entry of clouds.yaml (OS_CLIENT_CONFIG_FILE, ./clouds.yaml,
+~/.config/openstack/clouds.yaml, /etc/openstack/clouds.yaml; secure.yaml is
+merged), or the OS_* variables are used. TLS is verified unless --insecure.
+
+EXAMPLES:
+   vtpmctl check --image-property hw_tpm_version=2.0 --flavor-spec hw:tpm_model=tpm-crb --nova-release zed
+   vtpmctl --os-cloud mycloud check --image win11 --flavor m1.large -f json
+
+` + exitStatusHelp,
+		Writer:                streams.Out,
+		ErrWriter:             streams.Err,
+		Reader:                streams.In,
+		EnableShellCompletion: false,
+		Suggest:               true,
+		Flags:                 globalFlags(g),
+		Before: func(ctx context.Context, cmd *cli.Command) (context.Context, error) {
+			if err := g.Output.Validate(); err != nil {
+				return ctx, &usageError{err.Error()}
+			}
+			if g.DebugLog {
+				g.Cloud.Debug = streams.Err
+			}
+			return ctx, nil
+		},
+		ExitErrHandler: func(context.Context, *cli.Command, error) {}, // exitCode decides
+		OnUsageError:   onUsageError,
+		CommandNotFound: func(ctx context.Context, cmd *cli.Command, name string) {
+			fmt.Fprintf(streams.Err, "vtpmctl: unknown command %q; see vtpmctl --help\n", name)
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.Args().Len() > 0 {
+				return usagef("unknown command %q; see vtpmctl --help", cmd.Args().First())
+			}
+			return cli.ShowRootCommandHelp(cmd)
+		},
+		Commands: []*cli.Command{
+			newCheckCommand(g, streams),
+		},
+	}
+	for _, c := range root.Commands {
+		setUsageHandlers(c)
+	}
+	return root
+}
+
+func setUsageHandlers(c *cli.Command) {
+	c.OnUsageError = onUsageError
+	for _, sub := range c.Commands {
+		setUsageHandlers(sub)
+	}
+}
+
+func onUsageError(ctx context.Context, cmd *cli.Command, err error, isSub bool) error {
+	return &usageError{fmt.Sprintf("%s: %v (see %s --help)", cmd.FullName(), err, cmd.FullName())}
+}
+
+func globalFlags(g *globalOptions) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "os-cloud", Usage: "cloud `NAME` in clouds.yaml", Sources: cli.EnvVars("OS_CLOUD"), Destination: &g.Cloud.Cloud},
+		&cli.StringFlag{Name: "os-region-name", Usage: "`REGION` of the service endpoints", Sources: cli.EnvVars("OS_REGION_NAME"), Destination: &g.Cloud.Region},
+		&cli.StringFlag{Name: "os-cacert", Usage: "CA bundle `FILE` to verify TLS with", Sources: cli.EnvVars("OS_CACERT"), Destination: &g.Cloud.CACert},
+		&cli.BoolFlag{Name: "insecure", Usage: "do not verify TLS certificates (never in production)", Sources: cli.EnvVars("OS_INSECURE"), Destination: &g.Cloud.Insecure},
+		&cli.DurationFlag{Name: "timeout", Usage: "per-request `TIMEOUT` (e.g. 30s)", Value: 60 * time.Second, Sources: cli.EnvVars("VTPMCTL_TIMEOUT"), Destination: &g.Cloud.Timeout},
+		&cli.BoolFlag{Name: "debug", Usage: "log every API request to stderr (tokens, passwords and secrets redacted)", Sources: cli.EnvVars("VTPMCTL_DEBUG"), Destination: &g.DebugLog},
+		&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "output `FORMAT`: " + strings.Join(output.Formats, ", "), Value: "table", Destination: &g.Output.Format},
+		&cli.StringSliceFlag{Name: "column", Aliases: []string{"c"}, Usage: "show only `COLUMN` (repeatable)", Destination: &g.Output.Columns},
+	}
+}
+
+// commandHelp assembles a command's description with its examples and the
+// shared exit status section, so no command can forget either.
+func commandHelp(about string, examples []string, exit string) string {
+	var b strings.Builder
+	b.WriteString(strings.TrimSpace(about))
+	b.WriteString("\n\nEXAMPLES:\n")
+	for _, e := range examples {
+		b.WriteString("   " + e + "\n")
+	}
+	b.WriteString("\n")
+	if exit == "" {
+		exit = exitStatusHelp
+	}
+	b.WriteString(exit)
+	return b.String()
+}
+
+// noArgs refuses stray positional arguments, which usually are a flag
+// value gone astray.
+func noArgs(cmd *cli.Command) error {
+	if cmd.Args().Len() > 0 {
+		return usagef("%s: unexpected argument %q (see %s --help)", cmd.FullName(), cmd.Args().First(), cmd.FullName())
+	}
+	return nil
+}

@@ -1,0 +1,228 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/vtpmctl/vtpmctl/internal/output"
+	"github.com/vtpmctl/vtpmctl/nova"
+)
+
+type checkOptions struct {
+	IO     *IOStreams
+	Global *globalOptions
+
+	Image, Flavor         string   // names or IDs on the cloud
+	ImageProps            []string // KEY=VALUE, offline or on top of --image
+	FlavorSpecs           []string // KEY=VALUE, offline or on top of --flavor
+	ImageName, FlavorName string   // names in Nova's messages, offline
+	Release               string
+}
+
+func newCheckCommand(g *globalOptions, streams *IOStreams) *cli.Command {
+	o := &checkOptions{IO: streams, Global: g}
+	return &cli.Command{
+		Name:  "check",
+		Usage: "predict what Nova does with an image + flavor: vTPM, version, model, traits, or its error",
+		Description: commandHelp(`
+Applies Nova's own rules (hardware.get_vtpm_constraint and the scheduler's
+trait translation) for the Nova release of the cloud, and prints: whether the
+guest gets a vTPM, its version and model, the secret security mode (2026.1+),
+the Placement traits a host must report, the server operations Nova will
+refuse for the guest — or Nova's exact error and when the user would meet it
+(HTTP 400 at create, or a server in ERROR after scheduling).
+
+With --image/--flavor the objects are read from the cloud and the release is
+detected from the compute API's maximum microversion; where a maximum is
+shared by releases with different vTPM rules (2.96: 2024.1 and 2024.2),
+--nova-release settles it. With only --image-property/--flavor-spec the check
+is fully offline and --nova-release is required. Properties and specs given
+on the command line are applied on top of the cloud's (a "what if").`,
+			[]string{
+				"vtpmctl check --image-property hw_tpm_version=2.0 --flavor-spec hw:tpm_model=tpm-crb --nova-release zed",
+				"vtpmctl check --flavor-spec hw:tpm_version=1.2 --flavor-spec hw:tpm_model=tpm-crb --nova-release 2024.2",
+				"vtpmctl --os-cloud prod check --image win11-23h2 --flavor w1.large",
+				"vtpmctl --os-cloud prod check --image win11 --flavor w1.large --flavor-spec hw:tpm_secret_security=host -f json",
+			},
+			`EXIT STATUS:
+   0  Nova would accept the request (with or without a vTPM)
+   1  Nova would refuse it (the error and when it surfaces are printed)
+   2  usage or configuration error, unknown image or flavor, ambiguous name`),
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "image", Usage: "image `NAME_OR_ID` on the cloud", Destination: &o.Image},
+			&cli.StringFlag{Name: "flavor", Usage: "flavor `NAME_OR_ID` on the cloud", Destination: &o.Flavor},
+			&cli.StringSliceFlag{Name: "image-property", Usage: "image property `KEY=VALUE` (repeatable)", Destination: &o.ImageProps},
+			&cli.StringSliceFlag{Name: "flavor-spec", Usage: "flavor extra spec `KEY=VALUE` (repeatable)", Destination: &o.FlavorSpecs},
+			&cli.StringFlag{Name: "image-name", Usage: "image `NAME` used in Nova's messages when offline", Value: "(command line)", Destination: &o.ImageName},
+			&cli.StringFlag{Name: "flavor-name", Usage: "flavor `NAME` used in Nova's messages when offline", Value: "(command line)", Destination: &o.FlavorName},
+			&cli.StringFlag{Name: "nova-release", Usage: "Nova `RELEASE` (zed, 2024.2, gazpacho, 26 …); required offline", Destination: &o.Release},
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if err := noArgs(cmd); err != nil {
+				return err
+			}
+			return runCheck(ctx, o)
+		},
+	}
+}
+
+func runCheck(ctx context.Context, o *checkOptions) error {
+	props, err := nova.ParseKeyValues(o.ImageProps)
+	if err != nil {
+		return usagef("--image-property: %v", err)
+	}
+	specs, err := nova.ParseKeyValues(o.FlavorSpecs)
+	if err != nil {
+		return usagef("--flavor-spec: %v", err)
+	}
+	var rel nova.Release
+	if o.Release != "" {
+		if rel, err = nova.ParseRelease(o.Release); err != nil {
+			return usagef("--nova-release: %v", err)
+		}
+	}
+	image := nova.Image{Name: o.ImageName, Properties: props}
+	flavor := nova.Flavor{Name: o.FlavorName, ExtraSpecs: specs}
+	online := o.Image != "" || o.Flavor != ""
+	if !online && rel == nova.ReleaseUnknown {
+		return usagef("check: an offline check needs --nova-release (or --image/--flavor and a cloud to detect it from)")
+	}
+
+	releaseNote := ""
+	var candidates []nova.Release
+	if online {
+		sess, err := o.Global.connect(ctx)
+		if err != nil {
+			return err
+		}
+		compute, err := sess.Compute()
+		if err != nil {
+			return err
+		}
+		if o.Image != "" {
+			glance, err := sess.Image()
+			if err != nil {
+				return err
+			}
+			ci, err := nova.FindImage(ctx, glance, o.Image)
+			if err != nil {
+				return fmt.Errorf("image %s: %w", o.Image, err)
+			}
+			image = nova.Image{Name: ci.Name, Properties: overlay(ci.Properties, props)}
+		}
+		if o.Flavor != "" {
+			cf, err := nova.FindFlavor(ctx, nova.ComputeClient(compute), o.Flavor)
+			if err != nil {
+				return fmt.Errorf("flavor %s: %w", o.Flavor, err)
+			}
+			flavor = nova.Flavor{Name: cf.Name, ExtraSpecs: overlay(cf.ExtraSpecs, specs)}
+		}
+		det, err := nova.DetectCloudRelease(ctx, compute)
+		if err != nil {
+			return err
+		}
+		if rel == nova.ReleaseUnknown {
+			rel, candidates, releaseNote = settleRelease(det, flavor, image)
+		} else {
+			releaseNote = fmt.Sprintf("given by --nova-release; the cloud's compute API maximum is %s", det.MaxMicroversion)
+		}
+	}
+	d := nova.Decide(flavor, image, rel)
+	if releaseNote != "" && len(candidates) > 1 && !sameForAll(candidates, flavor, image) {
+		fmt.Fprintf(o.IO.Err, "vtpmctl: warning: %s\n", releaseNote)
+	}
+	if err := output.PrintRecord(o.IO.Out, o.Global.Output, checkRecord(d, releaseNote)); err != nil {
+		return err
+	}
+	if d.Error != nil {
+		return &reportedError{code: exitFailed}
+	}
+	return nil
+}
+
+// settleRelease picks the release to apply when the microversion leaves
+// several open: any of them when their verdicts agree, else the newest,
+// with a warning that names --nova-release.
+func settleRelease(det nova.Detection, f nova.Flavor, i nova.Image) (nova.Release, []nova.Release, string) {
+	rel := det.Newest()
+	names := make([]string, len(det.Candidates))
+	for k, c := range det.Candidates {
+		names[k] = c.Long()
+	}
+	switch {
+	case det.PreRelease:
+		return rel, det.Candidates, fmt.Sprintf("compute API maximum %s matches no release; treated as a development build of %s", det.MaxMicroversion, rel.Long())
+	case !det.Ambiguous():
+		return rel, det.Candidates, fmt.Sprintf("detected from the compute API maximum microversion %s", det.MaxMicroversion)
+	case sameForAll(det.Candidates, f, i):
+		return rel, det.Candidates, fmt.Sprintf("compute API maximum %s is shared by %s; their vTPM rules give the same answer here", det.MaxMicroversion, strings.Join(names, " and "))
+	}
+	return rel, det.Candidates, fmt.Sprintf("compute API maximum %s is shared by %s, whose vTPM rules differ for this request; assuming %s — pass --nova-release to settle", det.MaxMicroversion, strings.Join(names, " and "), rel)
+}
+
+func sameForAll(rels []nova.Release, f nova.Flavor, i nova.Image) bool {
+	first := nova.Decide(f, i, rels[0])
+	first.Release = 0
+	for _, r := range rels[1:] {
+		d := nova.Decide(f, i, r)
+		d.Release = 0
+		if !reflect.DeepEqual(first, d) {
+			return false
+		}
+	}
+	return true
+}
+
+func overlay(base, top map[string]string) map[string]string {
+	out := make(map[string]string, len(base)+len(top))
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range top {
+		out[k] = v
+	}
+	return out
+}
+
+func checkRecord(d nova.Decision, releaseNote string) output.Record {
+	yesNo := map[bool]string{true: "yes", false: "no"}
+	ops := make([]string, len(d.Unsupported))
+	for i, op := range d.Unsupported {
+		ops[i] = op.Name
+	}
+	verdict, errMsg, errKind, when := "accepted", "", "", ""
+	if d.Error != nil {
+		verdict, errMsg, errKind, when = "refused", d.Error.Message, string(d.Error.Kind), d.Error.Stage.Describe()
+	}
+	rel := d.Release.Long()
+	if releaseNote != "" {
+		rel += " — " + releaseNote
+	}
+	from := func(v, src string) string {
+		if v == "" {
+			return ""
+		}
+		return v + " (" + src + ")"
+	}
+	if d.Error == nil && !d.VTPM {
+		ops = []string{}
+	}
+	return output.Record{
+		{Name: "nova_release", Value: rel},
+		{Name: "result", Value: verdict},
+		{Name: "vtpm", Value: yesNo[d.VTPM]},
+		{Name: "version", Value: from(d.Version, d.VersionFrom)},
+		{Name: "model", Value: from(d.Model, d.ModelFrom)},
+		{Name: "secret_security", Value: from(d.SecretSecurity, d.SecretSecurityFrom)},
+		{Name: "required_traits", Value: d.RequiredTraits},
+		{Name: "unsupported_operations", Value: ops},
+		{Name: "error", Value: errMsg},
+		{Name: "error_kind", Value: errKind},
+		{Name: "error_when", Value: when},
+		{Name: "notes", Value: d.Notes},
+	}
+}

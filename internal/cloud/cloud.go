@@ -1,0 +1,237 @@
+// Package cloud connects to an OpenStack cloud the way the openstack
+// client does: clouds.yaml (+ secure.yaml) by --os-cloud/OS_CLOUD, or the
+// OS_* environment, with TLS verified unless the user says otherwise.
+package cloud
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack"
+	"github.com/gophercloud/utils/v2/openstack/clientconfig"
+)
+
+// Options are the global connection flags.
+type Options struct {
+	Cloud    string // --os-cloud / OS_CLOUD
+	Region   string // --os-region-name / OS_REGION_NAME
+	CACert   string // --os-cacert / OS_CACERT
+	Insecure bool   // --insecure / OS_INSECURE
+	Timeout  time.Duration
+	Debug    io.Writer // nil: no request log
+}
+
+// ConfigError is a problem with the user's configuration, not with the
+// cloud: the CLI reports it as a usage error (exit 2).
+type ConfigError struct{ Msg string }
+
+func (e *ConfigError) Error() string { return e.Msg }
+
+// Session is an authenticated connection.
+type Session struct {
+	Provider  *gophercloud.ProviderClient
+	Endpoint  gophercloud.EndpointOpts
+	CloudName string
+	clientOpt *clientconfig.ClientOpts
+	opts      Options
+}
+
+// SearchPaths lists where clouds.yaml is looked for, in the openstack
+// client's order.
+func SearchPaths() []string {
+	var p []string
+	if v := os.Getenv("OS_CLIENT_CONFIG_FILE"); v != "" {
+		p = append(p, v)
+	}
+	if wd, err := os.Getwd(); err == nil {
+		p = append(p, filepath.Join(wd, "clouds.yaml"))
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		p = append(p, filepath.Join(home, ".config/openstack/clouds.yaml"))
+	}
+	return append(p, "/etc/openstack/clouds.yaml")
+}
+
+func foundCloudsFile() string {
+	for _, p := range SearchPaths() {
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return p
+		}
+	}
+	return ""
+}
+
+// Connect authenticates. It fails with a *ConfigError when no cloud is
+// configured or the named cloud does not exist.
+func Connect(ctx context.Context, o Options) (*Session, error) {
+	name := o.Cloud
+	if name == "" {
+		name = os.Getenv("OS_CLOUD")
+	}
+	copts := &clientconfig.ClientOpts{Cloud: name, RegionName: o.Region}
+	var c *clientconfig.Cloud
+	if name != "" {
+		file := foundCloudsFile()
+		if file == "" {
+			return nil, &ConfigError{fmt.Sprintf("cloud %q: no clouds.yaml found (looked in %s)", name, strings.Join(SearchPaths(), ", "))}
+		}
+		clouds, err := clientconfig.LoadCloudsYAML()
+		if err != nil {
+			return nil, &ConfigError{fmt.Sprintf("%s: %v", file, err)}
+		}
+		if _, ok := clouds[name]; !ok {
+			secure, _ := clientconfig.LoadSecureCloudsYAML()
+			if _, ok := secure[name]; !ok {
+				return nil, &ConfigError{fmt.Sprintf("cloud %q not found in %s (clouds there: %s)", name, file, strings.Join(sortedKeys(clouds), ", "))}
+			}
+		}
+		c, err = clientconfig.GetCloudFromYAML(copts)
+		if err != nil {
+			return nil, &ConfigError{fmt.Sprintf("cloud %q in %s: %v", name, file, err)}
+		}
+	} else if os.Getenv("OS_AUTH_URL") == "" {
+		return nil, &ConfigError{fmt.Sprintf("no cloud configured: pass --os-cloud NAME or set OS_CLOUD to an entry of clouds.yaml (looked in %s), or set OS_AUTH_URL and the other OS_* variables", strings.Join(SearchPaths(), ", "))}
+	} else {
+		c = &clientconfig.Cloud{}
+	}
+
+	ao, err := clientconfig.AuthOptions(copts)
+	if err != nil {
+		return nil, &ConfigError{fmt.Sprintf("cloud %q: %v", name, err)}
+	}
+	ao.AllowReauth = true
+
+	tlsConf, err := tlsConfig(c, o)
+	if err != nil {
+		return nil, err
+	}
+	pc, err := openstack.NewClient(ao.IdentityEndpoint)
+	if err != nil {
+		return nil, &ConfigError{fmt.Sprintf("cloud %q: auth_url %q: %v", name, ao.IdentityEndpoint, err)}
+	}
+	pc.HTTPClient = httpClient(tlsConf, o)
+	if err := openstack.Authenticate(ctx, pc, *ao); err != nil {
+		return nil, fmt.Errorf("authenticating to %s: %w", ao.IdentityEndpoint, Friendly(err))
+	}
+	region := o.Region
+	if region == "" {
+		region = c.RegionName
+	}
+	if region == "" {
+		region = os.Getenv("OS_REGION_NAME")
+	}
+	iface := c.EndpointType
+	if iface == "" {
+		iface = os.Getenv("OS_INTERFACE")
+	}
+	return &Session{
+		Provider:  pc,
+		Endpoint:  gophercloud.EndpointOpts{Region: region, Availability: clientconfig.GetEndpointType(iface)},
+		CloudName: name,
+		clientOpt: copts,
+		opts:      o,
+	}, nil
+}
+
+func tlsConfig(c *clientconfig.Cloud, o Options) (*tls.Config, error) {
+	conf, err := clientconfig.PrepareTLSConfig("OS_", c)
+	if err != nil {
+		return nil, &ConfigError{fmt.Sprintf("TLS settings: %v", err)}
+	}
+	if conf == nil {
+		conf = &tls.Config{}
+	}
+	if o.CACert != "" {
+		pem, err := os.ReadFile(o.CACert)
+		if err != nil {
+			return nil, &ConfigError{fmt.Sprintf("--os-cacert: %v", err)}
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, &ConfigError{fmt.Sprintf("--os-cacert %s: no PEM certificate in it", o.CACert)}
+		}
+		conf.RootCAs = pool
+	}
+	if o.Insecure {
+		conf.InsecureSkipVerify = true
+	}
+	return conf, nil
+}
+
+func httpClient(conf *tls.Config, o Options) http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSClientConfig = conf
+	var rt http.RoundTripper = tr
+	if o.Debug != nil {
+		rt = &debugTransport{next: tr, w: o.Debug}
+	}
+	return http.Client{Transport: rt, Timeout: o.Timeout}
+}
+
+// Compute returns a compute (Nova) client.
+func (s *Session) Compute() (*gophercloud.ServiceClient, error) {
+	return s.service("compute", openstack.NewComputeV2)
+}
+
+// Image returns an image (Glance v2) client.
+func (s *Session) Image() (*gophercloud.ServiceClient, error) {
+	return s.service("image", openstack.NewImageV2)
+}
+
+// Placement returns a Placement client.
+func (s *Session) Placement() (*gophercloud.ServiceClient, error) {
+	return s.service("placement", openstack.NewPlacementV1)
+}
+
+// KeyManager returns a Barbican client.
+func (s *Session) KeyManager() (*gophercloud.ServiceClient, error) {
+	return s.service("key-manager", openstack.NewKeyManagerV1)
+}
+
+// Identity returns a Keystone v3 client.
+func (s *Session) Identity() (*gophercloud.ServiceClient, error) {
+	return s.service("identity", openstack.NewIdentityV3)
+}
+
+func (s *Session) service(kind string, f func(*gophercloud.ProviderClient, gophercloud.EndpointOpts) (*gophercloud.ServiceClient, error)) (*gophercloud.ServiceClient, error) {
+	c, err := f(s.Provider, s.Endpoint)
+	if err != nil {
+		return nil, fmt.Errorf("no %s endpoint in the service catalog of cloud %q (region %q): %v", kind, s.CloudName, s.Endpoint.Region, err)
+	}
+	return c, nil
+}
+
+// Friendly shortens gophercloud's errors to one line a user can act on.
+func Friendly(err error) error {
+	var code gophercloud.ErrUnexpectedResponseCode
+	if errors.As(err, &code) {
+		body := strings.TrimSpace(string(code.Body))
+		if len(body) > 300 {
+			body = body[:300] + "…"
+		}
+		return fmt.Errorf("%s %s: HTTP %d: %s", code.Method, code.URL, code.Actual, oneLine(body))
+	}
+	return err
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,309 @@
+// Package output renders command results the way the openstack client
+// does: -f table|json|yaml|value and -c COLUMN selection, for a single
+// record (a "show") or a list of rows.
+package output
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Formats lists the accepted -f values.
+var Formats = []string{"table", "json", "yaml", "value"}
+
+// Options are the user's -f and -c choices.
+type Options struct {
+	Format  string
+	Columns []string
+}
+
+// Validate rejects an unknown format before any work is done.
+func (o Options) Validate() error {
+	f := o.Format
+	if f == "" {
+		return nil
+	}
+	for _, ok := range Formats {
+		if f == ok {
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown output format %q (choose from %s)", f, strings.Join(Formats, ", "))
+}
+
+// Field is one named value of a record; Value may be a string, number,
+// bool, []string or anything encoding/json can marshal.
+type Field struct {
+	Name  string
+	Value any
+}
+
+// Record is an ordered set of fields: one object.
+type Record []Field
+
+// Get returns the value of a named field (nil when absent).
+func (r Record) Get(name string) any {
+	for _, f := range r {
+		if f.Name == name {
+			return f.Value
+		}
+	}
+	return nil
+}
+
+// PrintRecord prints one object: a Field/Value table, a JSON or YAML
+// mapping, or the bare values one per line.
+func PrintRecord(w io.Writer, o Options, r Record) error {
+	r, err := selectFields(r, o.Columns)
+	if err != nil {
+		return err
+	}
+	switch o.Format {
+	case "json":
+		return writeJSON(w, orderedMap(r))
+	case "yaml":
+		return writeYAML(w, r)
+	case "value":
+		for _, f := range r {
+			fmt.Fprintln(w, valueString(f.Value))
+		}
+		return nil
+	}
+	rows := make([][]string, len(r))
+	for i, f := range r {
+		rows[i] = []string{f.Name, cellString(f.Value)}
+	}
+	writeTable(w, []string{"Field", "Value"}, rows)
+	return nil
+}
+
+// PrintList prints rows under the given columns. Every record must carry
+// the columns in the same order.
+func PrintList(w io.Writer, o Options, columns []string, recs []Record) error {
+	idx, err := columnIndexes(columns, o.Columns)
+	if err != nil {
+		return err
+	}
+	switch o.Format {
+	case "json", "yaml":
+		out := make([]orderedMap, len(recs))
+		for i, r := range recs {
+			m := make(orderedMap, 0, len(idx))
+			for _, j := range idx {
+				m = append(m, r[j])
+			}
+			out[i] = m
+		}
+		if o.Format == "json" {
+			return writeJSON(w, out)
+		}
+		ys := make([]Record, len(out))
+		for i := range out {
+			ys[i] = Record(out[i])
+		}
+		return writeYAML(w, ys)
+	case "value":
+		for _, r := range recs {
+			parts := make([]string, len(idx))
+			for k, j := range idx {
+				parts[k] = valueString(r[j].Value)
+			}
+			fmt.Fprintln(w, strings.Join(parts, " "))
+		}
+		return nil
+	}
+	head := make([]string, len(idx))
+	for k, j := range idx {
+		head[k] = columns[j]
+	}
+	rows := make([][]string, len(recs))
+	for i, r := range recs {
+		rows[i] = make([]string, len(idx))
+		for k, j := range idx {
+			rows[i][k] = cellString(r[j].Value)
+		}
+	}
+	writeTable(w, head, rows)
+	return nil
+}
+
+func selectFields(r Record, want []string) (Record, error) {
+	if len(want) == 0 {
+		return r, nil
+	}
+	names := make([]string, len(r))
+	for i, f := range r {
+		names[i] = f.Name
+	}
+	idx, err := columnIndexes(names, want)
+	if err != nil {
+		return nil, err
+	}
+	out := make(Record, len(idx))
+	for k, j := range idx {
+		out[k] = r[j]
+	}
+	return out, nil
+}
+
+func columnIndexes(have, want []string) ([]int, error) {
+	if len(want) == 0 {
+		idx := make([]int, len(have))
+		for i := range have {
+			idx[i] = i
+		}
+		return idx, nil
+	}
+	var idx []int
+	for _, w := range want {
+		found := -1
+		for i, h := range have {
+			if strings.EqualFold(h, w) {
+				found = i
+				break
+			}
+		}
+		if found < 0 {
+			return nil, &ColumnError{Column: w, Available: have}
+		}
+		idx = append(idx, found)
+	}
+	return idx, nil
+}
+
+// ColumnError is a -c value that names no column; it is a usage error.
+type ColumnError struct {
+	Column    string
+	Available []string
+}
+
+func (e *ColumnError) Error() string {
+	return fmt.Sprintf("no column %q (choose from %s)", e.Column, strings.Join(e.Available, ", "))
+}
+
+// orderedMap keeps field order in JSON, which a Go map would lose.
+type orderedMap []Field
+
+func (m orderedMap) MarshalJSON() ([]byte, error) {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, f := range m {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(f.Name)
+		v, err := json.Marshal(jsonValue(f.Value))
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return []byte(b.String()), nil
+}
+
+func jsonValue(v any) any {
+	if r, ok := v.(Record); ok {
+		return orderedMap(r)
+	}
+	if rs, ok := v.([]Record); ok {
+		out := make([]orderedMap, len(rs))
+		for i := range rs {
+			out[i] = orderedMap(rs[i])
+		}
+		return out
+	}
+	return v
+}
+
+// MarshalYAML keeps field order in YAML.
+func (r Record) MarshalYAML() (any, error) {
+	n := &yaml.Node{Kind: yaml.MappingNode}
+	for _, f := range r {
+		var v yaml.Node
+		if err := v.Encode(yamlValue(f.Value)); err != nil {
+			return nil, err
+		}
+		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: f.Name}, &v)
+	}
+	return n, nil
+}
+
+// yamlValue passes structs through JSON so YAML uses the same keys.
+func yamlValue(v any) any {
+	switch v.(type) {
+	case nil, string, bool, int, int64, float64, []string, Record, []Record:
+		return v
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	var out any
+	if json.Unmarshal(b, &out) != nil {
+		return string(b)
+	}
+	return out
+}
+
+func writeJSON(w io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(w, string(b))
+	return err
+}
+
+func writeYAML(w io.Writer, v any) error {
+	enc := yaml.NewEncoder(w)
+	enc.SetIndent(2)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	return enc.Close()
+}
+
+// cellString renders a value for a table cell: lists one item per line.
+func cellString(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case []string:
+		return strings.Join(x, "\n")
+	case map[string]string:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		lines := make([]string, len(keys))
+		for i, k := range keys {
+			lines[i] = k + "=" + x[k]
+		}
+		return strings.Join(lines, "\n")
+	case string, bool, int, int64, float64:
+		return fmt.Sprint(x)
+	}
+	b, err := json.Marshal(jsonValue(v))
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// valueString renders a value for -f value: lists space-separated, so
+// `for x in $(vtpmctl … -f value -c traits)` works.
+func valueString(v any) string {
+	if l, ok := v.([]string); ok {
+		return strings.Join(l, " ")
+	}
+	return strings.ReplaceAll(cellString(v), "\n", " ")
+}

@@ -1,0 +1,66 @@
+package output
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+)
+
+// writeTable draws the openstack client's box table; a cell with newlines
+// spans several lines.
+func writeTable(w io.Writer, head []string, rows [][]string) {
+	width := make([]int, len(head))
+	for i, h := range head {
+		width[i] = utf8.RuneCountInString(h)
+	}
+	for _, r := range rows {
+		for i, c := range r {
+			for _, line := range strings.Split(c, "\n") {
+				if n := utf8.RuneCountInString(line); n > width[i] {
+					width[i] = n
+				}
+			}
+		}
+	}
+	var sep strings.Builder
+	sep.WriteByte('+')
+	for _, n := range width {
+		sep.WriteString(strings.Repeat("-", n+2))
+		sep.WriteByte('+')
+	}
+	line := sep.String()
+	fmt.Fprintln(w, line)
+	writeRow(w, width, head)
+	fmt.Fprintln(w, line)
+	for _, r := range rows {
+		writeRow(w, width, r)
+	}
+	fmt.Fprintln(w, line)
+}
+
+func writeRow(w io.Writer, width []int, cells []string) {
+	split := make([][]string, len(cells))
+	height := 1
+	for i, c := range cells {
+		split[i] = strings.Split(c, "\n")
+		if len(split[i]) > height {
+			height = len(split[i])
+		}
+	}
+	for l := 0; l < height; l++ {
+		var b strings.Builder
+		b.WriteByte('|')
+		for i := range cells {
+			s := ""
+			if l < len(split[i]) {
+				s = split[i][l]
+			}
+			b.WriteByte(' ')
+			b.WriteString(s)
+			b.WriteString(strings.Repeat(" ", width[i]-utf8.RuneCountInString(s)))
+			b.WriteString(" |")
+		}
+		fmt.Fprintln(w, b.String())
+	}
+}
