@@ -24,7 +24,9 @@ var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}
 // NotFoundError: no object of that name or ID.
 type NotFoundError struct{ Kind, Ref string }
 
-func (e *NotFoundError) Error() string { return fmt.Sprintf("no %s named or with ID %q", e.Kind, e.Ref) }
+func (e *NotFoundError) Error() string {
+	return fmt.Sprintf("no %s named or with ID %q", e.Kind, e.Ref)
+}
 
 // AmbiguousError: a name that several objects share.
 type AmbiguousError struct {
