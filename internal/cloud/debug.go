@@ -87,10 +87,13 @@ func RedactJSON(body []byte) string {
 	if err := json.Unmarshal(body, &v); err != nil {
 		return fmt.Sprintf("<%d bytes, not JSON, not shown>", len(body))
 	}
-	out, err := json.Marshal(redact(v))
-	if err != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(redact(v)); err != nil {
 		return "<unprintable>"
 	}
+	out := bytes.TrimSpace(buf.Bytes())
 	if len(out) > maxLoggedBody {
 		return string(out[:maxLoggedBody]) + "…"
 	}
@@ -101,11 +104,21 @@ func redact(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		for k, val := range x {
-			if sensitiveKeys[k] || sensitiveKeys[strings.ToLower(k)] {
-				x[k] = "<redacted>"
-				continue
+			switch val.(type) {
+			case map[string]any, []any:
+				// keystone's {"token": {catalog…}} holds no secret itself,
+				// but token auth sends {"token": {"id": TOKEN}}.
+				if m, ok := val.(map[string]any); ok && sensitiveKeys[strings.ToLower(k)] {
+					if _, has := m["id"]; has {
+						m["id"] = "<redacted>"
+					}
+				}
+				x[k] = redact(val)
+			default:
+				if sensitiveKeys[k] || sensitiveKeys[strings.ToLower(k)] {
+					x[k] = "<redacted>"
+				}
 			}
-			x[k] = redact(val)
 		}
 	case []any:
 		for i := range x {

@@ -1,0 +1,33 @@
+package main
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"vtpmctl": func() {
+			os.Exit(Main(context.Background(), os.Args, &IOStreams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))
+		},
+	})
+}
+
+// TestScripts runs the CLI scripts in testdata/script: offline checks,
+// help texts, bad flags and exit statuses.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(e *testscript.Env) error {
+			// No developer's cloud config may leak into the scripts.
+			e.Setenv("HOME", e.WorkDir)
+			e.Setenv("OS_CLOUD", "")
+			e.Setenv("OS_AUTH_URL", "")
+			e.Setenv("OS_CLIENT_CONFIG_FILE", "")
+			return nil
+		},
+	})
+}
