@@ -1,0 +1,60 @@
+# vtpmctl — see README.md. `make test` is what CI runs.
+SHELL      := /bin/bash
+export PATH := $(PATH):/usr/local/go/bin
+GO         ?= go
+# libvirt-go-module loads libvirt.so at run time, so vtpmctl builds and
+# starts on machines without libvirt.
+TAGS       := libvirt_dlopen
+FUZZTIME   ?= 10s
+DEVCLOUD_DIR ?= /var/tmp/vtpmctl-devcloud
+export DEVCLOUD_DIR
+
+.PHONY: build test unit lint fuzz bench integration demo devcloud-up devcloud-down devcloud-wipe devcloud-status clean
+
+build:
+	$(GO) build -tags '$(TAGS)' -o bin/vtpmctl ./cmd/vtpmctl
+
+## test: everything CI runs: lint, unit tests, a short fuzz of every parser,
+## then the local cloud and the integration tests against it.
+test: lint unit fuzz integration
+
+unit:
+	$(GO) test -tags '$(TAGS)' -count=1 ./...
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet -tags '$(TAGS)' ./...
+	$(GO) vet -tags '$(TAGS) integration' ./...
+
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -tags '$(TAGS)' -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+	    echo "fuzz $$pkg $$f ($(FUZZTIME))"; \
+	    $(GO) test -tags '$(TAGS)' -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg > /tmp/vtpmctl-fuzz.log 2>&1 || { cat /tmp/vtpmctl-fuzz.log; exit 1; }; \
+	  done; \
+	done
+
+bench:
+	$(GO) test -tags '$(TAGS)' -run '^$$' -bench . -benchmem ./...
+
+## integration: needs the local cloud (started here; root for the first apt).
+integration: devcloud-up
+	$(GO) test -tags '$(TAGS) integration' -count=1 -run '^TestIntegration' -timeout 40m ./...
+
+demo: devcloud-up build
+	@bash examples/demo.sh
+
+devcloud-up:
+	@bash devcloud/up.sh
+
+devcloud-down:
+	@bash devcloud/down.sh
+
+devcloud-wipe:
+	@bash devcloud/down.sh --wipe
+
+devcloud-status:
+	@bash devcloud/status.sh
+
+clean:
+	rm -rf bin

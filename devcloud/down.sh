@@ -1,0 +1,37 @@
+#!/bin/bash
+# Stop what devcloud/up.sh started (by the PIDs in $DEVCLOUD_DIR/run).
+#   devcloud/down.sh          stop; data is kept and up.sh restarts it
+#   devcloud/down.sh --wipe   also delete every file of the devcloud
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/lib.sh"
+
+stop_pid() {  # NAME PID [TIMEOUT] [SIGNAL]
+  local name=$1 pid=$2 t=${3:-30} sig=${4:-TERM} i
+  alive "$pid" || return 0
+  kill -"$sig" "$pid" 2>/dev/null
+  for i in $(seq 1 $((t*4))); do alive "$pid" || { log "stopped $name"; return 0; }; sleep 0.25; done
+  kill -KILL "$pid" 2>/dev/null; log "killed $name (pid $pid)"
+}
+
+# Guests first: our libvirtd's domains (qemu and swtpm go with them).
+if [ -S "$LIBVIRT_SOCK" ]; then
+  for d in $(virsh -c "$LIBVIRT_URI" list --name 2>/dev/null); do
+    virsh -c "$LIBVIRT_URI" destroy "$d" > /dev/null 2>&1 && log "destroyed domain $d"
+  done
+fi
+for n in nova-compute-fake nova-compute nova-scheduler nova-conductor nova-api neutron-emptylists \
+         barbican-api placement-api glance-api keystone; do
+  stop_pid "$n" "$(pid_of "$n")"; rm -f "$R/$n.pid"
+done
+stop_pid postgres "$(pid_of postgres)" 30 INT; rm -f "$R/postgres.pid"   # SIGINT: fast shutdown
+stop_pid libvirtd "$(pid_of libvirtd)"; stop_pid virtlogd "$(pid_of virtlogd)"
+rm -f "$R/libvirt-ns.pid" "$R/libvirtd.pid" "$R/virtlogd.pid"
+beam=$(pid_of rabbitmq.beam); epmd=$(pid_of epmd)
+stop_pid rabbitmq "$(pid_of rabbitmq)" 60; stop_pid rabbitmq-beam "$beam"; stop_pid epmd "$epmd"
+rm -f "$R/rabbitmq.pid" "$R/rabbitmq.beam.pid" "$R/epmd.pid"
+
+if [ "${1:-}" = "--wipe" ]; then
+  rm -rf "$D" "$L" "$R" "$E" "$B/clouds.yaml"
+  log "wiped $B"
+fi

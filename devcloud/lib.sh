@@ -1,0 +1,59 @@
+# Shared by devcloud/up.sh, down.sh and status.sh (sourced, not run).
+# Everything the local cloud writes lives under $DEVCLOUD_DIR.
+DEVCLOUD_DIR=${DEVCLOUD_DIR:-/var/tmp/vtpmctl-devcloud}
+B=$DEVCLOUD_DIR
+E=$B/etc; D=$B/data; L=$B/logs; R=$B/run
+# Debian's python3 and OpenStack tools, never a pyenv/go shim first on PATH.
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+ADMIN_PASS=${ADMIN_PASS:-admin}
+SVC_PASS=${SVC_PASS:-devcloud-svc}
+REGION=RegionOne
+KS=http://127.0.0.1:5000
+RABBIT_URL="rabbit://guest:guest@127.0.0.1:5672/"
+LIBVIRT_SOCK=$R/libvirt/libvirt-sock
+LIBVIRT_URI="qemu+unix:///system?socket=$LIBVIRT_SOCK"
+PG_BIN=/usr/lib/postgresql/15/bin
+PG_SOCK=$R/pg
+T0=${T0:-$(date +%s.%N)}
+
+log() { printf "[devcloud %6.1fs] %s\n" "$(awk -v a="$(date +%s.%N)" -v b="$T0" 'BEGIN{print a-b}')" "$*"; }
+
+# A PID is alive when it exists and is not a zombie: our daemons are
+# re-parented to PID 1, which may reap them late.
+alive() { [ -n "${1:-}" ] && [ -r "/proc/$1/status" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null; }
+
+pid_of() { [ -f "$R/$1.pid" ] && tr -d '\n ' < "$R/$1.pid"; }
+
+# start_bg NAME CMD… : start detached, output to $L/NAME.out, pid to $R/NAME.pid
+start_bg() {
+  local name=$1; shift
+  if alive "$(pid_of "$name")"; then return 0; fi
+  setsid "$@" >>"$L/$name.out" 2>&1 < /dev/null &
+  echo $! > "$R/$name.pid"
+  log "started $name (pid $!)"
+}
+
+wait_http() {
+  local url=$1 t=${2:-120} i=0
+  until curl -s -o /dev/null -m 5 "$url"; do
+    i=$((i+1)); [ $i -ge $((t*2)) ] && { log "TIMEOUT waiting for $url (logs: $L)"; return 1; }
+    sleep 0.5
+  done
+}
+
+wait_tcp() {
+  local port=$1 t=${2:-120} i=0
+  until (exec 3<>/dev/tcp/127.0.0.1/"$port") 2>/dev/null; do
+    i=$((i+1)); [ $i -ge $((t*2)) ] && { log "TIMEOUT waiting for 127.0.0.1:$port (logs: $L)"; return 1; }
+    sleep 0.5
+  done
+}
+
+admin_env() {
+  export OS_CLIENT_CONFIG_FILE=$B/clouds.yaml OS_CLOUD=devcloud-admin
+  unset OS_AUTH_URL OS_USERNAME OS_PASSWORD OS_PROJECT_NAME
+}
+
+# The services, in start order; down.sh stops them in reverse.
+SERVICES="keystone glance-api placement-api barbican-api rabbitmq postgres nova-api nova-conductor
+ nova-scheduler neutron-emptylists libvirtd nova-compute nova-compute-fake"

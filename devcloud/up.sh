@@ -1,0 +1,289 @@
+#!/bin/bash
+# Bring up a real OpenStack Zed (Debian 12 packages) on 127.0.0.1, for
+# vtpmctl's tests and demo. Installs packages as root on first run.
+#
+#   keystone :5000  glance :9292  placement :8778  barbican :9311  nova-api :8774
+#   rabbitmq :5672  neutron stand-in :9696 (empty lists only; see neutron_emptylists.py)
+#   postgresql for Nova's databases (unix socket only), sqlite (WAL) for the rest
+#   nova-conductor, nova-scheduler, nova-compute (libvirt, qemu/TCG, swtpm; host devcloud)
+#   nova-compute (fake driver, host devcloud-fake, availability zone "fake")
+#   a private libvirtd + virtlogd in their own mount namespace
+#
+# Usage: devcloud/up.sh [stage …]   (stages: install keystone glance placement
+#   barbican rabbit pg nova libvirt compute fake; default all). Idempotent: what
+#   runs is left alone, databases and keys are kept. devcloud/down.sh [--wipe].
+set -euo pipefail
+T0=$(date +%s.%N); export T0
+HERE=$(cd "$(dirname "$0")" && pwd)
+. "$HERE/lib.sh"
+mkdir -p "$E" "$D" "$L" "$R"
+
+PKGS="keystone glance-api placement-api barbican-api nova-api nova-conductor nova-scheduler
+ nova-compute nova-compute-kvm python3-openstackclient python3-barbicanclient python3-osc-placement
+ python3-novaclient python3-glanceclient rabbitmq-server libvirt-daemon-system libvirt-clients
+ qemu-system-x86 qemu-utils swtpm swtpm-tools ovmf uwsgi-core uwsgi-plugin-python3 sqlite3 curl jq
+ postgresql-15 python3-psycopg2"
+ALL_STAGES="install keystone glance placement barbican rabbit pg nova libvirt compute fake"
+STAGES="${*:-$ALL_STAGES}"
+
+# render TEMPLATE [VAR=VALUE…]: substitute @NAME@ from the environment and args
+render() {
+  local tpl=$HERE/conf/$1; shift
+  local -a sedargs=()
+  local kv
+  for kv in B="$B" D="$D" E="$E" L="$L" KS="$KS" REGION="$REGION" SVC_PASS="$SVC_PASS" \
+            ADMIN_PASS="$ADMIN_PASS" RABBIT_URL="$RABBIT_URL" LIBVIRT_URI="$LIBVIRT_URI" PG_SOCK="$PG_SOCK" "$@"; do
+    sedargs+=(-e "s|@${kv%%=*}@|${kv#*=}|g")
+  done
+  sed "${sedargs[@]}" "$tpl"
+}
+
+stage_install() {
+  local missing
+  missing=$(dpkg-query -W -f='${Package} ${Status}\n' $PKGS 2>&1 | grep -v 'install ok installed' || true)
+  if [ -z "$missing" ]; then log "packages already installed"; return; fi
+  [ "$(id -u)" = 0 ] || { echo "devcloud: installing packages needs root (apt-get)"; exit 2; }
+  # No maintainer script may start a system service; our own copies run below.
+  local made_policy=0
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d; chmod 755 /usr/sbin/policy-rc.d; made_policy=1
+  fi
+  log "apt-get update + install (the slow part: about 4 min on 2 cores)"
+  local t=$(date +%s)
+  apt-get -o DPkg::Lock::Timeout=900 update -qq > "$L/apt-update.log" 2>&1
+  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y \
+    --no-install-recommends $PKGS > "$L/apt-install.log" 2>&1 \
+    || { [ $made_policy = 1 ] && rm -f /usr/sbin/policy-rc.d; log "apt-get failed; see $L/apt-install.log"; exit 1; }
+  [ $made_policy = 1 ] && rm -f /usr/sbin/policy-rc.d
+  log "apt-get done in $(( $(date +%s) - t ))s"
+}
+
+uwsgi_app() {  # NAME PORT WSGI-SCRIPT [extra uwsgi args…]  -> array UWSGI
+  local name=$1 port=$2 script=$3; shift 3
+  # --add-header Connection: close: keystoneauth reuses keep-alive
+  # connections, which uwsgi's http-socket drops (ConnectionResetError).
+  UWSGI=(uwsgi --plugin python3 --http-socket "127.0.0.1:$port" --wsgi-file "$script"
+    --master --processes 1 --threads 1 --enable-threads --lazy-apps --die-on-term
+    --buffer-size 65535 --add-header 'Connection: close' --need-app
+    --procname-prefix-spaced "devcloud-$name" "$@")
+}
+
+stage_keystone() {
+  mkdir -p "$E/keystone" "$D/keystone"
+  render keystone.conf.in > "$E/keystone/keystone.conf"
+  local km="keystone-manage --config-file $E/keystone/keystone.conf"
+  if [ ! -f "$D/keystone/.bootstrapped" ]; then
+    log "keystone db_sync + bootstrap"
+    $km db_sync >> "$L/keystone-manage.log" 2>&1
+    $km fernet_setup --keystone-user root --keystone-group root >> "$L/keystone-manage.log" 2>&1
+    $km credential_setup --keystone-user root --keystone-group root >> "$L/keystone-manage.log" 2>&1
+    $km bootstrap --bootstrap-password "$ADMIN_PASS" --bootstrap-admin-url "$KS/v3/" \
+      --bootstrap-internal-url "$KS/v3/" --bootstrap-public-url "$KS/v3/" \
+      --bootstrap-region-id "$REGION" >> "$L/keystone-manage.log" 2>&1
+    sqlite3 "$D/keystone/keystone.sqlite" 'PRAGMA journal_mode=WAL;' > /dev/null  # readers never block writers
+    touch "$D/keystone/.bootstrapped"
+  fi
+  uwsgi_app keystone 5000 /usr/bin/keystone-wsgi-public
+  start_bg keystone env OS_KEYSTONE_CONFIG_DIR="$E/keystone" "${UWSGI[@]}"
+  wait_http "$KS/v3"
+  if [ ! -f "$D/keystone/.catalog" ]; then
+    log "keystone catalog, projects and users"
+    KS=$KS REGION=$REGION ADMIN_PASS=$ADMIN_PASS SVC_PASS=$SVC_PASS /usr/bin/python3 "$HERE/keystone_setup.py" >> "$L/keystone-setup.log" 2>&1
+    touch "$D/keystone/.catalog"
+  fi
+  render clouds.yaml.in > "$B/clouds.yaml"
+}
+
+stage_glance() {
+  mkdir -p "$E/glance" "$D/glance/images" "$D/glance/staging"
+  { render glance-api.conf.in; render authtoken.conf.in SVC_USER=glance; } > "$E/glance/glance-api.conf"
+  if [ ! -f "$D/glance/.synced" ]; then
+    glance-manage --config-file "$E/glance/glance-api.conf" db_sync >> "$L/glance-manage.log" 2>&1
+    sqlite3 "$D/glance/glance.sqlite" 'PRAGMA journal_mode=WAL;' > /dev/null
+    touch "$D/glance/.synced"
+  fi
+  start_bg glance-api glance-api --config-file "$E/glance/glance-api.conf"
+}
+
+stage_placement() {
+  mkdir -p "$E/placement" "$D/placement"
+  { render placement.conf.in; render authtoken.conf.in SVC_USER=placement; } > "$E/placement/placement.conf"
+  if [ ! -f "$D/placement/.synced" ]; then
+    placement-manage --config-file "$E/placement/placement.conf" db sync >> "$L/placement-manage.log" 2>&1
+    sqlite3 "$D/placement/placement.sqlite" 'PRAGMA journal_mode=WAL;' > /dev/null
+    touch "$D/placement/.synced"
+  fi
+  uwsgi_app placement 8778 /usr/bin/placement-api
+  start_bg placement-api env OS_PLACEMENT_CONFIG_DIR="$E/placement" "${UWSGI[@]}"
+}
+
+stage_barbican() {
+  # barbican-wsgi-api finds its config only on oslo's search path, so it
+  # gets a HOME of its own with ~/.barbican/barbican.conf.
+  mkdir -p "$D/barbican/home/.barbican"
+  [ -f "$D/barbican/kek" ] || /usr/bin/python3 -c 'import base64,os;print(base64.b64encode(os.urandom(32)).decode())' > "$D/barbican/kek"
+  { render barbican.conf.in KEK="$(cat "$D/barbican/kek")"; render authtoken.conf.in SVC_USER=barbican; } \
+    > "$D/barbican/home/.barbican/barbican.conf"
+  ln -sfn "$D/barbican/home/.barbican" "$E/barbican"
+  if [ ! -f "$D/barbican/.synced" ]; then
+    HOME=$D/barbican/home barbican-manage db upgrade >> "$L/barbican-manage.log" 2>&1
+    sqlite3 "$D/barbican/barbican.sqlite" 'PRAGMA journal_mode=WAL;' > /dev/null
+    touch "$D/barbican/.synced"
+  fi
+  uwsgi_app barbican 9311 /usr/bin/barbican-wsgi-api
+  start_bg barbican-api env HOME="$D/barbican/home" "${UWSGI[@]}"
+}
+
+stage_rabbit() {
+  mkdir -p "$E/rabbitmq" "$D/rabbitmq/home" "$L/rabbitmq"
+  render rabbitmq.conf.in > "$E/rabbitmq/rabbitmq.conf"
+  echo '[].' > "$E/rabbitmq/enabled_plugins"
+  start_bg rabbitmq env HOME="$D/rabbitmq/home" \
+    RABBITMQ_NODENAME=devcloud@localhost RABBITMQ_NODE_IP_ADDRESS=127.0.0.1 RABBITMQ_NODE_PORT=5672 \
+    RABBITMQ_DIST_PORT=25672 ERL_DIST_PORT=25672 ERL_EPMD_ADDRESS=127.0.0.1 \
+    RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS="-start_epmd false -kernel inet_dist_use_interface {127,0,0,1}" \
+    RABBITMQ_CONFIG_FILE="$E/rabbitmq/rabbitmq.conf" RABBITMQ_ENABLED_PLUGINS_FILE="$E/rabbitmq/enabled_plugins" \
+    RABBITMQ_MNESIA_BASE="$D/rabbitmq/mnesia" RABBITMQ_LOG_BASE="$L/rabbitmq" \
+    RABBITMQ_PID_FILE="$R/rabbitmq.beam.pid" RABBITMQ_CONF_ENV_FILE=/dev/null \
+    /usr/lib/rabbitmq/bin/rabbitmq-server
+}
+
+# Nova on sqlite loses boots under concurrency ("database is locked"), so its
+# databases get a private PostgreSQL with no TCP port at all.
+stage_pg() {
+  mkdir -p "$D/pg" "$PG_SOCK"; chown postgres:postgres "$D/pg" "$PG_SOCK"; chmod 700 "$D/pg"
+  if [ ! -f "$D/pg/PG_VERSION" ]; then
+    setpriv --reuid=postgres --regid=postgres --init-groups "$PG_BIN/initdb" -D "$D/pg" -A trust -U postgres \
+      -E UTF8 --locale=C.UTF-8 > "$L/pg-initdb.log" 2>&1
+  fi
+  start_bg postgres setpriv --reuid=postgres --regid=postgres --init-groups "$PG_BIN/postgres" -D "$D/pg" \
+    -c listen_addresses= -c unix_socket_directories="$PG_SOCK" -c max_connections=300 \
+    -c shared_buffers=64MB -c fsync=off -c synchronous_commit=off -c full_page_writes=off
+  local i=0
+  until "$PG_BIN/pg_isready" -q -h "$PG_SOCK"; do i=$((i+1)); [ $i -gt 120 ] && { log "postgres timeout"; return 1; }; sleep 0.5; done
+  if ! psql -h "$PG_SOCK" -U postgres -Atc "select 1 from pg_roles where rolname='nova'" | grep -q 1; then
+    psql -q -h "$PG_SOCK" -U postgres -c "CREATE ROLE nova LOGIN PASSWORD 'nova'"
+    for db in nova_api nova_cell0 nova_cell1; do createdb -h "$PG_SOCK" -U postgres -O nova $db; done
+  fi
+}
+
+write_nova_conf() {
+  mkdir -p "$E/nova" "$D/nova/instances" "$D/nova/lock"
+  cp -f /etc/nova/api-paste.ini "$E/nova/api-paste.ini"
+  render nova-common.conf.in > "$E/nova/nova-cpu.conf"
+  { cat "$E/nova/nova-cpu.conf"; render nova-db.conf.in; render authtoken.conf.in SVC_USER=nova; } > "$E/nova/nova.conf"
+  printf '[DEFAULT]\nlog_file = %s\n' "$L/nova-api.log" > "$E/nova/nova-api.conf"
+  render nova-fake.conf.in > "$E/nova/nova-fake.conf"
+}
+
+stage_nova() {
+  write_nova_conf
+  wait_tcp 5672 90
+  local nm="nova-manage --config-file $E/nova/nova.conf"
+  if [ ! -f "$D/nova/.synced" ]; then
+    log "nova api_db sync, cells, db sync"
+    {
+      $nm api_db sync
+      $nm cell_v2 map_cell0 --database_connection "postgresql+psycopg2://nova:nova@/nova_cell0?host=$PG_SOCK"
+      $nm cell_v2 list_cells | grep -q ' cell1 ' || $nm cell_v2 create_cell --name cell1
+      $nm db sync
+    } >> "$L/nova-manage.log" 2>&1
+    touch "$D/nova/.synced"
+  fi
+  # The first file of OS_NOVA_CONFIG_FILES must be api-paste.ini.
+  uwsgi_app nova-api 8774 /usr/bin/nova-api-wsgi --reload-on-rss 400
+  start_bg nova-api env OS_NOVA_CONFIG_DIR="$E/nova" OS_NOVA_CONFIG_FILES='api-paste.ini;nova.conf;nova-api.conf' "${UWSGI[@]}"
+  start_bg nova-conductor nova-conductor --config-file "$E/nova/nova.conf" --log-file "$L/nova-conductor.log"
+  start_bg nova-scheduler nova-scheduler --config-file "$E/nova/nova.conf" --log-file "$L/nova-scheduler.log"
+  start_bg neutron-emptylists /usr/bin/python3 "$HERE/neutron_emptylists.py" 9696
+}
+
+# libvirtd and virtlogd run in their own mount namespace with /etc/libvirt,
+# /run/libvirt, /var/lib/libvirt, … bound from $DEVCLOUD_DIR, so a system
+# libvirtd (or another user's) is never touched.
+stage_libvirt() {
+  mkdir -p "$R/libvirt" "$D/libvirt/lib" "$D/libvirt/cache" "$L/libvirt" "$L/swtpm"
+  if [ ! -d "$E/libvirt" ]; then
+    cp -a /etc/libvirt "$E/libvirt"
+    rm -f "$E"/libvirt/qemu/networks/autostart/*.xml   # no virbr0, no dnsmasq
+    cat "$HERE/conf/libvirtd.conf.append" >> "$E/libvirt/libvirtd.conf"
+    cat "$HERE/conf/qemu.conf.append" >> "$E/libvirt/qemu.conf"
+    cp -a /var/lib/libvirt/. "$D/libvirt/lib/" 2>/dev/null || true
+  fi
+  if alive "$(pid_of libvirtd)"; then return 0; fi
+  cat > "$R/libvirt-ns.sh" <<EOF
+#!/bin/bash
+set -e
+mount --make-rprivate /
+mount --bind $E/libvirt /etc/libvirt
+mkdir -p /run/libvirt; mount --bind $R/libvirt /run/libvirt
+mount --bind $D/libvirt/lib /var/lib/libvirt
+mount --bind $D/libvirt/cache /var/cache/libvirt
+mount --bind $L/libvirt /var/log/libvirt
+mkdir -p /var/log/swtpm; mount --bind $L/swtpm /var/log/swtpm
+/usr/sbin/virtlogd --pid-file $R/virtlogd.pid &
+exec /usr/sbin/libvirtd --pid-file $R/libvirtd.pid
+EOF
+  chmod +x "$R/libvirt-ns.sh"
+  start_bg libvirt-ns unshare --mount --propagation private "$R/libvirt-ns.sh"
+  local i=0
+  until [ -S "$LIBVIRT_SOCK" ] && virsh -c "$LIBVIRT_URI" version > /dev/null 2>&1; do
+    i=$((i+1)); [ $i -gt 120 ] && { log "libvirtd did not start; see $L/libvirt-ns.out"; return 1; }; sleep 0.5
+  done
+}
+
+stage_compute() {
+  write_nova_conf
+  start_bg nova-compute nova-compute --config-file "$E/nova/nova-cpu.conf" --log-file "$L/nova-compute.log"
+}
+
+stage_fake() {
+  write_nova_conf
+  start_bg nova-compute-fake nova-compute --config-file "$E/nova/nova-cpu.conf" \
+    --config-file "$E/nova/nova-fake.conf" --log-file "$L/nova-compute-fake.log"
+}
+
+for s in $STAGES; do stage_"$s"; done
+
+for s in $STAGES; do
+  case $s in
+    glance) wait_http http://127.0.0.1:9292/ ;;
+    placement) wait_http http://127.0.0.1:8778/ ;;
+    barbican) wait_http http://127.0.0.1:9311/ ;;
+    rabbit) wait_tcp 5672
+      # remember the epmd our broker spawned (found by its environment) for down.sh
+      for p in $(pgrep -x epmd || true); do
+        grep -qz "^RABBITMQ_MNESIA_BASE=$D/rabbitmq/mnesia" "/proc/$p/environ" 2>/dev/null && echo "$p" > "$R/epmd.pid"
+      done ;;
+    nova) wait_http http://127.0.0.1:8774/; wait_http http://127.0.0.1:9696/
+      if [ ! -f "$D/nova/.quota" ]; then  # the default quota is 10 instances
+        ( admin_env; for p in admin demo other; do openstack quota set --instances -1 --cores -1 --ram -1 $p; done ) \
+          >> "$L/devcloud-setup.log" 2>&1 && touch "$D/nova/.quota"
+      fi ;;
+  esac
+done
+
+want=0
+case " $STAGES " in *" compute "*) want=$((want+1));; esac
+case " $STAGES " in *" fake "*) want=$((want+1));; esac
+if [ $want -gt 0 ] && [ ! -f "$D/nova/.hosts-$want" ]; then
+  log "waiting for $want compute service(s) to register"
+  for _ in $(seq 1 180); do
+    n=$(psql -h "$PG_SOCK" -U nova -d nova_cell1 -Atc "select count(*) from compute_nodes where deleted=0" 2>/dev/null || echo 0)
+    [ "$n" -ge $want ] && break; sleep 1
+  done
+  nova-manage --config-file "$E/nova/nova.conf" cell_v2 discover_hosts >> "$L/nova-manage.log" 2>&1
+  # Non-admins may pick an AZ but not force a host, so each compute gets an
+  # AZ of its own: "libvirt" (real guests, vTPM) and "fake" (scale tests).
+  ( admin_env
+    for pair in libvirt:devcloud fake:devcloud-fake; do
+      az=${pair%%:*} host=${pair#*:}
+      case " $STAGES " in *" compute "*) ;; *) [ "$az" = libvirt ] && continue;; esac
+      case " $STAGES " in *" fake "*) ;; *) [ "$az" = fake ] && continue;; esac
+      openstack aggregate show "$az" > /dev/null 2>&1 || openstack aggregate create --zone "$az" "$az" > /dev/null
+      openstack aggregate show "$az" -f value -c hosts | grep -q "'$host'" || openstack aggregate add host "$az" "$host" > /dev/null
+    done
+  ) >> "$L/devcloud-setup.log" 2>&1
+  touch "$D/nova/.hosts-$want"
+fi
+log "devcloud up: export OS_CLIENT_CONFIG_FILE=$B/clouds.yaml (clouds devcloud-admin, -demo, -demo2, -other); logs in $L"

@@ -1,0 +1,66 @@
+#!/bin/bash
+# The main job, end to end, on the local cloud (run by `make demo`, which
+# brings the cloud up and builds bin/vtpmctl first). Each step says what it
+# does and what to notice. Safe to rerun: it cleans up what it creates.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DEVCLOUD_DIR=${DEVCLOUD_DIR:-/var/tmp/vtpmctl-devcloud}
+export OS_CLIENT_CONFIG_FILE=$DEVCLOUD_DIR/clouds.yaml
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin:$PATH   # Debian's openstack client, not a shim
+V=./bin/vtpmctl
+LIBVIRT_URI="qemu+unix:///system?socket=$DEVCLOUD_DIR/run/libvirt/libvirt-sock"
+
+say()  { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+note() { printf '   -> %s\n' "$*"; }
+run()  { printf '$ %s\n' "$*"; "$@"; }
+os_admin() { openstack --os-cloud devcloud-admin "$@"; }
+os_demo()  { openstack --os-cloud devcloud-demo --os-compute-api-version 2.37 "$@"; }
+
+cleanup() {
+  os_demo server delete --wait demo-win11 > /dev/null 2>&1 || true
+  os_admin image delete demo-win11-img > /dev/null 2>&1 || true
+  for f in demo.vtpm demo.tpm12; do os_admin flavor delete $f > /dev/null 2>&1 || true; done
+}
+trap cleanup EXIT
+cleanup
+
+say "1. Offline: would Nova give this pair a vTPM? (no cloud needed)"
+note "image asks for TPM 2.0, flavor asks for the CRB model: Nova merges the keys one by one"
+run $V check --image-property hw_tpm_version=2.0 --flavor-spec hw:tpm_model=tpm-crb --nova-release zed
+note "notice: on 2024.2 and later the host also needs the model trait:"
+run $V check --image-property hw_tpm_version=2.0 --flavor-spec hw:tpm_model=tpm-crb --nova-release 2024.2 -f value -c required_traits
+
+say "2. Offline: a pair Nova refuses — and when the user would find out"
+set +e
+run $V check --flavor-spec hw:tpm_version=1.2 --flavor-spec hw:tpm_model=tpm-crb --nova-release zed -c result -c error -c error_when
+note "exit status $? (1 = Nova would refuse); the API would answer 202 and the server end in ERROR"
+set -e
+
+say "3. On the cloud: an image tagged for Windows and two flavors"
+qemu-img create -f qcow2 /tmp/vtpmctl-demo.qcow2 64M > /dev/null
+os_admin image create --disk-format qcow2 --container-format bare --public --file /tmp/vtpmctl-demo.qcow2 \
+  --property hw_tpm_version=2.0 --property hw_tpm_model=tpm-crb demo-win11-img -f value -c id > /dev/null
+os_admin flavor create --ram 64 --vcpus 1 --disk 1 --property hw:tpm_version=2.0 demo.vtpm -f value -c id > /dev/null
+os_admin flavor create --ram 64 --vcpus 1 --disk 1 --property hw:tpm_version=1.2 demo.tpm12 -f value -c id > /dev/null
+note "image demo-win11-img: hw_tpm_version=2.0 hw_tpm_model=tpm-crb; flavors demo.vtpm (2.0) and demo.tpm12 (1.2)"
+
+say "4. vtpmctl reads both from the cloud and detects the Nova release"
+run $V --os-cloud devcloud-demo check --image demo-win11-img --flavor demo.vtpm
+note "notice nova_release: detected from the compute API's maximum microversion"
+
+say "5. The wrong flavor for this image: Nova's own conflict message, before anyone boots"
+set +e
+run $V --os-cloud devcloud-demo check --image demo-win11-img --flavor demo.tpm12 -f value -c error
+note "exit status $?"
+set -e
+
+say "6. Boot it for real: Nova agrees with the prediction"
+os_demo server create --flavor demo.vtpm --image demo-win11-img --nic none --availability-zone libvirt --wait demo-win11 -f value -c status
+SID=$(os_demo server show demo-win11 -f value -c id)
+printf '$ virsh dumpxml %s   (the <tpm> part)\n' "$SID"
+virsh -c "$LIBVIRT_URI" dumpxml "$SID" | sed -n '/<tpm /,/<\/tpm>/p'
+note "the domain has <tpm model='tpm-crb'> with an emulator backend version 2.0 and an encryption secret"
+run openstack --os-cloud devcloud-demo secret list --name "vTPM secret for instance $SID" -c Name -c 'Secret type' -f table
+note "its passphrase is a Barbican secret owned by the user who booted it (demo)"
+
+say "Done. Cleaning up the demo objects."
