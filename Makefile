@@ -18,8 +18,14 @@ build:
 ## then the local cloud and the integration tests against it.
 test: lint unit fuzz integration
 
+# Every go test run closes with "tests: N passed, N failed, N skipped".
+GOTEST = set -o pipefail; $(GO) test -json
+SUMMARY = $(GO) run ./internal/tools/testsummary
+# Packages holding integration tests (files tagged //go:build integration).
+INTEGRATION_PKGS = $(shell grep -l '^//go:build integration' $$(git ls-files '*_test.go') | xargs -n1 dirname | sort -u | sed 's|^|./|')
+
 unit:
-	$(GO) test -tags '$(TAGS)' -count=1 ./...
+	@$(GOTEST) -tags '$(TAGS)' -count=1 ./... | $(SUMMARY)
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -39,7 +45,7 @@ bench:
 
 ## integration: needs the local cloud (started here; root for the first apt).
 integration: devcloud-up
-	$(GO) test -tags '$(TAGS) integration' -count=1 -run '^TestIntegration' -timeout 40m ./...
+	@$(GOTEST) -tags '$(TAGS) integration' -count=1 -run '^TestIntegration' -timeout 40m $(INTEGRATION_PKGS) | $(SUMMARY)
 
 demo: devcloud-up build
 	@bash examples/demo.sh
