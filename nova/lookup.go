@@ -2,6 +2,7 @@ package nova
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -40,7 +41,10 @@ func (e *AmbiguousError) Error() string {
 
 // CloudImage is an image with its ID and every property as a string.
 type CloudImage struct {
-	ID string
+	ID         string
+	Owner      string
+	Visibility string
+	Status     string
 	Image
 }
 
@@ -99,7 +103,8 @@ func toCloudImage(img images.Image) CloudImage {
 			props[k] = fmt.Sprint(x)
 		}
 	}
-	return CloudImage{ID: img.ID, Image: Image{Name: img.Name, Properties: props}}
+	return CloudImage{ID: img.ID, Owner: img.Owner, Visibility: string(img.Visibility), Status: string(img.Status),
+		Image: Image{Name: img.Name, Properties: props}}
 }
 
 // ComputeClient returns a copy of c that speaks the flavor microversion.
@@ -171,4 +176,67 @@ func DetectCloudRelease(ctx context.Context, c *gophercloud.ServiceClient) (Dete
 		return Detection{}, fmt.Errorf("reading the compute API version: %w", err)
 	}
 	return DetectRelease(Microversion{mv.MaxMajor, mv.MaxMinor}), nil
+}
+
+// CloudRelease is the release to apply for a cloud: the newest of the
+// releases its compute API maximum allows.
+func CloudRelease(ctx context.Context, c *gophercloud.ServiceClient) (Release, error) {
+	d, err := DetectCloudRelease(ctx, c)
+	if err != nil {
+		return ReleaseUnknown, err
+	}
+	return d.Newest(), nil
+}
+
+// ResolveFlavors resolves names/IDs with one flavor list (not one lookup
+// per name), once each; every unknown or ambiguous name is reported
+// together, before anything is written.
+func ResolveFlavors(ctx context.Context, c *gophercloud.ServiceClient, refs []string) ([]CloudFlavor, error) {
+	cc := ComputeClient(c)
+	all, err := ListFlavors(ctx, cc)
+	if err != nil {
+		return nil, err
+	}
+	var out []CloudFlavor
+	var errs []error
+	seen := map[string]bool{}
+	for _, ref := range refs {
+		f, err := matchFlavor(ctx, cc, all, ref)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if !seen[f.ID] {
+			seen[f.ID] = true
+			out = append(out, f)
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+func matchFlavor(ctx context.Context, c *gophercloud.ServiceClient, all []CloudFlavor, ref string) (CloudFlavor, error) {
+	var byName []CloudFlavor
+	for _, f := range all {
+		if f.ID == ref {
+			return f, nil
+		}
+		if f.Name == ref {
+			byName = append(byName, f)
+		}
+	}
+	switch len(byName) {
+	case 1:
+		return byName[0], nil
+	case 0:
+		// not listed (a private flavor of another project): ask by ID
+		if f, err := flavors.Get(ctx, c, ref).Extract(); err == nil {
+			return toCloudFlavor(*f), nil
+		}
+		return CloudFlavor{}, &NotFoundError{"flavor", ref}
+	}
+	ids := make([]string, len(byName))
+	for i, f := range byName {
+		ids[i] = f.ID
+	}
+	return CloudFlavor{}, &AmbiguousError{"flavor", ref, ids}
 }

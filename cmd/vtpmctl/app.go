@@ -24,11 +24,22 @@ type globalOptions struct {
 	Cloud    cloud.Options
 	Output   output.Options
 	DebugLog bool
+
+	session *cloud.Session
 }
 
-// connect opens the cloud session; only commands that need a cloud call it.
+// connect opens the cloud session once; only commands that need a cloud
+// call it.
 func (g *globalOptions) connect(ctx context.Context) (*cloud.Session, error) {
-	return cloud.Connect(ctx, g.Cloud)
+	if g.session != nil {
+		return g.session, nil
+	}
+	s, err := cloud.Connect(ctx, g.Cloud)
+	if err != nil {
+		return nil, err
+	}
+	g.session = s
+	return s, nil
 }
 
 var version = "dev"
@@ -93,12 +104,23 @@ EXAMPLES:
 		},
 		Commands: []*cli.Command{
 			newCheckCommand(g, streams),
+			newImageCommand(g, streams),
+			newFlavorCommand(g, streams),
 		},
 	}
 	for _, c := range root.Commands {
 		setUsageHandlers(c)
 	}
 	return root
+}
+
+// groupAction runs for a command group (image, flavor) named without a
+// subcommand or with an unknown one.
+func groupAction(ctx context.Context, cmd *cli.Command) error {
+	if cmd.Args().Len() > 0 {
+		return usagef("unknown command %q for %s; see %s --help", cmd.Args().First(), cmd.FullName(), cmd.FullName())
+	}
+	return cli.ShowSubcommandHelp(cmd)
 }
 
 func setUsageHandlers(c *cli.Command) {

@@ -54,8 +54,9 @@ func exitCode(err error, stderr io.Writer) int {
 	var col *output.ColumnError
 	var nf *nova.NotFoundError
 	var amb *nova.AmbiguousError
+	var req *nova.RequestError
 	switch {
-	case errors.As(err, &ue), errors.As(err, &ce), errors.As(err, &col), errors.As(err, &nf), errors.As(err, &amb):
+	case errors.As(err, &ue), errors.As(err, &ce), errors.As(err, &col), errors.As(err, &nf), errors.As(err, &amb), errors.As(err, &req):
 		code = exitUsage
 	}
 	fmt.Fprintln(stderr, "vtpmctl: "+oneLine(err.Error()))

@@ -30,6 +30,9 @@ type Options struct {
 	Insecure bool   // --insecure / OS_INSECURE
 	Timeout  time.Duration
 	Debug    io.Writer // nil: no request log
+	// WrapTransport, when set, wraps the HTTP transport: tests count
+	// requests or route a service through a fault proxy with it.
+	WrapTransport func(http.RoundTripper) http.RoundTripper
 }
 
 // ConfigError is a problem with the user's configuration, not with the
@@ -173,8 +176,11 @@ func httpClient(conf *tls.Config, o Options) http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.TLSClientConfig = conf
 	var rt http.RoundTripper = tr
+	if o.WrapTransport != nil {
+		rt = o.WrapTransport(rt)
+	}
 	if o.Debug != nil {
-		rt = &debugTransport{next: tr, w: o.Debug}
+		rt = &debugTransport{next: rt, w: o.Debug}
 	}
 	return http.Client{Transport: rt, Timeout: o.Timeout}
 }

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/vtpmctl/vtpmctl/internal/output"
+	"github.com/vtpmctl/vtpmctl/nova"
+)
+
+var changeColumns = []string{"object", "key", "old", "new", "action"}
+
+// printChanges prints every key of every object (unchanged ones too, so a
+// rerun visibly changes nothing), notes and failures on stderr, and
+// decides the exit: 1 when any object failed to write.
+func printChanges(io *IOStreams, g *globalOptions, plans []nova.ObjectPlan, dryRun bool) error {
+	var recs []output.Record
+	failed, writes := 0, 0
+	for _, p := range plans {
+		for _, n := range p.Notes {
+			fmt.Fprintf(io.Err, "vtpmctl: %s: %s\n", p.Name, n)
+		}
+		for _, c := range p.Changes {
+			action := string(c.Action)
+			if c.Action != nova.Unchanged {
+				writes++
+				if p.Err != nil {
+					action = "failed"
+				} else if dryRun {
+					action = "would be " + action
+				}
+			}
+			recs = append(recs, output.Record{{Name: "object", Value: c.Object}, {Name: "key", Value: c.Key},
+				{Name: "old", Value: c.Old}, {Name: "new", Value: c.New}, {Name: "action", Value: action}})
+		}
+		if p.Err != nil {
+			failed++
+		}
+	}
+	if err := output.PrintList(io.Out, g.Output, changeColumns, recs); err != nil {
+		return err
+	}
+	for _, p := range plans {
+		if p.Err != nil {
+			fmt.Fprintf(io.Err, "vtpmctl: %s: not changed: %s\n", p.Name, oneLine(p.Err.Error()))
+		}
+	}
+	if dryRun {
+		fmt.Fprintf(io.Err, "vtpmctl: dry run: %d change(s) on %d object(s) planned, nothing written\n", writes, len(plans))
+	}
+	if failed > 0 {
+		return &reportedError{code: exitFailed, msg: fmt.Sprintf("%d of %d object(s) could not be changed", failed, len(plans))}
+	}
+	return nil
+}
+
+func warn(io *IOStreams, format string, args ...any) {
+	fmt.Fprintf(io.Err, "vtpmctl: warning: "+format+"\n", args...)
+}

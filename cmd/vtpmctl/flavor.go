@@ -1,0 +1,338 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/urfave/cli/v3"
+
+	"github.com/vtpmctl/vtpmctl/internal/cloud"
+	"github.com/vtpmctl/vtpmctl/internal/output"
+	"github.com/vtpmctl/vtpmctl/nova"
+)
+
+type flavorOptions struct {
+	IO     *IOStreams
+	Global *globalOptions
+
+	Flavors []string
+	Request nova.FlavorRequest
+	DryRun  bool
+	// create
+	VCPUs, RAM, Disk int
+	Public, Private  bool
+	Projects         []string
+	// unset: which keys (none given: all vTPM keys)
+	UnsetModel, UnsetSecretSecurity bool
+}
+
+const flavorExit = `EXIT STATUS:
+   0  every flavor has the requested specs (written now or already)
+   1  a write failed (e.g. Nova 403: extra specs need the admin role); a failed create is rolled back
+   2  usage error, unknown or ambiguous flavor, or a request Nova would refuse on this release`
+
+func newFlavorCommand(g *globalOptions, streams *IOStreams) *cli.Command {
+	return &cli.Command{
+		Name:  "flavor",
+		Usage: "publish and maintain vTPM flavors: create, set, unset, show, list",
+		Description: commandHelp(`
+Flavor extra specs hw:tpm_version, hw:tpm_model and (2026.1+)
+hw:tpm_secret_security. Every command validates against the Nova release of
+the cloud first, writes only what differs (single-key PUT for a changed spec,
+never delete-then-create), and can be rerun safely.`, []string{
+			"vtpmctl flavor create w1.large --vcpus 4 --ram 8192 --disk 80 --public --tpm-version 2.0 --tpm-model tpm-crb",
+			"vtpmctl flavor set w1.large w1.xlarge --tpm-model tpm-crb --dry-run",
+			"vtpmctl flavor list --vtpm",
+		}, ""),
+		Action:   groupAction,
+		Commands: []*cli.Command{newFlavorCreateCommand(g, streams), newFlavorSetCommand(g, streams, true), newFlavorSetCommand(g, streams, false), newFlavorShowCommand(g, streams), newFlavorListCommand(g, streams)},
+	}
+}
+
+func tpmFlags(o *flavorOptions) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "tpm-version", Usage: "hw:tpm_version `VERSION`: 1.2 or 2.0", Destination: &o.Request.TPMVersion},
+		&cli.StringFlag{Name: "tpm-model", Usage: "hw:tpm_model `MODEL`: tpm-tis or tpm-crb", Destination: &o.Request.TPMModel},
+		&cli.StringFlag{Name: "secret-security", Usage: "hw:tpm_secret_security `MODE`: user, host or deployment (Nova 2026.1+)", Destination: &o.Request.SecretSecurity},
+	}
+}
+
+func newFlavorCreateCommand(g *globalOptions, streams *IOStreams) *cli.Command {
+	o := &flavorOptions{IO: streams, Global: g}
+	return &cli.Command{
+		Name: "create", ArgsUsage: "NAME", Usage: "create a vTPM flavor with its specs, all or nothing",
+		Description: commandHelp(`
+Creates the flavor, grants --project access for a private one, and sets the
+vTPM specs. If any step after the creation fails, the flavor is deleted again:
+no vTPM-named flavor is ever left without its specs. When NAME already exists
+with the same size and visibility, its specs are brought in line instead, so
+a publishing script can be rerun.`, []string{
+			"vtpmctl flavor create w1.large --vcpus 4 --ram 8192 --disk 80 --tpm-version 2.0 --tpm-model tpm-crb",
+			"vtpmctl flavor create w1.secure --vcpus 4 --ram 8192 --disk 80 --private --project windows-team --tpm-version 2.0 --secret-security host",
+		}, flavorExit),
+		Flags: append(tpmFlags(o),
+			&cli.IntFlag{Name: "vcpus", Usage: "`N` virtual CPUs", Destination: &o.VCPUs},
+			&cli.IntFlag{Name: "ram", Usage: "`MB` of memory", Destination: &o.RAM},
+			&cli.IntFlag{Name: "disk", Usage: "`GB` of root disk", Destination: &o.Disk},
+			&cli.BoolFlag{Name: "public", Usage: "every project may use it (the default)", Destination: &o.Public},
+			&cli.BoolFlag{Name: "private", Usage: "only the --project projects may use it", Destination: &o.Private},
+			&cli.StringSliceFlag{Name: "project", Usage: "`PROJECT` (name or ID) given access to a private flavor (repeatable)", Destination: &o.Projects},
+		),
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.Args().Len() != 1 {
+				return usagef("flavor create: exactly one NAME, got %d", cmd.Args().Len())
+			}
+			o.Flavors = cmd.Args().Slice()
+			return runFlavorCreate(ctx, o)
+		},
+	}
+}
+
+func runFlavorCreate(ctx context.Context, o *flavorOptions) error {
+	switch {
+	case o.VCPUs < 1 || o.RAM < 1 || o.Disk < 0:
+		return usagef("flavor create: --vcpus and --ram must be at least 1 and --disk at least 0")
+	case o.Public && o.Private:
+		return usagef("flavor create: --public and --private exclude each other")
+	case len(o.Projects) > 0 && !o.Private:
+		return usagef("flavor create: --project only makes sense with --private")
+	case o.Request.TPMVersion == "":
+		return usagef("flavor create: --tpm-version is required (a vTPM flavor without a version asks for nothing)")
+	}
+	compute, rel, err := flavorSession(ctx, o)
+	if err != nil {
+		return err
+	}
+	if err := nova.ValidateFlavorRequest(o.Request, rel); err != nil {
+		return err
+	}
+	projects, err := resolveProjects(ctx, o)
+	if err != nil {
+		return err
+	}
+	plan, created, err := nova.CreateVTPMFlavor(ctx, compute, nova.CreateFlavorOpts{
+		FlavorCreateOpts: nova.FlavorCreateOpts{Name: o.Flavors[0], VCPUs: o.VCPUs, RAM: o.RAM, Disk: o.Disk, Public: !o.Private},
+		Projects:         projects, Specs: o.Request.Specs()}, rel)
+	if err != nil && len(plan.Changes) == 0 {
+		return err
+	}
+	plan.Err = err
+	if err == nil && !created {
+		fmt.Fprintf(o.IO.Err, "vtpmctl: flavor %s already exists with this size; its specs were brought in line\n", plan.Name)
+	}
+	return printChanges(o.IO, o.Global, []nova.ObjectPlan{plan}, false)
+}
+
+func newFlavorSetCommand(g *globalOptions, streams *IOStreams, set bool) *cli.Command {
+	o := &flavorOptions{IO: streams, Global: g}
+	c := &cli.Command{ArgsUsage: "FLAVOR…"}
+	dry := &cli.BoolFlag{Name: "dry-run", Usage: "print the changes, write nothing", Destination: &o.DryRun}
+	if set {
+		c.Name, c.Usage = "set", "set vTPM extra specs on flavors (only what differs)"
+		c.Flags = append(tpmFlags(o), dry)
+		c.Description = commandHelp(`
+Sets the given specs on every FLAVOR (names or IDs). Nothing is written when a
+flavor is unknown or the result would be refused by Nova on this release.
+Existing servers keep the specs Nova copied into them at boot; the output says
+how many servers use each changed flavor (counting needs admin).`, []string{
+			"vtpmctl flavor set w1.large --tpm-version 2.0 --tpm-model tpm-crb",
+			"vtpmctl flavor set w1.large w1.xlarge --secret-security host --dry-run",
+		}, flavorExit)
+	} else {
+		c.Name, c.Usage = "unset", "remove vTPM extra specs from flavors"
+		c.Flags = []cli.Flag{
+			&cli.BoolFlag{Name: "tpm-model", Usage: "remove only hw:tpm_model", Destination: &o.UnsetModel},
+			&cli.BoolFlag{Name: "secret-security", Usage: "remove only hw:tpm_secret_security", Destination: &o.UnsetSecretSecurity},
+			dry,
+		}
+		c.Description = commandHelp(`
+Without flags removes hw:tpm_version, hw:tpm_model and hw:tpm_secret_security:
+new servers of the flavor get no vTPM (unless their image asks for one).`, []string{
+			"vtpmctl flavor unset w1.old",
+			"vtpmctl flavor unset w1.large --secret-security",
+		}, flavorExit)
+	}
+	c.Action = func(ctx context.Context, cmd *cli.Command) error {
+		o.Flavors = cmd.Args().Slice()
+		if len(o.Flavors) == 0 {
+			return usagef("flavor %s: name at least one FLAVOR", c.Name)
+		}
+		return runFlavorSet(ctx, o, set)
+	}
+	return c
+}
+
+func runFlavorSet(ctx context.Context, o *flavorOptions, set bool) error {
+	specs, unset := o.Request.Specs(), []string(nil)
+	if set && len(specs) == 0 {
+		return usagef("flavor set: give --tpm-version, --tpm-model or --secret-security")
+	}
+	if !set {
+		specs = nil
+		if o.UnsetModel {
+			unset = append(unset, nova.FlavorTPMModel)
+		}
+		if o.UnsetSecretSecurity {
+			unset = append(unset, nova.FlavorTPMSecretSecurity)
+		}
+		if len(unset) == 0 {
+			unset = []string{nova.FlavorTPMVersion, nova.FlavorTPMModel, nova.FlavorTPMSecretSecurity}
+		}
+	}
+	compute, rel, err := flavorSession(ctx, o)
+	if err != nil {
+		return err
+	}
+	if err := nova.ValidateFlavorRequest(o.Request, rel); err != nil {
+		return err
+	}
+	fls, err := nova.ResolveFlavors(ctx, compute, o.Flavors)
+	if err != nil {
+		return err
+	}
+	plans, err := nova.PlanFlavors(fls, specs, unset, rel)
+	if err != nil {
+		return err
+	}
+	if set {
+		checkFlavorConflicts(ctx, o, fls, plans, rel)
+	}
+	if !o.DryRun {
+		nova.ApplyFlavorPlans(ctx, compute, plans)
+	}
+	reportServersUsing(ctx, o, compute, plans)
+	return printChanges(o.IO, o.Global, plans, o.DryRun)
+}
+
+// flavorSession connects and detects the release; flavor writes use 2.86
+// so Nova validates them too.
+func flavorSession(ctx context.Context, o *flavorOptions) (*gophercloud.ServiceClient, nova.Release, error) {
+	sess, err := o.Global.connect(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	c, err := sess.Compute()
+	if err != nil {
+		return nil, 0, err
+	}
+	rel, err := nova.CloudRelease(ctx, c)
+	if err != nil {
+		return nil, 0, err
+	}
+	return nova.WriteClient(c), rel, nil
+}
+
+func resolveProjects(ctx context.Context, o *flavorOptions) ([]string, error) {
+	if len(o.Projects) == 0 {
+		return nil, nil
+	}
+	ks, err := o.Global.session.Identity()
+	if err != nil {
+		return nil, err
+	}
+	return cloud.ProjectIDs(ctx, ks, o.Projects)
+}
+
+func checkFlavorConflicts(ctx context.Context, o *flavorOptions, fls []nova.CloudFlavor, plans []nova.ObjectPlan, rel nova.Release) {
+	glance, err := o.Global.session.Image()
+	if err == nil {
+		var imgs []nova.CloudImage
+		if imgs, err = nova.ListImages(ctx, glance, nova.ImageListOpts{}); err == nil {
+			for _, w := range nova.FlavorConflicts(fls, plans, imgs, rel) {
+				warn(o.IO, "%s", w)
+			}
+			return
+		}
+	}
+	warn(o.IO, "images not checked for conflicts: %v", err)
+}
+
+func reportServersUsing(ctx context.Context, o *flavorOptions, c *gophercloud.ServiceClient, plans []nova.ObjectPlan) {
+	for _, p := range plans {
+		if len(nova.Writes(p.Changes)) == 0 || p.Err != nil {
+			continue
+		}
+		n, err := nova.ServersUsingFlavor(ctx, c, p.ID)
+		switch {
+		case err != nil:
+			fmt.Fprintf(o.IO.Err, "vtpmctl: %s: could not count the servers using it (%s)\n", p.Name, oneLine(err.Error()))
+		case n > 0:
+			fmt.Fprintf(o.IO.Err, "vtpmctl: %s: %d server(s) use this flavor; Nova keeps the specs it copied into them at boot, so they change only on resize\n", p.Name, n)
+		}
+	}
+}
+
+func newFlavorShowCommand(g *globalOptions, streams *IOStreams) *cli.Command {
+	return &cli.Command{
+		Name: "show", ArgsUsage: "FLAVOR", Usage: "a flavor's vTPM specs and what Nova makes of them",
+		Description: commandHelp("Shows one flavor's size, visibility, vTPM specs and what Nova gives a server\nbuilt from it with an image that carries no hw_tpm_*.",
+			[]string{"vtpmctl flavor show w1.large", "vtpmctl flavor show w1.large -f json -c required_traits"}, ""),
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.Args().Len() != 1 {
+				return usagef("flavor show: exactly one FLAVOR, got %d", cmd.Args().Len())
+			}
+			o := &flavorOptions{IO: streams, Global: g}
+			c, rel, err := flavorSession(ctx, o)
+			if err != nil {
+				return err
+			}
+			f, err := nova.FindFlavor(ctx, nova.ComputeClient(c), cmd.Args().First())
+			if err != nil {
+				return err
+			}
+			d := nova.Decide(f.Flavor, nova.Image{Name: "(image without hw_tpm_*)"}, rel)
+			vtpm := "none"
+			if d.Error != nil {
+				vtpm = "refused: " + d.Error.Message
+			} else if d.VTPM {
+				vtpm = d.Version + " " + d.Model
+			}
+			return output.PrintRecord(streams.Out, g.Output, output.Record{
+				{Name: "id", Value: f.ID}, {Name: "name", Value: f.Name}, {Name: "vcpus", Value: f.VCPUs},
+				{Name: "ram", Value: f.RAM}, {Name: "disk", Value: f.Disk}, {Name: "is_public", Value: f.IsPublic},
+				{Name: "hw:tpm_version", Value: f.ExtraSpecs[nova.FlavorTPMVersion]}, {Name: "hw:tpm_model", Value: f.ExtraSpecs[nova.FlavorTPMModel]},
+				{Name: "hw:tpm_secret_security", Value: f.ExtraSpecs[nova.FlavorTPMSecretSecurity]},
+				{Name: "vtpm", Value: vtpm}, {Name: "required_traits", Value: d.RequiredTraits},
+				{Name: "nova_release", Value: rel.Long()}, {Name: "extra_specs", Value: f.ExtraSpecs},
+			})
+		},
+	}
+}
+
+func newFlavorListCommand(g *globalOptions, streams *IOStreams) *cli.Command {
+	var vtpm bool
+	return &cli.Command{
+		Name: "list", Usage: "flavors with their vTPM specs",
+		Description: commandHelp("Lists every flavor the caller can see, extra specs included (one paginated\nlist, no per-flavor request).", []string{"vtpmctl flavor list --vtpm", "vtpmctl flavor list -f json"}, ""),
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "vtpm", Usage: "only flavors with a hw:tpm_* spec", Destination: &vtpm}},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if err := noArgs(cmd); err != nil {
+				return err
+			}
+			sess, err := g.connect(ctx)
+			if err != nil {
+				return err
+			}
+			c, err := sess.Compute()
+			if err != nil {
+				return err
+			}
+			fls, err := nova.ListFlavors(ctx, nova.ComputeClient(c))
+			if err != nil {
+				return err
+			}
+			var recs []output.Record
+			for _, f := range fls {
+				if vtpm && len(nova.VTPMKeys(f.ExtraSpecs, nova.IsVTPMFlavorKey)) == 0 {
+					continue
+				}
+				recs = append(recs, output.Record{{Name: "id", Value: f.ID}, {Name: "name", Value: f.Name},
+					{Name: "vcpus", Value: f.VCPUs}, {Name: "ram", Value: f.RAM}, {Name: "disk", Value: f.Disk},
+					{Name: "is_public", Value: f.IsPublic}, {Name: "tpm_version", Value: f.ExtraSpecs[nova.FlavorTPMVersion]},
+					{Name: "tpm_model", Value: f.ExtraSpecs[nova.FlavorTPMModel]}, {Name: "secret_security", Value: f.ExtraSpecs[nova.FlavorTPMSecretSecurity]}})
+			}
+			return output.PrintList(streams.Out, g.Output, []string{"id", "name", "vcpus", "ram", "disk", "is_public", "tpm_version", "tpm_model", "secret_security"}, recs)
+		},
+	}
+}

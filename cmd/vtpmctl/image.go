@@ -1,0 +1,277 @@
+package main
+
+import (
+	"context"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/vtpmctl/vtpmctl/internal/cloud"
+	"github.com/vtpmctl/vtpmctl/internal/output"
+	"github.com/vtpmctl/vtpmctl/nova"
+)
+
+type imageChangeOptions struct {
+	IO     *IOStreams
+	Global *globalOptions
+
+	Set     bool // set, or unset
+	Images  []string
+	Select  []string
+	Version string
+	Model   string
+	Windows bool
+	DryRun  bool
+}
+
+func newImageCommand(g *globalOptions, streams *IOStreams) *cli.Command {
+	return &cli.Command{
+		Name:  "image",
+		Usage: "tag images for a vTPM (and the Windows-ready profile): set, unset, show, list",
+		Description: commandHelp(`
+Image properties let a project member give every server built from an image
+a vTPM, without operator access. Changes are computed first and only what
+differs is written (one JSON-patch request per image), so rerunning a command
+writes nothing.`, []string{
+			"vtpmctl image set win11-23h2 --windows",
+			"vtpmctl image set --select os_distro=windows --tpm-version 2.0 --tpm-model tpm-crb --dry-run",
+			"vtpmctl image unset win11-23h2 --windows",
+			"vtpmctl image list --vtpm",
+		}, ""),
+		Action: groupAction,
+		Commands: []*cli.Command{
+			newImageChangeCommand(g, streams, true),
+			newImageChangeCommand(g, streams, false),
+			newImageShowCommand(g, streams),
+			newImageListCommand(g, streams),
+		},
+	}
+}
+
+func newImageChangeCommand(g *globalOptions, streams *IOStreams, set bool) *cli.Command {
+	o := &imageChangeOptions{IO: streams, Global: g, Set: set}
+	flags := []cli.Flag{
+		&cli.StringSliceFlag{Name: "select", Usage: "also act on every image with property `KEY=VALUE` (repeatable; all must match)", Destination: &o.Select},
+		&cli.BoolFlag{Name: "dry-run", Usage: "print the changes, write nothing", Destination: &o.DryRun},
+	}
+	c := &cli.Command{Name: "unset", ArgsUsage: "[IMAGE…]", Usage: "remove hw_tpm_* (and with --windows the profile's keys) from images"}
+	if set {
+		c = &cli.Command{Name: "set", ArgsUsage: "[IMAGE…]", Usage: "set hw_tpm_version/hw_tpm_model (or the whole Windows-ready profile) on images"}
+		flags = append(flags,
+			&cli.StringFlag{Name: "tpm-version", Usage: "`VERSION` 1.2 or 2.0", Destination: &o.Version},
+			&cli.StringFlag{Name: "tpm-model", Usage: "`MODEL` tpm-tis or tpm-crb", Destination: &o.Model},
+			&cli.BoolFlag{Name: "windows", Usage: "the Windows-ready profile: TPM 2.0 + CRB (overridable), UEFI, q35, Secure Boot required, os_type/os_distro windows", Destination: &o.Windows},
+		)
+		c.Description = commandHelp(`
+IMAGE is a name or an ID; an ambiguous name is an error listing the candidates.
+Nothing is written when any image is unknown, or when the result would be an
+image Nova refuses (CRB with TPM 1.2).
+
+--windows sets hw_tpm_version=2.0, hw_tpm_model=tpm-crb (or --tpm-model),
+hw_firmware_type=uefi, hw_machine_type=q35 (a versioned pc-q35-* is kept),
+os_secure_boot=required, os_type=windows, os_distro=windows. It keeps
+hw_disk_bus and hw_vif_model unless they cannot work on q35 (ide becomes
+sata), says what it changed, and warns on hw_firmware_stateless=true.
+
+Warnings name every flavor with hw:tpm_* that, with the changed image, would
+put a server in ERROR at boot (Nova's own message).`, []string{
+			"vtpmctl image set win11-23h2 --windows",
+			"vtpmctl image set win2022 win2025 --tpm-version 2.0 --tpm-model tpm-crb",
+			"vtpmctl image set --select os_distro=windows --windows --dry-run -f json",
+		}, `EXIT STATUS:
+   0  every image has the requested properties (written now or already)
+   1  some image could not be changed (e.g. Glance 403: another project's image)
+   2  usage error, unknown or ambiguous image, or a request Nova would refuse`)
+	} else {
+		flags = append(flags, &cli.BoolFlag{Name: "windows", Usage: "also remove the Windows profile's keys that still hold the profile's values", Destination: &o.Windows})
+		c.Description = commandHelp(`
+Removes hw_tpm_version, hw_tpm_model (and a stray hw_tpm_secret_security).
+With --windows also hw_firmware_type, hw_machine_type, os_secure_boot, os_type
+and os_distro where they still hold the value the profile sets.`, []string{
+			"vtpmctl image unset win11-test",
+			"vtpmctl image unset --select os_distro=windows --windows --dry-run",
+		}, "")
+	}
+	c.Flags = flags
+	c.Action = func(ctx context.Context, cmd *cli.Command) error {
+		o.Images = cmd.Args().Slice()
+		return runImageChange(ctx, o)
+	}
+	return c
+}
+
+func runImageChange(ctx context.Context, o *imageChangeOptions) error {
+	selector, err := nova.ParseKeyValues(o.Select)
+	if err != nil {
+		return usagef("--select: %v", err)
+	}
+	if len(o.Images) == 0 && len(selector) == 0 {
+		return usagef("image %s: name at least one IMAGE or --select KEY=VALUE", verb(o.Set))
+	}
+	req := nova.ImageRequest{TPMVersion: o.Version, TPMModel: o.Model, Windows: o.Windows}
+	if o.Set {
+		if err := nova.ValidateTPMFlags(o.Version, o.Model); err != nil {
+			return err
+		}
+		if o.Version == "" && !o.Windows {
+			return usagef("image set: needs --tpm-version (or --windows)")
+		}
+	}
+	sess, err := o.Global.connect(ctx)
+	if err != nil {
+		return err
+	}
+	glance, err := sess.Image()
+	if err != nil {
+		return err
+	}
+	imgs, err := nova.ResolveImages(ctx, glance, o.Images, selector)
+	if err != nil {
+		return err
+	}
+	if len(imgs) == 0 {
+		return usagef("no image matches --select %v", o.Select)
+	}
+	plans, err := nova.PlanImages(imgs, o.Set, req)
+	if err != nil {
+		return err
+	}
+	if o.Set {
+		checkImageConflicts(ctx, o, sess, imgs, plans)
+	}
+	if !o.DryRun {
+		nova.ApplyImagePlans(ctx, glance, plans, imgs)
+	}
+	return printChanges(o.IO, o.Global, plans, o.DryRun)
+}
+
+func verb(set bool) string {
+	if set {
+		return "set"
+	}
+	return "unset"
+}
+
+// checkImageConflicts warns about flavors that would make a boot fail with
+// the changed images. It is advice: not being able to list flavors is a
+// warning, not a failure.
+func checkImageConflicts(ctx context.Context, o *imageChangeOptions, sess *cloud.Session, imgs []nova.CloudImage, plans []nova.ObjectPlan) {
+	compute, err := sess.Compute()
+	if err != nil {
+		warn(o.IO, "flavors not checked for conflicts: %v", err)
+		return
+	}
+	rel, err := nova.CloudRelease(ctx, compute)
+	if err != nil {
+		warn(o.IO, "flavors not checked for conflicts: %v", err)
+		return
+	}
+	fls, err := nova.ListFlavors(ctx, nova.ComputeClient(compute))
+	if err != nil {
+		warn(o.IO, "flavors not checked for conflicts: %v", err)
+		return
+	}
+	for _, w := range nova.ImageConflicts(imgs, plans, fls, rel) {
+		warn(o.IO, "%s", w)
+	}
+}
+
+func newImageShowCommand(g *globalOptions, streams *IOStreams) *cli.Command {
+	var ref string
+	return &cli.Command{
+		Name: "show", ArgsUsage: "IMAGE", Usage: "an image's vTPM properties, Windows profile state and what Nova makes of it",
+		Description: commandHelp(`Shows the vTPM and Windows-profile properties of one image and what Nova
+would give a server built from it with a flavor that carries no hw:tpm_*.`,
+			[]string{"vtpmctl image show win11-23h2", "vtpmctl image show 6f1c… -f json"}, ""),
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.Args().Len() != 1 {
+				return usagef("image show: exactly one IMAGE, got %d (see vtpmctl image show --help)", cmd.Args().Len())
+			}
+			ref = cmd.Args().First()
+			sess, err := g.connect(ctx)
+			if err != nil {
+				return err
+			}
+			glance, err := sess.Image()
+			if err != nil {
+				return err
+			}
+			img, err := nova.FindImage(ctx, glance, ref)
+			if err != nil {
+				return err
+			}
+			return output.PrintRecord(streams.Out, g.Output, imageRecord(img))
+		},
+	}
+}
+
+func imageRecord(img nova.CloudImage) output.Record {
+	s := nova.SummarizeImage(img.Properties)
+	d := nova.Decide(nova.Flavor{Name: "(flavor without hw:tpm_*)"}, img.Image, nova.Gazpacho)
+	vtpm := "none"
+	switch {
+	case d.Error != nil:
+		vtpm = "refused: " + d.Error.Message
+	case d.VTPM:
+		vtpm = d.Version + " " + d.Model
+	}
+	return output.Record{
+		{Name: "id", Value: img.ID}, {Name: "name", Value: img.Name}, {Name: "owner", Value: img.Owner},
+		{Name: "visibility", Value: img.Visibility}, {Name: "status", Value: img.Status},
+		{Name: "hw_tpm_version", Value: s.TPMVersion}, {Name: "hw_tpm_model", Value: s.TPMModel},
+		{Name: "vtpm", Value: vtpm}, {Name: "windows_profile", Value: s.WindowsProfile},
+		{Name: "properties", Value: img.Properties},
+	}
+}
+
+func newImageListCommand(g *globalOptions, streams *IOStreams) *cli.Command {
+	var vtpm, noVTPM bool
+	var props []string
+	return &cli.Command{
+		Name: "list", Usage: "images with their vTPM properties and Windows profile state",
+		Description: commandHelp(`Lists every image the caller can see (all pages). --property filters on the
+server side; --vtpm / --no-vtpm keep images with / without hw_tpm_version.`,
+			[]string{"vtpmctl image list --vtpm", "vtpmctl image list --property os_distro=windows --no-vtpm -f value -c name"}, ""),
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "vtpm", Usage: "only images that request a vTPM", Destination: &vtpm},
+			&cli.BoolFlag{Name: "no-vtpm", Usage: "only images that do not", Destination: &noVTPM},
+			&cli.StringSliceFlag{Name: "property", Usage: "only images with property `KEY=VALUE` (repeatable)", Destination: &props},
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if err := noArgs(cmd); err != nil {
+				return err
+			}
+			if vtpm && noVTPM {
+				return usagef("image list: --vtpm and --no-vtpm exclude each other")
+			}
+			filter, err := nova.ParseKeyValues(props)
+			if err != nil {
+				return usagef("--property: %v", err)
+			}
+			sess, err := g.connect(ctx)
+			if err != nil {
+				return err
+			}
+			glance, err := sess.Image()
+			if err != nil {
+				return err
+			}
+			imgs, err := nova.ListImages(ctx, glance, nova.ImageListOpts{Properties: filter})
+			if err != nil {
+				return err
+			}
+			var recs []output.Record
+			for _, img := range imgs {
+				has := img.Properties[nova.ImageTPMVersion] != ""
+				if (vtpm && !has) || (noVTPM && has) {
+					continue
+				}
+				s := nova.SummarizeImage(img.Properties)
+				recs = append(recs, output.Record{{Name: "id", Value: img.ID}, {Name: "name", Value: img.Name},
+					{Name: "hw_tpm_version", Value: s.TPMVersion}, {Name: "hw_tpm_model", Value: s.TPMModel},
+					{Name: "windows_profile", Value: s.WindowsProfile}, {Name: "visibility", Value: img.Visibility},
+					{Name: "owner", Value: img.Owner}})
+			}
+			return output.PrintList(streams.Out, g.Output, []string{"id", "name", "hw_tpm_version", "hw_tpm_model", "windows_profile", "visibility", "owner"}, recs)
+		},
+	}
+}

@@ -1,0 +1,48 @@
+// Package parallel runs independent API calls with a bound, so a command
+// over hundreds of objects neither crawls nor floods a service.
+package parallel
+
+import (
+	"context"
+	"sync"
+)
+
+// DefaultLimit suits one OpenStack API worker per service: enough to hide
+// latency, few enough not to queue behind each other.
+const DefaultLimit = 8
+
+// Do calls f(i) for i in [0,n) with at most limit calls at once and returns
+// each call's error at its index. Calls not yet started when ctx ends get
+// ctx.Err().
+func Do(ctx context.Context, n, limit int, f func(ctx context.Context, i int) error) []error {
+	if limit < 1 {
+		limit = DefaultLimit
+	}
+	errs := make([]error, n)
+	sem := make(chan struct{}, limit)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		if ctx.Err() != nil {
+			for j := i; j < n; j++ {
+				errs[j] = ctx.Err()
+			}
+			break
+		}
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			for j := i; j < n; j++ {
+				errs[j] = ctx.Err()
+			}
+			wg.Wait()
+			return errs
+		}
+		wg.Add(1)
+		go func(i int) {
+			defer func() { <-sem; wg.Done() }()
+			errs[i] = f(ctx, i)
+		}(i)
+	}
+	wg.Wait()
+	return errs
+}
