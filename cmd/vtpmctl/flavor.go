@@ -305,7 +305,7 @@ func newFlavorListCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 	return &cli.Command{
 		Name: "list", Usage: "flavors with their vTPM specs",
 		Description: commandHelp("Lists every flavor the caller can see, extra specs included (one paginated\nlist, no per-flavor request).", []string{"vtpmctl flavor list --vtpm", "vtpmctl flavor list -f json"}, ""),
-		Flags: []cli.Flag{&cli.BoolFlag{Name: "vtpm", Usage: "only flavors with a hw:tpm_* spec", Destination: &vtpm}},
+		Flags:       []cli.Flag{&cli.BoolFlag{Name: "vtpm", Usage: "only flavors with a hw:tpm_* spec", Destination: &vtpm}},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if err := noArgs(cmd); err != nil {
 				return err
