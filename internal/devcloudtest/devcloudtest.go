@@ -112,13 +112,28 @@ func TinyQcow2(t testing.TB) []byte {
 }
 
 // CreateImage uploads the tiny disk as a public image with properties and
-// deletes it when the test ends.
+// deletes it when the test ends (glance must be an admin's).
 func CreateImage(t testing.TB, glance *gophercloud.ServiceClient, name string, props map[string]string) string {
+	return CreateImageAs(t, glance, name, images.ImageVisibilityPublic, "", props)
+}
+
+// CreateImageAs creates an image with a visibility ("" = Glance's default,
+// shared) and, for an admin, an owner project.
+func CreateImageAs(t testing.TB, glance *gophercloud.ServiceClient, name string, vis images.ImageVisibility, owner string, props map[string]string) string {
 	t.Helper()
 	ctx := context.Background()
-	vis := images.ImageVisibilityPublic
-	img, err := images.Create(ctx, glance, images.CreateOpts{Name: name, DiskFormat: "qcow2", ContainerFormat: "bare",
-		Visibility: &vis, Properties: props}).Extract()
+	all := map[string]string{}
+	for k, v := range props {
+		all[k] = v
+	}
+	if owner != "" {
+		all["owner"] = owner // a core attribute; Glance lets an admin set it
+	}
+	opts := images.CreateOpts{Name: name, DiskFormat: "qcow2", ContainerFormat: "bare", Properties: all}
+	if vis != "" {
+		opts.Visibility = &vis
+	}
+	img, err := images.Create(ctx, glance, opts).Extract()
 	if err != nil {
 		t.Fatalf("create image %s: %v", name, err)
 	}

@@ -1,0 +1,355 @@
+//go:build integration
+
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
+	"github.com/gophercloud/gophercloud/v2/openstack/image/v2/images"
+
+	"github.com/vtpmctl/vtpmctl/internal/cloud"
+	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
+	"github.com/vtpmctl/vtpmctl/internal/output"
+	"github.com/vtpmctl/vtpmctl/nova"
+)
+
+// writeCounter records every request that could change something (all
+// but GET/HEAD and token issue): the proof of "zero writes on rerun".
+type writeCounter struct {
+	next   http.RoundTripper
+	mu     sync.Mutex
+	writes []string
+}
+
+func (w *writeCounter) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead && !strings.HasSuffix(r.URL.Path, "/auth/tokens") {
+		w.mu.Lock()
+		w.writes = append(w.writes, r.Method+" "+r.URL.Path)
+		w.mu.Unlock()
+	}
+	return w.next.RoundTrip(r)
+}
+
+func (w *writeCounter) take() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := w.writes
+	w.writes = nil
+	return out
+}
+
+// harness runs commands the way main does, with a counting transport.
+type harness struct {
+	t       *testing.T
+	counter *writeCounter
+	wrap    func(http.RoundTripper) http.RoundTripper
+}
+
+func newHarness(t *testing.T) *harness {
+	devcloudtest.Require(t)
+	h := &harness{t: t}
+	h.wrap = func(next http.RoundTripper) http.RoundTripper {
+		h.counter = &writeCounter{next: next}
+		return h.counter
+	}
+	return h
+}
+
+func (h *harness) global(cloudName string) *globalOptions {
+	return &globalOptions{Cloud: cloud.Options{Cloud: cloudName, Timeout: time.Minute, WrapTransport: h.wrap},
+		Output: output.Options{Format: "json"}}
+}
+
+type result struct {
+	code     int
+	stdout   string
+	stderr   string
+	rows     []map[string]string
+	writes   []string
+	errLines []string
+}
+
+func (h *harness) run(f func(io *IOStreams) error) result {
+	var out, errb bytes.Buffer
+	io := &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}
+	code := exitCode(f(io), &errb)
+	r := result{code: code, stdout: out.String(), stderr: errb.String()}
+	if h.counter != nil {
+		r.writes = h.counter.take()
+	}
+	json.Unmarshal(out.Bytes(), &r.rows)
+	return r
+}
+
+func actions(rows []map[string]string) map[string]string {
+	m := map[string]string{}
+	for _, r := range rows {
+		m[r["key"]] = r["action"]
+	}
+	return m
+}
+
+func TestIntegrationImageSetUnset(t *testing.T) {
+	h := newHarness(t)
+	demo := devcloudtest.Connect(t, "devcloud-demo")
+	glance, _ := demo.Image()
+	name := devcloudtest.Unique("win-img")
+	id := devcloudtest.CreateImageAs(t, glance, name, "", "", map[string]string{"hw_disk_bus": "ide", "os_distro": "windows"})
+	ctx := context.Background()
+
+	set := func() result {
+		return h.run(func(io *IOStreams) error {
+			return runImageChange(ctx, &imageChangeOptions{IO: io, Global: h.global("devcloud-demo"), Set: true, Images: []string{name}, Windows: true})
+		})
+	}
+	r := set()
+	if r.code != 0 {
+		t.Fatalf("image set --windows: exit %d: %s", r.code, r.stderr)
+	}
+	want := map[string]string{"hw_tpm_version": "added", "hw_tpm_model": "added", "hw_firmware_type": "added", "hw_machine_type": "added",
+		"os_secure_boot": "added", "os_type": "added", "os_distro": "unchanged", "hw_disk_bus": "replaced"}
+	if got := actions(r.rows); !equalMaps(got, want) {
+		t.Errorf("actions %v, want %v", got, want)
+	}
+	if len(r.writes) != 1 || !strings.HasPrefix(r.writes[0], "PATCH /v2/images/"+id) {
+		t.Errorf("want exactly one PATCH of the image, got %v", r.writes)
+	}
+	if !strings.Contains(r.stderr, "hw_disk_bus ide -> sata") {
+		t.Errorf("the disk bus change is not explained: %s", r.stderr)
+	}
+	img, err := images.Get(ctx, glance, id).Extract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range map[string]string{"hw_tpm_version": "2.0", "hw_tpm_model": "tpm-crb", "hw_machine_type": "q35", "os_secure_boot": "required", "hw_disk_bus": "sata"} {
+		if img.Properties[k] != v {
+			t.Errorf("Glance has %s=%v, want %s", k, img.Properties[k], v)
+		}
+	}
+
+	// The same command again writes nothing.
+	r = set()
+	if r.code != 0 || len(r.writes) != 0 {
+		t.Errorf("rerun: exit %d, writes %v (want 0 writes)", r.code, r.writes)
+	}
+	for k, a := range actions(r.rows) {
+		if a != "unchanged" {
+			t.Errorf("rerun: %s %s", k, a)
+		}
+	}
+
+	unset := func() result {
+		return h.run(func(io *IOStreams) error {
+			return runImageChange(ctx, &imageChangeOptions{IO: io, Global: h.global("devcloud-demo"), Images: []string{id}, Windows: true})
+		})
+	}
+	r = unset()
+	if r.code != 0 || len(r.writes) != 1 {
+		t.Fatalf("unset: exit %d, writes %v: %s", r.code, r.writes, r.stderr)
+	}
+	img, _ = images.Get(ctx, glance, id).Extract()
+	for _, k := range []string{"hw_tpm_version", "hw_tpm_model", "hw_firmware_type", "os_secure_boot"} {
+		if _, still := img.Properties[k]; still {
+			t.Errorf("%s still set after unset --windows", k)
+		}
+	}
+	if r = unset(); r.code != 0 || len(r.writes) != 0 {
+		t.Errorf("unset rerun: exit %d, writes %v", r.code, r.writes)
+	}
+}
+
+func TestIntegrationImageForeignProject403(t *testing.T) {
+	h := newHarness(t)
+	admin := devcloudtest.Connect(t, "devcloud-admin")
+	ks, _ := admin.Identity()
+	pages, err := projects.List(ks, projects.ListOpts{Name: "other"}).AllPages(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, _ := projects.ExtractProjects(pages)
+	if len(ps) != 1 {
+		t.Fatalf("project other: %v", ps)
+	}
+	glance, _ := admin.Image()
+	name := devcloudtest.Unique("foreign-img")
+	id := devcloudtest.CreateImageAs(t, glance, name, images.ImageVisibilityPublic, ps[0].ID, nil)
+
+	r := h.run(func(io *IOStreams) error {
+		return runImageChange(context.Background(), &imageChangeOptions{IO: io, Global: h.global("devcloud-demo"), Set: true, Images: []string{name}, Version: "2.0"})
+	})
+	if r.code != 1 {
+		t.Fatalf("exit %d, want 1: %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "belongs to project "+ps[0].ID) || !strings.Contains(r.stderr, "Glance 403") {
+		t.Errorf("403 not explained: %s", r.stderr)
+	}
+	if a := actions(r.rows)["hw_tpm_version"]; a != "failed" {
+		t.Errorf("row action %q, want failed", a)
+	}
+	img, _ := images.Get(context.Background(), glance, id).Extract()
+	if _, set := img.Properties["hw_tpm_version"]; set {
+		t.Errorf("foreign image was changed")
+	}
+}
+
+func TestIntegrationFlavorLifecycle(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	name := devcloudtest.Unique("w1")
+	admin := devcloudtest.Connect(t, "devcloud-admin")
+	compute, _ := admin.Compute()
+	t.Cleanup(func() {
+		if f, err := nova.FindFlavor(ctx, nova.ComputeClient(compute), name); err == nil {
+			nova.DeleteFlavor(ctx, compute, f.ID)
+		}
+	})
+	create := func() result {
+		return h.run(func(io *IOStreams) error {
+			return runFlavorCreate(ctx, &flavorOptions{IO: io, Global: h.global("devcloud-admin"), Flavors: []string{name},
+				VCPUs: 1, RAM: 64, Disk: 1, Request: nova.FlavorRequest{TPMVersion: "2.0", TPMModel: "tpm-tis"}})
+		})
+	}
+	r := create()
+	if r.code != 0 || len(r.writes) != 2 { // POST flavors, POST os-extra_specs (both keys at once)
+		t.Fatalf("create: exit %d writes %v: %s", r.code, r.writes, r.stderr)
+	}
+	if r = create(); r.code != 0 || len(r.writes) != 0 {
+		t.Errorf("create rerun: exit %d writes %v (want none)", r.code, r.writes)
+	}
+	r = h.run(func(io *IOStreams) error {
+		return runFlavorSet(ctx, &flavorOptions{IO: io, Global: h.global("devcloud-admin"), Flavors: []string{name},
+			Request: nova.FlavorRequest{TPMModel: "tpm-crb"}}, true)
+	})
+	if r.code != 0 || len(r.writes) != 1 || !strings.HasPrefix(r.writes[0], "PUT ") || !strings.HasSuffix(r.writes[0], "/os-extra_specs/hw:tpm_model") {
+		t.Errorf("set model: exit %d, writes %v (want one single-key PUT)", r.code, r.writes)
+	}
+	// CRB with 1.2 is refused before any write.
+	r = h.run(func(io *IOStreams) error {
+		return runFlavorSet(ctx, &flavorOptions{IO: io, Global: h.global("devcloud-admin"), Flavors: []string{name},
+			Request: nova.FlavorRequest{TPMVersion: "1.2"}}, true)
+	})
+	if r.code != 2 || len(r.writes) != 0 || !strings.Contains(r.stderr, "TPM model CRB is only valid with TPM version 2.0.") {
+		t.Errorf("1.2 on a CRB flavor: exit %d writes %v: %s", r.code, r.writes, r.stderr)
+	}
+	// A member cannot write extra specs: Nova's 403, explained.
+	r = h.run(func(io *IOStreams) error {
+		return runFlavorSet(ctx, &flavorOptions{IO: io, Global: h.global("devcloud-demo"), Flavors: []string{name},
+			Request: nova.FlavorRequest{TPMModel: "tpm-tis"}}, true)
+	})
+	if r.code != 1 || !strings.Contains(r.stderr, "admin role") {
+		t.Errorf("demo flavor set: exit %d: %s", r.code, r.stderr)
+	}
+	r = h.run(func(io *IOStreams) error {
+		return runFlavorSet(ctx, &flavorOptions{IO: io, Global: h.global("devcloud-admin"), Flavors: []string{name}}, false)
+	})
+	if r.code != 0 || len(r.writes) != 2 {
+		t.Errorf("unset: exit %d writes %v (want two DELETEs)", r.code, r.writes)
+	}
+	f, err := nova.FindFlavor(ctx, nova.ComputeClient(compute), name)
+	if err != nil || len(nova.VTPMKeys(f.ExtraSpecs, nova.IsVTPMFlavorKey)) != 0 {
+		t.Errorf("after unset: %v %v", f.ExtraSpecs, err)
+	}
+}
+
+// TestIntegrationFlavorCreateRollback puts a fault proxy in front of Nova
+// that fails the extra-spec call: the flavor must not survive.
+func TestIntegrationFlavorCreateRollback(t *testing.T) {
+	devcloudtest.Require(t)
+	nova8774, _ := url.Parse("http://127.0.0.1:8774")
+	rp := httputil.NewSingleHostReverseProxy(nova8774)
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/os-extra_specs") {
+			http.Error(w, `{"computeFault": {"code": 500, "message": "injected by the test's fault proxy"}}`, http.StatusInternalServerError)
+			return
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	defer proxy.Close()
+	proxyURL, _ := url.Parse(proxy.URL)
+	h := &harness{t: t, wrap: func(next http.RoundTripper) http.RoundTripper {
+		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			if r.URL.Host == "127.0.0.1:8774" {
+				r = r.Clone(r.Context())
+				r.URL.Host = proxyURL.Host
+			}
+			return next.RoundTrip(r)
+		})
+	}}
+	name := devcloudtest.Unique("w1-rollback")
+	ctx := context.Background()
+	r := h.run(func(io *IOStreams) error {
+		return runFlavorCreate(ctx, &flavorOptions{IO: io, Global: h.global("devcloud-admin"), Flavors: []string{name},
+			VCPUs: 1, RAM: 64, Disk: 1, Request: nova.FlavorRequest{TPMVersion: "2.0"}})
+	})
+	if r.code != 1 || !strings.Contains(r.stderr, "deleted again") {
+		t.Fatalf("exit %d, want 1 with a rollback message: %s", r.code, r.stderr)
+	}
+	admin := devcloudtest.Connect(t, "devcloud-admin")
+	compute, _ := admin.Compute()
+	_, err := nova.FindFlavor(ctx, nova.ComputeClient(compute), name)
+	var nf *nova.NotFoundError
+	if !errors.As(err, &nf) {
+		t.Errorf("the half-made flavor survived: %v", err)
+		if f, err := nova.FindFlavor(ctx, nova.ComputeClient(compute), name); err == nil {
+			nova.DeleteFlavor(ctx, compute, f.ID)
+		}
+	}
+}
+
+// TestIntegrationFlavorInUse: changing a flavor that servers use says how
+// many, and that they keep their old specs.
+func TestIntegrationFlavorInUse(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	admin := devcloudtest.Connect(t, "devcloud-admin")
+	demo := devcloudtest.Connect(t, "devcloud-demo")
+	glance, _ := admin.Image()
+	acompute, _ := admin.Compute()
+	dcompute, _ := demo.Compute()
+	dcompute.Microversion = "2.37"
+	imgID := devcloudtest.CreateImage(t, glance, devcloudtest.Unique("inuse-img"), nil)
+	name := devcloudtest.Unique("inuse-flv")
+	flvID := devcloudtest.CreateFlavor(t, acompute, name, map[string]string{"hw:tpm_version": "2.0"})
+	s, err := servers.Create(ctx, dcompute, servers.CreateOpts{Name: devcloudtest.Unique("inuse"), ImageRef: imgID, FlavorRef: flvID,
+		Networks: "none", AvailabilityZone: "fake"}, nil).Extract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { deleteAndWait(dcompute, s.ID) })
+	r := h.run(func(io *IOStreams) error {
+		return runFlavorSet(ctx, &flavorOptions{IO: io, Global: h.global("devcloud-admin"), Flavors: []string{name},
+			Request: nova.FlavorRequest{TPMModel: "tpm-crb"}}, true)
+	})
+	if r.code != 0 || !strings.Contains(r.stderr, "1 server(s) use this flavor") || !strings.Contains(r.stderr, "only on resize") {
+		t.Errorf("exit %d: %s", r.code, r.stderr)
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+func equalMaps(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
