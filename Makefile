@@ -40,8 +40,11 @@ fuzz:
 	  done; \
 	done
 
-bench:
+## bench: Go benchmarks, then vtpmctl against an openstack-client loop on
+## the local cloud (200 images, 100 flavors; minutes, mostly the loop).
+bench: devcloud-up build
 	$(GO) test -tags '$(TAGS)' -run '^$$' -bench . -benchmem ./...
+	bash bench/vs_openstack.sh
 
 ## integration: needs the local cloud (started here; root for the first apt).
 integration: devcloud-up

@@ -100,6 +100,9 @@ func runFlavorCreate(ctx context.Context, o *flavorOptions) error {
 	case o.Request.TPMVersion == "":
 		return usagef("flavor create: --tpm-version is required (a vTPM flavor without a version asks for nothing)")
 	}
+	if err := nova.ValidateTPMFlags(o.Request.TPMVersion, o.Request.TPMModel); err != nil {
+		return err
+	}
 	compute, rel, err := flavorSession(ctx, o)
 	if err != nil {
 		return err
@@ -167,6 +170,9 @@ func runFlavorSet(ctx context.Context, o *flavorOptions, set bool) error {
 	specs, unset := o.Request.Specs(), []string(nil)
 	if set && len(specs) == 0 {
 		return usagef("flavor set: give --tpm-version, --tpm-model or --secret-security")
+	}
+	if err := nova.ValidateTPMFlags(o.Request.TPMVersion, o.Request.TPMModel); err != nil {
+		return err
 	}
 	if !set {
 		specs = nil
