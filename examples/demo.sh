@@ -18,8 +18,8 @@ os_demo()  { openstack --os-cloud devcloud-demo --os-compute-api-version 2.37 "$
 
 cleanup() {
   os_demo server delete --wait demo-win11 > /dev/null 2>&1 || true
-  os_admin image delete demo-win11-img > /dev/null 2>&1 || true
-  for f in demo.vtpm demo.tpm12; do os_admin flavor delete $f > /dev/null 2>&1 || true; done
+  os_demo image delete demo-win11-img demo-vtpm-img > /dev/null 2>&1 || true
+  for f in demo.vtpm demo.tpm12 demo.bad; do os_admin flavor delete $f > /dev/null 2>&1 || true; done
 }
 trap cleanup EXIT
 cleanup
@@ -36,13 +36,23 @@ run $V check --flavor-spec hw:tpm_version=1.2 --flavor-spec hw:tpm_model=tpm-crb
 note "exit status $? (1 = Nova would refuse); the API would answer 202 and the server end in ERROR"
 set -e
 
-say "3. On the cloud: an image tagged for Windows and two flavors"
+say "3. A project member tags her Windows image — no operator needed"
 qemu-img create -f qcow2 /tmp/vtpmctl-demo.qcow2 64M > /dev/null
-os_admin image create --disk-format qcow2 --container-format bare --public --file /tmp/vtpmctl-demo.qcow2 \
-  --property hw_tpm_version=2.0 --property hw_tpm_model=tpm-crb demo-win11-img -f value -c id > /dev/null
-os_admin flavor create --ram 64 --vcpus 1 --disk 1 --property hw:tpm_version=2.0 demo.vtpm -f value -c id > /dev/null
-os_admin flavor create --ram 64 --vcpus 1 --disk 1 --property hw:tpm_version=1.2 demo.tpm12 -f value -c id > /dev/null
-note "image demo-win11-img: hw_tpm_version=2.0 hw_tpm_model=tpm-crb; flavors demo.vtpm (2.0) and demo.tpm12 (1.2)"
+os_demo image create --disk-format qcow2 --container-format bare --file /tmp/vtpmctl-demo.qcow2 \
+  --property os_distro=windows --property hw_disk_bus=ide demo-win11-img -f value -c id > /dev/null
+run $V --os-cloud devcloud-demo image set demo-win11-img --windows
+note "the Windows-ready profile: TPM 2.0 + CRB, UEFI, q35, Secure Boot; ide became sata (q35 has no IDE bus)"
+run $V --os-cloud devcloud-demo image set demo-win11-img --windows -f value -c key -c action
+note "the same command again: every key unchanged, zero writes — scripts can rerun it"
+
+say "3b. The operator publishes vTPM flavors from a script"
+run $V --os-cloud devcloud-admin flavor create demo.vtpm --vcpus 1 --ram 64 --disk 1 --tpm-version 2.0 --tpm-model tpm-crb
+run $V --os-cloud devcloud-admin flavor create demo.tpm12 --vcpus 1 --ram 64 --disk 1 --tpm-version 1.2
+note "notice the warning: that flavor and the Windows image would put a server in ERROR, in Nova's own words"
+set +e
+run $V --os-cloud devcloud-admin flavor create demo.bad --vcpus 1 --ram 64 --disk 1 --tpm-version 2.0 --secret-security host
+note "exit status $?: this cloud runs Zed; hw:tpm_secret_security needs Nova 2026.1 — refused before anything was written"
+set -e
 
 say "4. vtpmctl reads both from the cloud and detects the Nova release"
 run $V --os-cloud devcloud-demo check --image demo-win11-img --flavor demo.vtpm
@@ -54,8 +64,13 @@ run $V --os-cloud devcloud-demo check --image demo-win11-img --flavor demo.tpm12
 note "exit status $?"
 set -e
 
-say "6. Boot it for real: Nova agrees with the prediction"
-os_demo server create --flavor demo.vtpm --image demo-win11-img --nic none --availability-zone libvirt --wait demo-win11 -f value -c status
+say "6. Boot a vTPM guest for real: Nova agrees with the prediction"
+note "this devcloud runs QEMU without KVM (TCG), which cannot offer the Hyper-V enlightenments"
+note "os_type=windows turns on, so the guest booted here is a copy tagged for the vTPM only"
+os_demo image create --disk-format qcow2 --container-format bare --file /tmp/vtpmctl-demo.qcow2 demo-vtpm-img -f value -c id > /dev/null
+run $V --os-cloud devcloud-demo image set demo-vtpm-img --tpm-version 2.0 --tpm-model tpm-crb -f value -c key -c action
+run $V --os-cloud devcloud-demo check --image demo-vtpm-img --flavor demo.vtpm -f value -c result -c version -c model
+os_demo server create --flavor demo.vtpm --image demo-vtpm-img --nic none --availability-zone libvirt --wait demo-win11 -f value -c status
 SID=$(os_demo server show demo-win11 -f value -c id)
 printf '$ virsh dumpxml %s   (the <tpm> part)\n' "$SID"
 virsh -c "$LIBVIRT_URI" dumpxml "$SID" | sed -n '/<tpm /,/<\/tpm>/p'

@@ -56,3 +56,17 @@ func printChanges(io *IOStreams, g *globalOptions, plans []nova.ObjectPlan, dryR
 func warn(io *IOStreams, format string, args ...any) {
 	fmt.Fprintf(io.Err, "vtpmctl: warning: "+format+"\n", args...)
 }
+
+// maxWarnings keeps a conflict report readable on a big cloud; the count
+// of the rest is still given.
+const maxWarnings = 10
+
+func warnAll(io *IOStreams, ws []string) {
+	for i, w := range ws {
+		if i == maxWarnings {
+			warn(io, "… and %d more such pairs", len(ws)-maxWarnings)
+			return
+		}
+		warn(io, "%s", w)
+	}
+}

@@ -114,8 +114,11 @@ func runFlavorCreate(ctx context.Context, o *flavorOptions) error {
 	if err != nil {
 		return err
 	}
+	name := o.Flavors[0]
+	checkFlavorConflicts(ctx, o, []nova.CloudFlavor{{Flavor: nova.Flavor{Name: name}}},
+		[]nova.ObjectPlan{{Name: name, Changes: nova.Diff(name, "", nil, o.Request.Specs(), nil)}}, rel)
 	plan, created, err := nova.CreateVTPMFlavor(ctx, compute, nova.CreateFlavorOpts{
-		FlavorCreateOpts: nova.FlavorCreateOpts{Name: o.Flavors[0], VCPUs: o.VCPUs, RAM: o.RAM, Disk: o.Disk, Public: !o.Private},
+		FlavorCreateOpts: nova.FlavorCreateOpts{Name: name, VCPUs: o.VCPUs, RAM: o.RAM, Disk: o.Disk, Public: !o.Private},
 		Projects:         projects, Specs: o.Request.Specs()}, rel)
 	if err != nil && len(plan.Changes) == 0 {
 		return err
@@ -245,9 +248,7 @@ func checkFlavorConflicts(ctx context.Context, o *flavorOptions, fls []nova.Clou
 	if err == nil {
 		var imgs []nova.CloudImage
 		if imgs, err = nova.ListImages(ctx, glance, nova.ImageListOpts{}); err == nil {
-			for _, w := range nova.FlavorConflicts(fls, plans, imgs, rel) {
-				warn(o.IO, "%s", w)
-			}
+			warnAll(o.IO, nova.FlavorConflicts(fls, plans, imgs, rel))
 			return
 		}
 	}

@@ -170,9 +170,7 @@ func checkImageConflicts(ctx context.Context, o *imageChangeOptions, sess *cloud
 		warn(o.IO, "flavors not checked for conflicts: %v", err)
 		return
 	}
-	for _, w := range nova.ImageConflicts(imgs, plans, fls, rel) {
-		warn(o.IO, "%s", w)
-	}
+	warnAll(o.IO, nova.ImageConflicts(imgs, plans, fls, rel))
 }
 
 func newImageShowCommand(g *globalOptions, streams *IOStreams) *cli.Command {
