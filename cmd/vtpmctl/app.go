@@ -106,6 +106,7 @@ EXAMPLES:
 			newCheckCommand(g, streams),
 			newImageCommand(g, streams),
 			newFlavorCommand(g, streams),
+			newHostCommand(g, streams),
 		},
 	}
 	for _, c := range root.Commands {

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/vtpmctl/vtpmctl/hostcheck"
+	"github.com/vtpmctl/vtpmctl/internal/output"
+	"github.com/vtpmctl/vtpmctl/nova"
+)
+
+type hostCheckOptions struct {
+	IO     *IOStreams
+	Global *globalOptions
+
+	NovaConf    []string
+	NovaConfDir string
+	QemuConf    string
+	LibvirtURI  string
+	Release     string
+	Root        string
+	StateDir    string
+	JUnit       string
+}
+
+const auditExit = `EXIT STATUS:
+   0  every check passed (warnings and skips included)
+   1  at least one check failed; every finding is reported before exiting
+   2  usage error, malformed or missing config file, unknown Nova release`
+
+func newHostCommand(g *globalOptions, streams *IOStreams) *cli.Command {
+	o := &hostCheckOptions{IO: streams, Global: g}
+	return &cli.Command{
+		Name:   "host",
+		Usage:  "audit this compute host for vTPM guests (no cloud credentials needed)",
+		Action: groupAction,
+		Commands: []*cli.Command{{
+			Name:  "check",
+			Usage: "will a vTPM guest boot here, keep its TPM state, and is the scheduler told the truth?",
+			Description: commandHelp(`
+Runs on a compute node and reads its nova.conf (oslo.config semantics: several
+files and a config dir, later wins), libvirt's qemu.conf, the swtpm binaries,
+the accounts, the swtpm state and local-CA directories, and asks libvirt
+(read-only) for its versions, domain capabilities, vTPM domains and secrets.
+Each check has an ID, a status (pass, warn, fail, skip with a reason), a
+message — Nova's own text where nova-compute would refuse to start — and a
+remedy. The JSON output carries the traits Nova on this release reports for
+the host, for 'hosts audit --host-reports' and 'hosts report'.
+
+--root DIR reads every file below DIR (a mounted host image, or a test tree);
+binaries are then not run and AppArmor is skipped. The Nova release is read
+from the installed nova package unless --nova-release is given.`, []string{
+				"vtpmctl host check",
+				"vtpmctl host check -f json > $(hostname).json",
+				"vtpmctl host check --nova-conf /etc/nova/nova.conf --nova-conf /etc/nova/nova-compute.conf --junit host.xml",
+				"vtpmctl host check --root /mnt/compute07 --nova-release 2024.2",
+			}, auditExit),
+			Flags: []cli.Flag{
+				&cli.StringSliceFlag{Name: "nova-conf", Usage: "nova.conf `FILE` (repeatable, in order; default /etc/nova/nova.conf and nova-compute.conf)", Destination: &o.NovaConf},
+				&cli.StringFlag{Name: "nova-config-dir", Usage: "`DIR` whose *.conf are read after the files", Destination: &o.NovaConfDir},
+				&cli.StringFlag{Name: "qemu-conf", Usage: "libvirt's qemu.conf `FILE`", Value: "/etc/libvirt/qemu.conf", Destination: &o.QemuConf},
+				&cli.StringFlag{Name: "libvirt-uri", Usage: "libvirt `URI` (default: [libvirt] connection_uri, else qemu:///system)", Destination: &o.LibvirtURI},
+				&cli.StringFlag{Name: "nova-release", Usage: "Nova `RELEASE` (default: the installed nova package's)", Destination: &o.Release},
+				&cli.StringFlag{Name: "root", Usage: "read every file below `DIR`", Destination: &o.Root},
+				&cli.StringFlag{Name: "swtpm-state-dir", Usage: "vTPM state `DIR`", Value: "/var/lib/libvirt/swtpm", Destination: &o.StateDir},
+				&cli.StringFlag{Name: "junit", Usage: "also write JUnit XML to `FILE`", Destination: &o.JUnit},
+			},
+			Action: func(ctx context.Context, cmd *cli.Command) error {
+				if err := noArgs(cmd); err != nil {
+					return err
+				}
+				return runHostCheck(ctx, o)
+			},
+		}},
+	}
+}
+
+func runHostCheck(ctx context.Context, o *hostCheckOptions) error {
+	var rel nova.Release
+	if o.Release != "" {
+		var err error
+		if rel, err = nova.ParseRelease(o.Release); err != nil {
+			return usagef("--nova-release: %v", err)
+		}
+	}
+	hn, _ := os.Hostname()
+	opts := hostcheck.Options{Root: o.Root, NovaConf: o.NovaConf, NovaConfDir: o.NovaConfDir, QemuConf: o.QemuConf,
+		LibvirtURI: o.LibvirtURI, Release: rel, StateDir: o.StateDir, Hostname: hn}
+	if o.Root == "" || o.Root == "/" {
+		opts.RunVersion = func(bin string) (string, error) {
+			out, err := exec.CommandContext(ctx, bin, "--version").CombinedOutput()
+			return string(out), err
+		}
+	}
+	rep, err := hostcheck.Run(opts)
+	if err != nil {
+		return &usageError{err.Error()}
+	}
+	if err := printHostReport(o.IO, o.Global, rep); err != nil {
+		return err
+	}
+	if err := writeJUnit(o.JUnit, "vtpmctl host check", []hostcheck.Report{*rep}); err != nil {
+		return err
+	}
+	if rep.Failed() {
+		return &reportedError{code: exitFailed, msg: fmt.Sprintf("host %s: %d check(s) failed", rep.Host, rep.Summary.Fail)}
+	}
+	return nil
+}
+
+func printHostReport(io *IOStreams, g *globalOptions, rep *hostcheck.Report) error {
+	switch g.Output.Format {
+	case "json", "yaml":
+		return output.PrintRecord(io.Out, g.Output, output.Record{
+			{Name: "host", Value: rep.Host}, {Name: "nova_release", Value: rep.NovaRelease}, {Name: "summary", Value: rep.Summary},
+			{Name: "checks", Value: rep.Checks}, {Name: "traits", Value: rep.Traits}, {Name: "vtpm_guests", Value: rep.VTPMGuests},
+			{Name: "facts", Value: rep.Facts},
+		})
+	}
+	var recs []output.Record
+	for _, c := range rep.Checks {
+		recs = append(recs, output.Record{{Name: "id", Value: c.ID}, {Name: "status", Value: string(c.Status)},
+			{Name: "message", Value: c.Message}, {Name: "remedy", Value: c.Remedy}})
+	}
+	if err := output.PrintList(io.Out, g.Output, []string{"id", "status", "message", "remedy"}, recs); err != nil {
+		return err
+	}
+	if g.Output.Format != "value" {
+		fmt.Fprintf(io.Out, "host %s (Nova %s): %d pass, %d warn, %d fail, %d skip\n", rep.Host, rep.NovaRelease,
+			rep.Summary.Pass, rep.Summary.Warn, rep.Summary.Fail, rep.Summary.Skip)
+	}
+	return nil
+}
+
+// writeJUnit writes the file atomically: a CI system never reads half.
+func writeJUnit(path, name string, reps []hostcheck.Report) error {
+	if path == "" {
+		return nil
+	}
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return usagef("--junit: %v", err)
+	}
+	if err := hostcheck.WriteJUnit(f, name, reps); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return os.Rename(tmp, path)
+}

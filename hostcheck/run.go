@@ -1,0 +1,174 @@
+package hostcheck
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/vtpmctl/vtpmctl/nova"
+)
+
+// Options are `host check`'s inputs. Every path is read below Root.
+type Options struct {
+	Root        string
+	NovaConf    []string // default /etc/nova/nova.conf (+ nova-compute.conf if present)
+	NovaConfDir string
+	QemuConf    string // default /etc/libvirt/qemu.conf
+	StateDir    string // default /var/lib/libvirt/swtpm (Nova's VTPM_DIR)
+	LibvirtURI  string // default from [libvirt] connection_uri, else qemu:///system
+	Release     nova.Release
+	// Hypervisor, when set, answers instead of a live libvirt connection.
+	Hypervisor Hypervisor
+	// RunVersion runs `swtpm --version` on the live system; nil under a
+	// --root (a mounted image's binaries are not run).
+	RunVersion func(bin string) (string, error)
+	Hostname   string
+}
+
+// state is what the checks share while running.
+type state struct {
+	o        Options
+	r        *Report
+	conf     *NovaConf
+	qemu     *QemuConf
+	acc      accounts
+	rel      nova.Release
+	enabled  bool
+	virtType string
+	user     string
+	group    string
+	modes    []string
+	hv       Hypervisor
+	hvErr    error
+	libV     Version
+	qemuV    Version
+	caps     *DomCaps
+	capsErr  error
+	domains  []*Domain
+	secrets  []*Secret
+}
+
+// Run performs every check. It returns an error only for input the checks
+// cannot start from: a malformed or missing config file, an unknown
+// release.
+func Run(o Options) (*Report, error) {
+	s := &state{o: o, r: &Report{Traits: []string{}, VTPMGuests: []Guest{}}}
+	if len(o.NovaConf) == 0 && o.NovaConfDir == "" {
+		o.NovaConf = []string{"/etc/nova/nova.conf"}
+		if _, err := os.Stat(under(o.Root, "/etc/nova/nova-compute.conf")); err == nil {
+			o.NovaConf = append(o.NovaConf, "/etc/nova/nova-compute.conf")
+		}
+	}
+	var err error
+	if s.conf, err = LoadNovaConf(o.Root, o.NovaConf, o.NovaConfDir); err != nil {
+		return nil, err
+	}
+	if o.QemuConf == "" {
+		o.QemuConf = "/etc/libvirt/qemu.conf"
+	}
+	if qpath := under(o.Root, o.QemuConf); fileExists(qpath) { // absent: libvirt's defaults apply
+		if s.qemu, err = LoadQemuConf(qpath); err != nil {
+			return nil, err
+		}
+	}
+	s.rel = o.Release
+	if s.rel == nova.ReleaseUnknown {
+		if s.rel, err = DetectNovaRelease(o.Root); err != nil {
+			return nil, err
+		}
+	}
+	s.o = o
+	s.r.NovaRelease = s.rel.String()
+	s.r.Host = s.conf.String("DEFAULT", "host", o.Hostname)
+	s.acc = loadAccounts(o.Root)
+	s.connect()
+	if s.hv != nil {
+		defer s.hv.Close()
+	}
+
+	for _, check := range []func(){
+		s.checkConfFiles, s.checkEnabled, s.checkVirtType, s.checkAccounts, s.checkQemuConfMatch,
+		s.checkKeyManager, s.checkSecretSecurity, s.checkBinaries, s.checkLibvirt, s.checkDomCaps,
+		s.checkSecureBoot, s.checkKeepState, s.checkStateDir, s.checkLocalCA, s.checkAppArmor,
+		s.checkGuests, s.checkHostModeSecrets, s.checkResumeOnBoot, s.checkTraits,
+	} {
+		check()
+	}
+	s.r.Finish()
+	return s.r, nil
+}
+
+func (s *state) add(id string, st Status, msg, remedy string) {
+	s.r.add(Check{ID: id, Status: st, Message: msg, Remedy: remedy})
+}
+
+var novaPkg = regexp.MustCompile(`/nova-(\d+)\.[^/]*\.(egg|dist)-info$`)
+
+// DetectNovaRelease reads the installed nova Python package's version
+// (Debian, Ubuntu, RDO, pip and kolla virtualenv layouts).
+func DetectNovaRelease(root string) (nova.Release, error) {
+	var found []string
+	for _, pat := range []string{"/usr/lib/python3*/dist-packages/nova-*-info", "/usr/lib/python3*/site-packages/nova-*-info",
+		"/usr/local/lib/python3*/*-packages/nova-*-info", "/var/lib/kolla/venv/lib/python3*/site-packages/nova-*-info",
+		"/var/lib/openstack/lib/python3*/site-packages/nova-*-info"} {
+		m, _ := filepath.Glob(under(root, pat))
+		found = append(found, m...)
+	}
+	for _, f := range found {
+		if m := novaPkg.FindStringSubmatch(f); m != nil {
+			major, _ := strconv.Atoi(m[1])
+			if r, err := nova.ParseRelease(strconv.Itoa(major)); err == nil {
+				return r, nil
+			}
+			return nova.ReleaseUnknown, fmt.Errorf("nova %d (%s) is newer than vtpmctl knows; pass --nova-release", major, f)
+		}
+	}
+	return nova.ReleaseUnknown, fmt.Errorf("no installed nova package found below %q: pass --nova-release (e.g. zed, 2024.2)", rootName(root))
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+func rootName(root string) string {
+	if root == "" {
+		return "/"
+	}
+	return root
+}
+
+// lookPath finds an executable on PATH below the root.
+func lookPath(root, name string) string {
+	path := os.Getenv("PATH")
+	if root != "" && root != "/" {
+		path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+	}
+	for _, dir := range filepath.SplitList(path) {
+		p := filepath.Join(dir, name)
+		if st, err := os.Stat(under(root, p)); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
+}
+
+// firstLine of a command's output, for versions.
+func firstLine(s string) string {
+	sc := bufio.NewScanner(strings.NewReader(s))
+	if sc.Scan() {
+		return strings.TrimSpace(sc.Text())
+	}
+	return ""
+}
+
+func sortedCopy(l []string) []string {
+	out := append([]string{}, l...)
+	sort.Strings(out)
+	return out
+}
