@@ -46,6 +46,7 @@ func (s *state) connect() {
 	if s.libV, s.qemuV, s.hvErr = s.hv.Versions(); s.hvErr != nil {
 		return
 	}
+	s.r.Facts.HypervisorHostname, _ = s.hv.Hostname()
 	virt := s.conf.String("libvirt", "virt_type", "kvm")
 	var x string
 	if x, s.capsErr = s.hv.DomainCapabilities(virt, ""); s.capsErr == nil {

@@ -16,6 +16,9 @@ type Hypervisor interface {
 	Domains() ([]string, error)
 	// Secrets returns the XML of every libvirt secret.
 	Secrets() ([]string, error)
+	// Hostname is libvirt's host name: Nova's hypervisor_hostname and the
+	// name of the host's Placement resource provider.
+	Hostname() (string, error)
 	Close() error
 }
 

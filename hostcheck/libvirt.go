@@ -70,6 +70,8 @@ func (h *LiveHypervisor) Secrets() ([]string, error) {
 	return out, nil
 }
 
+func (h *LiveHypervisor) Hostname() (string, error) { return h.conn.GetHostname() }
+
 func (h *LiveHypervisor) Close() error {
 	_, err := h.conn.Close()
 	return err

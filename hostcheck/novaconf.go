@@ -88,7 +88,7 @@ var iniErrText = regexp.MustCompile(`^(key-value delimiter not found|unclosed se
 
 // parseError turns ini's message into file:line and what was expected.
 func parseError(path string, data []byte, err error) error {
-	m := iniErrText.FindStringSubmatch(err.Error())
+	m := iniErrText.FindStringSubmatch(strings.TrimSpace(err.Error()))
 	if m == nil {
 		return &ConfError{File: path, Msg: err.Error()}
 	}

@@ -55,13 +55,14 @@ type Guest struct {
 
 // HostInfo is what the checks learned, for readers of the JSON.
 type HostInfo struct {
-	LibvirtVersion string   `json:"libvirt_version,omitempty"`
-	QEMUVersion    string   `json:"qemu_version,omitempty"`
-	SwtpmVersion   string   `json:"swtpm_version,omitempty"`
-	TPMModels      []string `json:"tpm_models,omitempty"`
-	TPMVersions    []string `json:"tpm_versions,omitempty"`
-	SecureBoot     bool     `json:"secure_boot_loader"`
-	StateDir       string   `json:"swtpm_state_dir,omitempty"`
+	HypervisorHostname string   `json:"hypervisor_hostname,omitempty"`
+	LibvirtVersion     string   `json:"libvirt_version,omitempty"`
+	QEMUVersion        string   `json:"qemu_version,omitempty"`
+	SwtpmVersion       string   `json:"swtpm_version,omitempty"`
+	TPMModels          []string `json:"tpm_models,omitempty"`
+	TPMVersions        []string `json:"tpm_versions,omitempty"`
+	SecureBoot         bool     `json:"secure_boot_loader"`
+	StateDir           string   `json:"swtpm_state_dir,omitempty"`
 }
 
 // Summary counts statuses.
