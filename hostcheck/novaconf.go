@@ -76,9 +76,12 @@ func (c *NovaConf) load(root, name string) error {
 			c.values[name] = map[string]confValue{}
 		}
 		for _, k := range sec.Keys() {
-			vals := k.ValueWithShadows()
+			v := k.Value()
+			if vals := k.ValueWithShadows(); len(vals) > 0 { // ini gives none for an empty value
+				v = vals[len(vals)-1]
+			}
 			key := strings.ReplaceAll(k.Name(), "-", "_")
-			c.values[name][key] = confValue{value: vals[len(vals)-1], file: path, line: lineOf(data, name, k.Name())}
+			c.values[name][key] = confValue{value: v, file: path, line: lineOf(data, name, k.Name())}
 		}
 	}
 	return nil
