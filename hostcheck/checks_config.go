@@ -30,6 +30,21 @@ func (s *state) checkEnabled() {
 		"set [libvirt] swtpm_enabled = True and restart nova-compute")
 }
 
+// checkDriver: only the libvirt driver emulates a TPM.
+func (s *state) checkDriver() {
+	d := s.conf.String("DEFAULT", "compute_driver", "")
+	s.libvirtDriver = d == "" || d == "libvirt.LibvirtDriver" || strings.HasSuffix(d, ".LibvirtDriver")
+	if s.libvirtDriver {
+		s.add("COMPUTE-DRIVER", Pass, "compute_driver = libvirt.LibvirtDriver", "")
+		return
+	}
+	st := Warn
+	if s.enabled {
+		st = Fail
+	}
+	s.add("COMPUTE-DRIVER", st, fmt.Sprintf("compute_driver = %s: only the libvirt driver emulates a TPM; Nova reports no TPM trait here", d), "use libvirt.LibvirtDriver for vTPM hosts")
+}
+
 // checkVirtType: LibvirtDriver._check_vtpm_support, first test.
 func (s *state) checkVirtType() {
 	s.virtType = s.conf.String("libvirt", "virt_type", "kvm")

@@ -423,7 +423,10 @@ func (s *state) checkTraits() {
 		s.add("TRAITS", Skip, "Nova 2024.2+ derives TPM traits from domain capabilities, which libvirt did not give", "")
 		return
 	}
-	s.r.Traits = sortedCopy(ExpectedTraits(s.rel, s.enabled, s.caps, s.modes, s.r.Facts.SecureBoot))
+	s.r.Traits = []string{}
+	if s.libvirtDriver {
+		s.r.Traits = sortedCopy(ExpectedTraits(s.rel, s.enabled, s.caps, s.modes, s.r.Facts.SecureBoot))
+	}
 	tpm := 0
 	for _, t := range s.r.Traits {
 		if strings.HasPrefix(t, "COMPUTE_SECURITY_TPM_") {

@@ -4,9 +4,12 @@
 package hostcheck
 
 import (
+	"bytes"
+	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strings"
 )
@@ -176,4 +179,22 @@ func sanitize(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// ReadReport reads one `host check -f json` file.
+func ReadReport(path string) (Report, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Report{}, err
+	}
+	var r Report
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&r); err != nil {
+		return Report{}, fmt.Errorf("%s: not a host check JSON report: %v", path, err)
+	}
+	if r.Host == "" || r.Checks == nil {
+		return Report{}, fmt.Errorf("%s: not a host check JSON report (no host or checks)", path)
+	}
+	r.Finish()
+	return r, nil
 }

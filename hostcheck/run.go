@@ -32,25 +32,26 @@ type Options struct {
 
 // state is what the checks share while running.
 type state struct {
-	o        Options
-	r        *Report
-	conf     *NovaConf
-	qemu     *QemuConf
-	acc      accounts
-	rel      nova.Release
-	enabled  bool
-	virtType string
-	user     string
-	group    string
-	modes    []string
-	hv       Hypervisor
-	hvErr    error
-	libV     Version
-	qemuV    Version
-	caps     *DomCaps
-	capsErr  error
-	domains  []*Domain
-	secrets  []*Secret
+	o             Options
+	r             *Report
+	conf          *NovaConf
+	qemu          *QemuConf
+	acc           accounts
+	rel           nova.Release
+	enabled       bool
+	libvirtDriver bool
+	virtType      string
+	user          string
+	group         string
+	modes         []string
+	hv            Hypervisor
+	hvErr         error
+	libV          Version
+	qemuV         Version
+	caps          *DomCaps
+	capsErr       error
+	domains       []*Domain
+	secrets       []*Secret
 }
 
 // Run performs every check. It returns an error only for input the checks
@@ -92,7 +93,7 @@ func Run(o Options) (*Report, error) {
 	}
 
 	for _, check := range []func(){
-		s.checkConfFiles, s.checkEnabled, s.checkVirtType, s.checkAccounts, s.checkQemuConfMatch,
+		s.checkConfFiles, s.checkEnabled, s.checkDriver, s.checkVirtType, s.checkAccounts, s.checkQemuConfMatch,
 		s.checkKeyManager, s.checkSecretSecurity, s.checkBinaries, s.checkLibvirt, s.checkDomCaps,
 		s.checkSecureBoot, s.checkKeepState, s.checkStateDir, s.checkLocalCA, s.checkAppArmor,
 		s.checkGuests, s.checkHostModeSecrets, s.checkResumeOnBoot, s.checkTraits,

@@ -107,6 +107,7 @@ EXAMPLES:
 			newImageCommand(g, streams),
 			newFlavorCommand(g, streams),
 			newHostCommand(g, streams),
+			newHostsCommand(g, streams),
 		},
 	}
 	for _, c := range root.Commands {

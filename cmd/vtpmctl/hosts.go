@@ -1,0 +1,203 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/vtpmctl/vtpmctl/hostcheck"
+	"github.com/vtpmctl/vtpmctl/internal/output"
+	"github.com/vtpmctl/vtpmctl/nova"
+)
+
+type hostsOptions struct {
+	IO      *IOStreams
+	Global  *globalOptions
+	Reports []string // report files (hosts report) or a dir (hosts audit)
+	Dir     string
+	Release string
+	JUnit   string
+}
+
+func newHostsCommand(g *globalOptions, streams *IOStreams) *cli.Command {
+	audit := &hostsOptions{IO: streams, Global: g}
+	report := &hostsOptions{IO: streams, Global: g}
+	return &cli.Command{
+		Name:   "hosts",
+		Usage:  "the fleet: audit every compute host's traits, or merge host check reports",
+		Action: groupAction,
+		Commands: []*cli.Command{{
+			Name:  "audit",
+			Usage: "every nova-compute and its Placement traits against what its Nova release requires",
+			Description: commandHelp(`
+Needs admin credentials. Reads every hypervisor (state, status) in one list and
+the TPM traits of every resource provider with one Placement list per trait.
+For each host: can the scheduler of this release place a TPM 2.0 / CRB /
+host-mode guest there, are traits stale (Nova never removes
+SECRET_SECURITY_* traits), is the host down or disabled. --host-reports DIR
+merges 'host check -f json' files (matched by hypervisor hostname or host) to
+flag drift between a host's configuration and what Placement says.`, []string{
+				"vtpmctl --os-cloud prod hosts audit",
+				"vtpmctl --os-cloud prod hosts audit --host-reports ./reports --junit fleet.xml",
+				"vtpmctl --os-cloud prod hosts audit -f json -c summary",
+			}, auditExit),
+			Flags: []cli.Flag{
+				&cli.StringFlag{Name: "host-reports", Usage: "`DIR` of host check JSON reports (*.json)", Destination: &audit.Dir},
+				&cli.StringFlag{Name: "nova-release", Usage: "Nova `RELEASE` of the scheduler (default: detected)", Destination: &audit.Release},
+				&cli.StringFlag{Name: "junit", Usage: "also write JUnit XML to `FILE`", Destination: &audit.JUnit},
+			},
+			Action: func(ctx context.Context, cmd *cli.Command) error {
+				if err := noArgs(cmd); err != nil {
+					return err
+				}
+				return runHostsAudit(ctx, audit)
+			},
+		}, {
+			Name: "report", ArgsUsage: "FILE…", Usage: "merge host check JSON reports into one fleet view",
+			Description: commandHelp(`Reads the JSON that 'host check -f json' wrote on each host and prints one row
+per host: its release, pass/warn/fail/skip counts, failing checks, traits.`, []string{
+				"vtpmctl hosts report reports/*.json",
+				"vtpmctl hosts report reports/*.json --junit fleet.xml -f json",
+			}, auditExit),
+			Flags: []cli.Flag{&cli.StringFlag{Name: "junit", Usage: "also write JUnit XML to `FILE`", Destination: &report.JUnit}},
+			Action: func(ctx context.Context, cmd *cli.Command) error {
+				report.Reports = cmd.Args().Slice()
+				if len(report.Reports) == 0 {
+					return usagef("hosts report: name at least one report FILE")
+				}
+				return runHostsReport(report)
+			},
+		}},
+	}
+}
+
+func readReports(paths []string) ([]hostcheck.Report, error) {
+	var out []hostcheck.Report
+	for _, p := range paths {
+		r, err := hostcheck.ReadReport(p)
+		if err != nil {
+			return nil, usagef("%v", err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func runHostsReport(o *hostsOptions) error {
+	reps, err := readReports(o.Reports)
+	if err != nil {
+		return err
+	}
+	var recs []output.Record
+	failing := 0
+	for _, r := range reps {
+		var failed []string
+		for _, c := range r.Checks {
+			if c.Status == hostcheck.Fail {
+				failed = append(failed, c.ID)
+			}
+		}
+		if len(failed) > 0 {
+			failing++
+		}
+		recs = append(recs, output.Record{{Name: "host", Value: r.Host}, {Name: "nova_release", Value: r.NovaRelease},
+			{Name: "pass", Value: r.Summary.Pass}, {Name: "warn", Value: r.Summary.Warn}, {Name: "fail", Value: r.Summary.Fail},
+			{Name: "skip", Value: r.Summary.Skip}, {Name: "failed_checks", Value: failed}, {Name: "vtpm_guests", Value: len(r.VTPMGuests)},
+			{Name: "traits", Value: r.Traits}})
+	}
+	if err := output.PrintList(o.IO.Out, o.Global.Output, []string{"host", "nova_release", "pass", "warn", "fail", "skip", "failed_checks", "vtpm_guests", "traits"}, recs); err != nil {
+		return err
+	}
+	if err := writeJUnit(o.JUnit, "vtpmctl hosts report", reps); err != nil {
+		return err
+	}
+	if failing > 0 {
+		return &reportedError{code: exitFailed, msg: fmt.Sprintf("%d of %d host(s) have failing checks", failing, len(reps))}
+	}
+	return nil
+}
+
+func runHostsAudit(ctx context.Context, o *hostsOptions) error {
+	reports := map[string]hostcheck.Report{}
+	if o.Dir != "" {
+		files, err := filepath.Glob(filepath.Join(o.Dir, "*.json"))
+		if err != nil || len(files) == 0 {
+			return usagef("--host-reports %s: no *.json report in it", o.Dir)
+		}
+		reps, err := readReports(files)
+		if err != nil {
+			return err
+		}
+		for _, r := range reps {
+			if hn := r.Facts.HypervisorHostname; hn != "" {
+				reports[hn] = r
+			}
+			reports[r.Host] = r
+		}
+	}
+	sess, err := o.Global.connect(ctx)
+	if err != nil {
+		return err
+	}
+	compute, err := sess.Compute()
+	if err != nil {
+		return err
+	}
+	placement, err := sess.Placement()
+	if err != nil {
+		return err
+	}
+	var rel nova.Release
+	if o.Release != "" {
+		if rel, err = nova.ParseRelease(o.Release); err != nil {
+			return usagef("--nova-release: %v", err)
+		}
+	} else if rel, err = nova.CloudRelease(ctx, compute); err != nil {
+		return err
+	}
+	hosts, err := hostcheck.ListFleet(ctx, compute, placement)
+	if err != nil {
+		return err
+	}
+	reps, sum := hostcheck.AuditFleet(rel, hosts, reports)
+	if err := printFleet(o.IO, o.Global, rel, hosts, reps, sum); err != nil {
+		return err
+	}
+	if err := writeJUnit(o.JUnit, "vtpmctl hosts audit", reps); err != nil {
+		return err
+	}
+	if sum.Failing > 0 {
+		return &reportedError{code: exitFailed, msg: fmt.Sprintf("%d of %d host(s) have failing checks", sum.Failing, sum.Hosts)}
+	}
+	return nil
+}
+
+func printFleet(io *IOStreams, g *globalOptions, rel nova.Release, hosts []hostcheck.FleetHost, reps []hostcheck.Report, sum hostcheck.FleetSummary) error {
+	var recs []output.Record
+	for i, h := range hosts {
+		var findings []string
+		for _, c := range reps[i].Checks {
+			if c.Status != hostcheck.Pass {
+				findings = append(findings, fmt.Sprintf("%s %s: %s", c.Status, c.ID, c.Message))
+			}
+		}
+		capab := hostcheck.CapabilityOf(rel, h.Traits)
+		recs = append(recs, output.Record{{Name: "host", Value: h.Host}, {Name: "hypervisor", Value: h.Hypervisor},
+			{Name: "state", Value: h.State + "/" + h.Status}, {Name: "tpm_2_0", Value: capab.TPM20}, {Name: "crb", Value: capab.CRB},
+			{Name: "host_mode", Value: capab.HostMode}, {Name: "traits", Value: h.Traits}, {Name: "findings", Value: findings}})
+	}
+	if g.Output.Format == "json" || g.Output.Format == "yaml" {
+		return output.PrintRecord(io.Out, g.Output, output.Record{{Name: "nova_release", Value: rel.String()},
+			{Name: "summary", Value: sum}, {Name: "hosts", Value: hosts}, {Name: "reports", Value: reps}})
+	}
+	if err := output.PrintList(io.Out, g.Output, []string{"host", "hypervisor", "state", "tpm_2_0", "crb", "host_mode", "traits", "findings"}, recs); err != nil {
+		return err
+	}
+	if g.Output.Format != "value" {
+		fmt.Fprintf(io.Out, "%d host(s), %d up and enabled; can take TPM 2.0: %d, CRB: %d, host mode: %d; failing: %d (scheduler: Nova %s)\n",
+			sum.Hosts, sum.Usable, sum.TPM20, sum.CRB, sum.HostMode, sum.Failing, rel)
+	}
+	return nil
+}

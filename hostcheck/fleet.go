@@ -1,0 +1,258 @@
+package hostcheck
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/hypervisors"
+	"github.com/gophercloud/gophercloud/v2/openstack/placement/v1/resourceproviders"
+	"github.com/gophercloud/gophercloud/v2/pagination"
+
+	"github.com/vtpmctl/vtpmctl/nova"
+)
+
+// FleetHost is one compute node as the APIs see it.
+type FleetHost struct {
+	Host       string   `json:"host"`       // nova-compute service host
+	Hypervisor string   `json:"hypervisor"` // hypervisor_hostname = resource provider name
+	RPUUID     string   `json:"resource_provider"`
+	State      string   `json:"state"`  // up, down
+	Status     string   `json:"status"` // enabled, disabled
+	Traits     []string `json:"traits"` // TPM and secure boot traits in Placement
+}
+
+// TPMTraits are the traits the fleet audit reads from Placement.
+var TPMTraits = []string{
+	"COMPUTE_SECURITY_TPM_1_2", "COMPUTE_SECURITY_TPM_2_0", "COMPUTE_SECURITY_TPM_TIS", "COMPUTE_SECURITY_TPM_CRB",
+	"COMPUTE_SECURITY_TPM_SECRET_SECURITY_USER", "COMPUTE_SECURITY_TPM_SECRET_SECURITY_HOST",
+	"COMPUTE_SECURITY_TPM_SECRET_SECURITY_DEPLOYMENT", "COMPUTE_SECURITY_UEFI_SECURE_BOOT",
+}
+
+// ListFleet reads every hypervisor (one paginated list; compute >= 2.53 so
+// IDs are the resource provider UUIDs) and the TPM traits of every
+// provider with one `required=` list per trait, not one GET per provider.
+// compute must be an admin's; placement needs microversion >= 1.18.
+func ListFleet(ctx context.Context, compute, placement *gophercloud.ServiceClient) ([]FleetHost, error) {
+	c := *compute
+	c.Microversion = "2.53"
+	var hosts []FleetHost
+	err := hypervisors.List(&c, hypervisors.ListOpts{}).EachPage(ctx, func(_ context.Context, p pagination.Page) (bool, error) {
+		l, err := hypervisors.ExtractHypervisors(p)
+		for _, h := range l {
+			hosts = append(hosts, FleetHost{Host: h.Service.Host, Hypervisor: h.HypervisorHostname, RPUUID: h.ID, State: h.State, Status: h.Status, Traits: []string{}})
+		}
+		return true, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing hypervisors (needs admin): %w", err)
+	}
+	pl := *placement
+	pl.Microversion = "1.18"
+	byRP := map[string]*FleetHost{}
+	for i := range hosts {
+		byRP[hosts[i].RPUUID] = &hosts[i]
+	}
+	for _, trait := range TPMTraits {
+		pages, err := resourceproviders.List(&pl, resourceproviders.ListOpts{Required: trait}).AllPages(ctx)
+		if gophercloud.ResponseCodeIs(err, http.StatusBadRequest) {
+			continue // "No such trait": an older os-traits; no provider can have it
+		}
+		if err != nil {
+			return nil, fmt.Errorf("listing resource providers with %s: %w", trait, err)
+		}
+		rps, err := resourceproviders.ExtractResourceProviders(pages)
+		if err != nil {
+			return nil, err
+		}
+		for _, rp := range rps {
+			if h := byRP[rp.UUID]; h != nil {
+				h.Traits = append(h.Traits, trait)
+			}
+		}
+	}
+	for i := range hosts {
+		sort.Strings(hosts[i].Traits)
+	}
+	sort.Slice(hosts, func(i, j int) bool { return hosts[i].Host < hosts[j].Host })
+	return hosts, nil
+}
+
+// Capability says which guests the scheduler of a release can place on a
+// host with these traits.
+type Capability struct {
+	TPM20    bool `json:"tpm_2_0"`   // a default 2.0 (TIS) guest
+	CRB      bool `json:"crb"`       // a 2.0 CRB guest
+	HostMode bool `json:"host_mode"` // a 2.0 host-mode guest (2026.1+)
+}
+
+// CapabilityOf applies the release's required traits to a host's traits.
+func CapabilityOf(rel nova.Release, traits []string) Capability {
+	can := func(model, mode string) bool {
+		for _, t := range nova.RequiredTraits(rel, "2.0", model, mode) {
+			if !contains(traits, t) {
+				return false
+			}
+		}
+		return true
+	}
+	mode := ""
+	if rel.HasSecretSecurity() {
+		mode = "user"
+	}
+	c := Capability{TPM20: can("tpm-tis", mode), CRB: can("tpm-crb", mode)}
+	if rel.HasSecretSecurity() {
+		c.HostMode = can("tpm-tis", "host") || can("tpm-crb", "host")
+	}
+	return c
+}
+
+// FleetSummary counts the hosts that are up, enabled and able.
+type FleetSummary struct {
+	Hosts    int `json:"hosts"`
+	Usable   int `json:"up_and_enabled"`
+	TPM20    int `json:"can_take_tpm_2_0"`
+	CRB      int `json:"can_take_crb"`
+	HostMode int `json:"can_take_host_mode"`
+	Failing  int `json:"hosts_failing"`
+}
+
+// AuditFleet checks each host's Placement traits against what its Nova
+// release requires and, where a `host check` report exists for the host,
+// against what its configuration makes Nova report.
+func AuditFleet(rel nova.Release, hosts []FleetHost, reports map[string]Report) ([]Report, FleetSummary) {
+	var out []Report
+	sum := FleetSummary{Hosts: len(hosts)}
+	for _, h := range hosts {
+		r := Report{Host: h.Host, NovaRelease: rel.String(), Traits: h.Traits, VTPMGuests: []Guest{}, Facts: HostInfo{HypervisorHostname: h.Hypervisor}}
+		usable := h.State == "up" && h.Status == "enabled"
+		if usable {
+			sum.Usable++
+			r.add(Check{ID: "SERVICE", Status: Pass, Message: "nova-compute is up and enabled"})
+		} else {
+			r.add(Check{ID: "SERVICE", Status: Warn, Message: fmt.Sprintf("nova-compute is %s and %s: it takes no new guests, and its vTPM guests cannot be evacuated", h.State, h.Status),
+				Remedy: "bring the service back; vTPM guests on a dead host wait for that host"})
+		}
+		capab := CapabilityOf(rel, h.Traits)
+		r.add(capabilityCheck(rel, h, capab))
+		if c, ok := staleTraits(rel, h); ok {
+			r.add(c)
+		}
+		if rep, ok := reports[h.Hypervisor]; ok {
+			r.add(driftCheck(h, rep))
+		} else if rep, ok := reports[h.Host]; ok {
+			r.add(driftCheck(h, rep))
+		} else if len(reports) > 0 {
+			r.add(Check{ID: "CONFIG-DRIFT", Status: Warn, Message: "no host check report for this host", Remedy: "run vtpmctl host check -f json on it"})
+		}
+		r.Finish()
+		if usable {
+			sum.TPM20 += b2i(capab.TPM20)
+			sum.CRB += b2i(capab.CRB)
+			sum.HostMode += b2i(capab.HostMode)
+		}
+		if r.Failed() {
+			sum.Failing++
+		}
+		out = append(out, r)
+	}
+	return out, sum
+}
+
+func capabilityCheck(rel nova.Release, h FleetHost, c Capability) Check {
+	if c.TPM20 || c.CRB {
+		var can []string
+		if c.TPM20 {
+			can = append(can, "TPM 2.0 (TIS)")
+		}
+		if c.CRB {
+			can = append(can, "TPM 2.0 (CRB)")
+		}
+		if c.HostMode {
+			can = append(can, "host mode")
+		}
+		return Check{ID: "TRAITS", Status: Pass, Message: "the " + rel.String() + " scheduler can place here: " + strings.Join(can, ", ")}
+	}
+	anyTPM := false
+	for _, t := range h.Traits {
+		anyTPM = anyTPM || strings.HasPrefix(t, "COMPUTE_SECURITY_TPM_")
+	}
+	if !anyTPM {
+		return Check{ID: "TRAITS", Status: Warn, Message: "not a vTPM host: no TPM trait in Placement",
+			Remedy: "if it should take vTPM guests, run vtpmctl host check on it"}
+	}
+	need := nova.RequiredTraits(rel, "2.0", "tpm-tis", map[bool]string{true: "user"}[rel.HasSecretSecurity()])
+	var missing []string
+	for _, t := range need {
+		if !contains(h.Traits, t) {
+			missing = append(missing, t)
+		}
+	}
+	return Check{ID: "TRAITS", Status: Fail, Message: fmt.Sprintf("no vTPM guest can be scheduled here on %s: missing %s", rel, strings.Join(missing, " ")),
+		Remedy: "run vtpmctl host check on it; enable swtpm, or upgrade nova-compute to the scheduler's release"}
+}
+
+// staleTraits: Nova removes stale version/model traits but only ever adds
+// SECRET_SECURITY_* ones (driver.py update_provider_tree).
+func staleTraits(rel nova.Release, h FleetHost) (Check, bool) {
+	hasVersion := contains(h.Traits, "COMPUTE_SECURITY_TPM_2_0") || contains(h.Traits, "COMPUTE_SECURITY_TPM_1_2")
+	var sec []string
+	for _, t := range h.Traits {
+		if strings.HasPrefix(t, "COMPUTE_SECURITY_TPM_SECRET_SECURITY_") {
+			sec = append(sec, t)
+		}
+	}
+	switch {
+	case len(sec) > 0 && !hasVersion:
+		return Check{ID: "STALE-TRAITS", Status: Fail, Message: "secret security traits without any TPM version trait: swtpm was turned off and Nova never removes " + strings.Join(sec, " "),
+			Remedy: "openstack resource provider trait set without them (or re-enable swtpm)"}, true
+	case len(sec) > 0 && !rel.HasSecretSecurity():
+		return Check{ID: "STALE-TRAITS", Status: Warn, Message: strings.Join(sec, " ") + " on a " + rel.String() + " cloud, which has no secret security modes"}, true
+	case rel >= nova.Dalmatian && hasVersion && !contains(h.Traits, "COMPUTE_SECURITY_TPM_TIS") && !contains(h.Traits, "COMPUTE_SECURITY_TPM_CRB"):
+		return Check{ID: "STALE-TRAITS", Status: Fail, Message: "TPM version traits without a model trait: this nova-compute is older than 2024.2 (or its traits are stale); the " + rel.String() + " scheduler will not place vTPM guests here",
+			Remedy: "upgrade nova-compute on this host"}, true
+	}
+	return Check{}, false
+}
+
+// driftCheck compares Placement with what the host's own configuration
+// makes Nova report (from `host check`).
+func driftCheck(h FleetHost, rep Report) Check {
+	var missing, extra []string
+	for _, t := range rep.Traits {
+		if !contains(h.Traits, t) {
+			missing = append(missing, t)
+		}
+	}
+	for _, t := range h.Traits {
+		if !contains(rep.Traits, t) {
+			extra = append(extra, t)
+		}
+	}
+	if len(missing) == 0 && len(extra) == 0 {
+		msg := "Placement matches the host's configuration"
+		if rep.Failed() {
+			return Check{ID: "CONFIG-DRIFT", Status: Fail, Message: msg + fmt.Sprintf(", but host check found %d failing check(s)", rep.Summary.Fail), Remedy: "see that host's report"}
+		}
+		return Check{ID: "CONFIG-DRIFT", Status: Pass, Message: msg}
+	}
+	var parts []string
+	if len(missing) > 0 {
+		parts = append(parts, "config says Nova reports "+strings.Join(missing, " ")+" but Placement lacks it")
+	}
+	if len(extra) > 0 {
+		parts = append(parts, "Placement has "+strings.Join(extra, " ")+" that the config does not give")
+	}
+	return Check{ID: "CONFIG-DRIFT", Status: Fail, Message: strings.Join(parts, "; "),
+		Remedy: "restart nova-compute after a config change; remove stale traits by hand"}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
