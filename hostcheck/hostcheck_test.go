@@ -221,7 +221,9 @@ func TestFailingHosts(t *testing.T) {
 			tr.write("/etc/nova/nova.conf", novaConfOK+"[key_manager]\nbackend = castellan.tests.unit.key_manager.mock_key_manager.MockKeyManager\n")
 		},
 			"KEY-MANAGER", Warn, "would not be kept in Barbican"},
-		{"not the libvirt driver", func(tr *tree) { tr.write("/etc/nova/nova.conf", strings.Replace(novaConfOK, "[DEFAULT]\n", "[DEFAULT]\ncompute_driver = fake.FakeDriver\n", 1)) },
+		{"not the libvirt driver", func(tr *tree) {
+			tr.write("/etc/nova/nova.conf", strings.Replace(novaConfOK, "[DEFAULT]\n", "[DEFAULT]\ncompute_driver = fake.FakeDriver\n", 1))
+		},
 			"COMPUTE-DRIVER", Fail, "only the libvirt driver emulates a TPM"},
 		{"bad boolean", func(tr *tree) {
 			tr.write("/etc/nova/nova.conf", strings.Replace(novaConfOK, "swtpm_enabled = True", "swtpm_enabled = maybe", 1))
