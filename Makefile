@@ -9,14 +9,14 @@ FUZZTIME   ?= 10s
 DEVCLOUD_DIR ?= /var/tmp/vtpmctl-devcloud
 export DEVCLOUD_DIR
 
-.PHONY: build test unit lint fuzz bench integration demo devcloud-up devcloud-down devcloud-wipe devcloud-status clean
+.PHONY: build test unit lint fuzz bench examples-check integration demo devcloud-up devcloud-down devcloud-wipe devcloud-status clean
 
 build:
 	$(GO) build -tags '$(TAGS)' -o bin/vtpmctl ./cmd/vtpmctl
 
 ## test: everything CI runs: lint, unit tests, a short fuzz of every parser,
 ## then the local cloud and the integration tests against it.
-test: lint unit fuzz integration
+test: lint unit fuzz examples-check integration
 
 # Every go test run closes with "tests: N passed, N failed, N skipped".
 GOTEST = set -o pipefail; $(GO) test -json
@@ -45,6 +45,13 @@ fuzz:
 bench: devcloud-up build
 	$(GO) test -tags '$(TAGS)' -run '^$$' -bench . -benchmem ./...
 	bash bench/vs_openstack.sh
+
+## examples-check: ansible-playbook --syntax-check of the fleet playbook
+## (installs Debian's ansible-core once, as root).
+examples-check:
+	@command -v ansible-playbook > /dev/null || { apt-get -o DPkg::Lock::Timeout=900 update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends ansible-core > /dev/null; }
+	ANSIBLE_LOCALHOST_WARNING=false ansible-playbook --syntax-check -i examples/ansible/inventory.ini examples/ansible/host-audit.yml
 
 ## integration: needs the local cloud (started here; root for the first apt).
 integration: devcloud-up
