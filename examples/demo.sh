@@ -23,6 +23,7 @@ cleanup() {
 }
 trap cleanup EXIT
 cleanup
+mkdir -p /tmp/vtpmctl-reports
 
 say "1. Offline: would Nova give this pair a vTPM? (no cloud needed)"
 note "image asks for TPM 2.0, flavor asks for the CRB model: Nova merges the keys one by one"
@@ -77,5 +78,21 @@ virsh -c "$LIBVIRT_URI" dumpxml "$SID" | sed -n '/<tpm /,/<\/tpm>/p'
 note "the domain has <tpm model='tpm-crb'> with an emulator backend version 2.0 and an encryption secret"
 run openstack --os-cloud devcloud-demo secret list --name "vTPM secret for instance $SID" -c Name -c 'Secret type' -f table
 note "its passphrase is a Barbican secret owned by the user who booted it (demo)"
+
+say "7. Compliance: audit this compute host (no cloud credentials needed)"
+run $V host check --nova-conf "$DEVCLOUD_DIR/etc/nova/nova-cpu.conf" --qemu-conf "$DEVCLOUD_DIR/etc/libvirt/qemu.conf" \
+  --swtpm-state-dir "$DEVCLOUD_DIR/data/libvirt/lib/swtpm" --junit /tmp/vtpmctl-host.xml -f value -c id -c status
+note "the running vTPM guest is found, its state dir and encryption secret checked; KEEP-TPM-STATE warns:"
+note "Zed wipes vTPM state on stop/start (bug 2118888) — escrow BitLocker keys on such clouds"
+$V host check --nova-conf "$DEVCLOUD_DIR/etc/nova/nova-cpu.conf" --qemu-conf "$DEVCLOUD_DIR/etc/libvirt/qemu.conf" \
+  --swtpm-state-dir "$DEVCLOUD_DIR/data/libvirt/lib/swtpm" -f json > /tmp/vtpmctl-reports/devcloud.json || true
+
+say "8. The fleet: every compute's Placement traits against what the scheduler needs"
+set +e
+run $V --os-cloud devcloud-admin hosts audit --host-reports /tmp/vtpmctl-reports
+note "exit status $?: the fake-driver compute is not a vTPM host (a warning); the libvirt one matches its config"
+run $V --os-cloud devcloud-admin hosts audit --nova-release 2024.2 -f value -c host -c tpm_2_0
+note "after an upgrade of the scheduler to 2024.2 these Zed computes would take no vTPM guest: model traits missing"
+set -e
 
 say "Done. Cleaning up the demo objects."
