@@ -5,7 +5,8 @@ Creates the service project and one service user per service (role admin
 on 'service'), the catalog on 127.0.0.1, and the test principals:
   project demo : demo  (member + creator)  demo2 (member only)
   project other: other (member + creator)
-The admin user comes from keystone-manage bootstrap.
+The admin user comes from keystone-manage bootstrap; it also gets admin on
+demo, other and service, as an auditor account would.
 """
 import os
 
@@ -53,6 +54,13 @@ roles = {r: find_or_create('roles', 'role', r, {'name': r})['id']
 projects = {p: find_or_create('projects', 'project', p,
                               {'name': p, 'domain_id': 'default'})['id']
             for p in ('service', 'demo', 'other')}
+
+# The admin also holds admin in every project, as an auditor account would:
+# Barbican lists only the token's project's secrets, and Zed's (legacy)
+# Barbican policy lets admin, creator or observer list them, not member.
+admin_id = get('/users', name='admin')['users'][0]['id']
+for p in ('demo', 'other', 'service'):
+    grant(projects[p], admin_id, roles['admin'])
 
 for name, project, extra in (('demo', 'demo', ['creator']),
                              ('demo2', 'demo', []),

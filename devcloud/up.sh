@@ -86,10 +86,10 @@ stage_keystone() {
   uwsgi_app keystone 5000 /usr/bin/keystone-wsgi-public
   start_bg keystone env OS_KEYSTONE_CONFIG_DIR="$E/keystone" "${UWSGI[@]}"
   wait_http "$KS/v3"
-  if [ ! -f "$D/keystone/.catalog" ]; then
+  if [ ! -f "$D/keystone/.catalog-v3" ]; then
     log "keystone catalog, projects and users"
     KS=$KS REGION=$REGION ADMIN_PASS=$ADMIN_PASS SVC_PASS=$SVC_PASS /usr/bin/python3 "$HERE/keystone_setup.py" >> "$L/keystone-setup.log" 2>&1
-    touch "$D/keystone/.catalog"
+    touch "$D/keystone/.catalog-v3"
   fi
   render clouds.yaml.in > "$B/clouds.yaml"
 }

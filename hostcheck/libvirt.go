@@ -1,3 +1,5 @@
+//go:build libvirt_dlopen
+
 package hostcheck
 
 import (

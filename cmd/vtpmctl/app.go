@@ -108,6 +108,7 @@ EXAMPLES:
 			newFlavorCommand(g, streams),
 			newHostCommand(g, streams),
 			newHostsCommand(g, streams),
+			newSecretsCommand(g, streams),
 		},
 	}
 	for _, c := range root.Commands {

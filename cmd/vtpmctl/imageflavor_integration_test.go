@@ -32,9 +32,13 @@ type writeCounter struct {
 	next   http.RoundTripper
 	mu     sync.Mutex
 	writes []string
+	all    []string // every request that left, for "never sent" proofs
 }
 
 func (w *writeCounter) RoundTrip(r *http.Request) (*http.Response, error) {
+	w.mu.Lock()
+	w.all = append(w.all, r.Method+" "+r.URL.Path)
+	w.mu.Unlock()
 	if r.Method != http.MethodGet && r.Method != http.MethodHead && !strings.HasSuffix(r.URL.Path, "/auth/tokens") {
 		w.mu.Lock()
 		w.writes = append(w.writes, r.Method+" "+r.URL.Path)
@@ -43,12 +47,12 @@ func (w *writeCounter) RoundTrip(r *http.Request) (*http.Response, error) {
 	return w.next.RoundTrip(r)
 }
 
-func (w *writeCounter) take() []string {
+func (w *writeCounter) take() (writes, all []string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	out := w.writes
-	w.writes = nil
-	return out
+	writes, all = w.writes, w.all
+	w.writes, w.all = nil, nil
+	return writes, all
 }
 
 // harness runs commands the way main does, with a counting transport.
@@ -79,7 +83,7 @@ type result struct {
 	stderr   string
 	rows     []map[string]string
 	writes   []string
-	errLines []string
+	requests []string
 }
 
 func (h *harness) run(f func(io *IOStreams) error) result {
@@ -88,7 +92,7 @@ func (h *harness) run(f func(io *IOStreams) error) result {
 	code := exitCode(f(io), &errb)
 	r := result{code: code, stdout: out.String(), stderr: errb.String()}
 	if h.counter != nil {
-		r.writes = h.counter.take()
+		r.writes, r.requests = h.counter.take()
 	}
 	json.Unmarshal(out.Bytes(), &r.rows)
 	return r

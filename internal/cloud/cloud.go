@@ -19,6 +19,7 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/tokens"
 	"github.com/gophercloud/utils/v2/openstack/clientconfig"
 )
 
@@ -240,4 +241,47 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// ForProject authenticates again with the same credentials, scoped to
+// another project, over the same HTTP client (so guards and the debug log
+// apply): Barbican only lists the token's own project's secrets.
+func (s *Session) ForProject(ctx context.Context, projectID string) (*Session, error) {
+	ao, err := clientconfig.AuthOptions(s.clientOpt)
+	if err != nil {
+		return nil, err
+	}
+	if ao.ApplicationCredentialID != "" || ao.ApplicationCredentialName != "" {
+		return nil, fmt.Errorf("application credentials are bound to one project and cannot be rescoped")
+	}
+	ao.AllowReauth = true
+	ao.TenantID, ao.TenantName = "", ""
+	ao.Scope = &gophercloud.AuthScope{ProjectID: projectID}
+	pc, err := openstack.NewClient(ao.IdentityEndpoint)
+	if err != nil {
+		return nil, err
+	}
+	pc.HTTPClient = s.Provider.HTTPClient
+	if err := openstack.Authenticate(ctx, pc, *ao); err != nil {
+		return nil, Friendly(err)
+	}
+	return &Session{Provider: pc, Endpoint: s.Endpoint, CloudName: s.CloudName, clientOpt: s.clientOpt, opts: s.opts}, nil
+}
+
+// TokenProject returns the ID of the project the session's token is
+// scoped to, and whether the token carries the admin role.
+func (s *Session) TokenProject() (projectID string, admin bool, err error) {
+	res, ok := s.Provider.GetAuthResult().(tokens.CreateResult)
+	if !ok {
+		return "", false, fmt.Errorf("not a Keystone v3 token")
+	}
+	p, err := res.ExtractProject()
+	if err != nil || p == nil {
+		return "", false, fmt.Errorf("the token is not scoped to a project")
+	}
+	roles, _ := res.ExtractRoles()
+	for _, r := range roles {
+		admin = admin || r.Name == "admin"
+	}
+	return p.ID, admin, nil
 }

@@ -1,0 +1,348 @@
+// Package barbican audits the Barbican secret behind every vTPM guest:
+// it exists, exactly once, in the right project, owned by the right
+// principal who is still valid, not expiring, not private to its owner —
+// and finds the secrets whose guest is gone. It never reads a payload.
+package barbican
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/vtpmctl/vtpmctl/nova"
+)
+
+// NamePrefix is how Nova names every vTPM secret (nova/crypto.py).
+const NamePrefix = "vTPM secret for instance "
+
+// Guest is a server Nova gives a vTPM.
+type Guest struct {
+	ServerID  string `json:"server_id"`
+	Name      string `json:"name"`
+	ProjectID string `json:"project_id"`
+	UserID    string `json:"user_id"`
+	Status    string `json:"status"`
+	Host      string `json:"host,omitempty"`
+	Version   string `json:"version"`
+	Model     string `json:"model"`
+	Mode      string `json:"mode"` // user, host, deployment
+}
+
+// Secret is a vTPM secret's metadata.
+type Secret struct {
+	ID         string     `json:"id"`
+	Ref        string     `json:"secret_ref"`
+	InstanceID string     `json:"instance_id"`
+	ProjectID  string     `json:"project_id"`
+	CreatorID  string     `json:"creator_id"`
+	Type       string     `json:"secret_type"`
+	Status     string     `json:"status"`
+	Created    time.Time  `json:"created"`
+	Expiration *time.Time `json:"expiration,omitempty"`
+	// ProjectAccess is the ACL's project-access; nil when not read.
+	ProjectAccess *bool `json:"project_access,omitempty"`
+}
+
+// User is a Keystone user as the audit knows it.
+type User struct {
+	ID, Name string
+	Exists   bool
+	Enabled  bool
+	Unknown  string // why it could not be looked up ("" when it was)
+}
+
+// Facts is everything the audit gathered from the clouds' APIs.
+type Facts struct {
+	Release nova.Release
+	Guests  []Guest
+	Secrets []Secret
+	// Audited lists the projects whose secrets were listed; NotAuditable
+	// those that could not be, with the reason.
+	Audited      map[string]bool
+	NotAuditable map[string]string
+	// CompleteServers: the server list covers every project (all_tenants),
+	// so a secret whose instance is absent really is an orphan.
+	CompleteServers bool
+	ServiceUserID   string // Nova's service user, for deployment mode
+	ServiceProject  string
+	Users           map[string]User
+	// Roles holds, per project, the users with any role there; a project
+	// missing from it could not be read.
+	Roles        map[string]map[string]bool
+	ProjectNames map[string]string
+}
+
+// Finding is one check of one guest.
+type Finding struct {
+	Check   string `json:"check"`
+	Status  string `json:"status"` // pass, warn, fail, skip
+	Message string `json:"message"`
+	Remedy  string `json:"remedy,omitempty"`
+}
+
+// GuestResult is a guest, its secret and the findings.
+type GuestResult struct {
+	Guest
+	SecretID   string    `json:"secret_id,omitempty"`
+	Findings   []Finding `json:"findings"`
+	Cannot     []string  `json:"cannot"`
+	Operations []string  `json:"operational_notes"`
+}
+
+// Failed says whether any check failed.
+func (g GuestResult) Failed() bool {
+	for _, f := range g.Findings {
+		if f.Status == "fail" {
+			return true
+		}
+	}
+	return false
+}
+
+// Orphan is a vTPM secret whose guest is gone, or one of several for a guest.
+type Orphan struct {
+	Secret
+	Reason string        `json:"reason"`
+	Age    time.Duration `json:"-"`
+	AgeStr string        `json:"age"`
+}
+
+// Summary is the machine-readable last line.
+type Summary struct {
+	Guests       int `json:"guests"`
+	Secrets      int `json:"secrets"`
+	OK           int `json:"ok"`
+	Failed       int `json:"failed"`
+	Orphans      int `json:"orphans"`
+	NotAuditable int `json:"not_auditable"`
+}
+
+// Result is the whole audit.
+type Result struct {
+	Guests       []GuestResult     `json:"guests"`
+	Orphans      []Orphan          `json:"orphans"`
+	NotAuditable map[string]string `json:"not_auditable"`
+	Summary      Summary           `json:"summary"`
+}
+
+// Audit matches guests and secrets. It is pure: every API answer is in f.
+func Audit(f Facts, now time.Time) Result {
+	byInstance := map[string][]Secret{}
+	for _, s := range f.Secrets {
+		byInstance[s.InstanceID] = append(byInstance[s.InstanceID], s)
+	}
+	res := Result{NotAuditable: map[string]string{}, Guests: []GuestResult{}, Orphans: []Orphan{}}
+	for p, why := range f.NotAuditable {
+		res.NotAuditable[p] = why
+	}
+	known := map[string]bool{}
+	for _, g := range f.Guests {
+		known[g.ServerID] = true
+		gr := auditGuest(f, g, byInstance[g.ServerID], now)
+		res.Guests = append(res.Guests, gr)
+		switch {
+		case gr.Failed():
+			res.Summary.Failed++
+		case gr.Findings[0].Status == "skip":
+		default:
+			res.Summary.OK++
+		}
+	}
+	for id, secs := range byInstance {
+		switch {
+		case !known[id] && f.CompleteServers:
+			for _, s := range secs {
+				res.Orphans = append(res.Orphans, orphan(s, "instance "+id+" no longer exists", now))
+			}
+		case known[id] && len(secs) > 1:
+			for _, s := range secs {
+				res.Orphans = append(res.Orphans, orphan(s, fmt.Sprintf("duplicate: %d secrets for instance %s; Nova uses only the one in the domain's <encryption secret>", len(secs), id), now))
+			}
+		}
+	}
+	sort.Slice(res.Orphans, func(i, j int) bool { return res.Orphans[i].Created.Before(res.Orphans[j].Created) })
+	res.Summary.Guests, res.Summary.Secrets, res.Summary.Orphans = len(f.Guests), len(f.Secrets), len(res.Orphans)
+	res.Summary.NotAuditable = len(f.NotAuditable)
+	return res
+}
+
+func orphan(s Secret, why string, now time.Time) Orphan {
+	age := now.Sub(s.Created)
+	return Orphan{Secret: s, Reason: why, Age: age, AgeStr: humanAge(age)}
+}
+
+// expectedProject is where Nova stores the guest's secret: the booting
+// user's project, or the service project in deployment mode.
+func expectedProject(f Facts, g Guest) string {
+	if g.Mode == "deployment" {
+		return f.ServiceProject
+	}
+	return g.ProjectID
+}
+
+func auditGuest(f Facts, g Guest, secs []Secret, now time.Time) GuestResult {
+	gr := GuestResult{Guest: g, Cannot: cannot(f.Release, g.Mode), Operations: operations(f.Release, g.Mode)}
+	add := func(check, status, msg, remedy string) {
+		gr.Findings = append(gr.Findings, Finding{check, status, msg, remedy})
+	}
+	want := expectedProject(f, g)
+	if want == "" || !f.Audited[want] {
+		why := f.NotAuditable[want]
+		if why == "" {
+			why = "its project was not audited (use --all-projects or --project)"
+			if g.Mode == "deployment" {
+				why = "deployment mode: the secret is in Nova's service project, which was not audited"
+			}
+		}
+		add("PROJECT", "skip", "not auditable: "+why, "")
+		return gr
+	}
+	var inProject, elsewhere []Secret
+	for _, s := range secs {
+		if s.ProjectID == want {
+			inProject = append(inProject, s)
+		} else {
+			elsewhere = append(elsewhere, s)
+		}
+	}
+	switch {
+	case len(inProject) == 0 && len(elsewhere) > 0:
+		s := elsewhere[0]
+		gr.SecretID = s.ID
+		add("SECRET-PROJECT", "fail", fmt.Sprintf("the secret lives in project %s, not in the guest's project %s (created by %s, e.g. an admin who resized the guest)",
+			f.name(s.ProjectID), f.name(want), f.userName(s.CreatorID)), "only principals of that project can restart or move the guest; re-create access with an ACL, or have the owner resize")
+		return gr
+	case len(inProject) == 0:
+		add("SECRET-EXISTS", "fail", fmt.Sprintf("no %q in project %s: the guest will not start again (Nova: \"Your vTPM is likely to be unrecoverable.\")", NamePrefix+g.ServerID, f.name(want)),
+			"keep the guest running; restore the secret from a Barbican backup before it stops")
+		return gr
+	case len(inProject) > 1:
+		add("SECRET-UNIQUE", "fail", fmt.Sprintf("%d secrets for this guest in project %s; only one is in use", len(inProject), f.name(want)), "find the one in the domain's <encryption secret> (virsh dumpxml) and delete the others")
+	default:
+		add("SECRET-EXISTS", "pass", "secret "+inProject[0].ID, "")
+	}
+	s := inProject[0]
+	gr.SecretID = s.ID
+	owner := g.UserID
+	if g.Mode == "deployment" {
+		owner = f.ServiceUserID
+	}
+	switch {
+	case owner == "":
+		add("SECRET-OWNER", "skip", "Nova's service user is unknown (pass --nova-service-user)", "")
+	case s.CreatorID != owner:
+		add("SECRET-OWNER", "fail", fmt.Sprintf("owned by %s, not by %s (%s)", f.userName(s.CreatorID), f.userName(owner), ownerRole(g.Mode)),
+			"the owner resizes the guest, or grant the right users read access with a Barbican ACL")
+	default:
+		add("SECRET-OWNER", "pass", "created by "+f.userName(owner), "")
+	}
+	switch {
+	case s.Type != "passphrase" || s.Status != "ACTIVE":
+		add("SECRET-STATE", "fail", fmt.Sprintf("type %s, status %s: Nova stores an ACTIVE passphrase", s.Type, s.Status), "")
+	case s.Expiration != nil:
+		add("SECRET-STATE", "fail", fmt.Sprintf("expires %s (in %s): then Barbican stops returning it and the guest will not start again", s.Expiration.Format(time.RFC3339), humanAge(s.Expiration.Sub(now))),
+			"Barbican cannot clear an expiration: keep the guest running and migrate its data to a new vTPM guest before then")
+	default:
+		add("SECRET-STATE", "pass", "ACTIVE passphrase, no expiration", "")
+	}
+	add(ownerValidity(f, s.CreatorID, want))
+	switch {
+	case s.ProjectAccess == nil:
+		add("SECRET-ACL", "skip", "ACL not read", "")
+	case !*s.ProjectAccess:
+		add("SECRET-ACL", "warn", "project-access=false: only the owner (and project admins or ACL users) can restart, resize or move this guest", "openstack acl delete <secret> to restore project access, or add the operators to the read ACL")
+	default:
+		add("SECRET-ACL", "pass", "project members can read it (default ACL)", "")
+	}
+	return gr
+}
+
+func ownerRole(mode string) string {
+	if mode == "deployment" {
+		return "deployment mode: Nova's service user"
+	}
+	return "the guest's user"
+}
+
+func ownerValidity(f Facts, creator, project string) (string, string, string, string) {
+	u, ok := f.Users[creator]
+	switch {
+	case !ok || u.Unknown != "":
+		why := "not looked up"
+		if ok {
+			why = u.Unknown
+		}
+		return "OWNER-VALID", "skip", "owner " + creator + ": " + why, ""
+	case !u.Exists:
+		return "OWNER-VALID", "fail", "owner " + creator + " no longer exists in Keystone: nobody can create a new token as the owner", "give the guest's operators an ACL on the secret (openstack acl user add) before anything restarts it"
+	case !u.Enabled:
+		return "OWNER-VALID", "fail", "owner " + f.userName(creator) + " is disabled", "re-enable the user, or add an ACL for the operators"
+	}
+	roles, known := f.Roles[project]
+	switch {
+	case !known:
+		return "OWNER-VALID", "skip", "owner " + f.userName(creator) + " exists and is enabled; role assignments in the project could not be read", ""
+	case !roles[creator]:
+		return "OWNER-VALID", "fail", "owner " + f.userName(creator) + " has no role in project " + f.name(project) + " any more", "grant a role back, or add an ACL for the operators"
+	}
+	return "OWNER-VALID", "pass", "owner " + f.userName(creator) + " exists, is enabled, has a role in the project", ""
+}
+
+// cannot lists what Nova refuses for the guest (reference §3.3).
+func cannot(rel nova.Release, mode string) []string {
+	var out []string
+	for _, op := range nova.UnsupportedOperations(rel, mode) {
+		if op.Name != "resize-across-deployment" {
+			out = append(out, op.Name)
+		}
+	}
+	return out
+}
+
+func operations(rel nova.Release, mode string) []string {
+	var out []string
+	if mode != "host" {
+		out = append(out, "does not resume by itself after a host reboot (no user token to fetch the secret)")
+	}
+	if mode == "user" {
+		out = append(out, "an admin who is not in the project cannot hard-reboot or cold-migrate it")
+	}
+	out = append(out, "snapshots and backups carry no TPM state: a rebuild or restore gets a blank vTPM (BitLocker recovery)")
+	return out
+}
+
+func (f Facts) name(project string) string {
+	if n := f.ProjectNames[project]; n != "" {
+		return n + " (" + project + ")"
+	}
+	return project
+}
+
+func (f Facts) userName(id string) string {
+	if u, ok := f.Users[id]; ok && u.Name != "" {
+		return u.Name + " (" + id + ")"
+	}
+	return id
+}
+
+func humanAge(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "-" + humanAge(-d)
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}
+
+// InstanceOf returns the instance UUID of a Nova vTPM secret name.
+func InstanceOf(name string) (string, bool) {
+	if !strings.HasPrefix(name, NamePrefix) {
+		return "", false
+	}
+	id := strings.TrimPrefix(name, NamePrefix)
+	return id, id != ""
+}

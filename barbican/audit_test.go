@@ -1,0 +1,128 @@
+package barbican
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vtpmctl/vtpmctl/nova"
+)
+
+var now = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+
+func baseFacts() Facts {
+	yes := true
+	return Facts{
+		Release: nova.Zed,
+		Guests:  []Guest{{ServerID: "srv1", Name: "win1", ProjectID: "p1", UserID: "alice", Mode: "user", Version: "2.0", Model: "tpm-crb"}},
+		Secrets: []Secret{{ID: "s1", Ref: "http://kms/v1/secrets/s1", InstanceID: "srv1", ProjectID: "p1", CreatorID: "alice", Type: "passphrase", Status: "ACTIVE",
+			Created: now.Add(-48 * time.Hour), ProjectAccess: &yes}},
+		Audited:         map[string]bool{"p1": true},
+		NotAuditable:    map[string]string{},
+		CompleteServers: true,
+		Users:           map[string]User{"alice": {ID: "alice", Name: "alice", Exists: true, Enabled: true}, "admin": {ID: "admin", Name: "admin", Exists: true, Enabled: true}},
+		Roles:           map[string]map[string]bool{"p1": {"alice": true}},
+	}
+}
+
+func finding(r Result, check string) Finding {
+	for _, f := range r.Guests[0].Findings {
+		if f.Check == check {
+			return f
+		}
+	}
+	return Finding{Check: check, Status: "absent"}
+}
+
+func TestAudit(t *testing.T) {
+	no := false
+	exp := now.Add(30 * 24 * time.Hour)
+	cases := []struct {
+		name   string
+		mutate func(f *Facts)
+		check  string
+		status string
+		msg    string
+	}{
+		{"healthy", func(f *Facts) {}, "OWNER-VALID", "pass", "exists, is enabled"},
+		{"secret missing", func(f *Facts) { f.Secrets = nil }, "SECRET-EXISTS", "fail", "will not start again"},
+		{"duplicate", func(f *Facts) { s := f.Secrets[0]; s.ID = "s2"; f.Secrets = append(f.Secrets, s) }, "SECRET-UNIQUE", "fail", "2 secrets"},
+		{"in the admin's project after a resize", func(f *Facts) {
+			f.Secrets[0].ProjectID, f.Secrets[0].CreatorID = "padmin", "admin"
+			f.Audited["padmin"] = true
+		}, "SECRET-PROJECT", "fail", "lives in project padmin"},
+		{"owned by someone else", func(f *Facts) { f.Secrets[0].CreatorID = "admin" }, "SECRET-OWNER", "fail", "owned by admin (admin), not by alice (alice)"},
+		{"expiring", func(f *Facts) { f.Secrets[0].Expiration = &exp }, "SECRET-STATE", "fail", "expires 2026-12-29"},
+		{"wrong type", func(f *Facts) { f.Secrets[0].Type = "opaque" }, "SECRET-STATE", "fail", "type opaque"},
+		{"owner deleted", func(f *Facts) { f.Users["alice"] = User{ID: "alice"} }, "OWNER-VALID", "fail", "no longer exists"},
+		{"owner disabled", func(f *Facts) { f.Users["alice"] = User{ID: "alice", Name: "alice", Exists: true} }, "OWNER-VALID", "fail", "is disabled"},
+		{"owner lost her role", func(f *Facts) { f.Roles["p1"] = map[string]bool{} }, "OWNER-VALID", "fail", "no role in project p1"},
+		{"roles unreadable", func(f *Facts) { delete(f.Roles, "p1") }, "OWNER-VALID", "skip", "could not be read"},
+		{"users unreadable", func(f *Facts) { f.Users["alice"] = User{ID: "alice", Unknown: "no permission"} }, "OWNER-VALID", "skip", "no permission"},
+		{"private ACL", func(f *Facts) { f.Secrets[0].ProjectAccess = &no }, "SECRET-ACL", "warn", "project-access=false"},
+		{"ACL not read", func(f *Facts) { f.Secrets[0].ProjectAccess = nil }, "SECRET-ACL", "skip", "not read"},
+		{"project not auditable", func(f *Facts) { f.Audited = map[string]bool{}; f.NotAuditable["p1"] = "403" }, "PROJECT", "skip", "not auditable: 403"},
+		{"deployment mode: Nova's service user owns it", func(f *Facts) {
+			f.Release, f.Guests[0].Mode, f.ServiceUserID, f.ServiceProject = nova.Gazpacho, "deployment", "nova", "svc"
+			f.Secrets[0].ProjectID, f.Secrets[0].CreatorID = "svc", "nova"
+			f.Audited["svc"] = true
+			f.Users["nova"] = User{ID: "nova", Name: "nova", Exists: true, Enabled: true}
+			f.Roles["svc"] = map[string]bool{"nova": true}
+		}, "SECRET-OWNER", "pass", "created by nova"},
+		{"deployment mode, service project not audited", func(f *Facts) { f.Release, f.Guests[0].Mode = nova.Gazpacho, "deployment" }, "PROJECT", "skip", "Nova's service project"},
+	}
+	for _, c := range cases {
+		f := baseFacts()
+		c.mutate(&f)
+		r := Audit(f, now)
+		got := finding(r, c.check)
+		if got.Status != c.status || !strings.Contains(got.Message, c.msg) {
+			t.Errorf("%s: %s %s %q, want %s containing %q", c.name, c.check, got.Status, got.Message, c.status, c.msg)
+		}
+		if got.Status == "fail" && (r.Summary.Failed != 1 || got.Remedy == "" && c.check != "SECRET-STATE") {
+			t.Errorf("%s: summary %+v remedy %q", c.name, r.Summary, got.Remedy)
+		}
+	}
+}
+
+func TestOrphans(t *testing.T) {
+	f := baseFacts()
+	f.Secrets = append(f.Secrets, Secret{ID: "s9", InstanceID: "gone", ProjectID: "p1", CreatorID: "alice", Created: now.Add(-90 * 24 * time.Hour)})
+	r := Audit(f, now)
+	if len(r.Orphans) != 1 || r.Orphans[0].ID != "s9" || r.Orphans[0].AgeStr != "90d" || !strings.Contains(r.Orphans[0].Reason, "no longer exists") {
+		t.Errorf("orphans %+v", r.Orphans)
+	}
+	// Without every project's servers, an unknown instance may live elsewhere.
+	f.CompleteServers = false
+	if r := Audit(f, now); len(r.Orphans) != 0 {
+		t.Errorf("incomplete server list must not claim orphans: %+v", r.Orphans)
+	}
+}
+
+func TestOperationalFacts(t *testing.T) {
+	f := baseFacts()
+	f.Release, f.Guests[0].Mode = nova.Gazpacho, "host"
+	g := Audit(f, now).Guests[0]
+	if strings.Contains(strings.Join(g.Cannot, " "), "live-migration") || !strings.Contains(strings.Join(g.Cannot, " "), "evacuate") {
+		t.Errorf("host mode on 2026.1 live-migrates but never evacuates: %v", g.Cannot)
+	}
+	if strings.Contains(strings.Join(g.Operations, " "), "host reboot") {
+		t.Errorf("host mode resumes after a host reboot: %v", g.Operations)
+	}
+	f.Guests[0].Mode = "user"
+	g = Audit(f, now).Guests[0]
+	if !strings.Contains(strings.Join(g.Operations, " "), "does not resume") || !strings.Contains(strings.Join(g.Operations, " "), "snapshots and backups carry no TPM state") {
+		t.Errorf("user mode facts: %v", g.Operations)
+	}
+}
+
+func TestInstanceOf(t *testing.T) {
+	if id, ok := InstanceOf("vTPM secret for instance abc"); !ok || id != "abc" {
+		t.Error(id, ok)
+	}
+	for _, bad := range []string{"vTPM secret for instance ", "vTPMXsecret for instance abc", "other"} {
+		if _, ok := InstanceOf(bad); ok {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}

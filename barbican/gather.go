@@ -1,0 +1,290 @@
+package barbican
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/roles"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
+	"github.com/gophercloud/gophercloud/v2/openstack/keymanager/v1/acls"
+	"github.com/gophercloud/gophercloud/v2/openstack/keymanager/v1/secrets"
+	"github.com/gophercloud/gophercloud/v2/pagination"
+
+	"github.com/vtpmctl/vtpmctl/internal/parallel"
+	"github.com/vtpmctl/vtpmctl/nova"
+)
+
+// Sources are the clients and choices of one audit.
+type Sources struct {
+	Compute  *gophercloud.ServiceClient // the caller's
+	Image    *gophercloud.ServiceClient
+	Identity *gophercloud.ServiceClient
+	// KeyManager returns a Barbican client scoped to a project: Barbican
+	// lists only the token's own project's secrets.
+	KeyManager func(ctx context.Context, projectID string) (*gophercloud.ServiceClient, error)
+	Release    nova.Release
+	AllTenants bool     // list every project's servers (admin)
+	Projects   []string // project IDs whose secrets are audited
+	ReadACLs   bool
+	Limit      int // concurrent projects/lookups
+	// ServiceUserID/ServiceProject: Nova's service user for deployment mode.
+	ServiceUserID, ServiceProject string
+}
+
+// ServerMicroversion embeds each server's flavor with its extra specs
+// (2.47): no flavor GET per server.
+const ServerMicroversion = "2.47"
+
+// Gather asks the APIs, page by page, and returns the facts to audit.
+func Gather(ctx context.Context, src Sources) (Facts, error) {
+	f := Facts{Release: src.Release, Audited: map[string]bool{}, NotAuditable: map[string]string{}, CompleteServers: src.AllTenants,
+		ServiceUserID: src.ServiceUserID, ServiceProject: src.ServiceProject, Users: map[string]User{}, Roles: map[string]map[string]bool{},
+		ProjectNames: map[string]string{}}
+	guests, err := ListVTPMGuests(ctx, src.Compute, src.Image, src.Release, src.AllTenants)
+	if err != nil {
+		return f, err
+	}
+	f.Guests = guests
+	if src.Identity != nil {
+		f.ProjectNames = projectNames(ctx, src.Identity)
+	}
+
+	var mu sync.Mutex
+	parallel.Do(ctx, len(src.Projects), src.Limit, func(ctx context.Context, i int) error {
+		p := src.Projects[i]
+		secs, err := projectSecrets(ctx, src, p)
+		var roleSet map[string]bool
+		if err == nil && src.Identity != nil {
+			roleSet, _ = projectMembers(ctx, src.Identity, p)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			f.NotAuditable[p] = err.Error()
+			return nil
+		}
+		f.Audited[p] = true
+		f.Secrets = append(f.Secrets, secs...)
+		if roleSet != nil {
+			f.Roles[p] = roleSet
+		}
+		return nil
+	})
+
+	ids := map[string]bool{}
+	for _, s := range f.Secrets {
+		ids[s.CreatorID] = true
+	}
+	for _, g := range f.Guests {
+		ids[g.UserID] = true
+	}
+	f.Users = lookupUsers(ctx, src.Identity, ids, src.Limit)
+	return f, nil
+}
+
+// ListVTPMGuests lists servers in pages of 1000 and keeps those Nova gives
+// a vTPM, by the flavor embedded in each server and one image list.
+func ListVTPMGuests(ctx context.Context, compute, glance *gophercloud.ServiceClient, rel nova.Release, allTenants bool) ([]Guest, error) {
+	c := *compute
+	c.Microversion = ServerMicroversion
+	var srvs []servers.Server
+	err := servers.List(&c, servers.ListOpts{AllTenants: allTenants, Limit: 1000}).EachPage(ctx, func(_ context.Context, p pagination.Page) (bool, error) {
+		l, err := servers.ExtractServers(p)
+		srvs = append(srvs, l...)
+		return true, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing servers: %w", err)
+	}
+	imgs := map[string]nova.Image{}
+	if glance != nil {
+		all, err := nova.ListImages(ctx, glance, nova.ImageListOpts{})
+		if err != nil {
+			return nil, fmt.Errorf("listing images: %w", err)
+		}
+		for _, i := range all {
+			imgs[i.ID] = i.Image
+		}
+	}
+	var out []Guest
+	for _, s := range srvs {
+		fl := nova.Flavor{Name: str(s.Flavor["original_name"]), ExtraSpecs: map[string]string{}}
+		if es, ok := s.Flavor["extra_specs"].(map[string]any); ok {
+			for k, v := range es {
+				fl.ExtraSpecs[k] = str(v)
+			}
+		}
+		img := imgs[str(s.Image["id"])]
+		d := nova.Decide(fl, img, rel)
+		if !d.VTPM {
+			continue
+		}
+		mode := d.SecretSecurity
+		if mode == "" {
+			mode = "user" // every guest before 2026.1 behaves as user mode
+		}
+		out = append(out, Guest{ServerID: s.ID, Name: s.Name, ProjectID: s.TenantID, UserID: s.UserID, Status: s.Status,
+			Host: s.Host, Version: d.Version, Model: d.Model, Mode: mode})
+	}
+	return out, nil
+}
+
+// projectSecrets lists a project's vTPM secrets, 100 a page, by name.
+func projectSecrets(ctx context.Context, src Sources, project string) ([]Secret, error) {
+	km, err := src.KeyManager(ctx, project)
+	if err != nil {
+		if strings.Contains(err.Error(), "HTTP 401") {
+			return nil, fmt.Errorf("Keystone will not scope a token to it (401): the caller has no role in the project")
+		}
+		return nil, fmt.Errorf("cannot get a token for the project: %v", oneLine(err))
+	}
+	var out []Secret
+	err = secrets.List(km, secrets.ListOpts{Name: NamePrefix + "%", Limit: 100}).EachPage(ctx, func(_ context.Context, p pagination.Page) (bool, error) {
+		l, err := secrets.ExtractSecrets(p)
+		for _, s := range l {
+			inst, ok := InstanceOf(s.Name)
+			if !ok {
+				continue // LIKE's _ matches any character; keep exact names only
+			}
+			sec := Secret{ID: refID(s.SecretRef), Ref: s.SecretRef, InstanceID: inst, ProjectID: project, CreatorID: s.CreatorID,
+				Type: s.SecretType, Status: s.Status, Created: s.Created}
+			if !s.Expiration.IsZero() {
+				e := s.Expiration
+				sec.Expiration = &e
+			}
+			out = append(out, sec)
+		}
+		return true, err
+	})
+	if gophercloud.ResponseCodeIs(err, http.StatusForbidden) {
+		return nil, fmt.Errorf("Barbican refuses to list its secrets (403): the caller needs a role there that may list secrets (member on Barbican 2024.1+; admin, creator or observer with the legacy policy)")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("listing secrets: %v", oneLine(err))
+	}
+	if src.ReadACLs {
+		errs := parallel.Do(ctx, len(out), src.Limit, func(ctx context.Context, i int) error {
+			acl, err := acls.GetSecretACL(ctx, km, out[i].ID).Extract()
+			if err != nil {
+				return err
+			}
+			pa := true // no ACL row: Barbican forces project access on
+			if r, ok := (*acl)["read"]; ok {
+				pa = r.ProjectAccess
+			}
+			out[i].ProjectAccess = &pa
+			return nil
+		})
+		if err := errors.Join(errs...); err != nil {
+			return nil, fmt.Errorf("reading secret ACLs: %v", oneLine(err))
+		}
+	}
+	return out, nil
+}
+
+// lookupUsers reads each distinct user once.
+func lookupUsers(ctx context.Context, ks *gophercloud.ServiceClient, ids map[string]bool, limit int) map[string]User {
+	list := make([]string, 0, len(ids))
+	for id := range ids {
+		if id != "" {
+			list = append(list, id)
+		}
+	}
+	found := make([]User, len(list))
+	parallel.Do(ctx, len(list), limit, func(ctx context.Context, i int) error {
+		u := User{ID: list[i]}
+		switch {
+		case ks == nil:
+			u.Unknown = "no identity endpoint"
+		default:
+			ku, err := users.Get(ctx, ks, list[i]).Extract()
+			switch {
+			case err == nil:
+				u.Exists, u.Enabled, u.Name = true, ku.Enabled, ku.Name
+			case gophercloud.ResponseCodeIs(err, http.StatusNotFound):
+			case gophercloud.ResponseCodeIs(err, http.StatusForbidden):
+				u.Unknown = "no permission to read Keystone users (needs admin or reader)"
+			default:
+				u.Unknown = oneLine(err)
+			}
+		}
+		found[i] = u
+		return nil
+	})
+	out := make(map[string]User, len(found))
+	for _, u := range found {
+		out[u.ID] = u
+	}
+	return out
+}
+
+// projectMembers is the set of users with any role (groups included) in a
+// project: one request per project, not one per user.
+func projectMembers(ctx context.Context, ks *gophercloud.ServiceClient, project string) (map[string]bool, error) {
+	eff := true
+	out := map[string]bool{}
+	err := roles.ListAssignments(ks, roles.ListAssignmentsOpts{ScopeProjectID: project, Effective: &eff}).EachPage(ctx, func(_ context.Context, p pagination.Page) (bool, error) {
+		l, err := roles.ExtractRoleAssignments(p)
+		for _, a := range l {
+			out[a.User.ID] = true
+		}
+		return true, err
+	})
+	return out, err
+}
+
+func projectNames(ctx context.Context, ks *gophercloud.ServiceClient) map[string]string {
+	out := map[string]string{}
+	pages, err := projects.List(ks, projects.ListOpts{}).AllPages(ctx)
+	if err != nil {
+		return out
+	}
+	ps, _ := projects.ExtractProjects(pages)
+	for _, p := range ps {
+		out[p.ID] = p.Name
+	}
+	return out
+}
+
+// AllProjectIDs lists every project (admin).
+func AllProjectIDs(ctx context.Context, ks *gophercloud.ServiceClient) ([]string, error) {
+	pages, err := projects.List(ks, projects.ListOpts{}).AllPages(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("listing projects (needs admin): %w", err)
+	}
+	ps, err := projects.ExtractProjects(pages)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(ps))
+	for i, p := range ps {
+		ids[i] = p.ID
+	}
+	return ids, nil
+}
+
+func refID(ref string) string {
+	if i := strings.LastIndex(ref, "/"); i >= 0 {
+		return ref[i+1:]
+	}
+	return ref
+}
+
+func str(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case nil:
+		return ""
+	}
+	return fmt.Sprint(v)
+}
+
+func oneLine(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }

@@ -1,0 +1,323 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/urfave/cli/v3"
+
+	"github.com/vtpmctl/vtpmctl/barbican"
+	"github.com/vtpmctl/vtpmctl/hostcheck"
+	"github.com/vtpmctl/vtpmctl/internal/cloud"
+	"github.com/vtpmctl/vtpmctl/internal/output"
+	"github.com/vtpmctl/vtpmctl/nova"
+)
+
+type secretsAuditOptions struct {
+	IO     *IOStreams
+	Global *globalOptions
+
+	Projects       []string
+	AllProjects    bool
+	IncludeOrphans bool
+	CleanupPlan    bool
+	NoACLs         bool
+	Concurrency    int
+	Release        string
+	ServiceUser    string
+	ServiceProject string
+	JUnit          string
+}
+
+func newSecretsCommand(g *globalOptions, streams *IOStreams) *cli.Command {
+	o := &secretsAuditOptions{IO: streams, Global: g}
+	return &cli.Command{
+		Name:   "secrets",
+		Usage:  "audit the Barbican secret behind every vTPM guest",
+		Action: groupAction,
+		Commands: []*cli.Command{{
+			Name:  "audit",
+			Usage: "does every vTPM guest have exactly one valid secret, owned right — and which secrets are orphans?",
+			Description: commandHelp(`
+A vTPM guest's TPM state is encrypted with a passphrase Nova keeps in Barbican
+as "vTPM secret for instance <uuid>", created with the token of whoever booted
+(or resized) the server. If that secret is gone, expiring, owned by someone
+else or private to an owner who has left, the guest will not start again, an
+admin cannot move it, and its BitLocker keys are as good as lost.
+
+For each vTPM guest (servers listed in pages of 1000 with their flavor's extra
+specs; image properties from one image list; Nova's rules decide):
+  SECRET-EXISTS   the secret is in the guest's project (deployment mode: Nova's service project)
+  SECRET-UNIQUE   exactly one
+  SECRET-PROJECT  not in some other project (an admin's resize puts it there)
+  SECRET-OWNER    creator is the server's user (deployment mode: Nova's service user)
+  SECRET-STATE    ACTIVE passphrase without expiration
+  OWNER-VALID     the creator still exists, is enabled, has a role in the project
+  SECRET-ACL      project-access is not turned off
+and the guest's operational facts: what Nova refuses for it, whether it
+resumes after a host reboot, that snapshots carry no TPM state.
+
+Barbican lists only the token's own project: each project is audited with a
+token scoped to it, from the same clouds.yaml credentials. A project the
+caller cannot list is reported as not auditable, with the reason. Orphans are
+vTPM secrets whose instance no longer exists, and duplicates. Nothing is
+deleted: --cleanup-plan prints the delete commands instead of the report.
+No request for a secret's payload can leave vtpmctl.`, []string{
+				"vtpmctl --os-cloud prod secrets audit",
+				"vtpmctl --os-cloud prod secrets audit --all-projects --include-orphans --junit vtpm-secrets.xml",
+				"vtpmctl --os-cloud prod secrets audit --project windows-team -f json",
+				"vtpmctl --os-cloud prod secrets audit --all-projects --cleanup-plan > cleanup.sh",
+			}, `EXIT STATUS:
+   0  every audited guest passed (warnings allowed), no project was left unaudited,
+      and with --include-orphans there is no orphan
+   1  a guest failed a check, a project was not auditable, or (--include-orphans) an orphan exists
+   2  usage or configuration error`),
+			Flags: []cli.Flag{
+				&cli.StringSliceFlag{Name: "project", Usage: "audit `PROJECT` (name or ID; repeatable); default: the token's project", Destination: &o.Projects},
+				&cli.BoolFlag{Name: "all-projects", Usage: "audit every project (admin)", Destination: &o.AllProjects},
+				&cli.BoolFlag{Name: "include-orphans", Usage: "list orphan and duplicate secrets, and fail on them", Destination: &o.IncludeOrphans},
+				&cli.BoolFlag{Name: "cleanup-plan", Usage: "print the delete commands for orphans (deletes nothing)", Destination: &o.CleanupPlan},
+				&cli.BoolFlag{Name: "no-acls", Usage: "do not read each secret's ACL (one request per secret)", Destination: &o.NoACLs},
+				&cli.IntFlag{Name: "concurrency", Usage: "`N` projects and lookups at once", Value: 8, Destination: &o.Concurrency},
+				&cli.StringFlag{Name: "nova-release", Usage: "Nova `RELEASE` (default: detected)", Destination: &o.Release},
+				&cli.StringFlag{Name: "nova-service-user", Usage: "Nova's service `USER_ID` (owner of deployment-mode secrets)", Destination: &o.ServiceUser},
+				&cli.StringFlag{Name: "nova-service-project", Usage: "`PROJECT` of Nova's service user (name or ID)", Value: "service", Destination: &o.ServiceProject},
+				&cli.StringFlag{Name: "junit", Usage: "also write JUnit XML to `FILE`", Destination: &o.JUnit},
+			},
+			Action: func(ctx context.Context, cmd *cli.Command) error {
+				if err := noArgs(cmd); err != nil {
+					return err
+				}
+				return runSecretsAudit(ctx, o)
+			},
+		}},
+	}
+}
+
+func runSecretsAudit(ctx context.Context, o *secretsAuditOptions) error {
+	if o.AllProjects && len(o.Projects) > 0 {
+		return usagef("secrets audit: --project and --all-projects exclude each other")
+	}
+	if o.Concurrency < 1 || o.Concurrency > 64 {
+		return usagef("--concurrency must be between 1 and 64")
+	}
+	// The guard goes under every other layer of this audit's HTTP client.
+	prev := o.Global.Cloud.WrapTransport
+	o.Global.Cloud.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+		if prev != nil {
+			rt = prev(rt)
+		}
+		return barbican.RefusePayload(rt)
+	}
+	sess, err := o.Global.connect(ctx)
+	if err != nil {
+		return err
+	}
+	compute, err := sess.Compute()
+	if err != nil {
+		return err
+	}
+	glance, err := sess.Image()
+	if err != nil {
+		return err
+	}
+	ks, err := sess.Identity()
+	if err != nil {
+		ks = nil
+	}
+	own, admin, err := sess.TokenProject()
+	if err != nil {
+		return err
+	}
+	var rel nova.Release
+	if o.Release != "" {
+		if rel, err = nova.ParseRelease(o.Release); err != nil {
+			return usagef("--nova-release: %v", err)
+		}
+	} else if rel, err = nova.CloudRelease(ctx, compute); err != nil {
+		return err
+	}
+	projects := []string{own}
+	switch {
+	case o.AllProjects:
+		if ks == nil {
+			return fmt.Errorf("--all-projects needs the identity service")
+		}
+		if projects, err = barbican.AllProjectIDs(ctx, ks); err != nil {
+			return err
+		}
+	case len(o.Projects) > 0:
+		if projects, err = cloud.ProjectIDs(ctx, ks, o.Projects); err != nil {
+			return err
+		}
+	}
+	allTenants := admin && (o.AllProjects || len(projects) > 1 || projects[0] != own)
+	serviceProject := ""
+	if ks != nil && admin {
+		if ids, err := cloud.ProjectIDs(ctx, ks, []string{o.ServiceProject}); err == nil {
+			serviceProject = ids[0]
+		}
+	}
+	src := barbican.Sources{Compute: compute, Image: glance, Identity: ks, Release: rel, AllTenants: allTenants,
+		Projects: projects, ReadACLs: !o.NoACLs, Limit: o.Concurrency, ServiceUserID: o.ServiceUser, ServiceProject: serviceProject,
+		KeyManager: func(ctx context.Context, project string) (*gophercloud.ServiceClient, error) {
+			s := sess
+			if project != own {
+				if s, err = sess.ForProject(ctx, project); err != nil {
+					return nil, err
+				}
+			}
+			return s.KeyManager()
+		}}
+	facts, err := barbican.Gather(ctx, src)
+	if err != nil {
+		return err
+	}
+	if !allTenants && !(len(projects) == 1 && projects[0] == own) {
+		facts.CompleteServers = false
+	} else if !allTenants {
+		facts.CompleteServers = true // the token's own project: its servers are all listed
+	}
+	res := barbican.Audit(facts, time.Now())
+	if o.CleanupPlan {
+		return printCleanupPlan(o, sess.CloudName, res)
+	}
+	if err := printSecretsAudit(o, facts, res); err != nil {
+		return err
+	}
+	if err := writeJUnit(o.JUnit, "vtpmctl secrets audit", secretsJUnit(facts, res)); err != nil {
+		return err
+	}
+	s := res.Summary
+	if s.Failed > 0 || s.NotAuditable > 0 || (o.IncludeOrphans && s.Orphans > 0) {
+		return &reportedError{code: exitFailed, msg: fmt.Sprintf("secrets audit: %d guest(s) failed, %d project(s) not auditable, %d orphan(s)", s.Failed, s.NotAuditable, s.Orphans)}
+	}
+	return nil
+}
+
+func printSecretsAudit(o *secretsAuditOptions, f barbican.Facts, res barbican.Result) error {
+	if o.Global.Output.Format == "json" || o.Global.Output.Format == "yaml" {
+		rec := output.Record{{Name: "nova_release", Value: f.Release.String()}, {Name: "summary", Value: res.Summary},
+			{Name: "guests", Value: res.Guests}, {Name: "not_auditable", Value: res.NotAuditable}}
+		if o.IncludeOrphans {
+			rec = append(rec, output.Field{Name: "orphans", Value: res.Orphans})
+		}
+		return output.PrintRecord(o.IO.Out, o.Global.Output, rec)
+	}
+	var recs []output.Record
+	for _, g := range res.Guests {
+		result, lines := "ok", []string{}
+		for _, fd := range g.Findings {
+			switch fd.Status {
+			case "fail":
+				result = "FAILED"
+				lines = append(lines, fd.Check+": "+fd.Message)
+			case "warn", "skip":
+				if result == "ok" && fd.Status == "skip" && fd.Check == "PROJECT" {
+					result = "not auditable"
+				}
+				lines = append(lines, fd.Status+" "+fd.Check+": "+fd.Message)
+			}
+		}
+		recs = append(recs, output.Record{{Name: "server", Value: g.Name + " (" + g.ServerID + ")"}, {Name: "project", Value: g.ProjectID},
+			{Name: "owner", Value: g.UserID}, {Name: "mode", Value: g.Mode}, {Name: "secret", Value: g.SecretID},
+			{Name: "result", Value: result}, {Name: "findings", Value: lines}, {Name: "cannot", Value: g.Cannot}})
+	}
+	if err := output.PrintList(o.IO.Out, o.Global.Output, []string{"server", "project", "owner", "mode", "secret", "result", "findings", "cannot"}, recs); err != nil {
+		return err
+	}
+	if o.Global.Output.Format == "value" {
+		return nil
+	}
+	if o.IncludeOrphans && len(res.Orphans) > 0 {
+		var orec []output.Record
+		for _, or := range res.Orphans {
+			orec = append(orec, output.Record{{Name: "secret", Value: or.ID}, {Name: "project", Value: or.ProjectID},
+				{Name: "instance", Value: or.InstanceID}, {Name: "creator", Value: or.CreatorID}, {Name: "age", Value: or.AgeStr}, {Name: "reason", Value: or.Reason}})
+		}
+		fmt.Fprintln(o.IO.Out, "Orphan and duplicate secrets (nothing was deleted; --cleanup-plan prints the commands):")
+		output.PrintList(o.IO.Out, output.Options{Format: "table"}, []string{"secret", "project", "instance", "creator", "age", "reason"}, orec)
+	}
+	var na []string
+	for p, why := range res.NotAuditable {
+		na = append(na, p+": "+why)
+	}
+	sort.Strings(na)
+	for _, l := range na {
+		fmt.Fprintln(o.IO.Out, "not auditable: "+l)
+	}
+	s := res.Summary
+	fmt.Fprintf(o.IO.Out, "guests %d, secrets %d, ok %d, failed %d, orphans %d, not auditable %d (Nova %s)\n",
+		s.Guests, s.Secrets, s.OK, s.Failed, s.Orphans, s.NotAuditable, f.Release)
+	return nil
+}
+
+// printCleanupPlan writes a reviewable shell script; only secrets whose
+// instance is gone get a delete line, duplicates a comment (the one in use
+// must be found on the host first).
+func printCleanupPlan(o *secretsAuditOptions, cloudName string, res barbican.Result) error {
+	w := o.IO.Out
+	fmt.Fprintln(w, "#!/bin/sh")
+	fmt.Fprintf(w, "# vtpmctl secrets audit --cleanup-plan, %s. Review before running.\n", time.Now().UTC().Format(time.RFC3339))
+	fmt.Fprintln(w, "# Each vTPM secret of a deleted instance; created by, and age, in the comment.")
+	cloudArg := ""
+	if cloudName != "" {
+		cloudArg = " --os-cloud " + shellQuote(cloudName)
+	}
+	n := 0
+	for _, or := range res.Orphans {
+		if strings.HasPrefix(or.Reason, "duplicate") {
+			fmt.Fprintf(w, "# duplicate, not deleted: %s (instance %s) — check the domain's <encryption secret> first\n", or.Ref, or.InstanceID)
+			continue
+		}
+		fmt.Fprintf(w, "# instance %s gone; created by %s, %s old\n", or.InstanceID, or.CreatorID, or.AgeStr)
+		fmt.Fprintf(w, "openstack%s --os-project-id %s secret delete %s\n", cloudArg, or.ProjectID, shellQuote(or.Ref))
+		n++
+	}
+	fmt.Fprintf(os.Stderr, "vtpmctl: cleanup plan: %d delete command(s); nothing was deleted\n", n)
+	return nil
+}
+
+func shellQuote(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '-' || r == '_' || r == '.' || r == '/' || r == ':' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// secretsJUnit: one suite per project, one case per guest and check.
+func secretsJUnit(f barbican.Facts, res barbican.Result) []hostcheck.Report {
+	byProject := map[string]*hostcheck.Report{}
+	var order []string
+	for _, g := range res.Guests {
+		r := byProject[g.ProjectID]
+		if r == nil {
+			r = &hostcheck.Report{Host: "project " + g.ProjectID}
+			byProject[g.ProjectID] = r
+			order = append(order, g.ProjectID)
+		}
+		for _, fd := range g.Findings {
+			r.Checks = append(r.Checks, hostcheck.Check{ID: g.ServerID + " " + fd.Check, Status: hostcheck.Status(fd.Status), Message: fd.Message, Remedy: fd.Remedy})
+		}
+	}
+	for p, why := range res.NotAuditable {
+		if byProject[p] == nil {
+			byProject[p] = &hostcheck.Report{Host: "project " + p}
+			order = append(order, p)
+		}
+		byProject[p].Checks = append(byProject[p].Checks, hostcheck.Check{ID: "PROJECT-AUDITABLE", Status: hostcheck.Fail, Message: "not auditable: " + why})
+	}
+	var out []hostcheck.Report
+	for _, p := range order {
+		out = append(out, *byProject[p])
+	}
+	return out
+}

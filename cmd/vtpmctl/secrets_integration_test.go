@@ -1,0 +1,262 @@
+//go:build integration
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack"
+	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/roles"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
+	"github.com/gophercloud/gophercloud/v2/openstack/keymanager/v1/acls"
+	"github.com/gophercloud/gophercloud/v2/openstack/keymanager/v1/secrets"
+	"github.com/gophercloud/gophercloud/v2/pagination"
+
+	"github.com/vtpmctl/vtpmctl/barbican"
+	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
+)
+
+type auditOut struct {
+	Summary barbican.Summary       `json:"summary"`
+	Guests  []barbican.GuestResult `json:"guests"`
+	Orphans []barbican.Orphan      `json:"orphans"`
+}
+
+// TestIntegrationSecretsAudit boots a real vTPM guest (Nova creates the
+// real Barbican secret), audits it as passing, then breaks it for real,
+// one way at a time, and expects each break under its check ID. No
+// request for a payload may ever leave vtpmctl.
+func TestIntegrationSecretsAudit(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	admin := devcloudtest.Connect(t, "devcloud-admin")
+	ks, _ := admin.Identity()
+	demoID := projectID(t, ks, "demo")
+	roleIDs := map[string]string{}
+	pages, _ := roles.List(ks, roles.ListOpts{}).AllPages(ctx)
+	rs, _ := roles.ExtractRoles(pages)
+	for _, r := range rs {
+		roleIDs[r.Name] = r.ID
+	}
+
+	// A user of its own, so disabling it harms no other test.
+	name := devcloudtest.Unique("vtpm-owner")
+	enabled := true
+	u, err := users.Create(ctx, ks, users.CreateOpts{Name: name, Password: "pw-" + name, DomainID: "default", DefaultProjectID: demoID, Enabled: &enabled}).Extract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { users.Delete(context.Background(), ks, u.ID) })
+	grant := func(role string) {
+		if err := roles.Assign(ctx, ks, roleIDs[role], roles.AssignOpts{UserID: u.ID, ProjectID: demoID}).ExtractErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	grant("member")
+	grant("creator")
+	pc, err := openstack.AuthenticatedClient(ctx, gophercloud.AuthOptions{IdentityEndpoint: "http://127.0.0.1:5000/v3", Username: name, Password: "pw-" + name,
+		DomainName: "Default", Scope: &gophercloud.AuthScope{ProjectID: demoID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ucompute, _ := openstack.NewComputeV2(pc, gophercloud.EndpointOpts{Region: "RegionOne"})
+	ucompute.Microversion = "2.37"
+	ukm, _ := openstack.NewKeyManagerV1(pc, gophercloud.EndpointOpts{Region: "RegionOne"})
+
+	glance, _ := admin.Image()
+	acompute, _ := admin.Compute()
+	imgID := devcloudtest.CreateImage(t, glance, devcloudtest.Unique("sa-img"), nil)
+	flvID := devcloudtest.CreateFlavor(t, acompute, devcloudtest.Unique("sa-flv"), map[string]string{"hw:tpm_version": "2.0"})
+	srv, err := servers.Create(ctx, ucompute, servers.CreateOpts{Name: devcloudtest.Unique("sa"), ImageRef: imgID, FlavorRef: flvID,
+		Networks: "none", AvailabilityZone: "libvirt"}, nil).Extract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { deleteAndWait(acompute, srv.ID) })
+	waitActive(t, ucompute, srv.ID)
+
+	audit := func(orphans bool) (result, auditOut) {
+		r := h.run(func(io *IOStreams) error {
+			return runSecretsAudit(ctx, &secretsAuditOptions{IO: io, Global: h.global("devcloud-admin"), Projects: []string{"demo"},
+				IncludeOrphans: orphans, Concurrency: 4, ServiceProject: "service"})
+		})
+		if len(r.requests) == 0 {
+			t.Fatal("the request counter saw nothing")
+		}
+		for _, p := range r.requests {
+			if strings.Contains(p, "/payload") {
+				t.Fatalf("a payload request left vtpmctl: %s", p)
+			}
+		}
+		var out auditOut
+		if r.code != 2 {
+			if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+				t.Fatalf("audit JSON: %v\n%s\n%s", err, r.stdout, r.stderr)
+			}
+		}
+		return r, out
+	}
+	guest := func(out auditOut) barbican.GuestResult {
+		for _, g := range out.Guests {
+			if g.ServerID == srv.ID {
+				return g
+			}
+		}
+		t.Fatalf("guest %s not in the audit: %+v", srv.ID, out.Guests)
+		return barbican.GuestResult{}
+	}
+	expect := func(step string, out auditOut, check, status, msg string) {
+		t.Helper()
+		for _, f := range guest(out).Findings {
+			if f.Check == check {
+				if f.Status != status || !strings.Contains(f.Message, msg) {
+					t.Errorf("%s: %s %s %q, want %s containing %q", step, check, f.Status, f.Message, status, msg)
+				}
+				return
+			}
+		}
+		t.Errorf("%s: no %s finding in %+v", step, check, guest(out).Findings)
+	}
+
+	// 0. Healthy.
+	r, out := audit(false)
+	if r.code != 0 {
+		t.Fatalf("healthy guest: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, f := range guest(out).Findings {
+		if f.Status != "pass" {
+			t.Errorf("healthy: %s %s %s", f.Check, f.Status, f.Message)
+		}
+	}
+	secretID := guest(out).SecretID
+	if g := guest(out); g.UserID != u.ID || g.Mode != "user" || !contains(g.Cannot, "evacuate") {
+		t.Errorf("guest facts: %+v", g)
+	}
+
+	// 1. ACL set private by the owner.
+	pf := false
+	if _, err := acls.SetSecretACL(ctx, ukm, secretID, acls.SetOpts{{Type: "read", ProjectAccess: &pf}}).Extract(); err != nil {
+		t.Fatal(err)
+	}
+	_, out = audit(false)
+	expect("private ACL", out, "SECRET-ACL", "warn", "project-access=false")
+	acls.DeleteSecretACL(ctx, ukm, secretID)
+
+	// 2. A duplicate secret for the same instance.
+	dup := storeSecret(t, ukm, barbican.NamePrefix+srv.ID)
+	r, out = audit(true)
+	expect("duplicate", out, "SECRET-UNIQUE", "fail", "2 secrets for this guest")
+	if r.code != 1 || !hasOrphan(out, dup, "duplicate") {
+		t.Errorf("duplicate: exit %d, orphans %+v", r.code, out.Orphans)
+	}
+	secrets.Delete(ctx, ukm, dup)
+
+	// 3. An orphan: a vTPM secret of an instance that does not exist.
+	orphanID := storeSecret(t, ukm, barbican.NamePrefix+"00000000-dead-4bad-8bad-000000000000")
+	r, out = audit(true)
+	if r.code != 1 || !hasOrphan(out, orphanID, "no longer exists") {
+		t.Errorf("orphan: exit %d, orphans %+v", r.code, out.Orphans)
+	}
+	plan := h.run(func(io *IOStreams) error {
+		return runSecretsAudit(ctx, &secretsAuditOptions{IO: io, Global: h.global("devcloud-admin"), Projects: []string{"demo"}, CleanupPlan: true, Concurrency: 4, ServiceProject: "service"})
+	})
+	if !strings.Contains(plan.stdout, "secret delete http://127.0.0.1:9311/v1/secrets/"+orphanID) || len(plan.writes) != 0 {
+		t.Errorf("cleanup plan lacks the delete line (or wrote something): %s %v", plan.stdout, plan.writes)
+	}
+	secrets.Delete(ctx, ukm, orphanID)
+
+	// 4. The owner loses every role in the project.
+	for _, role := range []string{"member", "creator"} {
+		roles.Unassign(ctx, ks, roleIDs[role], roles.UnassignOpts{UserID: u.ID, ProjectID: demoID})
+	}
+	r, out = audit(false)
+	expect("no role", out, "OWNER-VALID", "fail", "has no role in project")
+	if r.code != 1 {
+		t.Errorf("no role: exit %d", r.code)
+	}
+	grant("member")
+	grant("creator")
+
+	// 5. The owner is disabled.
+	disabled := false
+	if _, err := users.Update(ctx, ks, u.ID, users.UpdateOpts{Enabled: &disabled}).Extract(); err != nil {
+		t.Fatal(err)
+	}
+	_, out = audit(false)
+	expect("disabled owner", out, "OWNER-VALID", "fail", "is disabled")
+	users.Update(ctx, ks, u.ID, users.UpdateOpts{Enabled: &enabled})
+
+	// 6. The secret is deleted behind Nova's back.
+	if err := secrets.Delete(ctx, ukm, secretID).ExtractErr(); err != nil {
+		t.Fatal(err)
+	}
+	r, out = audit(false)
+	expect("deleted secret", out, "SECRET-EXISTS", "fail", "will not start again")
+	if r.code != 1 || out.Summary.Failed < 1 {
+		t.Errorf("deleted secret: exit %d summary %+v", r.code, out.Summary)
+	}
+}
+
+// TestIntegrationSecretsNotAuditable: a member-only user cannot list
+// Barbican secrets with Zed's policy; that is reported, not skipped.
+func TestIntegrationSecretsNotAuditable(t *testing.T) {
+	h := newHarness(t)
+	r := h.run(func(io *IOStreams) error {
+		return runSecretsAudit(context.Background(), &secretsAuditOptions{IO: io, Global: h.global("devcloud-demo2"), Concurrency: 2, ServiceProject: "service"})
+	})
+	var out auditOut
+	json.Unmarshal([]byte(r.stdout), &out)
+	if r.code != 1 || out.Summary.NotAuditable != 1 || !strings.Contains(r.stdout, "Barbican refuses to list its secrets (403)") {
+		t.Errorf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+func storeSecret(t *testing.T, km *gophercloud.ServiceClient, name string) string {
+	t.Helper()
+	s, err := secrets.Create(context.Background(), km, secrets.CreateOpts{Name: name, Payload: "not-a-real-vtpm-passphrase",
+		PayloadContentType: "text/plain", SecretType: secrets.PassphraseSecret}).Extract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := strings.Split(s.SecretRef, "/")
+	return parts[len(parts)-1]
+}
+
+func hasOrphan(out auditOut, id, reason string) bool {
+	for _, o := range out.Orphans {
+		if o.ID == id && strings.Contains(o.Reason, reason) {
+			return true
+		}
+	}
+	return false
+}
+
+func projectID(t *testing.T, ks *gophercloud.ServiceClient, name string) string {
+	var id string
+	projects.List(ks, projects.ListOpts{Name: name}).EachPage(context.Background(), func(_ context.Context, p pagination.Page) (bool, error) {
+		ps, _ := projects.ExtractProjects(p)
+		if len(ps) > 0 {
+			id = ps[0].ID
+		}
+		return false, nil
+	})
+	if id == "" {
+		t.Fatalf("no project %s", name)
+	}
+	return id
+}
+
+func contains(l []string, v string) bool {
+	for _, x := range l {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
