@@ -36,6 +36,8 @@ type Sources struct {
 	Limit      int // concurrent projects/lookups
 	// ServiceUserID/ServiceProject: Nova's service user for deployment mode.
 	ServiceUserID, ServiceProject string
+	// ProjectNames (id -> name), from the caller's one project list.
+	ProjectNames map[string]string
 }
 
 // ServerMicroversion embeds each server's flavor with its extra specs
@@ -46,14 +48,14 @@ const ServerMicroversion = "2.47"
 func Gather(ctx context.Context, src Sources) (Facts, error) {
 	f := Facts{Release: src.Release, Audited: map[string]bool{}, NotAuditable: map[string]string{}, CompleteServers: src.AllTenants,
 		ServiceUserID: src.ServiceUserID, ServiceProject: src.ServiceProject, Users: map[string]User{}, Roles: map[string]map[string]bool{},
-		ProjectNames: map[string]string{}}
+		ProjectNames: src.ProjectNames}
 	guests, err := ListVTPMGuests(ctx, src.Compute, src.Image, src.Release, src.AllTenants)
 	if err != nil {
 		return f, err
 	}
 	f.Guests = guests
-	if src.Identity != nil {
-		f.ProjectNames = projectNames(ctx, src.Identity)
+	if f.ProjectNames == nil {
+		f.ProjectNames = map[string]string{}
 	}
 
 	var mu sync.Mutex
@@ -240,21 +242,8 @@ func projectMembers(ctx context.Context, ks *gophercloud.ServiceClient, project 
 	return out, err
 }
 
-func projectNames(ctx context.Context, ks *gophercloud.ServiceClient) map[string]string {
-	out := map[string]string{}
-	pages, err := projects.List(ks, projects.ListOpts{}).AllPages(ctx)
-	if err != nil {
-		return out
-	}
-	ps, _ := projects.ExtractProjects(pages)
-	for _, p := range ps {
-		out[p.ID] = p.Name
-	}
-	return out
-}
-
-// AllProjectIDs lists every project (admin).
-func AllProjectIDs(ctx context.Context, ks *gophercloud.ServiceClient) ([]string, error) {
+// ListProjects returns every project, id -> name (admin): one list.
+func ListProjects(ctx context.Context, ks *gophercloud.ServiceClient) (map[string]string, error) {
 	pages, err := projects.List(ks, projects.ListOpts{}).AllPages(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("listing projects (needs admin): %w", err)
@@ -263,11 +252,11 @@ func AllProjectIDs(ctx context.Context, ks *gophercloud.ServiceClient) ([]string
 	if err != nil {
 		return nil, err
 	}
-	ids := make([]string, len(ps))
-	for i, p := range ps {
-		ids[i] = p.ID
+	out := make(map[string]string, len(ps))
+	for _, p := range ps {
+		out[p.ID] = p.Name
 	}
-	return ids, nil
+	return out, nil
 }
 
 func refID(ref string) string {

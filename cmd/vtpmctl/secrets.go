@@ -143,29 +143,36 @@ func runSecretsAudit(ctx context.Context, o *secretsAuditOptions) error {
 	} else if rel, err = nova.CloudRelease(ctx, compute); err != nil {
 		return err
 	}
+	// One project list serves names, --all-projects and the service project.
+	var names map[string]string
+	if ks != nil && admin {
+		names, _ = barbican.ListProjects(ctx, ks)
+	}
 	projects := []string{own}
 	switch {
 	case o.AllProjects:
-		if ks == nil {
-			return fmt.Errorf("--all-projects needs the identity service")
+		if names == nil {
+			return fmt.Errorf("--all-projects needs to list Keystone projects, which needs the admin role")
 		}
-		if projects, err = barbican.AllProjectIDs(ctx, ks); err != nil {
-			return err
+		projects = projects[:0]
+		for id := range names {
+			projects = append(projects, id)
 		}
+		sort.Strings(projects)
 	case len(o.Projects) > 0:
-		if projects, err = cloud.ProjectIDs(ctx, ks, o.Projects); err != nil {
+		if projects, err = resolveProjectRefs(ctx, ks, names, o.Projects); err != nil {
 			return err
 		}
 	}
 	allTenants := admin && (o.AllProjects || len(projects) > 1 || projects[0] != own)
 	serviceProject := ""
-	if ks != nil && admin {
-		if ids, err := cloud.ProjectIDs(ctx, ks, []string{o.ServiceProject}); err == nil {
-			serviceProject = ids[0]
+	for id, n := range names {
+		if n == o.ServiceProject || id == o.ServiceProject {
+			serviceProject = id
 		}
 	}
 	src := barbican.Sources{Compute: compute, Image: glance, Identity: ks, Release: rel, AllTenants: allTenants,
-		Projects: projects, ReadACLs: !o.NoACLs, Limit: o.Concurrency, ServiceUserID: o.ServiceUser, ServiceProject: serviceProject,
+		Projects: projects, ReadACLs: !o.NoACLs, Limit: o.Concurrency, ServiceUserID: o.ServiceUser, ServiceProject: serviceProject, ProjectNames: names,
 		KeyManager: func(ctx context.Context, project string) (*gophercloud.ServiceClient, error) {
 			s := sess
 			if project != own {
@@ -256,6 +263,32 @@ func printSecretsAudit(o *secretsAuditOptions, f barbican.Facts, res barbican.Re
 	fmt.Fprintf(o.IO.Out, "guests %d, secrets %d, ok %d, failed %d, orphans %d, not auditable %d (Nova %s)\n",
 		s.Guests, s.Secrets, s.OK, s.Failed, s.Orphans, s.NotAuditable, f.Release)
 	return nil
+}
+
+// resolveProjectRefs maps names or IDs to IDs, locally when the project
+// list is at hand.
+func resolveProjectRefs(ctx context.Context, ks *gophercloud.ServiceClient, names map[string]string, refs []string) ([]string, error) {
+	if names == nil {
+		return cloud.ProjectIDs(ctx, ks, refs)
+	}
+	var out []string
+	for _, ref := range refs {
+		var match []string
+		for id, n := range names {
+			if id == ref || n == ref {
+				match = append(match, id)
+			}
+		}
+		switch len(match) {
+		case 0:
+			return nil, usagef("--project: no project named or with ID %q", ref)
+		case 1:
+			out = append(out, match[0])
+		default:
+			return nil, usagef("--project: %d projects are named %q; use an ID", len(match), ref)
+		}
+	}
+	return out, nil
 }
 
 // printCleanupPlan writes a reviewable shell script; only secrets whose
