@@ -41,10 +41,13 @@ fuzz:
 	done
 
 ## bench: Go benchmarks, then vtpmctl against an openstack-client loop on
-## the local cloud (200 images, 100 flavors; minutes, mostly the loop).
+## the local cloud (200 images, 100 flavors; minutes, mostly the loop), then
+## the secret audit of GUESTS vTPM guests over PROJECTS projects (the first
+## run builds them on the fake compute: long; later runs reuse them).
 bench: devcloud-up build
 	$(GO) test -tags '$(TAGS)' -run '^$$' -bench . -benchmem ./...
 	bash bench/vs_openstack.sh
+	$(GO) run ./internal/tools/secretsbench -guests $${GUESTS:-2000} -projects $${PROJECTS:-20}
 
 ## examples-check: ansible-playbook --syntax-check of the fleet playbook
 ## (installs Debian's ansible-core once, as root).

@@ -131,6 +131,10 @@ func runSecretsAudit(ctx context.Context, o *secretsAuditOptions) error {
 	if err != nil {
 		ks = nil
 	}
+	km, err := sess.KeyManager()
+	if err != nil {
+		return err
+	}
 	own, admin, err := sess.TokenProject()
 	if err != nil {
 		return err
@@ -174,13 +178,17 @@ func runSecretsAudit(ctx context.Context, o *secretsAuditOptions) error {
 	src := barbican.Sources{Compute: compute, Image: glance, Identity: ks, Release: rel, AllTenants: allTenants,
 		Projects: projects, ReadACLs: !o.NoACLs, Limit: o.Concurrency, ServiceUserID: o.ServiceUser, ServiceProject: serviceProject, ProjectNames: names,
 		KeyManager: func(ctx context.Context, project string) (*gophercloud.ServiceClient, error) {
-			s := sess
-			if project != own {
-				if s, err = sess.ForProject(ctx, project); err != nil {
-					return nil, err
-				}
+			if project == own {
+				return km, nil
 			}
-			return s.KeyManager()
+			s, err := sess.ForProject(ctx, project)
+			if err != nil {
+				return nil, err
+			}
+			// Same endpoint, other token: no catalog lookup or discovery per project.
+			c := *km
+			c.ProviderClient = s.Provider
+			return &c, nil
 		}}
 	facts, err := barbican.Gather(ctx, src)
 	if err != nil {
