@@ -83,7 +83,9 @@ EXAMPLES:
 		Suggest:               true,
 		Flags:                 globalFlags(g),
 		Before: func(ctx context.Context, cmd *cli.Command) (context.Context, error) {
-			if err := g.Output.Validate(); err != nil {
+			// plan checklist alone also speaks markdown and csv
+			if f := g.Output.Format; (f == "markdown" || f == "csv") && argsHave(cmd.Args().Slice(), "checklist") {
+			} else if err := g.Output.Validate(); err != nil {
 				return ctx, &usageError{err.Error()}
 			}
 			if g.DebugLog {
@@ -109,6 +111,7 @@ EXAMPLES:
 			newHostCommand(g, streams),
 			newHostsCommand(g, streams),
 			newSecretsCommand(g, streams),
+			newPlanCommand(g, streams),
 		},
 	}
 	for _, c := range root.Commands {
@@ -148,6 +151,15 @@ func globalFlags(g *globalOptions) []cli.Flag {
 		&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "output `FORMAT`: " + strings.Join(output.Formats, ", "), Value: "table", Destination: &g.Output.Format},
 		&cli.StringSliceFlag{Name: "column", Aliases: []string{"c"}, Usage: "show only `COLUMN` (repeatable)", Destination: &g.Output.Columns},
 	}
+}
+
+func argsHave(args []string, word string) bool {
+	for _, a := range args {
+		if a == word {
+			return true
+		}
+	}
+	return false
 }
 
 // commandHelp assembles a command's description with its examples and the

@@ -1,0 +1,316 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/plans"
+)
+
+type planImportOptions struct {
+	IO     *IOStreams
+	Global *globalOptions
+
+	RVTools    string
+	Govc       []string
+	Flavors    string
+	FromCloud  bool
+	VTPMColumn string
+	Strict     bool
+	TPMModel   string
+	Release    string
+	Out        string
+}
+
+type planApplyOptions struct {
+	IO     *IOStreams
+	Global *globalOptions
+	File   string
+	Yes    bool
+}
+
+func newPlanCommand(g *globalOptions, streams *IOStreams) *cli.Command {
+	imp := &planImportOptions{IO: streams, Global: g}
+	return &cli.Command{
+		Name:   "plan",
+		Usage:  "vSphere inventory in, vTPM-aware OpenStack migration plan out; converge the cloud to it",
+		Action: groupAction,
+		Commands: []*cli.Command{{
+			Name:  "import",
+			Usage: "turn an RVTools vInfo export (and govc JSON) into a plan",
+			Description: commandHelp(`
+Reads RVTools' vInfo CSV by header name (display or -DBColumnNames headers,
+',' or ';', BOM, quotes, numbers with separators); templates and SRM
+placeholders are skipped with the reason; a malformed row is reported with
+its line and skipped (--strict: fatal). RVTools has no vTPM column, so the
+vTPM comes from govc JSON (vm.info for many VMs; device.info or
+object.collect as NAME=FILE), joined on the VM's UUIDs, or from a custom
+attribute column (--vtpm-column); otherwise it is unknown and the checklist
+says how to find out.
+
+Rules, written into the plan as reasons: a source vTPM gives TPM 2.0 on the
+target (its contents never travel); Windows 11 gets TPM 2.0, UEFI and Secure
+Boot even without a source vTPM (flagged); no TPM is added to any other guest
+that had none; EFI gives hw_firmware_type=uefi and q35; Secure Boot gives
+os_secure_boot=required; BIOS with Secure Boot is flagged. Each VM maps to the
+smallest catalogue flavor that fits and carries matching vTPM specs (or none);
+with no fit a new flavor is proposed in the plan.`, []string{
+				"vtpmctl plan import --rvtools RVTools_tabvInfo.csv --govc vms.json --flavors catalogue.yaml -o plan.yaml",
+				"vtpmctl plan import --rvtools vInfo.csv --govc win2022=device-info.json --flavors-from-cloud --os-cloud prod -o plan.yaml",
+				"vtpmctl plan import --rvtools vInfo.csv --vtpm-column vTPM --strict -o plan.yaml",
+			}, `EXIT STATUS:
+   0  the plan was written (skipped rows and flags are reported)
+   1  the plan could not be written
+   2  usage error, unreadable or malformed input (with --strict: any bad row)`),
+			Flags: []cli.Flag{
+				&cli.StringFlag{Name: "rvtools", Usage: "RVTools vInfo CSV `FILE`", Destination: &imp.RVTools},
+				&cli.StringSliceFlag{Name: "govc", Usage: "govc JSON `[VMNAME=]FILE` (repeatable)", Destination: &imp.Govc},
+				&cli.StringFlag{Name: "flavors", Usage: "flavor catalogue YAML `FILE`", Destination: &imp.Flavors},
+				&cli.BoolFlag{Name: "flavors-from-cloud", Usage: "use the cloud's flavors as the catalogue", Destination: &imp.FromCloud},
+				&cli.StringFlag{Name: "vtpm-column", Usage: "custom attribute `COLUMN` that says whether a VM has a vTPM", Destination: &imp.VTPMColumn},
+				&cli.BoolFlag{Name: "strict", Usage: "a malformed row is fatal", Destination: &imp.Strict},
+				&cli.StringFlag{Name: "tpm-model", Usage: "`MODEL` of the target vTPMs", Value: "tpm-crb", Destination: &imp.TPMModel},
+				&cli.StringFlag{Name: "nova-release", Usage: "target Nova `RELEASE` (for the operational limits)", Value: "2026.1", Destination: &imp.Release},
+				&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the plan to `FILE` (default: stdout)", Destination: &imp.Out},
+			},
+			Action: func(ctx context.Context, cmd *cli.Command) error {
+				if err := noArgs(cmd); err != nil {
+					return err
+				}
+				return runPlanImport(ctx, imp)
+			},
+		}, newPlanApplyCommand(g, streams, false), newPlanApplyCommand(g, streams, true), newPlanChecklistCommand(g, streams)},
+	}
+}
+
+func runPlanImport(ctx context.Context, o *planImportOptions) error {
+	start := time.Now()
+	if o.RVTools == "" && len(o.Govc) == 0 {
+		return usagef("plan import: give --rvtools FILE and/or --govc FILE")
+	}
+	if o.Flavors != "" && o.FromCloud {
+		return usagef("plan import: --flavors and --flavors-from-cloud exclude each other")
+	}
+	if err := nova.ValidateTPMFlags("2.0", o.TPMModel); err != nil {
+		return err
+	}
+	rel, err := nova.ParseRelease(o.Release)
+	if err != nil {
+		return usagef("--nova-release: %v", err)
+	}
+	var vms []plans.SourceVM
+	var skipped []plans.Skipped
+	var rowErrs []error
+	if o.RVTools != "" {
+		f, err := os.Open(o.RVTools)
+		if err != nil {
+			return usagef("--rvtools: %v", err)
+		}
+		vms, skipped, rowErrs, err = plans.ParseRVTools(f, plans.RVToolsOptions{File: o.RVTools, VTPMColumn: o.VTPMColumn, Strict: o.Strict})
+		f.Close()
+		if err != nil {
+			return usagef("%v", err)
+		}
+	}
+	var govc []plans.GovcVM
+	for _, arg := range o.Govc {
+		name, file := "", arg
+		if k, v, ok := strings.Cut(arg, "="); ok && !strings.ContainsAny(k, "/\\") {
+			name, file = k, v
+		}
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return usagef("--govc: %v", err)
+		}
+		g, err := plans.ParseGovc(data, name, file)
+		if err != nil {
+			return usagef("--govc: %v", err)
+		}
+		govc = append(govc, g...)
+	}
+	vms, unmatched := plans.JoinGovc(vms, govc, o.RVTools == "")
+	for _, n := range unmatched {
+		fmt.Fprintf(o.IO.Err, "vtpmctl: govc VM %s is not a VM of the RVTools export (a template or placeholder?): ignored\n", n)
+	}
+	var catalogue []plans.PlanFlavor
+	switch {
+	case o.Flavors != "":
+		f, err := os.Open(o.Flavors)
+		if err != nil {
+			return usagef("--flavors: %v", err)
+		}
+		catalogue, err = plans.ReadCatalogue(f, o.Flavors)
+		f.Close()
+		if err != nil {
+			return usagef("--flavors: %v", err)
+		}
+	case o.FromCloud:
+		sess, err := o.Global.connect(ctx)
+		if err != nil {
+			return err
+		}
+		c, err := sess.Compute()
+		if err != nil {
+			return err
+		}
+		if catalogue, err = plans.CatalogueFromCloud(ctx, c); err != nil {
+			return err
+		}
+	}
+	p, sum := plans.Import(vms, plans.ImportOptions{Catalogue: catalogue, TPMModel: o.TPMModel, Release: rel, Now: time.Now()})
+	p.Source = plans.PlanSource{RVTools: o.RVTools, Govc: o.Govc, Imported: p.Source.Imported}
+	sum.Skipped, sum.RowErrors = len(skipped), len(rowErrs)
+	for _, e := range rowErrs {
+		fmt.Fprintf(o.IO.Err, "vtpmctl: skipped row: %v\n", e)
+	}
+	for _, s := range skipped {
+		fmt.Fprintf(o.IO.Err, "vtpmctl: skipped %s (line %d): %s\n", s.Name, s.Line, s.Reason)
+	}
+	if err := writePlanFile(o, p); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.IO.Err, "vtpmctl: %d VMs: %d get a vTPM (%d had one, %d unknown), %d flagged, %d skipped, %d bad rows, %d proposed flavors; imported in %s\n",
+		sum.VMs, sum.TargetVTPM, sum.SourceVTPM, sum.UnknownVTPM, sum.Flagged, sum.Skipped, sum.RowErrors, sum.ProposedFlavors, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// writePlanFile writes atomically: a failed write never leaves half a plan.
+func writePlanFile(o *planImportOptions, p *plans.Plan) error {
+	if o.Out == "" || o.Out == "-" {
+		return plans.WritePlan(o.IO.Out, p)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(o.Out), ".plan-*.yaml")
+	if err != nil {
+		return fmt.Errorf("-o %s: %v", o.Out, err)
+	}
+	if err := plans.WritePlan(tmp, p); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), o.Out)
+}
+
+func newPlanApplyCommand(g *globalOptions, streams *IOStreams, apply bool) *cli.Command {
+	o := &planApplyOptions{IO: streams, Global: g}
+	c := &cli.Command{Name: "diff", ArgsUsage: "PLAN", Usage: "what plan apply would change on the cloud (writes nothing)"}
+	about := `Compares the plan's images and flavors with the cloud, using the same code
+as the image and flavor commands, and prints every key: added, replaced or
+unchanged. Nothing the plan does not name is touched; nothing is removed.
+Images the plan names that are not in Glance yet (disks not converted) are
+listed as pending.`
+	exit := `EXIT STATUS:
+   0  the difference was computed (or, for apply --yes, every write succeeded)
+   1  a write failed (apply): what was applied and what was not is printed; rerun to converge
+   2  usage error, unreadable or invalid plan, a plan Nova would refuse`
+	if apply {
+		c = &cli.Command{Name: "apply", ArgsUsage: "PLAN", Usage: "converge the cloud's images and flavors to the plan (dry run unless --yes)"}
+		about += `
+
+apply is a dry run unless --yes. It is idempotent: a second apply sends no
+write. A new flavor is created all or nothing. On a failure midway, every
+object's outcome is printed, the exit status is 1, and a rerun converges.`
+		c.Flags = []cli.Flag{&cli.BoolFlag{Name: "yes", Usage: "write the changes", Destination: &o.Yes}}
+	}
+	c.Description = commandHelp(about, []string{"vtpmctl --os-cloud prod plan diff plan.yaml", "vtpmctl --os-cloud prod plan apply plan.yaml --yes"}, exit)
+	c.Action = func(ctx context.Context, cmd *cli.Command) error {
+		if cmd.Args().Len() != 1 {
+			return usagef("plan %s: exactly one PLAN file", c.Name)
+		}
+		o.File = cmd.Args().First()
+		return runPlanApply(ctx, o, apply && o.Yes)
+	}
+	return c
+}
+
+func readPlanFile(path string) (*plans.Plan, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	defer f.Close()
+	p, err := plans.ReadPlan(f, path)
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	return p, nil
+}
+
+func runPlanApply(ctx context.Context, o *planApplyOptions, write bool) error {
+	p, err := readPlanFile(o.File)
+	if err != nil {
+		return err
+	}
+	sess, err := o.Global.connect(ctx)
+	if err != nil {
+		return err
+	}
+	compute, err := sess.Compute()
+	if err != nil {
+		return err
+	}
+	glance, err := sess.Image()
+	if err != nil {
+		return err
+	}
+	rel, err := nova.CloudRelease(ctx, compute)
+	if err != nil {
+		return err
+	}
+	conv, err := plans.DiffPlan(ctx, glance, compute, p, rel)
+	if err != nil {
+		return &usageError{err.Error()}
+	}
+	if write {
+		plans.ApplyConvergence(ctx, glance, nova.WriteClient(compute), conv, rel)
+	}
+	for _, m := range conv.Missing {
+		fmt.Fprintf(o.IO.Err, "vtpmctl: image %s: pending, not in Glance yet (convert the VM's disk first)\n", m)
+	}
+	all := append(append([]nova.ObjectPlan{}, conv.Images...), conv.Flavors...)
+	err = printChanges(o.IO, o.Global, all, !write)
+	if !write && o.Global.Output.Format != "json" {
+		fmt.Fprintln(o.IO.Err, "vtpmctl: pass --yes to plan apply to write these changes")
+	}
+	return err
+}
+
+func newPlanChecklistCommand(g *globalOptions, streams *IOStreams) *cli.Command {
+	return &cli.Command{
+		Name: "checklist", ArgsUsage: "PLAN", Usage: "per VM: what to do before cutover, what to check after, the target's limits",
+		Description: commandHelp(`Prints each VM's cutover checklist from the plan: escrow or suspend
+BitLocker, what else is sealed to the TPM, LUKS+TPM on Linux, the post-boot
+check (Get-Tpm shows TpmPresent), and what the target cannot do (evacuate,
+shelve, live-migrate per mode and release). -f markdown (default), csv or json.`,
+			[]string{"vtpmctl plan checklist plan.yaml > cutover.md", "vtpmctl plan checklist plan.yaml -f csv > cutover.csv"}, ""),
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.Args().Len() != 1 {
+				return usagef("plan checklist: exactly one PLAN file")
+			}
+			p, err := readPlanFile(cmd.Args().First())
+			if err != nil {
+				return err
+			}
+			f := g.Output.Format
+			switch f {
+			case "", "table":
+				f = "markdown"
+			case "markdown", "csv", "json":
+			default:
+				return usagef("plan checklist: -f %s is not offered (choose markdown, csv or json)", f)
+			}
+			return plans.WriteChecklist(streams.Out, p, f)
+		},
+	}
+}

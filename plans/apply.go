@@ -1,0 +1,183 @@
+package plans
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/vtpmctl/vtpmctl/nova"
+)
+
+// Convergence is what `plan diff`/`plan apply` found or did, per object.
+type Convergence struct {
+	Images  []nova.ObjectPlan
+	Flavors []nova.ObjectPlan
+	Missing []string // plan images not (yet) in Glance: converted disks come later
+	// created[i] is the flavor to create for Flavors[i] (nil: it exists).
+	create []*PlanFlavor
+}
+
+// Failed counts objects whose write failed.
+func (c *Convergence) Failed() int {
+	n := 0
+	for _, p := range append(append([]nova.ObjectPlan{}, c.Images...), c.Flavors...) {
+		if p.Err != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// DiffPlan computes, with the image/flavor commands' own code, what makes
+// the cloud match the plan. Nothing the plan does not name is touched,
+// and nothing is ever removed.
+func DiffPlan(ctx context.Context, glance, compute *gophercloud.ServiceClient, p *Plan, rel nova.Release) (*Convergence, error) {
+	c := &Convergence{}
+	for _, pi := range p.Images {
+		img, err := nova.FindImage(ctx, glance, pi.Name)
+		var nf *nova.NotFoundError
+		if errors.As(err, &nf) {
+			c.Missing = append(c.Missing, pi.Name)
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("image %s: %w", pi.Name, err)
+		}
+		want := map[string]string{}
+		for k, v := range pi.Properties {
+			want[k] = v
+		}
+		var notes []string
+		if pi.TPMVersion != "" || pi.Windows {
+			set, n, err := nova.PlanImageSet(img.Properties, nova.ImageRequest{TPMVersion: pi.TPMVersion, TPMModel: pi.TPMModel, Windows: pi.Windows})
+			if err != nil {
+				return nil, fmt.Errorf("image %s: %w", pi.Name, err)
+			}
+			for k, v := range set {
+				want[k] = v
+			}
+			notes = n
+		}
+		name := img.Name
+		if name == "" {
+			name = img.ID
+		}
+		c.Images = append(c.Images, nova.ObjectPlan{ID: img.ID, Name: name, Changes: nova.Diff(name, img.ID, img.Properties, want, nil), Notes: notes})
+	}
+	all, err := nova.ListFlavors(ctx, nova.ComputeClient(compute))
+	if err != nil {
+		return nil, err
+	}
+	for i := range p.Flavors {
+		pf := p.Flavors[i]
+		specs := nova.FlavorRequest{TPMVersion: pf.TPMVersion, TPMModel: pf.TPMModel, SecretSecurity: pf.SecretSecurity}
+		if err := nova.ValidateFlavorRequest(specs, rel); err != nil {
+			return nil, fmt.Errorf("flavor %s: %w", pf.Name, err)
+		}
+		var existing *nova.CloudFlavor
+		for k := range all {
+			if all[k].Name == pf.Name {
+				if existing != nil {
+					return nil, fmt.Errorf("flavor %s: the name is ambiguous on the cloud", pf.Name)
+				}
+				existing = &all[k]
+			}
+		}
+		if existing == nil {
+			changes := append([]nova.Change{{Object: pf.Name, Key: "flavor", New: fmt.Sprintf("%d vCPU, %d MiB, %d GiB", pf.VCPUs, pf.RAM, pf.Disk), Action: nova.Added}},
+				nova.Diff(pf.Name, "", nil, specs.Specs(), nil)...)
+			c.Flavors = append(c.Flavors, nova.ObjectPlan{Name: pf.Name, Changes: changes})
+			c.create = append(c.create, &p.Flavors[i])
+			continue
+		}
+		if existing.VCPUs != pf.VCPUs || existing.RAM != pf.RAM || existing.Disk != pf.Disk {
+			return nil, fmt.Errorf("flavor %s exists with %d vCPU, %d MiB, %d GiB but the plan says %d, %d, %d: a flavor cannot be resized; rename it in the plan",
+				pf.Name, existing.VCPUs, existing.RAM, existing.Disk, pf.VCPUs, pf.RAM, pf.Disk)
+		}
+		plans, err := nova.PlanFlavors([]nova.CloudFlavor{*existing}, specs.Specs(), nil, rel)
+		if err != nil {
+			return nil, err
+		}
+		c.Flavors = append(c.Flavors, plans[0])
+		c.create = append(c.create, nil)
+	}
+	return c, nil
+}
+
+// ApplyConvergence writes what DiffPlan found. Each object succeeds or
+// fails on its own and says so; a rerun picks up where a failure left off
+// (a failed flavor create is rolled back, never left half-made).
+func ApplyConvergence(ctx context.Context, glance, compute *gophercloud.ServiceClient, c *Convergence, rel nova.Release) {
+	imgs := make([]nova.CloudImage, len(c.Images))
+	for i, p := range c.Images {
+		imgs[i] = nova.CloudImage{ID: p.ID, Image: nova.Image{Name: p.Name}}
+	}
+	nova.ApplyImagePlans(ctx, glance, c.Images, imgs)
+	var existing []nova.ObjectPlan
+	var idx []int
+	for i, pf := range c.create {
+		if pf == nil {
+			existing = append(existing, c.Flavors[i])
+			idx = append(idx, i)
+			continue
+		}
+		public := pf.Public == nil || *pf.Public
+		specs := nova.FlavorRequest{TPMVersion: pf.TPMVersion, TPMModel: pf.TPMModel, SecretSecurity: pf.SecretSecurity}
+		made, _, err := nova.CreateVTPMFlavor(ctx, compute, nova.CreateFlavorOpts{
+			FlavorCreateOpts: nova.FlavorCreateOpts{Name: pf.Name, VCPUs: pf.VCPUs, RAM: pf.RAM, Disk: pf.Disk, Public: public},
+			Specs:            specs.Specs()}, rel)
+		if made.Name != "" {
+			c.Flavors[i].ID = made.ID
+		}
+		c.Flavors[i].Err = err
+	}
+	nova.ApplyFlavorPlans(ctx, compute, existing)
+	for k, i := range idx {
+		c.Flavors[i] = existing[k]
+	}
+}
+
+// ReadCatalogue reads a flavor catalogue: `flavors:` with the plan's
+// flavor fields.
+func ReadCatalogue(r io.Reader, file string) ([]PlanFlavor, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	var c struct {
+		Flavors []PlanFlavor `yaml:"flavors"`
+	}
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("%s: %v", file, err)
+	}
+	p := Plan{Version: 1, Flavors: c.Flavors}
+	if err := p.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %v", file, err)
+	}
+	if len(c.Flavors) == 0 {
+		return nil, fmt.Errorf("%s: no flavors", file)
+	}
+	return c.Flavors, nil
+}
+
+// CatalogueFromCloud turns the cloud's flavors into a catalogue.
+func CatalogueFromCloud(ctx context.Context, compute *gophercloud.ServiceClient) ([]PlanFlavor, error) {
+	fls, err := nova.ListFlavors(ctx, nova.ComputeClient(compute))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]PlanFlavor, 0, len(fls))
+	for _, f := range fls {
+		pub := f.IsPublic
+		out = append(out, PlanFlavor{Name: f.Name, VCPUs: f.VCPUs, RAM: f.RAM, Disk: f.Disk, Public: &pub,
+			TPMVersion: f.ExtraSpecs[nova.FlavorTPMVersion], TPMModel: f.ExtraSpecs[nova.FlavorTPMModel], SecretSecurity: f.ExtraSpecs[nova.FlavorTPMSecretSecurity]})
+	}
+	return out, nil
+}

@@ -1,0 +1,341 @@
+package plans
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/vtpmctl/vtpmctl/nova"
+)
+
+// ImportOptions are `plan import`'s choices.
+type ImportOptions struct {
+	Catalogue []PlanFlavor // flavors to map onto (file or cloud)
+	TPMModel  string       // model for new vTPMs; default tpm-crb
+	Release   nova.Release // target cloud, for the operational limits
+	Now       time.Time
+}
+
+// ImportSummary is what a migration team reads first.
+type ImportSummary struct {
+	VMs             int `json:"vms"`
+	TargetVTPM      int `json:"target_vtpm"`
+	SourceVTPM      int `json:"source_vtpm"`
+	UnknownVTPM     int `json:"unknown_vtpm"`
+	Flagged         int `json:"flagged"`
+	Skipped         int `json:"skipped"`
+	RowErrors       int `json:"row_errors"`
+	ProposedFlavors int `json:"proposed_flavors"`
+}
+
+// JoinGovc attaches govc facts to the inventory's VMs: by BIOS UUID, then
+// instance UUID, then MoRef (one vCenter only), then a unique name. With
+// no inventory (addUnmatched) govc's VMs are the inventory; otherwise an
+// unmatched govc VM (a template the export skipped, say) is only named.
+func JoinGovc(vms []SourceVM, govc []GovcVM, addUnmatched bool) ([]SourceVM, []string) {
+	var unmatched []string
+	vcenters := map[string]bool{}
+	names := map[string]int{}
+	for _, v := range vms {
+		vcenters[v.VCenter] = true
+		names[v.Name]++
+	}
+	for _, g := range govc {
+		idx := -1
+		for i, v := range vms {
+			switch {
+			case g.BIOSUUID != "" && strings.EqualFold(g.BIOSUUID, v.BIOSUUID),
+				g.InstanceUUID != "" && strings.EqualFold(g.InstanceUUID, v.InstanceUUID),
+				g.MoRef != "" && g.MoRef == v.MoRef && len(vcenters) == 1:
+				idx = i
+			}
+			if idx >= 0 {
+				break
+			}
+		}
+		if idx < 0 && names[g.Name] == 1 {
+			for i, v := range vms {
+				if v.Name == g.Name {
+					idx = i
+				}
+			}
+		}
+		if idx < 0 && !addUnmatched {
+			unmatched = append(unmatched, g.Name)
+			continue
+		}
+		if idx < 0 {
+			vms = append(vms, SourceVM{Name: g.Name, MoRef: g.MoRef, BIOSUUID: g.BIOSUUID, InstanceUUID: g.InstanceUUID, VTPM: "unknown"})
+			names[g.Name]++
+			idx = len(vms) - 1
+		}
+		v := &vms[idx]
+		if v.VTPM == "unknown" || v.VTPMEvidence == "" {
+			v.VTPM, v.VTPMEvidence = yesNo(g.VTPM), "govc: "+g.Evidence
+		}
+		fill := func(dst *string, src string) {
+			if *dst == "" {
+				*dst = src
+			}
+		}
+		fill(&v.Firmware, g.Firmware)
+		fill(&v.GuestID, g.GuestID)
+		fill(&v.OSConfig, g.GuestFull)
+		if v.SecureBoot == nil {
+			v.SecureBoot = g.SecureBoot
+		}
+		if v.VCPUs == 0 {
+			v.VCPUs, v.MemoryMiB = g.VCPUs, g.MemoryMiB
+		}
+		if v.DiskMiB == 0 {
+			v.DiskMiB = g.DiskMiB
+		}
+		if v.HWVersion == 0 {
+			v.HWVersion = g.HWVersion
+		}
+	}
+	return vms, unmatched
+}
+
+// Import applies the rules to every VM and maps it to a flavor.
+func Import(vms []SourceVM, o ImportOptions) (*Plan, ImportSummary) {
+	if o.TPMModel == "" {
+		o.TPMModel = "tpm-crb"
+	}
+	if o.Release == nova.ReleaseUnknown {
+		o.Release = nova.Gazpacho
+	}
+	p := &Plan{Version: 1, Images: []PlanImage{}, Flavors: []PlanFlavor{}, VMs: []PlanVM{}}
+	if !o.Now.IsZero() {
+		p.Source.Imported = o.Now.UTC().Format(time.RFC3339)
+	}
+	sum := ImportSummary{VMs: len(vms)}
+	names := map[string]int{}
+	for _, v := range vms {
+		names[v.Name]++
+	}
+	catalogue := append([]PlanFlavor{}, o.Catalogue...)
+	sort.SliceStable(catalogue, func(i, j int) bool { return flavorLess(catalogue[i], catalogue[j]) })
+	for _, v := range vms {
+		pv, img := planVM(v, o)
+		if names[v.Name] > 1 {
+			pv.TargetImage = shortHost(v.VCenter) + "-" + v.Name // same name on two vCenters: kept apart
+			img.Name = pv.TargetImage
+		}
+		f, proposed := mapFlavor(catalogue, pv, img)
+		if proposed {
+			catalogue = append(catalogue, f)
+			sort.SliceStable(catalogue, func(i, j int) bool { return flavorLess(catalogue[i], catalogue[j]) })
+			p.Flavors = append(p.Flavors, f)
+			sum.ProposedFlavors++
+			pv.Reasons = append(pv.Reasons, fmt.Sprintf("no catalogue flavor fits %d vCPUs / %d MiB / %d GiB%s: proposed %s", pv.VCPUs, pv.RAM, pv.DiskGiB, tpmSuffix(img), f.Name))
+		} else {
+			pv.Reasons = append(pv.Reasons, "smallest fitting flavor: "+f.Name)
+			if !hasFlavor(p.Flavors, f.Name) {
+				p.Flavors = append(p.Flavors, f)
+			}
+		}
+		pv.TargetFlavor = f.Name
+		p.Images = append(p.Images, img)
+		p.VMs = append(p.VMs, pv)
+		switch v.VTPM {
+		case "yes":
+			sum.SourceVTPM++
+		case "unknown":
+			sum.UnknownVTPM++
+		}
+		if img.TPMVersion != "" {
+			sum.TargetVTPM++
+		}
+		if len(pv.Flags) > 0 {
+			sum.Flagged++
+		}
+	}
+	return p, sum
+}
+
+func tpmSuffix(img PlanImage) string {
+	if img.TPMVersion != "" {
+		return " with a vTPM"
+	}
+	return ""
+}
+
+// planVM applies the vTPM, firmware and Secure Boot rules, each stated as
+// a reason in the plan.
+func planVM(v SourceVM, o ImportOptions) (PlanVM, PlanImage) {
+	os := IdentifyOS(v.OSTools, v.GuestDetailed, v.GuestID, v.OSConfig)
+	pv := PlanVM{Name: v.Name, VCenter: v.VCenter, VCenterUUID: v.VCenterUUID, MoRef: v.MoRef, BIOSUUID: v.BIOSUUID,
+		GuestOS: os.Name, GuestID: v.GuestID, Firmware: firstNonEmpty(v.Firmware, "unknown"), SecureBoot: "unknown",
+		SourceVTPM: v.VTPM, VTPMEvidence: v.VTPMEvidence, VCPUs: v.VCPUs, RAM: v.MemoryMiB, DiskGiB: (v.DiskMiB + 1023) / 1024,
+		TargetImage: v.Name, TargetVTPM: "none"}
+	if v.SecureBoot != nil {
+		pv.SecureBoot = yesNo(*v.SecureBoot)
+	}
+	img := PlanImage{Name: v.Name, Properties: map[string]string{}}
+	reason := func(f string, a ...any) { pv.Reasons = append(pv.Reasons, fmt.Sprintf(f, a...)) }
+	flag := func(f string, a ...any) { pv.Flags = append(pv.Flags, fmt.Sprintf(f, a...)) }
+	reason("guest OS %s (from %s)", os.Name, os.Source)
+	if v.OSTools != "" && v.OSConfig != "" && !strings.EqualFold(v.OSTools, v.OSConfig) && os.Source == "VMware Tools" {
+		flag("the configured OS (%s) differs from what VMware Tools reports (%s): the guest ID is stale; the plan follows VMware Tools", v.OSConfig, v.OSTools)
+	}
+
+	uefi, secure := v.Firmware == "efi", v.SecureBoot != nil && *v.SecureBoot
+	switch v.VTPM {
+	case "yes":
+		img.TPMVersion, img.TPMModel = "2.0", o.TPMModel
+		reason("the source has a vTPM (%s): the target gets TPM 2.0 (%s); its contents do not travel, the new vTPM is blank", v.VTPMEvidence, o.TPMModel)
+	case "no":
+		reason("no vTPM on the source: none added (a TPM the guest never had changes what boots; MTV 2.9 learned this)")
+	default:
+		reason("vTPM unknown (RVTools has no vTPM column; give govc JSON or --vtpm-column): none added")
+	}
+	if os.Win11 && img.TPMVersion == "" {
+		img.TPMVersion, img.TPMModel = "2.0", o.TPMModel
+		flag("Windows 11 requires TPM 2.0, UEFI and Secure Boot: the target gets them although the source vTPM is %s", v.VTPM)
+	}
+	if os.Win11 && !uefi {
+		flag("Windows 11 on %s firmware: convert the disk to GPT (mbr2gpt /convert) before migrating; the target boots UEFI", pv.Firmware)
+		uefi, secure = true, true
+	}
+	if os.Win11 {
+		secure = true
+	}
+	switch {
+	case uefi:
+		img.Properties["hw_firmware_type"], img.Properties["hw_machine_type"] = "uefi", "q35"
+		reason("EFI firmware: hw_firmware_type=uefi and hw_machine_type=q35 (Secure Boot needs q35)")
+	case v.Firmware == "bios":
+		reason("BIOS firmware: no UEFI properties")
+	default:
+		flag("firmware unknown: decide UEFI or BIOS by hand before converting")
+	}
+	if secure && uefi {
+		img.Properties["os_secure_boot"] = "required"
+		reason("Secure Boot on: os_secure_boot=required")
+	}
+	if v.Firmware == "bios" && v.SecureBoot != nil && *v.SecureBoot {
+		flag("BIOS with Secure Boot enabled is inconsistent (Secure Boot needs EFI): check the source's configuration")
+	}
+	if v.VTPM == "yes" && (v.Firmware == "bios" || (v.HWVersion > 0 && v.HWVersion < 14)) {
+		flag("a vTPM on %s / vmx-%d is impossible on real vSphere (vTPM needs EFI and vmx-14+): the inventory data is suspect", pv.Firmware, v.HWVersion)
+	}
+	if os.Windows {
+		img.Properties["os_type"], img.Properties["os_distro"] = "windows", "windows"
+		if img.TPMVersion != "" && uefi && secure {
+			img.Windows = true // the Windows-ready profile: TPM 2.0, UEFI, q35, Secure Boot
+			for _, k := range []string{"hw_firmware_type", "hw_machine_type", "os_secure_boot", "os_type", "os_distro"} {
+				delete(img.Properties, k)
+			}
+		}
+	} else if os.Linux {
+		img.Properties["os_type"] = "linux"
+	}
+	if img.TPMVersion != "" {
+		pv.TargetVTPM = img.TPMVersion + " " + img.TPMModel
+	}
+	if len(img.Properties) == 0 {
+		img.Properties = nil
+	}
+	pv.Checklist = checklist(pv, os, img, o.Release)
+	return pv, img
+}
+
+// checklist is what to do before cutover and check after it.
+func checklist(pv PlanVM, os GuestOS, img PlanImage, rel nova.Release) []string {
+	var c []string
+	switch {
+	case pv.SourceVTPM == "yes":
+		c = append(c, "the source vTPM (its Endorsement Key and everything sealed to it) does not migrate: the target starts with a new, blank TPM")
+	case pv.SourceVTPM == "unknown":
+		c = append(c, "confirm whether the source has a vTPM: govc device.info -json -vm '"+pv.Name+"' | grep VirtualTPM")
+	}
+	if os.Windows && pv.SourceVTPM != "no" {
+		c = append(c, "BitLocker: back up the recovery key (manage-bde -protectors -get C:) to AD DS / Entra ID / MBAM, or suspend it (manage-bde -protectors -disable C: -RebootCount 2) before cutover; expect one recovery-key prompt at first boot",
+			"list what else is sealed to the TPM and re-enrol it after cutover: Windows Hello, Credential Guard / VBS, TPM-backed certificates and keys (Microsoft Platform Crypto Provider)")
+	}
+	if os.Linux && pv.SourceVTPM != "no" {
+		c = append(c, "LUKS sealed to the TPM (clevis, systemd-cryptenroll): add a passphrase keyslot before converting; wipe the stale TPM slot and re-seal after")
+	}
+	if img.TPMVersion != "" {
+		if os.Windows {
+			c = append(c, "after first boot: Get-Tpm shows TpmPresent True and TpmReady True")
+		} else {
+			c = append(c, "after first boot: tpm2_getcap properties-fixed answers (the TPM is present)")
+		}
+		var ops []string
+		for _, op := range nova.UnsupportedOperations(rel, "user") {
+			if op.Name != "resize-across-deployment" {
+				ops = append(ops, op.Name)
+			}
+		}
+		lim := fmt.Sprintf("on the target (Nova %s) the guest cannot: %s", rel, strings.Join(ops, ", "))
+		if rel.HostModeLiveMigration() {
+			lim += " (a flavor with hw:tpm_secret_security=host allows live migration)"
+		}
+		c = append(c, lim, "snapshots and backups carry no TPM state: a restored or rebuilt guest gets a blank vTPM; include the compute host's vTPM state directory in host backups")
+	}
+	return c
+}
+
+func flavorLess(a, b PlanFlavor) bool {
+	if a.VCPUs != b.VCPUs {
+		return a.VCPUs < b.VCPUs
+	}
+	if a.RAM != b.RAM {
+		return a.RAM < b.RAM
+	}
+	if a.Disk != b.Disk {
+		return a.Disk < b.Disk
+	}
+	return a.Name < b.Name
+}
+
+// mapFlavor picks the smallest catalogue flavor that fits and carries
+// matching vTPM specs where the VM needs one (and none where it does
+// not); with no fit it proposes a new flavor.
+func mapFlavor(cat []PlanFlavor, pv PlanVM, img PlanImage) (PlanFlavor, bool) {
+	ramGiB := (pv.RAM + 1023) / 1024
+	for _, f := range cat {
+		if f.VCPUs < pv.VCPUs || f.RAM < pv.RAM || f.Disk < pv.DiskGiB {
+			continue
+		}
+		if f.Proposed && (f.VCPUs != max(pv.VCPUs, 1) || f.RAM != max(ramGiB, 1)*1024 || f.Disk != pv.DiskGiB) {
+			continue // a flavor proposed for another VM is reused only when it fits exactly
+		}
+		if img.TPMVersion == "" && f.TPMVersion != "" {
+			continue // would give the guest a TPM it never had
+		}
+		if img.TPMVersion != "" && (f.TPMVersion != img.TPMVersion || (f.TPMModel != "" && f.TPMModel != img.TPMModel)) {
+			continue
+		}
+		return f, false
+	}
+	f := PlanFlavor{VCPUs: max(pv.VCPUs, 1), RAM: max(ramGiB, 1) * 1024, Disk: pv.DiskGiB, Proposed: true}
+	prefix := "std"
+	if img.TPMVersion != "" {
+		prefix, f.TPMVersion, f.TPMModel = "vtpm", img.TPMVersion, img.TPMModel
+	}
+	f.Name = fmt.Sprintf("%s.%dc%dg%dd", prefix, f.VCPUs, f.RAM/1024, f.Disk)
+	return f, true
+}
+
+func hasFlavor(fs []PlanFlavor, name string) bool {
+	for _, f := range fs {
+		if f.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func shortHost(h string) string {
+	if h == "" {
+		return "vc"
+	}
+	if i := strings.IndexByte(h, '.'); i > 0 {
+		return h[:i]
+	}
+	return h
+}

@@ -1,0 +1,156 @@
+package plans
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/vtpmctl/vtpmctl/nova"
+)
+
+// Plan is the migration plan file (version 1); examples/plan.yaml
+// documents every field.
+type Plan struct {
+	Version int          `yaml:"version"`
+	Source  PlanSource   `yaml:"source,omitempty"`
+	Images  []PlanImage  `yaml:"images"`
+	Flavors []PlanFlavor `yaml:"flavors"`
+	VMs     []PlanVM     `yaml:"vms"`
+}
+
+// PlanSource records where the plan came from.
+type PlanSource struct {
+	RVTools  string   `yaml:"rvtools,omitempty"`
+	Govc     []string `yaml:"govc,omitempty"`
+	Imported string   `yaml:"imported,omitempty"`
+}
+
+// PlanImage is an image whose properties the plan sets.
+type PlanImage struct {
+	Name       string            `yaml:"name"` // name or ID in Glance
+	TPMVersion string            `yaml:"tpm_version,omitempty"`
+	TPMModel   string            `yaml:"tpm_model,omitempty"`
+	Windows    bool              `yaml:"windows,omitempty"`
+	Properties map[string]string `yaml:"properties,omitempty"`
+}
+
+// PlanFlavor is a flavor the plan needs.
+type PlanFlavor struct {
+	Name           string `yaml:"name"`
+	VCPUs          int    `yaml:"vcpus"`
+	RAM            int    `yaml:"ram"`  // MiB
+	Disk           int    `yaml:"disk"` // GiB
+	Public         *bool  `yaml:"public,omitempty"`
+	TPMVersion     string `yaml:"tpm_version,omitempty"`
+	TPMModel       string `yaml:"tpm_model,omitempty"`
+	SecretSecurity string `yaml:"secret_security,omitempty"`
+	Proposed       bool   `yaml:"proposed,omitempty"` // no catalogue flavor fit
+}
+
+// PlanVM is one source VM and its target.
+type PlanVM struct {
+	Name         string   `yaml:"name"`
+	VCenter      string   `yaml:"vcenter,omitempty"`
+	VCenterUUID  string   `yaml:"vcenter_uuid,omitempty"`
+	MoRef        string   `yaml:"vm_id,omitempty"`
+	BIOSUUID     string   `yaml:"bios_uuid,omitempty"`
+	GuestOS      string   `yaml:"guest_os"`
+	GuestID      string   `yaml:"guest_id,omitempty"`
+	Firmware     string   `yaml:"firmware"`    // efi, bios, unknown
+	SecureBoot   string   `yaml:"secure_boot"` // yes, no, unknown
+	SourceVTPM   string   `yaml:"source_vtpm"` // yes, no, unknown
+	VTPMEvidence string   `yaml:"vtpm_evidence,omitempty"`
+	VCPUs        int      `yaml:"vcpus"`
+	RAM          int      `yaml:"ram"`
+	DiskGiB      int      `yaml:"disk"`
+	TargetFlavor string   `yaml:"target_flavor"`
+	TargetImage  string   `yaml:"target_image"`
+	TargetVTPM   string   `yaml:"target_vtpm"` // "2.0 tpm-crb" or "none"
+	Reasons      []string `yaml:"reasons,omitempty"`
+	Flags        []string `yaml:"flags,omitempty"`
+	Checklist    []string `yaml:"checklist,omitempty"`
+}
+
+// ReadPlan parses and validates a plan; errors carry the line.
+func ReadPlan(r io.Reader, file string) (*Plan, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	var p Plan
+	if err := dec.Decode(&p); err != nil {
+		if err == io.EOF {
+			return nil, fmt.Errorf("%s: empty plan", file)
+		}
+		return nil, fmt.Errorf("%s: %v", file, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	if err := p.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %v", file, err)
+	}
+	return &p, nil
+}
+
+// Validate refuses what would make a write fail or Nova refuse a boot.
+func (p *Plan) Validate() error {
+	if p.Version != 1 {
+		return fmt.Errorf("version %d: this vtpmctl reads plan version 1", p.Version)
+	}
+	seen := map[string]bool{}
+	for i, img := range p.Images {
+		where := fmt.Sprintf("images[%d] (%s)", i, img.Name)
+		if img.Name == "" {
+			return fmt.Errorf("images[%d]: name is required", i)
+		}
+		if seen["i:"+img.Name] {
+			return fmt.Errorf("%s: named twice", where)
+		}
+		seen["i:"+img.Name] = true
+		if _, _, err := nova.PlanImageSet(img.Properties, nova.ImageRequest{TPMVersion: img.TPMVersion, TPMModel: img.TPMModel, Windows: img.Windows}); err != nil && (img.TPMVersion != "" || img.Windows) {
+			return fmt.Errorf("%s: %v", where, err)
+		}
+		for k := range img.Properties {
+			if nova.IsVTPMImageKey(k) {
+				return fmt.Errorf("%s: set %s with tpm_version/tpm_model, not properties", where, k)
+			}
+		}
+	}
+	for i, f := range p.Flavors {
+		where := fmt.Sprintf("flavors[%d] (%s)", i, f.Name)
+		switch {
+		case f.Name == "":
+			return fmt.Errorf("flavors[%d]: name is required", i)
+		case seen["f:"+f.Name]:
+			return fmt.Errorf("%s: named twice", where)
+		case f.VCPUs < 1 || f.RAM < 1 || f.Disk < 0:
+			return fmt.Errorf("%s: vcpus and ram must be at least 1, disk at least 0", where)
+		}
+		seen["f:"+f.Name] = true
+		if err := nova.ValidateTPMFlags(f.TPMVersion, f.TPMModel); err != nil {
+			return fmt.Errorf("%s: %v", where, err)
+		}
+		if f.TPMModel != "" && f.TPMVersion == "" {
+			return fmt.Errorf("%s: tpm_model without tpm_version asks Nova for nothing", where)
+		}
+		if s := f.SecretSecurity; s != "" && s != "user" && s != "host" && s != "deployment" {
+			return fmt.Errorf("%s: secret_security %q (choose user, host or deployment)", where, s)
+		}
+	}
+	return nil
+}
+
+// WritePlan writes the plan with a header comment.
+func WritePlan(w io.Writer, p *Plan) error {
+	fmt.Fprintln(w, "# vTPM-aware migration plan, written by vtpmctl plan import.")
+	fmt.Fprintln(w, "# Review it, then: vtpmctl plan diff plan.yaml; vtpmctl plan apply plan.yaml --yes")
+	enc := yaml.NewEncoder(w)
+	enc.SetIndent(2)
+	if err := enc.Encode(p); err != nil {
+		return err
+	}
+	return enc.Close()
+}

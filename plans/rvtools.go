@@ -1,0 +1,282 @@
+// Package plans turns a vSphere inventory (RVTools vInfo CSV, govc JSON)
+// into a vTPM-aware migration plan for OpenStack, converges the cloud's
+// images and flavors to it, and writes the cutover checklist.
+package plans
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// SourceVM is one VM as the inventory describes it.
+type SourceVM struct {
+	Name          string
+	VCenter       string // VI SDK Server
+	VCenterUUID   string // VI SDK UUID
+	MoRef         string // VM ID, e.g. vm-53
+	BIOSUUID      string // SMBIOS UUID (config.uuid)
+	InstanceUUID  string // VM UUID (config.instanceUuid)
+	GuestID       string
+	OSConfig      string // OS according to the configuration file
+	OSTools       string // OS according to the VMware Tools
+	GuestDetailed string
+	Firmware      string // efi, bios, "" (unknown)
+	SecureBoot    *bool
+	HWVersion     int
+	VCPUs         int
+	MemoryMiB     int
+	DiskMiB       int
+	PowerState    string
+	VTPM          string // yes, no, unknown
+	VTPMEvidence  string
+	Line          int // CSV line, for messages
+}
+
+// RowError is a malformed inventory row: reported and skipped, or fatal
+// with --strict.
+type RowError struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *RowError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
+
+// Skipped is a row that is not a migratable VM, with the reason.
+type Skipped struct {
+	Name, Reason string
+	Line         int
+}
+
+// headerAliases maps each field to its RVTools display header and the
+// -DBColumnNames header (and older MB names). Matching ignores case,
+// spaces and punctuation.
+var headerAliases = map[string][]string{
+	"name":          {"VM", "vInfoVMName"},
+	"powerstate":    {"Powerstate", "vInfoPowerstate"},
+	"template":      {"Template", "vInfoTemplate"},
+	"srm":           {"SRM Placeholder", "vInfoSRMPlaceHolder"},
+	"cpus":          {"CPUs", "vInfoCPUs"},
+	"memory":        {"Memory", "vInfoMemory"},
+	"disk":          {"Total disk capacity MiB", "vInfoTotalDiskCapacityMiB", "Provisioned MiB", "vInfoProvisioned", "Provisioned MB", "Total disk capacity MB"},
+	"firmware":      {"Firmware", "vInfoFirmware"},
+	"secureboot":    {"EFI Secure boot", "vInfoEFISecureBoot", "vInfoEfiSecureBoot"},
+	"hwversion":     {"HW version", "VInfoVersion", "vInfoHWVersion"},
+	"osconfig":      {"OS according to the configuration file", "vInfoOS"},
+	"ostools":       {"OS according to the VMware Tools", "vInfoOSTools"},
+	"guestdetailed": {"Guest Detailed Data", "vInfoGuestDetailedData"},
+	"vmid":          {"VM ID", "vInfoVMID", "vInfoVMId"},
+	"smbiosuuid":    {"SMBIOS UUID", "vInfoSMBIOSUUID"},
+	"vmuuid":        {"VM UUID", "vInfoUUID"},
+	"vcenter":       {"VI SDK Server", "vInfoVISDKServer"},
+	"vcenteruuid":   {"VI SDK UUID", "vInfoVISDKUUID"},
+}
+
+func normHeader(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// RVToolsOptions tune the vInfo reader.
+type RVToolsOptions struct {
+	File       string // for messages
+	VTPMColumn string // a custom attribute column that says yes/no
+	Strict     bool   // a malformed row is fatal
+}
+
+// ParseRVTools reads an RVTools vInfo CSV: headers by name (display or
+// DB names), ',' or ';', BOM, quoted fields, numbers with separators.
+// Templates and SRM placeholders are skipped with the reason; malformed
+// rows are reported with their line and skipped.
+func ParseRVTools(r io.Reader, o RVToolsOptions) (vms []SourceVM, skipped []Skipped, rowErrs []error, err error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	first, _, _ := bytes.Cut(data, []byte("\n"))
+	cr := csv.NewReader(bytes.NewReader(data))
+	if bytes.Count(first, []byte(";")) > bytes.Count(first, []byte(",")) {
+		cr.Comma = ';'
+	}
+	cr.FieldsPerRecord = -1 // checked here, with the line number
+	cr.LazyQuotes = false
+	header, err := cr.Read()
+	if err != nil {
+		return nil, nil, nil, &RowError{File: o.File, Line: 1, Msg: "cannot read the header: " + err.Error()}
+	}
+	col := map[string]int{}
+	for i, h := range header {
+		n := normHeader(h)
+		for field, aliases := range headerAliases {
+			for _, a := range aliases {
+				if n == normHeader(a) {
+					if _, dup := col[field]; !dup {
+						col[field] = i
+					}
+				}
+			}
+		}
+		if o.VTPMColumn != "" && n == normHeader(o.VTPMColumn) {
+			col["vtpm"] = i
+		}
+	}
+	for _, need := range []string{"name", "cpus", "memory"} {
+		if _, ok := col[need]; !ok {
+			return nil, nil, nil, &RowError{File: o.File, Line: 1, Msg: fmt.Sprintf("no %q column: is this an RVTools vInfo export (tab vInfo, RVTools_tabvInfo.csv)?", headerAliases[need][0])}
+		}
+	}
+	if o.VTPMColumn != "" {
+		if _, ok := col["vtpm"]; !ok {
+			return nil, nil, nil, &RowError{File: o.File, Line: 1, Msg: fmt.Sprintf("--vtpm-column %q is not a column of this export", o.VTPMColumn)}
+		}
+	}
+	for {
+		line, _ := cr.FieldPos(0)
+		rec, rerr := cr.Read()
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			var pe *csv.ParseError
+			if errors.As(rerr, &pe) {
+				line = pe.Line
+			}
+			e := &RowError{File: o.File, Line: line, Msg: "malformed CSV: " + rerr.Error()}
+			if o.Strict {
+				return nil, nil, nil, e
+			}
+			rowErrs = append(rowErrs, e)
+			continue
+		}
+		line, _ = cr.FieldPos(0)
+		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
+			continue
+		}
+		if len(rec) != len(header) {
+			e := &RowError{File: o.File, Line: line, Msg: fmt.Sprintf("%d fields, the header has %d", len(rec), len(header))}
+			if o.Strict {
+				return nil, nil, nil, e
+			}
+			rowErrs = append(rowErrs, e)
+			continue
+		}
+		get := func(f string) string {
+			if i, ok := col[f]; ok {
+				return strings.TrimSpace(rec[i])
+			}
+			return ""
+		}
+		vm := SourceVM{Name: get("name"), VCenter: get("vcenter"), VCenterUUID: get("vcenteruuid"), MoRef: get("vmid"),
+			BIOSUUID: get("smbiosuuid"), InstanceUUID: get("vmuuid"), OSConfig: get("osconfig"), OSTools: get("ostools"),
+			GuestDetailed: get("guestdetailed"), Firmware: strings.ToLower(get("firmware")), PowerState: get("powerstate"), VTPM: "unknown", Line: line}
+		if vm.Name == "" {
+			e := &RowError{File: o.File, Line: line, Msg: "empty VM name"}
+			if o.Strict {
+				return nil, nil, nil, e
+			}
+			rowErrs = append(rowErrs, e)
+			continue
+		}
+		if b, ok := parseBool(get("template")); ok && b {
+			skipped = append(skipped, Skipped{vm.Name, "template", line})
+			continue
+		}
+		if b, ok := parseBool(get("srm")); ok && b {
+			skipped = append(skipped, Skipped{vm.Name, "SRM placeholder (the protected VM is migrated from its own site)", line})
+			continue
+		}
+		var perr error
+		num := func(f string) int {
+			v := get(f)
+			if v == "" {
+				return 0
+			}
+			n, err := parseNumber(v)
+			if err != nil && perr == nil {
+				perr = fmt.Errorf("%s = %q: expected a number", headerAliases[f][0], v)
+			}
+			return n
+		}
+		vm.VCPUs, vm.MemoryMiB, vm.DiskMiB = num("cpus"), num("memory"), num("disk")
+		if perr != nil {
+			e := &RowError{File: o.File, Line: line, Msg: perr.Error()}
+			if o.Strict {
+				return nil, nil, nil, e
+			}
+			rowErrs = append(rowErrs, e)
+			continue
+		}
+		if b, ok := parseBool(get("secureboot")); ok {
+			vm.SecureBoot = &b
+		}
+		vm.HWVersion = digits(get("hwversion"))
+		if _, ok := col["vtpm"]; ok {
+			if b, ok := parseBool(get("vtpm")); ok {
+				vm.VTPM, vm.VTPMEvidence = yesNo(b), "column "+o.VTPMColumn
+			}
+		}
+		vms = append(vms, vm)
+	}
+	return vms, skipped, rowErrs, nil
+}
+
+func parseBool(s string) (bool, bool) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "true", "yes", "1", "y", "on", "wahr", "vrai":
+		return true, true
+	case "false", "no", "0", "n", "off", "falsch", "faux":
+		return false, true
+	}
+	return false, false
+}
+
+// parseNumber accepts "16384", "16,384", "16.384", "16 384" and a decimal
+// part ("102400,00"): locale-formatted exports round to whole units.
+func parseNumber(s string) (int, error) {
+	s = strings.Map(func(r rune) rune {
+		if r == ' ' || r == '\u00a0' || r == '\u202f' || r == '\'' {
+			return -1
+		}
+		return r
+	}, s)
+	// a trailing decimal part of 1-2 digits after , or .
+	if i := strings.LastIndexAny(s, ",."); i >= 0 && len(s)-i-1 <= 2 && len(s)-i-1 > 0 {
+		s = s[:i]
+	}
+	s = strings.NewReplacer(",", "", ".", "").Replace(s)
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("not a number")
+	}
+	return n, nil
+}
+
+func digits(s string) int {
+	var b strings.Builder
+	for _, r := range s {
+		if r >= '0' && r <= '9' {
+			b.WriteRune(r)
+		}
+	}
+	n, _ := strconv.Atoi(b.String())
+	return n
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
