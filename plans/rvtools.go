@@ -143,7 +143,7 @@ func ParseRVTools(r io.Reader, o RVToolsOptions) (vms []SourceVM, skipped []Skip
 		}
 	}
 	for {
-		line, _ := cr.FieldPos(0)
+		line := 0
 		rec, rerr := cr.Read()
 		if rerr == io.EOF {
 			break
