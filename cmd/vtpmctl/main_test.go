@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -27,7 +28,9 @@ func TestScripts(t *testing.T) {
 			e.Setenv("OS_CLOUD", "")
 			e.Setenv("OS_AUTH_URL", "")
 			e.Setenv("OS_CLIENT_CONFIG_FILE", "")
-			return nil
+			ex, err := filepath.Abs("../../examples")
+			e.Setenv("EX", ex)
+			return err
 		},
 	})
 }

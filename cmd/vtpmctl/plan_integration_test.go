@@ -1,0 +1,123 @@
+//go:build integration
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
+	"github.com/vtpmctl/vtpmctl/nova"
+)
+
+// TestIntegrationPlanApply converges real Glance and Nova to a plan, with a
+// fault that fails one image write in the middle; the rerun converges and
+// a third run writes nothing.
+func TestIntegrationPlanApply(t *testing.T) {
+	devcloudtest.Require(t)
+	ctx := context.Background()
+	admin := devcloudtest.Connect(t, "devcloud-admin")
+	glance, _ := admin.Image()
+	compute, _ := admin.Compute()
+	u := devcloudtest.Unique("plan")
+	imgs := []string{u + "-w11", u + "-w19", u + "-rhel"}
+	for _, n := range imgs {
+		devcloudtest.CreateImage(t, glance, n, map[string]string{"hw_disk_bus": "ide"})
+	}
+	existing := u + "-m1"
+	devcloudtest.CreateFlavor(t, compute, existing, map[string]string{"hw:tpm_version": "1.2"})
+	newFlavor := u + "-w1"
+	t.Cleanup(func() {
+		if f, err := nova.FindFlavor(ctx, nova.ComputeClient(compute), newFlavor); err == nil {
+			nova.DeleteFlavor(ctx, compute, f.ID)
+		}
+	})
+	plan := fmt.Sprintf(`version: 1
+images:
+  - {name: %s, tpm_version: "2.0", tpm_model: tpm-crb, windows: true}
+  - {name: %s, properties: {hw_firmware_type: uefi, hw_machine_type: q35, os_type: windows}}
+  - {name: %s, properties: {os_type: linux}}
+  - {name: %s-not-converted-yet, tpm_version: "2.0"}
+flavors:
+  - {name: %s, vcpus: 1, ram: 64, disk: 1, tpm_version: "2.0", tpm_model: tpm-crb}
+  - {name: %s, vcpus: 1, ram: 64, disk: 1, tpm_version: "2.0"}
+vms: []
+`, imgs[0], imgs[1], imgs[2], u, newFlavor, existing)
+	file := filepath.Join(t.TempDir(), "plan.yaml")
+	os.WriteFile(file, []byte(plan), 0o644)
+
+	// The second image PATCH fails with a 500, as a flaky Glance would.
+	var patches int32
+	h := newHarness(t)
+	inner := h.wrap
+	h.wrap = func(next http.RoundTripper) http.RoundTripper {
+		return inner(roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			if r.Method == http.MethodPatch && strings.Contains(r.URL.Path, "/v2/images/") && atomic.AddInt32(&patches, 1) == 2 {
+				return &http.Response{StatusCode: 500, Status: "500 Internal Server Error", Header: http.Header{"Content-Type": {"application/json"}},
+					Body: http.NoBody, Request: r}, nil
+			}
+			return next.RoundTrip(r)
+		}))
+	}
+	apply := func(yes bool) result {
+		return h.run(func(io *IOStreams) error {
+			return runPlanApply(ctx, &planApplyOptions{IO: io, Global: h.global("devcloud-admin"), File: file}, yes)
+		})
+	}
+	// diff writes nothing and names the pending image.
+	r := apply(false)
+	if r.code != 0 || len(r.writes) != 0 || !strings.Contains(r.stderr, "-not-converted-yet: pending") {
+		t.Fatalf("diff: exit %d writes %v\n%s", r.code, r.writes, r.stderr)
+	}
+	r = apply(true)
+	if r.code != 1 || !strings.Contains(r.stderr, "1 of 5 object(s) could not be changed") {
+		t.Fatalf("apply with a fault: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	failed, applied := 0, 0
+	for _, row := range r.rows {
+		switch row["action"] {
+		case "failed":
+			failed++
+		case "added", "replaced":
+			applied++
+		}
+	}
+	if failed == 0 || applied == 0 {
+		t.Errorf("the report must say what was applied and what was not: %v", r.rows)
+	}
+	r = apply(true)
+	if r.code != 0 {
+		t.Fatalf("rerun: exit %d\n%s", r.code, r.stderr)
+	}
+	r = apply(true)
+	if r.code != 0 || len(r.writes) != 0 {
+		t.Errorf("third run: exit %d, writes %v (want none)", r.code, r.writes)
+	}
+	for i, want := range []map[string]string{
+		{"hw_tpm_version": "2.0", "hw_tpm_model": "tpm-crb", "os_secure_boot": "required", "hw_disk_bus": "sata"},
+		{"hw_firmware_type": "uefi", "os_type": "windows", "hw_disk_bus": "ide"},
+		{"os_type": "linux"},
+	} {
+		ci, err := nova.FindImage(ctx, glance, imgs[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range want {
+			if ci.Properties[k] != v {
+				t.Errorf("%s: %s=%q, want %q", imgs[i], k, ci.Properties[k], v)
+			}
+		}
+	}
+	for name, want := range map[string]string{newFlavor: "tpm-crb", existing: ""} {
+		f, err := nova.FindFlavor(ctx, nova.ComputeClient(compute), name)
+		if err != nil || f.ExtraSpecs["hw:tpm_version"] != "2.0" || f.ExtraSpecs["hw:tpm_model"] != want {
+			t.Errorf("flavor %s: %v %v", name, f.ExtraSpecs, err)
+		}
+	}
+}
