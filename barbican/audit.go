@@ -306,7 +306,7 @@ func operations(rel nova.Release, mode string) []string {
 		out = append(out, "does not resume by itself after a host reboot (no user token to fetch the secret)")
 	}
 	if mode == "user" {
-		out = append(out, "an admin who is not in the project cannot hard-reboot or cold-migrate it")
+		out = append(out, "an admin whose token is scoped to another project cannot hard-reboot, cold-migrate or even delete it cleanly (Barbican refuses; the server goes to ERROR)")
 	}
 	out = append(out, "snapshots and backups carry no TPM state: a rebuild or restore gets a blank vTPM (BitLocker recovery)")
 	return out

@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/gophercloud/gophercloud/v2"
-	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/roles"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
@@ -40,20 +39,18 @@ type Sources struct {
 	ProjectNames map[string]string
 }
 
-// ServerMicroversion embeds each server's flavor with its extra specs
-// (2.47): no flavor GET per server.
-const ServerMicroversion = "2.47"
-
 // Gather asks the APIs, page by page, and returns the facts to audit.
 func Gather(ctx context.Context, src Sources) (Facts, error) {
 	f := Facts{Release: src.Release, Audited: map[string]bool{}, NotAuditable: map[string]string{}, CompleteServers: src.AllTenants,
 		ServiceUserID: src.ServiceUserID, ServiceProject: src.ServiceProject, Users: map[string]User{}, Roles: map[string]map[string]bool{},
 		ProjectNames: src.ProjectNames}
-	guests, err := ListVTPMGuests(ctx, src.Compute, src.Image, src.Release, src.AllTenants)
+	guests, err := nova.ListVTPMGuests(ctx, src.Compute, src.Image, src.Release, src.AllTenants)
 	if err != nil {
 		return f, err
 	}
-	f.Guests = guests
+	for _, g := range guests {
+		f.Guests = append(f.Guests, Guest(g))
+	}
 	if f.ProjectNames == nil {
 		f.ProjectNames = map[string]string{}
 	}
@@ -89,53 +86,6 @@ func Gather(ctx context.Context, src Sources) (Facts, error) {
 	}
 	f.Users = lookupUsers(ctx, src.Identity, ids, src.Limit)
 	return f, nil
-}
-
-// ListVTPMGuests lists servers in pages of 1000 and keeps those Nova gives
-// a vTPM, by the flavor embedded in each server and one image list.
-func ListVTPMGuests(ctx context.Context, compute, glance *gophercloud.ServiceClient, rel nova.Release, allTenants bool) ([]Guest, error) {
-	c := *compute
-	c.Microversion = ServerMicroversion
-	var srvs []servers.Server
-	err := servers.List(&c, servers.ListOpts{AllTenants: allTenants, Limit: 1000}).EachPage(ctx, func(_ context.Context, p pagination.Page) (bool, error) {
-		l, err := servers.ExtractServers(p)
-		srvs = append(srvs, l...)
-		return true, err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("listing servers: %w", err)
-	}
-	imgs := map[string]nova.Image{}
-	if glance != nil {
-		all, err := nova.ListImages(ctx, glance, nova.ImageListOpts{})
-		if err != nil {
-			return nil, fmt.Errorf("listing images: %w", err)
-		}
-		for _, i := range all {
-			imgs[i.ID] = i.Image
-		}
-	}
-	var out []Guest
-	for _, s := range srvs {
-		fl := nova.Flavor{Name: str(s.Flavor["original_name"]), ExtraSpecs: map[string]string{}}
-		if es, ok := s.Flavor["extra_specs"].(map[string]any); ok {
-			for k, v := range es {
-				fl.ExtraSpecs[k] = str(v)
-			}
-		}
-		img := imgs[str(s.Image["id"])]
-		d := nova.Decide(fl, img, rel)
-		if !d.VTPM {
-			continue
-		}
-		mode := d.SecretSecurity
-		if mode == "" {
-			mode = "user" // every guest before 2026.1 behaves as user mode
-		}
-		out = append(out, Guest{ServerID: s.ID, Name: s.Name, ProjectID: s.TenantID, UserID: s.UserID, Status: s.Status,
-			Host: s.Host, Version: d.Version, Model: d.Model, Mode: mode})
-	}
-	return out, nil
 }
 
 // projectSecrets lists a project's vTPM secrets, 100 a page, by name.
@@ -264,16 +214,6 @@ func refID(ref string) string {
 		return ref[i+1:]
 	}
 	return ref
-}
-
-func str(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case nil:
-		return ""
-	}
-	return fmt.Sprint(v)
 }
 
 func oneLine(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }

@@ -5,6 +5,10 @@
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
+# One devcloud operation at a time (a CI teardown and a developer's up
+# must not interleave); the lock lives outside $DEVCLOUD_DIR, which a wipe removes.
+exec 9> "${DEVCLOUD_DIR}.lock"
+flock 9
 
 stop_pid() {  # NAME PID [TIMEOUT] [SIGNAL]
   local name=$1 pid=$2 t=${3:-30} sig=${4:-TERM} i

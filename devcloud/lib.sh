@@ -28,7 +28,7 @@ pid_of() { [ -f "$R/$1.pid" ] && tr -d '\n ' < "$R/$1.pid"; }
 start_bg() {
   local name=$1; shift
   if alive "$(pid_of "$name")"; then return 0; fi
-  setsid "$@" >>"$L/$name.out" 2>&1 < /dev/null &
+  setsid "$@" >>"$L/$name.out" 2>&1 < /dev/null 9>&- &   # fd 9 is the devcloud lock
   echo $! > "$R/$name.pid"
   log "started $name (pid $!)"
 }

@@ -17,6 +17,10 @@ T0=$(date +%s.%N); export T0
 HERE=$(cd "$(dirname "$0")" && pwd)
 . "$HERE/lib.sh"
 mkdir -p "$E" "$D" "$L" "$R"
+# One devcloud operation at a time (a CI teardown and a developer's up
+# must not interleave); the lock lives outside $DEVCLOUD_DIR, which a wipe removes.
+exec 9> "${DEVCLOUD_DIR}.lock"
+flock 9
 
 PKGS="keystone glance-api placement-api barbican-api nova-api nova-conductor nova-scheduler
  nova-compute nova-compute-kvm python3-openstackclient python3-barbicanclient python3-osc-placement
@@ -170,7 +174,9 @@ stage_pg() {
 write_nova_conf() {
   mkdir -p "$E/nova" "$D/nova/instances" "$D/nova/lock"
   cp -f /etc/nova/api-paste.ini "$E/nova/api-paste.ini"
-  render nova-common.conf.in > "$E/nova/nova-cpu.conf"
+  local resume=False
+  [ -f "$D/nova/resume-on-boot" ] && resume=True
+  render nova-common.conf.in RESUME_ON_BOOT=$resume > "$E/nova/nova-cpu.conf"
   { cat "$E/nova/nova-cpu.conf"; render nova-db.conf.in; render authtoken.conf.in SVC_USER=nova; } > "$E/nova/nova.conf"
   printf '[DEFAULT]\nlog_file = %s\n' "$L/nova-api.log" > "$E/nova/nova-api.conf"
   render nova-fake.conf.in > "$E/nova/nova-fake.conf"
@@ -243,6 +249,7 @@ stage_fake() {
     --config-file "$E/nova/nova-fake.conf" --log-file "$L/nova-compute-fake.log"
 }
 
+[ -n "${DEVCLOUD_FUNCTIONS_ONLY:-}" ] && return 0   # sourced by restart-compute.sh
 for s in $STAGES; do stage_"$s"; done
 
 for s in $STAGES; do

@@ -118,12 +118,17 @@ type FleetSummary struct {
 	CRB      int `json:"can_take_crb"`
 	HostMode int `json:"can_take_host_mode"`
 	Failing  int `json:"hosts_failing"`
+	AtRisk   int `json:"vtpm_guests_at_risk"`
 }
 
 // AuditFleet checks each host's Placement traits against what its Nova
 // release requires and, where a `host check` report exists for the host,
 // against what its configuration makes Nova report.
-func AuditFleet(rel nova.Release, hosts []FleetHost, reports map[string]Report) ([]Report, FleetSummary) {
+func AuditFleet(rel nova.Release, hosts []FleetHost, reports map[string]Report, guests []nova.VTPMGuest) ([]Report, FleetSummary) {
+	byHost := map[string][]nova.VTPMGuest{}
+	for _, g := range guests {
+		byHost[g.Host] = append(byHost[g.Host], g)
+	}
 	var out []Report
 	sum := FleetSummary{Hosts: len(hosts)}
 	for _, h := range hosts {
@@ -141,10 +146,21 @@ func AuditFleet(rel nova.Release, hosts []FleetHost, reports map[string]Report) 
 		if c, ok := staleTraits(rel, h); ok {
 			r.add(c)
 		}
-		if rep, ok := reports[h.Hypervisor]; ok {
+		if on := byHost[h.Host]; len(on) > 0 {
+			r.add(evacuationRisk(rel, on, &r))
+			sum.AtRisk += len(on)
+		}
+		rep, ok := reports[h.Hypervisor]
+		if !ok {
+			rep, ok = reports[h.Host]
+		}
+		if ok {
 			r.add(driftCheck(h, rep))
-		} else if rep, ok := reports[h.Host]; ok {
-			r.add(driftCheck(h, rep))
+			for _, c := range rep.Checks {
+				if c.ID == "RESUME-ON-BOOT" && c.Status != Pass {
+					r.add(c) // the host-reboot trap, from the host's own report
+				}
+			}
 		} else if len(reports) > 0 {
 			r.add(Check{ID: "CONFIG-DRIFT", Status: Warn, Message: "no host check report for this host", Remedy: "run vtpmctl host check -f json on it"})
 		}
@@ -248,6 +264,28 @@ func driftCheck(h FleetHost, rep Report) Check {
 	}
 	return Check{ID: "CONFIG-DRIFT", Status: Fail, Message: strings.Join(parts, "; "),
 		Remedy: "restart nova-compute after a config change; remove stale traits by hand"}
+}
+
+// evacuationRisk: Nova refuses evacuate for every vTPM guest, so a dead
+// host strands all of its vTPM guests until the host itself comes back.
+func evacuationRisk(rel nova.Release, on []nova.VTPMGuest, r *Report) Check {
+	modes := map[string]int{}
+	for _, g := range on {
+		modes[g.Mode]++
+		r.AtRisk = append(r.AtRisk, RiskGuest{ServerID: g.ServerID, Name: g.Name, Owner: g.UserID, Project: g.ProjectID, Mode: g.Mode})
+	}
+	var parts []string
+	for _, m := range []string{"user", "host", "deployment"} {
+		if modes[m] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s mode", modes[m], m))
+		}
+	}
+	msg := fmt.Sprintf("%d vTPM guest(s) here (%s) cannot be evacuated: if this host dies they wait for it", len(on), strings.Join(parts, ", "))
+	remedy := "keep this host's vTPM state directory in host backups and a repair path for the host"
+	if rel.HostModeLiveMigration() && modes["host"] < len(on) {
+		remedy += "; host-mode guests can at least be live-migrated away before maintenance (resize to hw:tpm_secret_security=host)"
+	}
+	return Check{ID: "EVACUATION-RISK", Status: Warn, Message: msg, Remedy: remedy}
 }
 
 func b2i(b bool) int {

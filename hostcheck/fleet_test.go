@@ -37,7 +37,7 @@ func TestAuditFleet(t *testing.T) {
 		if c.report != nil {
 			reports[c.host.Hypervisor] = *c.report
 		}
-		reps, _ := AuditFleet(c.rel, []FleetHost{c.host}, reports)
+		reps, _ := AuditFleet(c.rel, []FleetHost{c.host}, reports, nil)
 		got := find(&reps[0], c.id)
 		if got.Status != c.status || !strings.Contains(got.Message, c.msg) {
 			t.Errorf("%s: %s %s %q, want %s containing %q", c.name, c.id, got.Status, got.Message, c.status, c.msg)
@@ -51,8 +51,32 @@ func TestFleetSummary(t *testing.T) {
 		{Host: "b", State: "up", Status: "enabled", Traits: []string{"COMPUTE_SECURITY_TPM_2_0", "COMPUTE_SECURITY_TPM_CRB", "COMPUTE_SECURITY_TPM_TIS"}},
 		{Host: "c", State: "up", Status: "disabled", Traits: []string{"COMPUTE_SECURITY_TPM_2_0", "COMPUTE_SECURITY_TPM_CRB", "COMPUTE_SECURITY_TPM_TIS"}},
 	}
-	_, sum := AuditFleet(nova.Dalmatian, hosts, nil)
-	if sum.Hosts != 3 || sum.Usable != 2 || sum.TPM20 != 2 || sum.CRB != 1 || sum.HostMode != 0 {
+	_, sum := AuditFleet(nova.Dalmatian, hosts, nil, []nova.VTPMGuest{{ServerID: "s1", Host: "a", Mode: "user"}})
+	if sum.Hosts != 3 || sum.Usable != 2 || sum.TPM20 != 2 || sum.CRB != 1 || sum.HostMode != 0 || sum.AtRisk != 1 {
 		t.Errorf("summary %+v", sum)
+	}
+}
+
+func TestEvacuationRiskAndResumeTrap(t *testing.T) {
+	h := FleetHost{Host: "a", Hypervisor: "a.x", State: "up", Status: "enabled", Traits: []string{"COMPUTE_SECURITY_TPM_2_0"}}
+	rep := Report{Host: "a", Traits: h.Traits, Checks: []Check{{ID: "RESUME-ON-BOOT", Status: Fail, Message: "come back in ERROR"}}}
+	guests := []nova.VTPMGuest{{ServerID: "s1", Name: "win1", Host: "a", Mode: "user", UserID: "alice"}, {ServerID: "s2", Host: "b", Mode: "user"}}
+	reps, sum := AuditFleet(nova.Zed, []FleetHost{h}, map[string]Report{"a.x": rep}, guests)
+	r := reps[0]
+	if c := find(&r, "EVACUATION-RISK"); c.Status != Warn || !strings.Contains(c.Message, "1 vTPM guest(s) here (1 user mode) cannot be evacuated") {
+		t.Errorf("evacuation risk: %+v", c)
+	}
+	if len(r.AtRisk) != 1 || r.AtRisk[0].Owner != "alice" || sum.AtRisk != 1 {
+		t.Errorf("at risk %+v %+v", r.AtRisk, sum)
+	}
+	if c := find(&r, "RESUME-ON-BOOT"); c.Status != Fail {
+		t.Errorf("the host-reboot trap must reach the fleet view: %+v", c)
+	}
+	// Without guests and with the option off, both findings disappear.
+	rep.Checks = []Check{{ID: "RESUME-ON-BOOT", Status: Pass}}
+	reps, _ = AuditFleet(nova.Zed, []FleetHost{h}, map[string]Report{"a.x": rep}, nil)
+	r = reps[0]
+	if find(&r, "EVACUATION-RISK").Status != "absent" || find(&r, "RESUME-ON-BOOT").Status != "absent" {
+		t.Errorf("findings should be gone: %+v", r.Checks)
 	}
 }

@@ -44,6 +44,18 @@ type Report struct {
 	VTPMGuests []Guest  `json:"vtpm_guests"`
 	Summary    Summary  `json:"summary"`
 	Facts      HostInfo `json:"facts"`
+	// AtRisk (fleet audit): the vTPM guests this host would strand if it
+	// died, since Nova refuses to evacuate them.
+	AtRisk []RiskGuest `json:"at_risk_guests,omitempty"`
+}
+
+// RiskGuest is a vTPM guest on a host, as the fleet audit sees it.
+type RiskGuest struct {
+	ServerID string `json:"server_id"`
+	Name     string `json:"name"`
+	Owner    string `json:"owner"`
+	Project  string `json:"project"`
+	Mode     string `json:"mode"`
 }
 
 // Guest is a vTPM domain found on the host.

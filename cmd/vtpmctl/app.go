@@ -112,6 +112,8 @@ EXAMPLES:
 			newHostsCommand(g, streams),
 			newSecretsCommand(g, streams),
 			newPlanCommand(g, streams),
+			newUpgradeCommand(g, streams),
+			newReportCommand(g, streams),
 		},
 	}
 	for _, c := range root.Commands {

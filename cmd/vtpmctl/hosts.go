@@ -161,7 +161,15 @@ func runHostsAudit(ctx context.Context, o *hostsOptions) error {
 	if err != nil {
 		return err
 	}
-	reps, sum := hostcheck.AuditFleet(rel, hosts, reports)
+	glance, err := sess.Image()
+	if err != nil {
+		return err
+	}
+	guests, err := nova.ListVTPMGuests(ctx, compute, glance, rel, true)
+	if err != nil {
+		return err
+	}
+	reps, sum := hostcheck.AuditFleet(rel, hosts, reports, guests)
 	if err := printFleet(o.IO, o.Global, rel, hosts, reps, sum); err != nil {
 		return err
 	}
@@ -196,8 +204,8 @@ func printFleet(io *IOStreams, g *globalOptions, rel nova.Release, hosts []hostc
 		return err
 	}
 	if g.Output.Format != "value" {
-		fmt.Fprintf(io.Out, "%d host(s), %d up and enabled; can take TPM 2.0: %d, CRB: %d, host mode: %d; failing: %d (scheduler: Nova %s)\n",
-			sum.Hosts, sum.Usable, sum.TPM20, sum.CRB, sum.HostMode, sum.Failing, rel)
+		fmt.Fprintf(io.Out, "%d host(s), %d up and enabled; can take TPM 2.0: %d, CRB: %d, host mode: %d; vTPM guests that cannot be evacuated: %d; failing: %d (scheduler: Nova %s)\n",
+			sum.Hosts, sum.Usable, sum.TPM20, sum.CRB, sum.HostMode, sum.AtRisk, sum.Failing, rel)
 	}
 	return nil
 }

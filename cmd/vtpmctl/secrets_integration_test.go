@@ -78,7 +78,7 @@ func TestIntegrationSecretsAudit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { deleteAndWait(acompute, srv.ID) })
+	t.Cleanup(func() { deleteAndWait(ucompute, srv.ID) }) // the owner: an admin's delete cannot remove the secret
 	waitActive(t, ucompute, srv.ID)
 
 	audit := func(orphans bool) (result, auditOut) {

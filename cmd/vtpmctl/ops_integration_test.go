@@ -1,0 +1,189 @@
+//go:build integration
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
+
+	"github.com/vtpmctl/vtpmctl/hostcheck"
+	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
+)
+
+// bootVTPMGuest boots a TPM 2.0 guest as demo on the libvirt host.
+func bootVTPMGuest(t *testing.T, prefix string) (*gophercloud.ServiceClient, string) {
+	t.Helper()
+	admin := devcloudtest.Connect(t, "devcloud-admin")
+	demo := devcloudtest.Connect(t, "devcloud-demo")
+	glance, _ := admin.Image()
+	acompute, _ := admin.Compute()
+	dcompute, _ := demo.Compute()
+	dcompute.Microversion = "2.37"
+	img := devcloudtest.CreateImage(t, glance, devcloudtest.Unique(prefix+"-img"), nil)
+	flv := devcloudtest.CreateFlavor(t, acompute, devcloudtest.Unique(prefix+"-flv"), map[string]string{"hw:tpm_version": "2.0"})
+	s, err := servers.Create(context.Background(), dcompute, servers.CreateOpts{Name: devcloudtest.Unique(prefix), ImageRef: img, FlavorRef: flv,
+		Networks: "none", AvailabilityZone: "libvirt"}, nil).Extract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The owner deletes it: with an admin's token from another project Nova
+	// cannot delete the Barbican secret and the server goes to ERROR.
+	t.Cleanup(func() { deleteAndWait(dcompute, s.ID) })
+	waitActive(t, dcompute, s.ID)
+	return dcompute, s.ID
+}
+
+// TestIntegrationUpgradeAndEvacuation: a Zed vTPM guest under a 2024.2
+// scheduler is stranded until some other host reports the model trait;
+// the fleet audit lists it as a guest its host would strand.
+func TestIntegrationUpgradeAndEvacuation(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	dcompute, sid := bootVTPMGuest(t, "upg")
+	upgrade := func(to string) result {
+		return h.run(func(io *IOStreams) error {
+			g := h.global("devcloud-admin")
+			g.Output.Format = "table"
+			return runUpgradeCheck(ctx, &upgradeOptions{IO: io, Global: g, To: to})
+		})
+	}
+	// A 2024.2 scheduler needs COMPUTE_SECURITY_TPM_TIS, which no Zed compute
+	// reports (Zed's Placement does not even know the trait).
+	r := upgrade("2024.2")
+	if r.code != 1 || !strings.Contains(r.stdout, sid) || !strings.Contains(r.stdout, "COMPUTE_SECURITY_TPM_TIS") {
+		t.Fatalf("2024.2 scheduler over Zed computes must strand the guest: exit %d\n%s", r.code, r.stdout)
+	}
+	// Today the guest has nowhere to go either: the only other host (fake)
+	// lacks COMPUTE_SECURITY_TPM_2_0 ...
+	if r = upgrade("zed"); r.code != 1 || !strings.Contains(r.stdout, sid) {
+		t.Errorf("one vTPM host only: the guest is stranded: exit %d\n%s", r.code, r.stdout)
+	}
+	// ... until the fake compute reports it (set by hand, as stale traits are).
+	admin := devcloudtest.Connect(t, "devcloud-admin")
+	acompute, _ := admin.Compute()
+	placement, _ := admin.Placement()
+	placement.Microversion = "1.18"
+	fleet, err := hostcheck.ListFleet(ctx, acompute, placement)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fakeRP string
+	for _, f := range fleet {
+		if f.Host == "devcloud-fake" {
+			fakeRP = f.RPUUID
+		}
+	}
+	old := setTraits(t, placement, fakeRP, func(ts []string) []string {
+		return append(ts, "COMPUTE_SECURITY_TPM_2_0", "COMPUTE_SECURITY_TPM_1_2")
+	})
+	restored := false
+	restore := func() {
+		if !restored {
+			setTraits(t, placement, fakeRP, func([]string) []string { return old })
+			restored = true
+		}
+	}
+	t.Cleanup(restore)
+	if r = upgrade("zed"); r.code != 0 || !strings.Contains(r.stdout, "0 vTPM guest(s) stranded") {
+		t.Errorf("with another capable host nothing is stranded: exit %d\n%s", r.code, r.stdout)
+	}
+	restore()
+
+	audit := func() hostcheck.Report {
+		r := h.run(func(io *IOStreams) error {
+			return runHostsAudit(ctx, &hostsOptions{IO: io, Global: h.global("devcloud-admin")})
+		})
+		var out struct{ Reports []hostcheck.Report }
+		json.Unmarshal([]byte(r.stdout), &out)
+		for _, rep := range out.Reports {
+			if rep.Host == "devcloud" {
+				return rep
+			}
+		}
+		t.Fatalf("no devcloud in the fleet audit: %s", r.stdout)
+		return hostcheck.Report{}
+	}
+	atRisk := func(rep hostcheck.Report) *hostcheck.RiskGuest {
+		for i := range rep.AtRisk {
+			if rep.AtRisk[i].ServerID == sid {
+				return &rep.AtRisk[i]
+			}
+		}
+		return nil
+	}
+	rep := audit()
+	if c := findCheck(rep, "EVACUATION-RISK"); c.Status != hostcheck.Warn || atRisk(rep) == nil || atRisk(rep).Mode != "user" {
+		t.Errorf("evacuation risk: %+v %+v", c, rep.AtRisk)
+	}
+	deleteAndWait(dcompute, sid)
+	if g := atRisk(audit()); g != nil {
+		t.Errorf("with the guest gone it is no longer at risk: %+v", g)
+	}
+}
+
+// TestIntegrationResumeOnBootTrap: with resume_guests_state_on_host_boot a
+// user-mode vTPM guest comes back in ERROR after a host reboot; host check
+// says so before it happens, and stops saying so once the option is off.
+func TestIntegrationResumeOnBootTrap(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	dcompute, sid := bootVTPMGuest(t, "trap")
+	restart := func(args ...string) {
+		t.Helper()
+		out, err := exec.Command("bash", append([]string{filepath.Join("..", "..", "devcloud", "restart-compute.sh")}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("restart-compute.sh %v: %v\n%s", args, err, out)
+		}
+	}
+	t.Cleanup(func() { restart("--no-resume-guests-on-boot") })
+	check := func() hostcheck.Check {
+		r := h.run(func(io *IOStreams) error { return runHostCheck(ctx, hostCheckOpts(io, h.global(""), "")) })
+		var rep hostcheck.Report
+		json.Unmarshal([]byte(r.stdout), &rep)
+		return findCheck(rep, "RESUME-ON-BOOT")
+	}
+	restart("--resume-guests-on-boot")
+	if c := check(); c.Status != hostcheck.Fail || !strings.Contains(c.Message, "1 user-mode vTPM guest(s)") {
+		t.Errorf("host check before the reboot: %+v", c)
+	}
+	// The trap, for real: a host reboot with the option on.
+	restart("--resume-guests-on-boot", "--host-reboot")
+	status, fault := "", ""
+	for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline); time.Sleep(2 * time.Second) {
+		s, err := servers.Get(ctx, dcompute, sid).Extract()
+		if err != nil {
+			t.Fatal(err)
+		}
+		status, fault = s.Status, s.Fault.Message
+		if status == "ERROR" {
+			break
+		}
+	}
+	if status != "ERROR" {
+		t.Fatalf("after the host reboot the user-mode vTPM guest is %s, not ERROR", status)
+	}
+	t.Logf("after the host reboot: %s (%s)", status, fault)
+
+	// The fix: option off; an admin resets the state, the owner hard-reboots.
+	restart("--no-resume-guests-on-boot")
+	if c := check(); c.Status != hostcheck.Pass {
+		t.Errorf("host check with the option off: %+v", c)
+	}
+	admin := devcloudtest.Connect(t, "devcloud-admin")
+	acompute, _ := admin.Compute()
+	if err := servers.ResetState(ctx, acompute, sid, servers.StateActive).ExtractErr(); err != nil {
+		t.Fatal(err)
+	}
+	if err := servers.Reboot(ctx, dcompute, sid, servers.RebootOpts{Type: servers.HardReboot}).ExtractErr(); err != nil {
+		t.Fatal(err)
+	}
+	waitActive(t, dcompute, sid)
+}

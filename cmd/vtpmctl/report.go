@@ -1,0 +1,143 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/vtpmctl/vtpmctl/internal/output"
+	"github.com/vtpmctl/vtpmctl/report"
+)
+
+type reportOptions struct {
+	IO          *IOStreams
+	Global      *globalOptions
+	Out         string
+	From        []string
+	HostReports string
+	UpgradeTo   string
+}
+
+func newReportCommand(g *globalOptions, streams *IOStreams) *cli.Command {
+	o := &reportOptions{IO: streams, Global: g}
+	return &cli.Command{
+		Name:  "report",
+		Usage: "one self-contained HTML page for a compliance reviewer: hosts, fleet, secrets, upgrade",
+		Description: commandHelp(`
+Writes one HTML file that renders offline (no external asset): a summary a
+reviewer reads in a minute — pass/fail per area, counts, a chart of hosts by
+vTPM capability and of vTPM guests by risk — then every finding with its
+remedy. With --from it renders saved JSON results (host check, hosts audit,
+secrets audit, upgrade check: each file's kind is recognised); without it, it
+runs hosts audit and secrets audit against the cloud (admin: all projects),
+plus upgrade check with --upgrade-to.`, []string{
+			"vtpmctl --os-cloud prod report --out vtpm-report.html --upgrade-to 2026.1",
+			"vtpmctl report --out report.html --from fleet.json --from secrets.json --from reports/*.json",
+		}, `EXIT STATUS:
+   0  the report was written (whatever it found)
+   1  a result could not be gathered or the file could not be written
+   2  usage error, unreadable --from file`),
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "out", Usage: "write the HTML to `FILE`", Required: true, Destination: &o.Out},
+			&cli.StringSliceFlag{Name: "from", Usage: "render saved JSON result `FILE` (repeatable)", Destination: &o.From},
+			&cli.StringFlag{Name: "host-reports", Usage: "`DIR` of host check JSON reports to include", Destination: &o.HostReports},
+			&cli.StringFlag{Name: "upgrade-to", Usage: "also check an upgrade of the scheduler to `RELEASE`", Destination: &o.UpgradeTo},
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if err := noArgs(cmd); err != nil {
+				return err
+			}
+			return runReport(ctx, o)
+		},
+	}
+}
+
+func runReport(ctx context.Context, o *reportOptions) error {
+	in := report.Inputs{Generated: time.Now(), Cloud: o.Global.Cloud.Cloud}
+	files := append([]string{}, o.From...)
+	if o.HostReports != "" {
+		m, _ := filepath.Glob(filepath.Join(o.HostReports, "*.json"))
+		if len(m) == 0 {
+			return usagef("--host-reports %s: no *.json in it", o.HostReports)
+		}
+		files = append(files, m...)
+	}
+	for _, f := range files {
+		if err := in.Load(f); err != nil {
+			return usagef("--from: %v", err)
+		}
+	}
+	if len(o.From) == 0 {
+		if in.Cloud == "" {
+			in.Cloud = os.Getenv("OS_CLOUD")
+		}
+		// The same commands a user would run, their JSON read back.
+		js := *o.Global
+		js.Output = output.Options{Format: "json"}
+		steps := []struct {
+			name string
+			run  func(io *IOStreams) error
+		}{
+			{"hosts audit", func(io *IOStreams) error {
+				return runHostsAudit(ctx, &hostsOptions{IO: io, Global: &js, Dir: o.HostReports})
+			}},
+			{"secrets audit", func(io *IOStreams) error {
+				_, admin, _ := js.session.TokenProject()
+				return runSecretsAudit(ctx, &secretsAuditOptions{IO: io, Global: &js, AllProjects: admin, IncludeOrphans: true, Concurrency: 8, ServiceProject: "service"})
+			}},
+		}
+		if o.UpgradeTo != "" {
+			steps = append(steps, struct {
+				name string
+				run  func(io *IOStreams) error
+			}{"upgrade check", func(io *IOStreams) error {
+				return runUpgradeCheck(ctx, &upgradeOptions{IO: io, Global: &js, To: o.UpgradeTo})
+			}})
+		}
+		if _, err := js.connect(ctx); err != nil {
+			return err
+		}
+		for _, s := range steps {
+			var out, errb bytes.Buffer
+			err := s.run(&IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb})
+			var rep *reportedError
+			if err != nil && !errors.As(err, &rep) {
+				return fmt.Errorf("%s: %w", s.name, err)
+			}
+			tmp, err := os.CreateTemp("", "vtpmctl-report-*.json")
+			if err != nil {
+				return err
+			}
+			tmp.Write(out.Bytes())
+			tmp.Close()
+			err = in.Load(tmp.Name())
+			os.Remove(tmp.Name())
+			if err != nil {
+				return fmt.Errorf("%s: %w", s.name, err)
+			}
+		}
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(o.Out), ".report-*.html")
+	if err != nil {
+		return fmt.Errorf("--out %s: %v", o.Out, err)
+	}
+	if err := report.Render(tmp, in); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	tmp.Close()
+	if err := os.Rename(tmp.Name(), o.Out); err != nil {
+		return err
+	}
+	os.Chmod(o.Out, 0o644)
+	fmt.Fprintf(o.IO.Err, "vtpmctl: report written to %s\n", o.Out)
+	return nil
+}

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/vtpmctl/vtpmctl/hostcheck"
+	"github.com/vtpmctl/vtpmctl/internal/output"
+	"github.com/vtpmctl/vtpmctl/nova"
+)
+
+type upgradeOptions struct {
+	IO       *IOStreams
+	Global   *globalOptions
+	To, From string
+}
+
+func newUpgradeCommand(g *globalOptions, streams *IOStreams) *cli.Command {
+	o := &upgradeOptions{IO: streams, Global: g}
+	return &cli.Command{
+		Name:   "upgrade",
+		Usage:  "what a Nova upgrade does to vTPM scheduling",
+		Action: groupAction,
+		Commands: []*cli.Command{{
+			Name:  "check",
+			Usage: "which hosts stop receiving vTPM guests, and which guests end up stranded, once the scheduler runs RELEASE",
+			Description: commandHelp(`
+The scheduler asks Placement for more traits with each release: 2024.2 adds the
+TPM model trait (COMPUTE_SECURITY_TPM_TIS/_CRB), 2026.1 adds
+COMPUTE_SECURITY_TPM_SECRET_SECURITY_<mode>. A compute host not yet upgraded
+does not report them, so a newer scheduler sends it no vTPM guest. For every
+host (admin: hypervisors and Placement traits) this says whether it takes
+vTPM guests now and after, and for every vTPM guest whether any other host
+could still take it (resize, cold migration) — and what to upgrade first.`, []string{
+				"vtpmctl --os-cloud prod upgrade check --to 2024.2",
+				"vtpmctl --os-cloud prod upgrade check --to 2026.1 -f json",
+			}, `EXIT STATUS:
+   0  no vTPM guest would be stranded (hosts that lose vTPM scheduling are still listed)
+   1  the upgrade would strand vTPM guests: none of them could be resized or migrated anywhere
+   2  usage or configuration error`),
+			Flags: []cli.Flag{
+				&cli.StringFlag{Name: "to", Usage: "the scheduler's new Nova `RELEASE`", Required: true, Destination: &o.To},
+				&cli.StringFlag{Name: "from", Usage: "the current Nova `RELEASE` (default: detected)", Destination: &o.From},
+			},
+			Action: func(ctx context.Context, cmd *cli.Command) error {
+				if err := noArgs(cmd); err != nil {
+					return err
+				}
+				return runUpgradeCheck(ctx, o)
+			},
+		}},
+	}
+}
+
+func runUpgradeCheck(ctx context.Context, o *upgradeOptions) error {
+	to, err := nova.ParseRelease(o.To)
+	if err != nil {
+		return usagef("--to: %v", err)
+	}
+	sess, err := o.Global.connect(ctx)
+	if err != nil {
+		return err
+	}
+	compute, err := sess.Compute()
+	if err != nil {
+		return err
+	}
+	placement, err := sess.Placement()
+	if err != nil {
+		return err
+	}
+	glance, err := sess.Image()
+	if err != nil {
+		return err
+	}
+	from := nova.ReleaseUnknown
+	if o.From != "" {
+		if from, err = nova.ParseRelease(o.From); err != nil {
+			return usagef("--from: %v", err)
+		}
+	} else if from, err = nova.CloudRelease(ctx, compute); err != nil {
+		return err
+	}
+	if to < from {
+		return usagef("--to %s is older than the cloud's %s", to, from)
+	}
+	hosts, err := hostcheck.ListFleet(ctx, compute, placement)
+	if err != nil {
+		return err
+	}
+	guests, err := nova.ListVTPMGuests(ctx, compute, glance, from, true)
+	if err != nil {
+		return err
+	}
+	res := hostcheck.UpgradeCheck(from, to, hosts, guests)
+	if o.Global.Output.Format == "json" || o.Global.Output.Format == "yaml" {
+		if err := output.PrintRecord(o.IO.Out, o.Global.Output, output.Record{{Name: "from", Value: res.From}, {Name: "to", Value: res.To},
+			{Name: "hosts", Value: res.Hosts}, {Name: "stranded_guests", Value: res.Stranded}, {Name: "upgrade_first", Value: res.UpgradeNow}, {Name: "advice", Value: res.Advice}}); err != nil {
+			return err
+		}
+	} else {
+		var recs []output.Record
+		for _, h := range res.Hosts {
+			recs = append(recs, output.Record{{Name: "host", Value: h.Host}, {Name: "vtpm_now", Value: h.Now.TPM20 || h.Now.CRB},
+				{Name: "vtpm_after", Value: h.After.TPM20 || h.After.CRB}, {Name: "missing_after", Value: h.Missing}})
+		}
+		if err := output.PrintList(o.IO.Out, o.Global.Output, []string{"host", "vtpm_now", "vtpm_after", "missing_after"}, recs); err != nil {
+			return err
+		}
+		for _, s := range res.Stranded {
+			fmt.Fprintf(o.IO.Out, "stranded: %s (%s), project %s, on %s: needs %s on another host\n", s.Name, s.ServerID, s.ProjectID, s.Host, strings.Join(s.Requires, " "))
+		}
+		for _, a := range res.Advice {
+			fmt.Fprintln(o.IO.Out, "advice: "+a)
+		}
+		fmt.Fprintf(o.IO.Out, "upgrade %s -> %s: %d host(s) stop receiving vTPM guests, %d vTPM guest(s) stranded\n", res.From, res.To, len(res.UpgradeNow), len(res.Stranded))
+	}
+	if len(res.Stranded) > 0 {
+		return &reportedError{code: exitFailed, msg: fmt.Sprintf("upgrading the scheduler to %s would strand %d vTPM guest(s)", to, len(res.Stranded))}
+	}
+	return nil
+}

@@ -1,0 +1,34 @@
+#!/bin/bash
+# Restart the libvirt nova-compute of the devcloud, optionally the way a host
+# reboot would, to watch what happens to vTPM guests.
+#   --host-reboot                   destroy the running guests first (a host reboot does)
+#   --resume-guests-on-boot         set [DEFAULT] resume_guests_state_on_host_boot = True
+#   --no-resume-guests-on-boot      set it back to False (the default)
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+DEVCLOUD_FUNCTIONS_ONLY=1 . "$HERE/up.sh"
+reboot=0
+for a in "$@"; do
+  case $a in
+    --host-reboot) reboot=1 ;;
+    --resume-guests-on-boot) mkdir -p "$D/nova"; touch "$D/nova/resume-on-boot" ;;
+    --no-resume-guests-on-boot) rm -f "$D/nova/resume-on-boot" ;;
+    *) echo "restart-compute.sh: unknown option $a" >&2; exit 2 ;;
+  esac
+done
+pid=$(pid_of nova-compute || true)
+if alive "$pid"; then
+  kill -TERM "$pid"
+  for _ in $(seq 1 120); do alive "$pid" || break; sleep 0.25; done
+  alive "$pid" && kill -KILL "$pid"
+fi
+if [ $reboot = 1 ]; then
+  for d in $(virsh -c "$LIBVIRT_URI" list --name); do
+    virsh -c "$LIBVIRT_URI" destroy "$d" > /dev/null && log "host reboot: destroyed $d"
+  done
+fi
+write_nova_conf
+start_bg nova-compute nova-compute --config-file "$E/nova/nova-cpu.conf" --log-file "$L/nova-compute.log"
+resume=False
+[ -f "$D/nova/resume-on-boot" ] && resume=True
+log "nova-compute restarted (resume_guests_state_on_host_boot=$resume)"

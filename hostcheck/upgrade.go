@@ -1,0 +1,109 @@
+package hostcheck
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/vtpmctl/vtpmctl/nova"
+)
+
+// UpgradeHost is one compute host before and after the scheduler upgrade.
+type UpgradeHost struct {
+	Host    string     `json:"host"`
+	Now     Capability `json:"now"`
+	After   Capability `json:"after"`
+	Missing []string   `json:"missing_traits"` // required after, not reported now
+	Loses   bool       `json:"stops_receiving_vtpm_guests"`
+}
+
+// StrandedGuest is a vTPM guest that, after the upgrade, fits no other
+// host: no resize, no cold migration.
+type StrandedGuest struct {
+	nova.VTPMGuest
+	Requires []string `json:"requires"`
+}
+
+// UpgradeResult is `upgrade check`.
+type UpgradeResult struct {
+	From       string          `json:"from"`
+	To         string          `json:"to"`
+	Hosts      []UpgradeHost   `json:"hosts"`
+	Stranded   []StrandedGuest `json:"stranded_guests"`
+	UpgradeNow []string        `json:"upgrade_first"`
+	Advice     []string        `json:"advice"`
+}
+
+// UpgradeCheck says what a scheduler upgrade from→to does to vTPM guests,
+// given the hosts' current traits (their nova-compute not yet upgraded).
+func UpgradeCheck(from, to nova.Release, hosts []FleetHost, guests []nova.VTPMGuest) UpgradeResult {
+	res := UpgradeResult{From: from.String(), To: to.String(), Hosts: []UpgradeHost{}, Stranded: []StrandedGuest{}, UpgradeNow: []string{}}
+	usable := map[string][]string{}
+	for _, h := range hosts {
+		if h.State != "up" || h.Status != "enabled" {
+			continue
+		}
+		usable[h.Host] = h.Traits
+		uh := UpgradeHost{Host: h.Host, Now: CapabilityOf(from, h.Traits), After: CapabilityOf(to, h.Traits)}
+		mode := ""
+		if to.HasSecretSecurity() {
+			mode = "user"
+		}
+		for _, t := range nova.RequiredTraits(to, "2.0", "tpm-tis", mode) {
+			if !contains(h.Traits, t) {
+				uh.Missing = append(uh.Missing, t)
+			}
+		}
+		uh.Loses = (uh.Now.TPM20 || uh.Now.CRB) && !(uh.After.TPM20 || uh.After.CRB)
+		if uh.Loses {
+			res.UpgradeNow = append(res.UpgradeNow, h.Host)
+		}
+		res.Hosts = append(res.Hosts, uh)
+	}
+	for _, g := range guests {
+		mode := ""
+		if to.HasSecretSecurity() {
+			mode = g.Mode // guests from before 2026.1 count as user mode
+			if mode == "" {
+				mode = "user"
+			}
+		}
+		need := nova.RequiredTraits(to, g.Version, g.Model, mode)
+		fits := false
+		for host, traits := range usable {
+			if host == g.Host {
+				continue // a move needs another host
+			}
+			ok := true
+			for _, t := range need {
+				ok = ok && contains(traits, t)
+			}
+			fits = fits || ok
+		}
+		if !fits {
+			res.Stranded = append(res.Stranded, StrandedGuest{VTPMGuest: g, Requires: need})
+		}
+	}
+	sort.Strings(res.UpgradeNow)
+	missing := map[string]bool{}
+	for _, h := range res.Hosts {
+		if h.Loses {
+			for _, t := range h.Missing {
+				missing[t] = true
+			}
+		}
+	}
+	if len(res.UpgradeNow) > 0 {
+		var ts []string
+		for t := range missing {
+			ts = append(ts, t)
+		}
+		sort.Strings(ts)
+		res.Advice = append(res.Advice, fmt.Sprintf("the %s scheduler requires traits that only %s-or-later nova-compute reports (%s): upgrade nova-compute on %s in the same window as the scheduler, or vTPM boots, resizes and migrations find no host until they are",
+			to, to, strings.Join(ts, " "), strings.Join(res.UpgradeNow, ", ")))
+	}
+	if len(res.Stranded) > 0 {
+		res.Advice = append(res.Advice, fmt.Sprintf("%d vTPM guest(s) could not be resized or migrated anywhere after the upgrade; evacuation is refused for vTPM guests anyway", len(res.Stranded)))
+	}
+	return res
+}

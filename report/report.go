@@ -1,0 +1,241 @@
+// Package report renders the host, fleet, secret and upgrade results as
+// one self-contained HTML page a compliance reviewer can read offline: no
+// external asset, charts drawn inline in SVG.
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/vtpmctl/vtpmctl/barbican"
+	"github.com/vtpmctl/vtpmctl/hostcheck"
+)
+
+// Fleet is `hosts audit -f json`.
+type Fleet struct {
+	NovaRelease string                 `json:"nova_release"`
+	Summary     hostcheck.FleetSummary `json:"summary"`
+	Hosts       []hostcheck.FleetHost  `json:"hosts"`
+	Reports     []hostcheck.Report     `json:"reports"`
+}
+
+// Secrets is `secrets audit -f json`.
+type Secrets struct {
+	NovaRelease  string                 `json:"nova_release"`
+	Summary      barbican.Summary       `json:"summary"`
+	Guests       []barbican.GuestResult `json:"guests"`
+	NotAuditable map[string]string      `json:"not_auditable"`
+	Orphans      []barbican.Orphan      `json:"orphans"`
+}
+
+// Inputs are every result the page can show; any may be missing.
+type Inputs struct {
+	Cloud     string
+	Generated time.Time
+	Hosts     []hostcheck.Report // `host check -f json`
+	Fleet     *Fleet
+	Secrets   *Secrets
+	Upgrade   *hostcheck.UpgradeResult
+}
+
+// Load reads a saved JSON result and files it by its shape.
+func (in *Inputs) Load(path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var probe map[string]json.RawMessage
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return fmt.Errorf("%s: not a vtpmctl JSON result: %v", path, err)
+	}
+	has := func(k string) bool { _, ok := probe[k]; return ok }
+	dec := func(v any) error {
+		d := json.NewDecoder(bytes.NewReader(data))
+		if err := d.Decode(v); err != nil {
+			return fmt.Errorf("%s: %v", path, err)
+		}
+		return nil
+	}
+	switch {
+	case has("stranded_guests"):
+		var u hostcheck.UpgradeResult
+		if err := dec(&u); err != nil {
+			return err
+		}
+		in.Upgrade = &u
+	case has("reports") && has("hosts"):
+		var f Fleet
+		if err := dec(&f); err != nil {
+			return err
+		}
+		in.Fleet = &f
+	case has("guests") && has("summary"):
+		var s Secrets
+		if err := dec(&s); err != nil {
+			return err
+		}
+		in.Secrets = &s
+	case has("checks") && has("host"):
+		var r hostcheck.Report
+		if err := dec(&r); err != nil {
+			return err
+		}
+		r.Finish()
+		in.Hosts = append(in.Hosts, r)
+	default:
+		return fmt.Errorf("%s: not the JSON of host check, hosts audit, secrets audit or upgrade check", path)
+	}
+	return nil
+}
+
+// Area is one summary tile.
+type Area struct {
+	Name, Verdict, Detail string
+	OK                    bool
+}
+
+// Finding is one row of the findings table.
+type Finding struct {
+	Area, Subject, Check, Status, Message, Remedy string
+}
+
+// Bar is one bar of a chart.
+type Bar struct {
+	Label  string
+	Value  int
+	Width  int // pixels
+	Y      int
+	Colour string
+}
+
+type page struct {
+	Inputs
+	Areas     []Area
+	Findings  []Finding
+	HostBars  []Bar
+	GuestBars []Bar
+	Failing   int
+}
+
+// Render writes the page.
+func Render(w io.Writer, in Inputs) error {
+	p := page{Inputs: in}
+	p.build()
+	return tmpl.Execute(w, p)
+}
+
+func (p *page) add(area, subject string, c hostcheck.Check) {
+	if c.Status == hostcheck.Pass {
+		return
+	}
+	p.Findings = append(p.Findings, Finding{area, subject, c.ID, string(c.Status), c.Message, c.Remedy})
+}
+
+func (p *page) build() {
+	if len(p.Hosts) > 0 {
+		fail := 0
+		for _, r := range p.Hosts {
+			if r.Failed() {
+				fail++
+			}
+			for _, c := range r.Checks {
+				p.add("Compute hosts", r.Host, c)
+			}
+		}
+		p.Areas = append(p.Areas, Area{"Compute hosts", verdict(fail == 0), fmt.Sprintf("%d host(s) checked, %d failing", len(p.Hosts), fail), fail == 0})
+	}
+	if f := p.Fleet; f != nil {
+		s := f.Summary
+		p.Areas = append(p.Areas, Area{"Fleet and scheduling", verdict(s.Failing == 0),
+			fmt.Sprintf("%d host(s), %d up; %d take TPM 2.0, %d CRB, %d host mode; %d guest(s) cannot be evacuated", s.Hosts, s.Usable, s.TPM20, s.CRB, s.HostMode, s.AtRisk), s.Failing == 0})
+		for _, r := range f.Reports {
+			for _, c := range r.Checks {
+				p.add("Fleet", r.Host, c)
+			}
+		}
+		none := s.Hosts - max(s.TPM20, s.CRB)
+		p.HostBars = bars([]string{"TPM 2.0 (TIS)", "TPM 2.0 (CRB)", "host mode", "no vTPM"}, []int{s.TPM20, s.CRB, s.HostMode, none}, []string{"#2b7a3d", "#2b7a3d", "#1f5f99", "#999"})
+	}
+	if sec := p.Secrets; sec != nil {
+		s := sec.Summary
+		ok := s.Failed == 0 && s.NotAuditable == 0
+		p.Areas = append(p.Areas, Area{"vTPM secrets (Barbican)", verdict(ok),
+			fmt.Sprintf("%d guest(s), %d secret(s): %d ok, %d failed, %d orphan(s), %d project(s) not auditable", s.Guests, s.Secrets, s.OK, s.Failed, s.Orphans, s.NotAuditable), ok})
+		atRisk := 0
+		if p.Fleet != nil {
+			atRisk = p.Fleet.Summary.AtRisk
+		}
+		p.GuestBars = bars([]string{"secret ok", "secret failed", "not auditable", "cannot be evacuated"}, []int{s.OK, s.Failed, s.Guests - s.OK - s.Failed, atRisk}, []string{"#2b7a3d", "#b3261e", "#999", "#c77700"})
+		for _, g := range sec.Guests {
+			for _, f := range g.Findings {
+				if f.Status != "pass" {
+					p.Findings = append(p.Findings, Finding{"Secrets", g.Name + " (" + g.ServerID + ")", f.Check, f.Status, f.Message, f.Remedy})
+				}
+			}
+		}
+		projects := make([]string, 0, len(sec.NotAuditable))
+		for pr := range sec.NotAuditable {
+			projects = append(projects, pr)
+		}
+		sort.Strings(projects)
+		for _, pr := range projects {
+			p.Findings = append(p.Findings, Finding{"Secrets", "project " + pr, "PROJECT-AUDITABLE", "fail", "not auditable: " + sec.NotAuditable[pr], "give the auditor a role that may list secrets there"})
+		}
+		for _, o := range sec.Orphans {
+			p.Findings = append(p.Findings, Finding{"Secrets", "secret " + o.ID, "ORPHAN", "warn", o.Reason + ", created by " + o.CreatorID + ", " + o.AgeStr + " old", "vtpmctl secrets audit --cleanup-plan"})
+		}
+	}
+	if u := p.Upgrade; u != nil {
+		ok := len(u.Stranded) == 0
+		p.Areas = append(p.Areas, Area{"Upgrade to " + u.To, verdict(ok), fmt.Sprintf("%d host(s) stop receiving vTPM guests, %d guest(s) stranded", len(u.UpgradeNow), len(u.Stranded)), ok})
+		for _, s := range u.Stranded {
+			p.Findings = append(p.Findings, Finding{"Upgrade", s.Name + " (" + s.ServerID + ")", "STRANDED", "fail", "on " + s.Host + "; no other host reports " + strings.Join(s.Requires, " "), strings.Join(u.Advice, " ")})
+		}
+	}
+	for _, f := range p.Findings {
+		if f.Status == "fail" {
+			p.Failing++
+		}
+	}
+	sort.SliceStable(p.Findings, func(i, j int) bool { return rank(p.Findings[i].Status) < rank(p.Findings[j].Status) })
+}
+
+func rank(s string) int {
+	switch s {
+	case "fail":
+		return 0
+	case "warn":
+		return 1
+	}
+	return 2
+}
+
+func verdict(ok bool) string {
+	if ok {
+		return "pass"
+	}
+	return "fail"
+}
+
+func bars(labels []string, values []int, colours []string) []Bar {
+	top := 1
+	for _, v := range values {
+		top = max(top, v)
+	}
+	out := make([]Bar, len(labels))
+	for i := range labels {
+		out[i] = Bar{Label: labels[i], Value: values[i], Width: 4 + values[i]*300/top, Y: i * 28, Colour: colours[i]}
+	}
+	return out
+}
+
+var tmpl = template.Must(template.New("report").Funcs(template.FuncMap{
+	"date": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
+}).Parse(page_html))

@@ -1,0 +1,62 @@
+package report
+
+// page_html is the whole page: inline CSS and SVG, nothing fetched.
+const page_html = `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>vTPM readiness report{{if .Cloud}} — {{.Cloud}}{{end}}</title>
+<style>
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 2rem auto; max-width: 1100px; color: #1d1d1f; padding: 0 1rem; }
+h1 { font-size: 1.6rem; margin-bottom: .2rem; }
+.sub { color: #555; margin-top: 0; }
+.tiles { display: grid; grid-template-columns: repeat(auto-fit, minmax(240px, 1fr)); gap: 1rem; margin: 1.5rem 0; }
+.tile { border: 1px solid #ddd; border-left: 6px solid #2b7a3d; border-radius: 6px; padding: .8rem 1rem; }
+.tile.fail { border-left-color: #b3261e; }
+.tile h2 { font-size: 1rem; margin: 0 0 .3rem; }
+.verdict { font-weight: 700; text-transform: uppercase; font-size: .8rem; }
+.verdict.pass { color: #2b7a3d; } .verdict.fail { color: #b3261e; }
+.charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(420px, 1fr)); gap: 1rem; }
+.chart { border: 1px solid #ddd; border-radius: 6px; padding: .8rem 1rem; }
+.chart h3 { margin: 0 0 .5rem; font-size: 1rem; }
+table { border-collapse: collapse; width: 100%; font-size: .9rem; margin-top: 1rem; }
+th, td { text-align: left; vertical-align: top; padding: .4rem .5rem; border-bottom: 1px solid #e5e5e5; }
+th { background: #f5f5f7; }
+.status { font-weight: 700; } .status.fail { color: #b3261e; } .status.warn { color: #c77700; } .status.skip { color: #777; }
+.remedy { color: #444; font-size: .85rem; }
+footer { color: #777; font-size: .8rem; margin-top: 2rem; }
+</style>
+</head>
+<body>
+<h1>vTPM readiness report</h1>
+<p class="sub">{{if .Cloud}}Cloud {{.Cloud}} · {{end}}generated {{date .Generated}} by vtpmctl · {{.Failing}} failing finding(s), {{len .Findings}} finding(s) in all</p>
+
+<section class="tiles" aria-label="Summary">
+{{range .Areas}}<div class="tile{{if not .OK}} fail{{end}}"><h2>{{.Name}}</h2><span class="verdict {{.Verdict}}">{{.Verdict}}</span><p>{{.Detail}}</p></div>
+{{else}}<p>No results were given.</p>{{end}}
+</section>
+
+{{if or .HostBars .GuestBars}}<section class="charts" aria-label="Charts">
+{{if .HostBars}}<div class="chart"><h3>Hosts by vTPM capability</h3>
+<svg width="100%" viewBox="0 0 460 112" role="img" aria-label="Hosts by vTPM capability">
+{{range .HostBars}}<text x="0" y="{{.Y}}" dy="16" font-size="12">{{.Label}}</text><rect x="130" y="{{.Y}}" width="{{.Width}}" height="20" fill="{{.Colour}}"/><text x="{{.Width}}" dx="136" y="{{.Y}}" dy="15" font-size="12">{{.Value}}</text>
+{{end}}</svg></div>{{end}}
+{{if .GuestBars}}<div class="chart"><h3>vTPM guests by risk</h3>
+<svg width="100%" viewBox="0 0 460 112" role="img" aria-label="vTPM guests by risk">
+{{range .GuestBars}}<text x="0" y="{{.Y}}" dy="16" font-size="12">{{.Label}}</text><rect x="130" y="{{.Y}}" width="{{.Width}}" height="20" fill="{{.Colour}}"/><text x="{{.Width}}" dx="136" y="{{.Y}}" dy="15" font-size="12">{{.Value}}</text>
+{{end}}</svg></div>{{end}}
+</section>{{end}}
+
+<h2>Findings</h2>
+{{if .Findings}}<table>
+<thead><tr><th>Status</th><th>Area</th><th>Subject</th><th>Check</th><th>Finding and remedy</th></tr></thead>
+<tbody>
+{{range .Findings}}<tr><td class="status {{.Status}}">{{.Status}}</td><td>{{.Area}}</td><td>{{.Subject}}</td><td>{{.Check}}</td><td>{{.Message}}{{if .Remedy}}<div class="remedy">Remedy: {{.Remedy}}</div>{{end}}</td></tr>
+{{end}}</tbody></table>
+{{else}}<p>Nothing to report: every check passed.</p>{{end}}
+
+<footer>vtpmctl never reads secret payloads. Passed checks are not listed; the JSON results hold them all.</footer>
+</body>
+</html>
+`
