@@ -9,7 +9,7 @@ FUZZTIME   ?= 10s
 DEVCLOUD_DIR ?= /var/tmp/vtpmctl-devcloud
 export DEVCLOUD_DIR
 
-.PHONY: build test unit lint fuzz bench examples-check integration demo devcloud-up devcloud-down devcloud-wipe devcloud-status clean
+.PHONY: build test unit lint fuzz bench examples-check browser integration demo devcloud-up devcloud-down devcloud-wipe devcloud-status clean
 
 build:
 	$(GO) build -tags '$(TAGS)' -o bin/vtpmctl ./cmd/vtpmctl
@@ -56,8 +56,13 @@ examples-check:
 	  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends ansible-core > /dev/null; }
 	ANSIBLE_LOCALHOST_WARNING=false ansible-playbook --syntax-check -i examples/ansible/inventory.ini examples/ansible/host-audit.yml
 
+## browser: Debian's chromium, for the HTML report test (as root, once).
+browser:
+	@command -v chromium > /dev/null || { apt-get -o DPkg::Lock::Timeout=900 update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends chromium > /dev/null; }
+
 ## integration: needs the local cloud (started here; root for the first apt).
-integration: devcloud-up
+integration: devcloud-up browser
 	@$(GOTEST) -tags '$(TAGS) integration' -count=1 -run '^TestIntegration' -timeout 40m $(INTEGRATION_PKGS) | $(SUMMARY)
 
 demo: devcloud-up build

@@ -95,4 +95,20 @@ run $V --os-cloud devcloud-admin hosts audit --nova-release 2024.2 -f value -c h
 note "after an upgrade of the scheduler to 2024.2 these Zed computes would take no vTPM guest: model traits missing"
 set -e
 
+say "9. The Barbican secret behind every vTPM guest"
+set +e
+run $V --os-cloud devcloud-admin secrets audit --all-projects --include-orphans -c server -c mode -c result -c cannot
+note "exit status $?: the demo guest's secret exists once, in its project, owned by demo, never expiring"
+set -e
+
+say "10. Before upgrading the scheduler to 2024.2"
+set +e
+run $V --os-cloud devcloud-admin upgrade check --to 2024.2
+note "exit status $?: Zed computes report no TPM model trait, so the running vTPM guest would be stranded"
+set -e
+
+say "11. One page for the reviewer"
+run $V --os-cloud devcloud-admin report --out "$PWD/vtpm-report.html" --host-reports /tmp/vtpmctl-reports --upgrade-to 2024.2
+note "open vtpm-report.html: summary tiles, charts of hosts and guests, every finding with its remedy (renders offline)"
+
 say "Done. Cleaning up the demo objects."

@@ -1,0 +1,69 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vtpmctl/vtpmctl/barbican"
+	"github.com/vtpmctl/vtpmctl/hostcheck"
+	"github.com/vtpmctl/vtpmctl/nova"
+)
+
+func write(t *testing.T, dir, name string, v any) string {
+	p := filepath.Join(dir, name)
+	b, _ := json.Marshal(v)
+	os.WriteFile(p, b, 0o644)
+	return p
+}
+
+func TestLoadAndRender(t *testing.T) {
+	dir := t.TempDir()
+	host := hostcheck.Report{Host: "cmp1", Checks: []hostcheck.Check{{ID: "VIRT-TYPE", Status: hostcheck.Fail, Message: "found 'lxc' <script>x</script>", Remedy: "use kvm"}}}
+	fleet := Fleet{NovaRelease: "zed", Summary: hostcheck.FleetSummary{Hosts: 3, Usable: 3, TPM20: 2, AtRisk: 4}, Hosts: []hostcheck.FleetHost{}, Reports: []hostcheck.Report{}}
+	sec := Secrets{Summary: barbican.Summary{Guests: 5, Secrets: 5, OK: 4, Failed: 1}, Guests: []barbican.GuestResult{{Guest: barbican.Guest{ServerID: "s1", Name: "win1"},
+		Findings: []barbican.Finding{{Check: "SECRET-EXISTS", Status: "fail", Message: "gone"}}}}, NotAuditable: map[string]string{"p9": "403"}}
+	up := hostcheck.UpgradeResult{From: "zed", To: "2024.2", Hosts: []hostcheck.UpgradeHost{}, Stranded: []hostcheck.StrandedGuest{{VTPMGuest: nova.VTPMGuest{ServerID: "s2", Name: "win2", Host: "cmp1"}, Requires: []string{"COMPUTE_SECURITY_TPM_TIS"}}}}
+	var in Inputs
+	for _, p := range []string{write(t, dir, "h.json", host), write(t, dir, "f.json", map[string]any{"nova_release": "zed", "summary": fleet.Summary, "hosts": []any{}, "reports": []any{}}),
+		write(t, dir, "s.json", sec), write(t, dir, "u.json", up)} {
+		if err := in.Load(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(in.Hosts) != 1 || in.Fleet == nil || in.Secrets == nil || in.Upgrade == nil {
+		t.Fatalf("not every kind recognised: %+v", in)
+	}
+	if err := in.Load(write(t, dir, "x.json", map[string]any{"foo": 1})); err == nil || !strings.Contains(err.Error(), "not the JSON of") {
+		t.Errorf("unknown JSON: %v", err)
+	}
+	in.Generated = time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
+	var b bytes.Buffer
+	if err := Render(&b, in); err != nil {
+		t.Fatal(err)
+	}
+	html := b.String()
+	for _, want := range []string{"Compute hosts", "Fleet and scheduling", "4 guest(s) cannot be evacuated", "vTPM secrets (Barbican)", "Upgrade to 2024.2",
+		"STRANDED", "SECRET-EXISTS", "not auditable: 403", "Remedy: use kvm", "<svg", "2026-11-29 00:00 UTC"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if strings.Contains(html, "<script>x</script>") {
+		t.Error("a finding's text reached the page unescaped")
+	}
+	if strings.Index(html, "STRANDED") > strings.Index(html, "Remedy: use kvm") && strings.Index(html, ">fail<") < 0 {
+		t.Error("failures come first")
+	}
+}
+
+func TestRenderEmpty(t *testing.T) {
+	var b bytes.Buffer
+	if err := Render(&b, Inputs{}); err != nil || !strings.Contains(b.String(), "No results were given") {
+		t.Errorf("%v %s", err, b.String())
+	}
+}
