@@ -118,7 +118,7 @@ func TestParseNumber(t *testing.T) {
 
 // TestGovcSamples reads the real govc output of the vSphere simulator.
 func TestGovcSamples(t *testing.T) {
-	const dir = "../../shared/samples/vcsim/"
+	const dir = "testdata/vcsim/"
 	read := func(name string) []byte {
 		d, err := os.ReadFile(dir + name)
 		if err != nil {
@@ -294,7 +294,7 @@ func FuzzRVTools(f *testing.F) {
 
 func FuzzGovc(f *testing.F) {
 	for _, name := range []string{"govc-vm.info-win2022-vtpm.vcsim.json", "govc-device.info-win11-vdi-01.vcsim.json", "govc-object.collect-win2022-vtpm.vcsim.json"} {
-		if d, err := os.ReadFile("../../shared/samples/vcsim/" + name); err == nil {
+		if d, err := os.ReadFile("testdata/vcsim/" + name); err == nil {
 			f.Add(string(d))
 		}
 	}
