@@ -16,18 +16,8 @@ import (
 // NamePrefix is how Nova names every vTPM secret (nova/crypto.py).
 const NamePrefix = "vTPM secret for instance "
 
-// Guest is a server Nova gives a vTPM.
-type Guest struct {
-	ServerID  string `json:"server_id"`
-	Name      string `json:"name"`
-	ProjectID string `json:"project_id"`
-	UserID    string `json:"user_id"`
-	Status    string `json:"status"`
-	Host      string `json:"host,omitempty"`
-	Version   string `json:"version"`
-	Model     string `json:"model"`
-	Mode      string `json:"mode"` // user, host, deployment
-}
+// Guest is a server Nova gives a vTPM (found by nova.ListVTPMGuests).
+type Guest = nova.VTPMGuest
 
 // Secret is a vTPM secret's metadata.
 type Secret struct {

@@ -48,9 +48,7 @@ func Gather(ctx context.Context, src Sources) (Facts, error) {
 	if err != nil {
 		return f, err
 	}
-	for _, g := range guests {
-		f.Guests = append(f.Guests, Guest(g))
-	}
+	f.Guests = guests
 	if f.ProjectNames == nil {
 		f.ProjectNames = map[string]string{}
 	}

@@ -137,18 +137,11 @@ func runHostsAudit(ctx context.Context, o *hostsOptions) error {
 			reports[r.Host] = r
 		}
 	}
-	sess, err := o.Global.connect(ctx)
+	svc, err := o.Global.services(ctx, needCompute|needImage|needPlacement)
 	if err != nil {
 		return err
 	}
-	compute, err := sess.Compute()
-	if err != nil {
-		return err
-	}
-	placement, err := sess.Placement()
-	if err != nil {
-		return err
-	}
+	compute, glance, placement := svc.compute, svc.image, svc.placement
 	var rel nova.Release
 	if o.Release != "" {
 		if rel, err = nova.ParseRelease(o.Release); err != nil {
@@ -158,10 +151,6 @@ func runHostsAudit(ctx context.Context, o *hostsOptions) error {
 		return err
 	}
 	hosts, err := hostcheck.ListFleet(ctx, compute, placement)
-	if err != nil {
-		return err
-	}
-	glance, err := sess.Image()
 	if err != nil {
 		return err
 	}

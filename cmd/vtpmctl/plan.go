@@ -252,18 +252,11 @@ func runPlanApply(ctx context.Context, o *planApplyOptions, write bool) error {
 	if err != nil {
 		return err
 	}
-	sess, err := o.Global.connect(ctx)
+	svc, err := o.Global.services(ctx, needCompute|needImage)
 	if err != nil {
 		return err
 	}
-	compute, err := sess.Compute()
-	if err != nil {
-		return err
-	}
-	glance, err := sess.Image()
-	if err != nil {
-		return err
-	}
+	compute, glance := svc.compute, svc.image
 	rel, err := nova.CloudRelease(ctx, compute)
 	if err != nil {
 		return err

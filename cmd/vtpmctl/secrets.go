@@ -115,18 +115,11 @@ func runSecretsAudit(ctx context.Context, o *secretsAuditOptions) error {
 		}
 		return barbican.RefusePayload(rt)
 	}
-	sess, err := o.Global.connect(ctx)
+	svc, err := o.Global.services(ctx, needCompute|needImage)
 	if err != nil {
 		return err
 	}
-	compute, err := sess.Compute()
-	if err != nil {
-		return err
-	}
-	glance, err := sess.Image()
-	if err != nil {
-		return err
-	}
+	sess, compute, glance := svc.sess, svc.compute, svc.image
 	ks, err := sess.Identity()
 	if err != nil {
 		ks = nil

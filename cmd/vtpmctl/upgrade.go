@@ -60,22 +60,11 @@ func runUpgradeCheck(ctx context.Context, o *upgradeOptions) error {
 	if err != nil {
 		return usagef("--to: %v", err)
 	}
-	sess, err := o.Global.connect(ctx)
+	svc, err := o.Global.services(ctx, needCompute|needImage|needPlacement)
 	if err != nil {
 		return err
 	}
-	compute, err := sess.Compute()
-	if err != nil {
-		return err
-	}
-	placement, err := sess.Placement()
-	if err != nil {
-		return err
-	}
-	glance, err := sess.Image()
-	if err != nil {
-		return err
-	}
+	compute, glance, placement := svc.compute, svc.image, svc.placement
 	from := nova.ReleaseUnknown
 	if o.From != "" {
 		if from, err = nova.ParseRelease(o.From); err != nil {
