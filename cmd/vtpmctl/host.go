@@ -35,9 +35,10 @@ const auditExit = `EXIT STATUS:
 func newHostCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 	o := &hostCheckOptions{IO: streams, Global: g}
 	return &cli.Command{
-		Name:   "host",
-		Usage:  "audit this compute host for vTPM guests (no cloud credentials needed)",
-		Action: groupAction,
+		Name:        "host",
+		Usage:       "audit this compute host for vTPM guests (no cloud credentials needed)",
+		Description: commandHelp("Checks run on the compute node itself; see vtpmctl host check --help.", []string{"vtpmctl host check", "vtpmctl host check -f json --junit host.xml"}, auditExit),
+		Action:      groupAction,
 		Commands: []*cli.Command{{
 			Name:  "check",
 			Usage: "will a vTPM guest boot here, keep its TPM state, and is the scheduler told the truth?",

@@ -25,9 +25,10 @@ func newHostsCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 	audit := &hostsOptions{IO: streams, Global: g}
 	report := &hostsOptions{IO: streams, Global: g}
 	return &cli.Command{
-		Name:   "hosts",
-		Usage:  "the fleet: audit every compute host's traits, or merge host check reports",
-		Action: groupAction,
+		Name:        "hosts",
+		Usage:       "the fleet: audit every compute host's traits, or merge host check reports",
+		Description: commandHelp("The fleet view, from the APIs (audit) or from saved host check reports (report).", []string{"vtpmctl --os-cloud prod hosts audit --host-reports ./reports", "vtpmctl hosts report reports/*.json"}, auditExit),
+		Action:      groupAction,
 		Commands: []*cli.Command{{
 			Name:  "audit",
 			Usage: "every nova-compute and its Placement traits against what its Nova release requires",

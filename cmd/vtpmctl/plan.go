@@ -39,8 +39,12 @@ type planApplyOptions struct {
 func newPlanCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 	imp := &planImportOptions{IO: streams, Global: g}
 	return &cli.Command{
-		Name:   "plan",
-		Usage:  "vSphere inventory in, vTPM-aware OpenStack migration plan out; converge the cloud to it",
+		Name:  "plan",
+		Usage: "vSphere inventory in, vTPM-aware OpenStack migration plan out; converge the cloud to it",
+		Description: commandHelp("import a vSphere inventory into a plan, diff and apply it against a cloud, print the cutover checklist.", []string{
+			"vtpmctl plan import --rvtools RVTools_tabvInfo.csv --govc vms.json --flavors catalogue.yaml -o plan.yaml",
+			"vtpmctl --os-cloud prod plan apply plan.yaml --yes",
+			"vtpmctl plan checklist plan.yaml > cutover.md"}, ""),
 		Action: groupAction,
 		Commands: []*cli.Command{{
 			Name:  "import",

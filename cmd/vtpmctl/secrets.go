@@ -38,9 +38,10 @@ type secretsAuditOptions struct {
 func newSecretsCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 	o := &secretsAuditOptions{IO: streams, Global: g}
 	return &cli.Command{
-		Name:   "secrets",
-		Usage:  "audit the Barbican secret behind every vTPM guest",
-		Action: groupAction,
+		Name:        "secrets",
+		Usage:       "audit the Barbican secret behind every vTPM guest",
+		Description: commandHelp("See vtpmctl secrets audit --help for what is checked and why it matters.", []string{"vtpmctl --os-cloud prod secrets audit --all-projects --include-orphans"}, ""),
+		Action:      groupAction,
 		Commands: []*cli.Command{{
 			Name:  "audit",
 			Usage: "does every vTPM guest have exactly one valid secret, owned right — and which secrets are orphans?",

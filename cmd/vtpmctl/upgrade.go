@@ -21,9 +21,10 @@ type upgradeOptions struct {
 func newUpgradeCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 	o := &upgradeOptions{IO: streams, Global: g}
 	return &cli.Command{
-		Name:   "upgrade",
-		Usage:  "what a Nova upgrade does to vTPM scheduling",
-		Action: groupAction,
+		Name:        "upgrade",
+		Usage:       "what a Nova upgrade does to vTPM scheduling",
+		Description: commandHelp("See vtpmctl upgrade check --help.", []string{"vtpmctl --os-cloud prod upgrade check --to 2026.1"}, ""),
+		Action:      groupAction,
 		Commands: []*cli.Command{{
 			Name:  "check",
 			Usage: "which hosts stop receiving vTPM guests, and which guests end up stranded, once the scheduler runs RELEASE",
