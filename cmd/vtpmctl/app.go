@@ -12,6 +12,7 @@ import (
 
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/output"
+	"github.com/vtpmctl/vtpmctl/nova"
 )
 
 // IOStreams are injected so every command runs without a terminal in tests.
@@ -224,4 +225,17 @@ func (g *globalOptions) services(ctx context.Context, need int) (*services, erro
 		}
 	}
 	return s, nil
+}
+
+// releaseOf is the release named by a flag when given, else the newest the
+// cloud's compute API maximum allows.
+func releaseOf(ctx context.Context, flag, value string, compute *gophercloud.ServiceClient) (nova.Release, error) {
+	if value != "" {
+		r, err := nova.ParseRelease(value)
+		if err != nil {
+			return nova.ReleaseUnknown, usagef("%s: %v", flag, err)
+		}
+		return r, nil
+	}
+	return nova.CloudRelease(ctx, compute)
 }

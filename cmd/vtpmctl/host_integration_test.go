@@ -106,23 +106,7 @@ func TestIntegrationHostsAudit(t *testing.T) {
 		}
 		os.WriteFile(filepath.Join(dir, name), []byte(r.stdout), 0o644)
 	}
-	admin := devcloudtest.Connect(t, "devcloud-admin")
-	acompute, _ := admin.Compute()
-	placement, _ := admin.Placement()
-	placement.Microversion = "1.18"
-	fleet, err := hostcheck.ListFleet(ctx, acompute, placement)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var fakeRP string
-	for _, f := range fleet {
-		if f.Host == "devcloud-fake" {
-			fakeRP = f.RPUUID
-		}
-	}
-	if fakeRP == "" {
-		t.Fatalf("no devcloud-fake provider in %+v", fleet)
-	}
+	placement, fakeRP, fleet := fakeProvider(t)
 	old := setTraits(t, placement, fakeRP, func(ts []string) []string { return append(ts, "COMPUTE_SECURITY_TPM_2_0") })
 	t.Cleanup(func() { setTraits(t, placement, fakeRP, func([]string) []string { return old }) })
 
@@ -220,4 +204,26 @@ func waitActive(t *testing.T, c *gophercloud.ServiceClient, id string) {
 		time.Sleep(time.Second)
 	}
 	t.Fatalf("server %s not ACTIVE after 5 minutes", id)
+}
+
+// fakeProvider finds the fake compute's resource provider.
+func fakeProvider(t *testing.T) (placement *gophercloud.ServiceClient, rp string, fleet []hostcheck.FleetHost) {
+	t.Helper()
+	admin := devcloudtest.Connect(t, "devcloud-admin")
+	acompute, _ := admin.Compute()
+	placement, _ = admin.Placement()
+	placement.Microversion = "1.18"
+	fleet, err := hostcheck.ListFleet(context.Background(), acompute, placement)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fleet {
+		if f.Host == "devcloud-fake" {
+			rp = f.RPUUID
+		}
+	}
+	if rp == "" {
+		t.Fatalf("no devcloud-fake provider in %+v", fleet)
+	}
+	return placement, rp, fleet
 }

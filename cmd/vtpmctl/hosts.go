@@ -143,12 +143,8 @@ func runHostsAudit(ctx context.Context, o *hostsOptions) error {
 		return err
 	}
 	compute, glance, placement := svc.compute, svc.image, svc.placement
-	var rel nova.Release
-	if o.Release != "" {
-		if rel, err = nova.ParseRelease(o.Release); err != nil {
-			return usagef("--nova-release: %v", err)
-		}
-	} else if rel, err = nova.CloudRelease(ctx, compute); err != nil {
+	rel, err := releaseOf(ctx, "--nova-release", o.Release, compute)
+	if err != nil {
 		return err
 	}
 	hosts, err := hostcheck.ListFleet(ctx, compute, placement)

@@ -67,20 +67,7 @@ func TestIntegrationUpgradeAndEvacuation(t *testing.T) {
 		t.Errorf("one vTPM host only: the guest is stranded: exit %d\n%s", r.code, r.stdout)
 	}
 	// ... until the fake compute reports it (set by hand, as stale traits are).
-	admin := devcloudtest.Connect(t, "devcloud-admin")
-	acompute, _ := admin.Compute()
-	placement, _ := admin.Placement()
-	placement.Microversion = "1.18"
-	fleet, err := hostcheck.ListFleet(ctx, acompute, placement)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var fakeRP string
-	for _, f := range fleet {
-		if f.Host == "devcloud-fake" {
-			fakeRP = f.RPUUID
-		}
-	}
+	placement, fakeRP, _ := fakeProvider(t)
 	old := setTraits(t, placement, fakeRP, func(ts []string) []string {
 		return append(ts, "COMPUTE_SECURITY_TPM_2_0", "COMPUTE_SECURITY_TPM_1_2")
 	})

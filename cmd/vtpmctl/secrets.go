@@ -16,7 +16,6 @@ import (
 	"github.com/vtpmctl/vtpmctl/hostcheck"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/output"
-	"github.com/vtpmctl/vtpmctl/nova"
 )
 
 type secretsAuditOptions struct {
@@ -133,12 +132,8 @@ func runSecretsAudit(ctx context.Context, o *secretsAuditOptions) error {
 	if err != nil {
 		return err
 	}
-	var rel nova.Release
-	if o.Release != "" {
-		if rel, err = nova.ParseRelease(o.Release); err != nil {
-			return usagef("--nova-release: %v", err)
-		}
-	} else if rel, err = nova.CloudRelease(ctx, compute); err != nil {
+	rel, err := releaseOf(ctx, "--nova-release", o.Release, compute)
+	if err != nil {
 		return err
 	}
 	// One project list serves names, --all-projects and the service project.

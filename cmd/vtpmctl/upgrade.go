@@ -66,12 +66,8 @@ func runUpgradeCheck(ctx context.Context, o *upgradeOptions) error {
 		return err
 	}
 	compute, glance, placement := svc.compute, svc.image, svc.placement
-	from := nova.ReleaseUnknown
-	if o.From != "" {
-		if from, err = nova.ParseRelease(o.From); err != nil {
-			return usagef("--from: %v", err)
-		}
-	} else if from, err = nova.CloudRelease(ctx, compute); err != nil {
+	from, err := releaseOf(ctx, "--from", o.From, compute)
+	if err != nil {
 		return err
 	}
 	if to < from {
