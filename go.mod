@@ -8,6 +8,8 @@ require (
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/urfave/cli/v3 v3.14.0
 	go.yaml.in/yaml/v3 v3.0.6
+	gopkg.in/ini.v1 v1.68.0
+	libvirt.org/go/libvirt v1.12007.0
 )
 
 require (
@@ -15,7 +17,5 @@ require (
 	golang.org/x/sys v0.47.0 // indirect
 	golang.org/x/text v0.28.0 // indirect
 	golang.org/x/tools v0.35.0 // indirect
-	gopkg.in/ini.v1 v1.68.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
-	libvirt.org/go/libvirt v1.12007.0 // indirect
 )
