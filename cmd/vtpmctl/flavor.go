@@ -208,7 +208,7 @@ func runFlavorSet(ctx context.Context, o *flavorOptions, set bool) error {
 		checkFlavorConflicts(ctx, o, fls, plans, rel)
 	}
 	if !o.DryRun {
-		nova.ApplyFlavorPlans(ctx, compute, plans)
+		nova.ApplyFlavorPlans(withProgress(ctx, o.IO.Err, "writing flavors"), compute, plans)
 	}
 	reportServersUsing(ctx, o, compute, plans)
 	return printChanges(o.IO, o.Global, plans, o.DryRun)

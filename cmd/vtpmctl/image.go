@@ -139,7 +139,7 @@ func runImageChange(ctx context.Context, o *imageChangeOptions) error {
 		checkImageConflicts(ctx, o, sess, imgs, plans)
 	}
 	if !o.DryRun {
-		nova.ApplyImagePlans(ctx, glance, plans, imgs)
+		nova.ApplyImagePlans(withProgress(ctx, o.IO.Err, "writing images"), glance, plans, imgs)
 	}
 	return printChanges(o.IO, o.Global, plans, o.DryRun)
 }

@@ -270,7 +270,7 @@ func runPlanApply(ctx context.Context, o *planApplyOptions, write bool) error {
 		return &usageError{err.Error()}
 	}
 	if write {
-		plans.ApplyConvergence(ctx, glance, nova.WriteClient(compute), conv, rel)
+		plans.ApplyConvergence(withProgress(ctx, o.IO.Err, "applying"), glance, nova.WriteClient(compute), conv, rel)
 	}
 	for _, m := range conv.Missing {
 		fmt.Fprintf(o.IO.Err, "vtpmctl: image %s: pending, not in Glance yet (convert the VM's disk first)\n", m)

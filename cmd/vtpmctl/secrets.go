@@ -179,7 +179,7 @@ func runSecretsAudit(ctx context.Context, o *secretsAuditOptions) error {
 			c.ProviderClient = s.Provider
 			return &c, nil
 		}}
-	facts, err := barbican.Gather(ctx, src)
+	facts, err := barbican.Gather(withProgress(ctx, o.IO.Err, "auditing projects"), src)
 	if err != nil {
 		return err
 	}

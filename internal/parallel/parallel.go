@@ -5,7 +5,16 @@ package parallel
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 )
+
+type progressKey struct{}
+
+// WithProgress asks the next Do below ctx to report each finished call as
+// (done, total). Calls inside that Do do not report: one bar, not nested ones.
+func WithProgress(ctx context.Context, report func(done, total int)) context.Context {
+	return context.WithValue(ctx, progressKey{}, report)
+}
 
 // DefaultLimit suits one OpenStack API worker per service: enough to hide
 // latency, few enough not to queue behind each other.
@@ -21,6 +30,12 @@ func Do(ctx context.Context, n, limit int, f func(ctx context.Context, i int) er
 	errs := make([]error, n)
 	sem := make(chan struct{}, limit)
 	var wg sync.WaitGroup
+	report, _ := ctx.Value(progressKey{}).(func(int, int))
+	inner := ctx
+	if report != nil {
+		inner = context.WithValue(ctx, progressKey{}, nil)
+	}
+	var done int32
 	for i := 0; i < n; i++ {
 		if ctx.Err() != nil {
 			for j := i; j < n; j++ {
@@ -40,7 +55,10 @@ func Do(ctx context.Context, n, limit int, f func(ctx context.Context, i int) er
 		wg.Add(1)
 		go func(i int) {
 			defer func() { <-sem; wg.Done() }()
-			errs[i] = f(ctx, i)
+			errs[i] = f(inner, i)
+			if report != nil {
+				report(int(atomic.AddInt32(&done, 1)), n)
+			}
 		}(i)
 	}
 	wg.Wait()

@@ -43,3 +43,21 @@ func TestDoStopsOnCancel(t *testing.T) {
 		t.Errorf("want canceled, got %v", errs)
 	}
 }
+
+func TestProgressOnlyOutermost(t *testing.T) {
+	var calls, last int32
+	ctx := WithProgress(context.Background(), func(done, total int) {
+		atomic.AddInt32(&calls, 1)
+		if total != 5 {
+			t.Errorf("total %d", total)
+		}
+		atomic.StoreInt32(&last, int32(done))
+	})
+	Do(ctx, 5, 2, func(ctx context.Context, i int) error {
+		Do(ctx, 3, 1, func(context.Context, int) error { return nil }) // must not report
+		return nil
+	})
+	if calls != 5 || last == 0 {
+		t.Errorf("%d reports, want 5 (the inner Do reports nothing)", calls)
+	}
+}
