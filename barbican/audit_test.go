@@ -126,3 +126,20 @@ func TestInstanceOf(t *testing.T) {
 		}
 	}
 }
+
+// TestLiveServerSecretIsNeverAnOrphan: a secret whose server exists is
+// listed for a look, never counted as an orphan nor planned for deletion.
+func TestLiveServerSecretIsNeverAnOrphan(t *testing.T) {
+	f := baseFacts()
+	f.Secrets = append(f.Secrets, Secret{ID: "s7", InstanceID: "srv-img-gone", ProjectID: "p1"}, Secret{ID: "s8", InstanceID: "srv-resized", ProjectID: "p1"})
+	f.OtherServers = map[string]nova.OtherServer{"srv-img-gone": {Name: "a", ImageUnknown: true}, "srv-resized": {Name: "b"}}
+	r := Audit(f, now)
+	if r.Summary.Orphans != 0 || len(r.Orphans) != 2 {
+		t.Fatalf("summary %+v orphans %+v", r.Summary, r.Orphans)
+	}
+	for _, o := range r.Orphans {
+		if !o.Live || (o.ID == "s7" && !strings.Contains(o.Reason, "do not delete")) {
+			t.Errorf("%+v", o)
+		}
+	}
+}

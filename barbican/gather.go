@@ -44,11 +44,11 @@ func Gather(ctx context.Context, src Sources) (Facts, error) {
 	f := Facts{Release: src.Release, Audited: map[string]bool{}, NotAuditable: map[string]string{}, CompleteServers: src.AllTenants,
 		ServiceUserID: src.ServiceUserID, ServiceProject: src.ServiceProject, Users: map[string]User{}, Roles: map[string]map[string]bool{},
 		ProjectNames: src.ProjectNames}
-	guests, err := nova.ListVTPMGuests(ctx, src.Compute, src.Image, src.Release, src.AllTenants)
+	inv, err := nova.ListVTPMGuests(ctx, src.Compute, src.Image, src.Release, src.AllTenants)
 	if err != nil {
 		return f, err
 	}
-	f.Guests = guests
+	f.Guests, f.OtherServers = inv.Guests, inv.Others
 	if f.ProjectNames == nil {
 		f.ProjectNames = map[string]string{}
 	}

@@ -28,7 +28,22 @@ const ServerMicroversion = "2.47"
 
 // ListVTPMGuests lists servers in pages of 1000 and keeps those Nova gives
 // a vTPM, by the flavor embedded in each server and one image list.
-func ListVTPMGuests(ctx context.Context, compute, glance *gophercloud.ServiceClient, rel Release, allTenants bool) ([]VTPMGuest, error) {
+// Inventory is every listed server, sorted by what Nova makes of it.
+type Inventory struct {
+	Guests []VTPMGuest
+	// Others have no vTPM request. ImageUnknown marks those whose image
+	// could not be read (deleted, or not visible to the caller): their
+	// image properties may have asked for a vTPM all the same.
+	Others map[string]OtherServer
+}
+
+// OtherServer is a server without a (visible) vTPM request.
+type OtherServer struct {
+	Name         string `json:"name"`
+	ImageUnknown bool   `json:"image_unknown"`
+}
+
+func ListVTPMGuests(ctx context.Context, compute, glance *gophercloud.ServiceClient, rel Release, allTenants bool) (Inventory, error) {
 	c := *compute
 	c.Microversion = ServerMicroversion
 	var srvs []servers.Server
@@ -38,19 +53,19 @@ func ListVTPMGuests(ctx context.Context, compute, glance *gophercloud.ServiceCli
 		return true, err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("listing servers: %w", err)
+		return Inventory{}, fmt.Errorf("listing servers: %w", err)
 	}
 	imgs := map[string]Image{}
 	if glance != nil {
 		all, err := ListImages(ctx, glance, ImageListOpts{})
 		if err != nil {
-			return nil, fmt.Errorf("listing images: %w", err)
+			return Inventory{}, fmt.Errorf("listing images: %w", err)
 		}
 		for _, i := range all {
 			imgs[i.ID] = i.Image
 		}
 	}
-	var out []VTPMGuest
+	inv := Inventory{Others: map[string]OtherServer{}}
 	for _, s := range srvs {
 		fl := Flavor{Name: str(s.Flavor["original_name"]), ExtraSpecs: map[string]string{}}
 		if es, ok := s.Flavor["extra_specs"].(map[string]any); ok {
@@ -58,19 +73,21 @@ func ListVTPMGuests(ctx context.Context, compute, glance *gophercloud.ServiceCli
 				fl.ExtraSpecs[k] = str(v)
 			}
 		}
-		img := imgs[str(s.Image["id"])]
+		imgID := str(s.Image["id"])
+		img, known := imgs[imgID]
 		d := Decide(fl, img, rel)
 		if !d.VTPM {
+			inv.Others[s.ID] = OtherServer{Name: s.Name, ImageUnknown: imgID != "" && !known}
 			continue
 		}
 		mode := d.SecretSecurity
 		if mode == "" {
 			mode = "user" // every guest before 2026.1 behaves as user mode
 		}
-		out = append(out, VTPMGuest{ServerID: s.ID, Name: s.Name, ProjectID: s.TenantID, UserID: s.UserID, Status: s.Status,
+		inv.Guests = append(inv.Guests, VTPMGuest{ServerID: s.ID, Name: s.Name, ProjectID: s.TenantID, UserID: s.UserID, Status: s.Status,
 			Host: s.Host, Version: d.Version, Model: d.Model, Mode: mode})
 	}
-	return out, nil
+	return inv, nil
 }
 
 func str(v any) string {

@@ -151,11 +151,11 @@ func runHostsAudit(ctx context.Context, o *hostsOptions) error {
 	if err != nil {
 		return err
 	}
-	guests, err := nova.ListVTPMGuests(ctx, compute, glance, rel, true)
+	inv, err := nova.ListVTPMGuests(ctx, compute, glance, rel, true)
 	if err != nil {
 		return err
 	}
-	reps, sum := hostcheck.AuditFleet(rel, hosts, reports, guests)
+	reps, sum := hostcheck.AuditFleet(rel, hosts, reports, inv.Guests)
 	if err := printFleet(o.IO, o.Global, rel, hosts, reps, sum); err != nil {
 		return err
 	}

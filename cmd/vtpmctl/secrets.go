@@ -243,10 +243,11 @@ func printSecretsAudit(o *secretsAuditOptions, f barbican.Facts, res barbican.Re
 		var orec []output.Record
 		for _, or := range res.Orphans {
 			orec = append(orec, output.Record{{Name: "secret", Value: or.ID}, {Name: "project", Value: or.ProjectID},
-				{Name: "instance", Value: or.InstanceID}, {Name: "creator", Value: or.CreatorID}, {Name: "age", Value: or.AgeStr}, {Name: "reason", Value: or.Reason}})
+				{Name: "instance", Value: or.InstanceID}, {Name: "server_exists", Value: or.Live}, {Name: "creator", Value: or.CreatorID},
+				{Name: "age", Value: or.AgeStr}, {Name: "reason", Value: or.Reason}})
 		}
-		fmt.Fprintln(o.IO.Out, "Orphan and duplicate secrets (nothing was deleted; --cleanup-plan prints the commands):")
-		output.PrintList(o.IO.Out, output.Options{Format: "table"}, []string{"secret", "project", "instance", "creator", "age", "reason"}, orec)
+		fmt.Fprintln(o.IO.Out, "Orphan, duplicate and unmatched secrets (nothing was deleted; --cleanup-plan prints the commands for true orphans only):")
+		output.PrintList(o.IO.Out, output.Options{Format: "table"}, []string{"secret", "project", "instance", "server_exists", "creator", "age", "reason"}, orec)
 	}
 	var na []string
 	for p, why := range res.NotAuditable {
@@ -302,6 +303,10 @@ func printCleanupPlan(o *secretsAuditOptions, cloudName string, res barbican.Res
 	}
 	n := 0
 	for _, or := range res.Orphans {
+		if or.Live {
+			fmt.Fprintf(w, "# not deleted, its server exists: %s (%s)\n", or.Ref, or.Reason)
+			continue
+		}
 		if strings.HasPrefix(or.Reason, "duplicate") {
 			fmt.Fprintf(w, "# duplicate, not deleted: %s (instance %s) — check the domain's <encryption secret> first\n", or.Ref, or.InstanceID)
 			continue

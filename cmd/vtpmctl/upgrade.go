@@ -77,11 +77,11 @@ func runUpgradeCheck(ctx context.Context, o *upgradeOptions) error {
 	if err != nil {
 		return err
 	}
-	guests, err := nova.ListVTPMGuests(ctx, compute, glance, from, true)
+	inv, err := nova.ListVTPMGuests(ctx, compute, glance, from, true)
 	if err != nil {
 		return err
 	}
-	res := hostcheck.UpgradeCheck(from, to, hosts, guests)
+	res := hostcheck.UpgradeCheck(from, to, hosts, inv.Guests)
 	if o.Global.Output.Format == "json" || o.Global.Output.Format == "yaml" {
 		if err := output.PrintRecord(o.IO.Out, o.Global.Output, output.Record{{Name: "from", Value: res.From}, {Name: "to", Value: res.To},
 			{Name: "hosts", Value: res.Hosts}, {Name: "stranded_guests", Value: res.Stranded}, {Name: "upgrade_first", Value: res.UpgradeNow}, {Name: "advice", Value: res.Advice}}); err != nil {
