@@ -171,6 +171,32 @@ func TestIntegrationSecretsAudit(t *testing.T) {
 	}
 	secrets.Delete(ctx, ukm, orphanID)
 
+	// 3b. A vTPM-named secret of a server that exists without a vTPM: shown,
+	// never counted as an orphan, never in the cleanup plan.
+	plainFlv := devcloudtest.CreateFlavor(t, acompute, devcloudtest.Unique("sa-plain"), nil)
+	plain, err := servers.Create(ctx, ucompute, servers.CreateOpts{Name: devcloudtest.Unique("sa-plain"), ImageRef: imgID, FlavorRef: plainFlv,
+		Networks: "none", AvailabilityZone: "fake"}, nil).Extract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { deleteAndWait(ucompute, plain.ID) })
+	liveID := storeSecret(t, ukm, barbican.NamePrefix+plain.ID)
+	r, out = audit(true)
+	live := false
+	for _, o := range out.Orphans {
+		live = live || (o.ID == liveID && o.Live)
+	}
+	if !live || out.Summary.Orphans != 0 {
+		t.Errorf("a live server's secret: %+v %+v", out.Orphans, out.Summary)
+	}
+	plan = h.run(func(io *IOStreams) error {
+		return runSecretsAudit(ctx, &secretsAuditOptions{IO: io, Global: h.global("devcloud-admin"), Projects: []string{"demo"}, CleanupPlan: true, Concurrency: 4, ServiceProject: "service"})
+	})
+	if strings.Contains(plan.stdout, "secret delete http://127.0.0.1:9311/v1/secrets/"+liveID) || !strings.Contains(plan.stdout, "not deleted, its server exists") {
+		t.Errorf("cleanup plan for a live server's secret:\n%s", plan.stdout)
+	}
+	secrets.Delete(ctx, ukm, liveID)
+
 	// 4. The owner loses every role in the project.
 	for _, role := range []string{"member", "creator"} {
 		roles.Unassign(ctx, ks, roleIDs[role], roles.UnassignOpts{UserID: u.ID, ProjectID: demoID})
