@@ -217,14 +217,11 @@ func runFlavorSet(ctx context.Context, o *flavorOptions, set bool) error {
 // flavorSession connects and detects the release; flavor writes use 2.86
 // so Nova validates them too.
 func flavorSession(ctx context.Context, o *flavorOptions) (*gophercloud.ServiceClient, nova.Release, error) {
-	sess, err := o.Global.connect(ctx)
+	svc, err := o.Global.services(ctx, needCompute)
 	if err != nil {
 		return nil, 0, err
 	}
-	c, err := sess.Compute()
-	if err != nil {
-		return nil, 0, err
-	}
+	c := svc.compute
 	rel, err := nova.CloudRelease(ctx, c)
 	if err != nil {
 		return nil, 0, err
@@ -317,14 +314,11 @@ func newFlavorListCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 			if err := noArgs(cmd); err != nil {
 				return err
 			}
-			sess, err := g.connect(ctx)
+			svc, err := g.services(ctx, needCompute)
 			if err != nil {
 				return err
 			}
-			c, err := sess.Compute()
-			if err != nil {
-				return err
-			}
+			c := svc.compute
 			fls, err := nova.ListFlavors(ctx, nova.ComputeClient(c))
 			if err != nil {
 				return err

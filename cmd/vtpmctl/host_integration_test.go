@@ -39,12 +39,7 @@ func hostCheckOpts(io *IOStreams, g *globalOptions, extraConf string) *hostCheck
 func TestIntegrationHostCheck(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	admin := devcloudtest.Connect(t, "devcloud-admin")
-	demo := devcloudtest.Connect(t, "devcloud-demo")
-	glance, _ := admin.Image()
-	acompute, _ := admin.Compute()
-	dcompute, _ := demo.Compute()
-	dcompute.Microversion = "2.37"
+	glance, acompute, dcompute := testClients(t)
 	imgID := devcloudtest.CreateImage(t, glance, devcloudtest.Unique("hc-img"), map[string]string{"hw_tpm_version": "2.0", "hw_tpm_model": "tpm-crb"})
 	flvID := devcloudtest.CreateFlavor(t, acompute, devcloudtest.Unique("hc-flv"), nil)
 	s, err := servers.Create(ctx, dcompute, servers.CreateOpts{Name: devcloudtest.Unique("hc"), ImageRef: imgID, FlavorRef: flvID,
@@ -81,11 +76,7 @@ func TestIntegrationHostCheck(t *testing.T) {
 		}
 	}
 	// The traits host check derives must be the ones Nova put in Placement.
-	placement, _ := admin.Placement()
-	fleet, err := hostcheck.ListFleet(ctx, acompute, placement)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, fleet := fakeProvider(t)
 	for _, f := range fleet {
 		if f.Hypervisor == rep.Facts.HypervisorHostname && !reflect.DeepEqual(f.Traits, rep.Traits) {
 			t.Errorf("host check predicts %v, Placement has %v", rep.Traits, f.Traits)

@@ -185,14 +185,11 @@ would give a server built from it with a flavor that carries no hw:tpm_*.`,
 				return usagef("image show: exactly one IMAGE, got %d (see vtpmctl image show --help)", cmd.Args().Len())
 			}
 			ref = cmd.Args().First()
-			sess, err := g.connect(ctx)
+			svc, err := g.services(ctx, needImage)
 			if err != nil {
 				return err
 			}
-			glance, err := sess.Image()
-			if err != nil {
-				return err
-			}
+			glance := svc.image
 			img, err := nova.FindImage(ctx, glance, ref)
 			if err != nil {
 				return err
@@ -245,14 +242,11 @@ server side; --vtpm / --no-vtpm keep images with / without hw_tpm_version.`,
 			if err != nil {
 				return usagef("--property: %v", err)
 			}
-			sess, err := g.connect(ctx)
+			svc, err := g.services(ctx, needImage)
 			if err != nil {
 				return err
 			}
-			glance, err := sess.Image()
-			if err != nil {
-				return err
-			}
+			glance := svc.image
 			imgs, err := nova.ListImages(ctx, glance, nova.ImageListOpts{Properties: filter})
 			if err != nil {
 				return err

@@ -318,12 +318,7 @@ func TestIntegrationFlavorCreateRollback(t *testing.T) {
 func TestIntegrationFlavorInUse(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	admin := devcloudtest.Connect(t, "devcloud-admin")
-	demo := devcloudtest.Connect(t, "devcloud-demo")
-	glance, _ := admin.Image()
-	acompute, _ := admin.Compute()
-	dcompute, _ := demo.Compute()
-	dcompute.Microversion = "2.37"
+	glance, acompute, dcompute := testClients(t)
 	imgID := devcloudtest.CreateImage(t, glance, devcloudtest.Unique("inuse-img"), nil)
 	name := devcloudtest.Unique("inuse-flv")
 	flvID := devcloudtest.CreateFlavor(t, acompute, name, map[string]string{"hw:tpm_version": "2.0"})

@@ -21,12 +21,7 @@ import (
 // bootVTPMGuest boots a TPM 2.0 guest as demo on the libvirt host.
 func bootVTPMGuest(t *testing.T, prefix string) (*gophercloud.ServiceClient, string) {
 	t.Helper()
-	admin := devcloudtest.Connect(t, "devcloud-admin")
-	demo := devcloudtest.Connect(t, "devcloud-demo")
-	glance, _ := admin.Image()
-	acompute, _ := admin.Compute()
-	dcompute, _ := demo.Compute()
-	dcompute.Microversion = "2.37"
+	glance, acompute, dcompute := testClients(t)
 	img := devcloudtest.CreateImage(t, glance, devcloudtest.Unique(prefix+"-img"), nil)
 	flv := devcloudtest.CreateFlavor(t, acompute, devcloudtest.Unique(prefix+"-flv"), map[string]string{"hw:tpm_version": "2.0"})
 	s, err := servers.Create(context.Background(), dcompute, servers.CreateOpts{Name: devcloudtest.Unique(prefix), ImageRef: img, FlavorRef: flv,

@@ -73,21 +73,7 @@ var parityCases = []parityCase{
 // TestIntegrationParity boots every pair on the devcloud's libvirt compute
 // and compares what Nova did with what `vtpmctl check` predicted.
 func TestIntegrationParity(t *testing.T) {
-	admin := devcloudtest.Connect(t, "devcloud-admin")
-	demo := devcloudtest.Connect(t, "devcloud-demo")
-	glance, err := admin.Image()
-	if err != nil {
-		t.Fatal(err)
-	}
-	acompute, err := admin.Compute()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dcompute, err := demo.Compute()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dcompute.Microversion = "2.37" // networks: none
+	glance, acompute, dcompute := testClients(t)
 
 	var mu sync.Mutex
 	table := map[string][2]string{}

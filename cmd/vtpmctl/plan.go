@@ -156,14 +156,11 @@ func runPlanImport(ctx context.Context, o *planImportOptions) error {
 			return usagef("--flavors: %v", err)
 		}
 	case o.FromCloud:
-		sess, err := o.Global.connect(ctx)
+		svc, err := o.Global.services(ctx, needCompute)
 		if err != nil {
 			return err
 		}
-		c, err := sess.Compute()
-		if err != nil {
-			return err
-		}
+		c := svc.compute
 		if catalogue, err = plans.CatalogueFromCloud(ctx, c); err != nil {
 			return err
 		}
