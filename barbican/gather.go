@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/vtpmctl/vtpmctl/internal/paging"
 	"net/http"
 	"strings"
 	"sync"
@@ -96,7 +97,7 @@ func projectSecrets(ctx context.Context, src Sources, project string) ([]Secret,
 		return nil, fmt.Errorf("cannot get a token for the project: %v", oneLine(err))
 	}
 	var out []Secret
-	err = secrets.List(km, secrets.ListOpts{Name: NamePrefix + "%", Limit: 100}).EachPage(ctx, func(_ context.Context, p pagination.Page) (bool, error) {
+	err = secrets.List(km, secrets.ListOpts{Name: NamePrefix + "%", Limit: 100}).EachPage(paging.Guard(ctx, "secret list"), func(_ context.Context, p pagination.Page) (bool, error) {
 		l, err := secrets.ExtractSecrets(p)
 		for _, s := range l {
 			inst, ok := InstanceOf(s.Name)
@@ -180,7 +181,7 @@ func lookupUsers(ctx context.Context, ks *gophercloud.ServiceClient, ids map[str
 func projectMembers(ctx context.Context, ks *gophercloud.ServiceClient, project string) (map[string]bool, error) {
 	eff := true
 	out := map[string]bool{}
-	err := roles.ListAssignments(ks, roles.ListAssignmentsOpts{ScopeProjectID: project, Effective: &eff}).EachPage(ctx, func(_ context.Context, p pagination.Page) (bool, error) {
+	err := roles.ListAssignments(ks, roles.ListAssignmentsOpts{ScopeProjectID: project, Effective: &eff}).EachPage(paging.Guard(ctx, "role assignment list"), func(_ context.Context, p pagination.Page) (bool, error) {
 		l, err := roles.ExtractRoleAssignments(p)
 		for _, a := range l {
 			out[a.User.ID] = true
@@ -192,7 +193,7 @@ func projectMembers(ctx context.Context, ks *gophercloud.ServiceClient, project 
 
 // ListProjects returns every project, id -> name (admin): one list.
 func ListProjects(ctx context.Context, ks *gophercloud.ServiceClient) (map[string]string, error) {
-	pages, err := projects.List(ks, projects.ListOpts{}).AllPages(ctx)
+	pages, err := projects.List(ks, projects.ListOpts{}).AllPages(paging.Guard(ctx, "project list"))
 	if err != nil {
 		return nil, fmt.Errorf("listing projects (needs admin): %w", err)
 	}

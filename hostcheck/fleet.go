@@ -3,6 +3,7 @@ package hostcheck
 import (
 	"context"
 	"fmt"
+	"github.com/vtpmctl/vtpmctl/internal/paging"
 	"net/http"
 	"sort"
 	"strings"
@@ -40,7 +41,7 @@ func ListFleet(ctx context.Context, compute, placement *gophercloud.ServiceClien
 	c := *compute
 	c.Microversion = "2.53"
 	var hosts []FleetHost
-	err := hypervisors.List(&c, hypervisors.ListOpts{}).EachPage(ctx, func(_ context.Context, p pagination.Page) (bool, error) {
+	err := hypervisors.List(&c, hypervisors.ListOpts{}).EachPage(paging.Guard(ctx, "hypervisor list"), func(_ context.Context, p pagination.Page) (bool, error) {
 		l, err := hypervisors.ExtractHypervisors(p)
 		for _, h := range l {
 			hosts = append(hosts, FleetHost{Host: h.Service.Host, Hypervisor: h.HypervisorHostname, RPUUID: h.ID, State: h.State, Status: h.Status, Traits: []string{}})
@@ -57,7 +58,7 @@ func ListFleet(ctx context.Context, compute, placement *gophercloud.ServiceClien
 		byRP[hosts[i].RPUUID] = &hosts[i]
 	}
 	for _, trait := range TPMTraits {
-		pages, err := resourceproviders.List(&pl, resourceproviders.ListOpts{Required: trait}).AllPages(ctx)
+		pages, err := resourceproviders.List(&pl, resourceproviders.ListOpts{Required: trait}).AllPages(paging.Guard(ctx, "resource provider list"))
 		if gophercloud.ResponseCodeIs(err, http.StatusBadRequest) {
 			continue // "No such trait": an older os-traits; no provider can have it
 		}

@@ -2,6 +2,7 @@ package nova
 
 import (
 	"context"
+	"github.com/vtpmctl/vtpmctl/internal/paging"
 	"sort"
 
 	"github.com/gophercloud/gophercloud/v2"
@@ -84,7 +85,7 @@ func AddFlavorAccess(ctx context.Context, c *gophercloud.ServiceClient, id, proj
 // FlavorAccess lists the projects of a private flavor.
 func FlavorAccess(ctx context.Context, c *gophercloud.ServiceClient, id string) ([]string, error) {
 	var out []string
-	err := flavors.ListAccesses(c, id).EachPage(ctx, func(_ context.Context, p pagination.Page) (bool, error) {
+	err := flavors.ListAccesses(c, id).EachPage(paging.Guard(ctx, "flavor access list"), func(_ context.Context, p pagination.Page) (bool, error) {
 		l, err := flavors.ExtractAccesses(p)
 		for _, a := range l {
 			out = append(out, a.TenantID)
@@ -99,7 +100,7 @@ func FlavorAccess(ctx context.Context, c *gophercloud.ServiceClient, id string) 
 // flavor: one paginated id-only list, no per-server GET. It needs admin.
 func ServersUsingFlavor(ctx context.Context, c *gophercloud.ServiceClient, flavorID string) (int, error) {
 	n := 0
-	err := servers.ListSimple(c, servers.ListOpts{AllTenants: true, Flavor: flavorID, Limit: 1000}).EachPage(ctx, func(_ context.Context, p pagination.Page) (bool, error) {
+	err := servers.ListSimple(c, servers.ListOpts{AllTenants: true, Flavor: flavorID, Limit: 1000}).EachPage(paging.Guard(ctx, "server list"), func(_ context.Context, p pagination.Page) (bool, error) {
 		l, err := servers.ExtractServers(p)
 		n += len(l)
 		return true, err

@@ -3,6 +3,7 @@ package nova
 import (
 	"context"
 	"fmt"
+	"github.com/vtpmctl/vtpmctl/internal/paging"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
@@ -47,7 +48,7 @@ func ListVTPMGuests(ctx context.Context, compute, glance *gophercloud.ServiceCli
 	c := *compute
 	c.Microversion = ServerMicroversion
 	var srvs []servers.Server
-	err := servers.List(&c, servers.ListOpts{AllTenants: allTenants, Limit: 1000}).EachPage(ctx, func(_ context.Context, p pagination.Page) (bool, error) {
+	err := servers.List(&c, servers.ListOpts{AllTenants: allTenants, Limit: 1000}).EachPage(paging.Guard(ctx, "server list"), func(_ context.Context, p pagination.Page) (bool, error) {
 		l, err := servers.ExtractServers(p)
 		srvs = append(srvs, l...)
 		return true, err

@@ -2,6 +2,7 @@ package nova
 
 import (
 	"context"
+	"github.com/vtpmctl/vtpmctl/internal/paging"
 	"net/url"
 	"sort"
 
@@ -45,7 +46,7 @@ func ListImages(ctx context.Context, c *gophercloud.ServiceClient, opts ImageLis
 		opts.Limit = 1000
 	}
 	var out []CloudImage
-	err := images.List(c, opts).EachPage(ctx, func(_ context.Context, p pagination.Page) (bool, error) {
+	err := images.List(c, opts).EachPage(paging.Guard(ctx, "image list"), func(_ context.Context, p pagination.Page) (bool, error) {
 		l, err := images.ExtractImages(p)
 		for _, img := range l {
 			out = append(out, toCloudImage(img))

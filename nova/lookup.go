@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/vtpmctl/vtpmctl/internal/paging"
 	"net/http"
 	"regexp"
 	"sort"
@@ -12,7 +13,6 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/flavors"
 	"github.com/gophercloud/gophercloud/v2/openstack/image/v2/images"
-	"github.com/gophercloud/gophercloud/v2/openstack/utils"
 	"github.com/gophercloud/gophercloud/v2/pagination"
 )
 
@@ -70,7 +70,7 @@ func FindImage(ctx context.Context, c *gophercloud.ServiceClient, ref string) (C
 		}
 	}
 	var found []images.Image
-	err := images.List(c, images.ListOpts{Name: ref, Limit: 100}).EachPage(ctx, func(_ context.Context, p pagination.Page) (bool, error) {
+	err := images.List(c, images.ListOpts{Name: ref, Limit: 100}).EachPage(paging.Guard(ctx, "image list"), func(_ context.Context, p pagination.Page) (bool, error) {
 		l, err := images.ExtractImages(p)
 		found = append(found, l...)
 		return true, err
@@ -150,7 +150,7 @@ func FindFlavor(ctx context.Context, c *gophercloud.ServiceClient, ref string) (
 // ListFlavors lists every flavor the caller can see, extra specs included.
 func ListFlavors(ctx context.Context, c *gophercloud.ServiceClient) ([]CloudFlavor, error) {
 	var out []CloudFlavor
-	err := flavors.ListDetail(c, flavors.ListOpts{AccessType: flavors.AllAccess, Limit: 1000}).EachPage(ctx, func(_ context.Context, p pagination.Page) (bool, error) {
+	err := flavors.ListDetail(c, flavors.ListOpts{AccessType: flavors.AllAccess, Limit: 1000}).EachPage(paging.Guard(ctx, "flavor list"), func(_ context.Context, p pagination.Page) (bool, error) {
 		l, err := flavors.ExtractFlavors(p)
 		for _, f := range l {
 			out = append(out, toCloudFlavor(f))
@@ -169,13 +169,40 @@ func toCloudFlavor(f flavors.Flavor) CloudFlavor {
 		Flavor: Flavor{Name: f.Name, ExtraSpecs: specs}}
 }
 
-// DetectCloudRelease reads the compute API's maximum microversion.
+// DetectCloudRelease reads the compute API's maximum microversion from
+// its version document. gophercloud's discovery turns a failed request
+// into "microversions not supported", hiding a 5xx or a failed
+// re-authentication, so the document is read here and every failure named.
 func DetectCloudRelease(ctx context.Context, c *gophercloud.ServiceClient) (Detection, error) {
-	mv, err := utils.GetSupportedMicroversions(ctx, c)
-	if err != nil {
-		return Detection{}, fmt.Errorf("reading the compute API version: %w", err)
+	var doc struct {
+		Version *struct {
+			Version string `json:"version"`
+		} `json:"version"`
 	}
-	return DetectRelease(Microversion{mv.MaxMajor, mv.MaxMinor}), nil
+	u := versionDocURL(c.Endpoint)
+	_, err := c.Get(ctx, u, &doc, &gophercloud.RequestOpts{OkCodes: []int{200, 300}})
+	if err != nil {
+		return Detection{}, fmt.Errorf("reading the compute API version document %s: %w", u, err)
+	}
+	if doc.Version == nil || doc.Version.Version == "" {
+		return Detection{}, fmt.Errorf("the compute API version document at %s names no maximum microversion (is the compute endpoint versioned, e.g. …/v2.1?)", c.Endpoint)
+	}
+	mv, err := ParseMicroversion(doc.Version.Version)
+	if err != nil {
+		return Detection{}, fmt.Errorf("the compute API version document at %s: %w", c.Endpoint, err)
+	}
+	return DetectRelease(mv), nil
+}
+
+// versionDocURL drops a trailing project ID (…/v2.1/PROJECT, an old
+// catalog style) so the version document is asked for.
+func versionDocURL(endpoint string) string {
+	e := strings.TrimRight(endpoint, "/")
+	i := strings.LastIndex(e, "/")
+	if i >= 0 && !strings.HasPrefix(e[i+1:], "v2") {
+		e = e[:i]
+	}
+	return e + "/"
 }
 
 // CloudRelease is the release to apply for a cloud: the newest of the

@@ -90,6 +90,16 @@ EXAMPLES:
 			} else if err := g.Output.Validate(); err != nil {
 				return ctx, &usageError{err.Error()}
 			}
+			if g.Cloud.Timeout <= 0 {
+				return ctx, usagef("--timeout %s: must be positive (a request without a deadline can hang for ever)", g.Cloud.Timeout)
+			}
+			// Names from the cloud and from files reach the terminal only
+			// through these; json and yaml are exact (and escaped by their
+			// encoders).
+			streams.Err = output.TerminalWriter(streams.Err)
+			if f := g.Output.Format; f != "json" && f != "yaml" {
+				streams.Out = output.TerminalWriter(streams.Out)
+			}
 			if g.DebugLog {
 				g.Cloud.Debug = streams.Err
 			}

@@ -44,7 +44,7 @@ func exitCode(err error, stderr io.Writer) int {
 	var rep *reportedError
 	if errors.As(err, &rep) {
 		if rep.msg != "" {
-			fmt.Fprintln(stderr, "vtpmctl: "+rep.msg)
+			fmt.Fprintln(stderr, "vtpmctl: "+errorLine(rep.msg))
 		}
 		return rep.code
 	}
@@ -59,9 +59,14 @@ func exitCode(err error, stderr io.Writer) int {
 	case errors.As(err, &ue), errors.As(err, &ce), errors.As(err, &col), errors.As(err, &nf), errors.As(err, &amb), errors.As(err, &req):
 		code = exitUsage
 	}
-	fmt.Fprintln(stderr, "vtpmctl: "+oneLine(err.Error()))
+	fmt.Fprintln(stderr, "vtpmctl: "+errorLine(err.Error()))
 	return code
 }
+
+// errorLine is what an error may show: one line, no credential (a server
+// may echo the password), no control character (a name may carry escape
+// sequences).
+func errorLine(s string) string { return output.Sanitize(cloud.Scrub(oneLine(s))) }
 
 // oneLine keeps the promise of one line per error, whatever a server put
 // in a response body.

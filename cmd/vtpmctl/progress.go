@@ -7,12 +7,14 @@ import (
 	"os"
 	"sync"
 
+	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/internal/parallel"
 )
 
 // withProgress shows "label: n/N" on stderr while long work runs — only
 // when stderr is a terminal, never in a pipe or a log file.
 func withProgress(ctx context.Context, w io.Writer, label string) context.Context {
+	w = output.Raw(w) // the line draws with escape sequences of its own
 	if !isTerminal(w) {
 		return ctx
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"sort"
 	"strings"
@@ -106,14 +105,6 @@ func runSecretsAudit(ctx context.Context, o *secretsAuditOptions) error {
 	}
 	if o.Concurrency < 1 || o.Concurrency > 64 {
 		return usagef("--concurrency must be between 1 and 64")
-	}
-	// The guard goes under every other layer of this audit's HTTP client.
-	prev := o.Global.Cloud.WrapTransport
-	o.Global.Cloud.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
-		if prev != nil {
-			rt = prev(rt)
-		}
-		return barbican.RefusePayload(rt)
 	}
 	svc, err := o.Global.services(ctx, needCompute|needImage)
 	if err != nil {

@@ -115,6 +115,12 @@ func Connect(ctx context.Context, o Options) (*Session, error) {
 		return nil, &ConfigError{fmt.Sprintf("cloud %q: %v", name, err)}
 	}
 	ao.AllowReauth = true
+	for _, v := range []string{ao.Password, ao.ApplicationCredentialSecret, ao.TokenID, ao.Passcode} {
+		RegisterSecret(v)
+	}
+	if o.Timeout <= 0 {
+		return nil, &ConfigError{fmt.Sprintf("--timeout %s: must be positive (a request without a deadline can hang for ever)", o.Timeout)}
+	}
 
 	tlsConf, err := tlsConfig(c, o)
 	if err != nil {
@@ -122,11 +128,14 @@ func Connect(ctx context.Context, o Options) (*Session, error) {
 	}
 	pc, err := openstack.NewClient(ao.IdentityEndpoint)
 	if err != nil {
-		return nil, &ConfigError{fmt.Sprintf("cloud %q: auth_url %q: %v", name, ao.IdentityEndpoint, err)}
+		return nil, &ConfigError{Scrub(fmt.Sprintf("cloud %q: auth_url %q: %v", name, ao.IdentityEndpoint, err))}
 	}
 	pc.HTTPClient = httpClient(tlsConf, o)
 	if err := openstack.Authenticate(ctx, pc, *ao); err != nil {
-		return nil, fmt.Errorf("authenticating to %s: %w", ao.IdentityEndpoint, Friendly(err))
+		return nil, fmt.Errorf("authenticating to %s: %w", Scrub(ao.IdentityEndpoint), Friendly(err))
+	}
+	if t := pc.Token(); t != "" {
+		RegisterSecret(t)
 	}
 	region := o.Region
 	if region == "" {
@@ -173,6 +182,10 @@ func tlsConfig(c *clientconfig.Cloud, o Options) (*tls.Config, error) {
 	return conf, nil
 }
 
+// httpClient builds the one client every service of a session uses. From
+// the outside in: policy (no payloads, honest paging), retries of
+// idempotent reads, the response size cap, the debug log, the caller's
+// wrapper (tests), the network.
 func httpClient(conf *tls.Config, o Options) http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.TLSClientConfig = conf
@@ -183,7 +196,16 @@ func httpClient(conf *tls.Config, o Options) http.Client {
 	if o.Debug != nil {
 		rt = &debugTransport{next: rt, w: o.Debug}
 	}
-	return http.Client{Transport: rt, Timeout: o.Timeout}
+	rt = policyTransport{retryTransport{sizeLimitTransport{rt}}}
+	return http.Client{Transport: rt, Timeout: o.Timeout, CheckRedirect: sameOriginRedirects}
+}
+
+// HasPolicy says whether a client's transport chain starts with the
+// policy layer (payload refusal, paging guard): tests assert it for
+// every session a command opens.
+func HasPolicy(c *http.Client) bool {
+	_, ok := c.Transport.(policyTransport)
+	return ok
 }
 
 // Compute returns a compute (Nova) client.
@@ -206,17 +228,33 @@ func (s *Session) KeyManager() (*gophercloud.ServiceClient, error) {
 	return s.service("key-manager", openstack.NewKeyManagerV1)
 }
 
-// Identity returns a Keystone v3 client.
+// Identity returns a Keystone v3 client. Keystone is often registered in
+// one region only, so a region without it falls back to any region's.
 func (s *Session) Identity() (*gophercloud.ServiceClient, error) {
-	return s.service("identity", openstack.NewIdentityV3)
+	c, err := s.service("identity", openstack.NewIdentityV3)
+	if err != nil && s.Endpoint.Region != "" {
+		var nf *gophercloud.ErrEndpointNotFound
+		if errors.As(err, &nf) || errors.As(err, new(gophercloud.ErrEndpointNotFound)) {
+			eo := s.Endpoint
+			eo.Region = ""
+			if c2, err2 := openstack.NewIdentityV3(s.Provider, eo); err2 == nil {
+				return c2, nil
+			}
+		}
+	}
+	return c, err
 }
 
 func (s *Session) service(kind string, f func(*gophercloud.ProviderClient, gophercloud.EndpointOpts) (*gophercloud.ServiceClient, error)) (*gophercloud.ServiceClient, error) {
 	c, err := f(s.Provider, s.Endpoint)
-	if err != nil {
-		return nil, fmt.Errorf("no %s endpoint in the service catalog of cloud %q (region %q): %v", kind, s.CloudName, s.Endpoint.Region, err)
+	if err == nil {
+		return c, nil
 	}
-	return c, nil
+	var nf *gophercloud.ErrEndpointNotFound
+	if errors.As(err, &nf) || errors.As(err, new(gophercloud.ErrEndpointNotFound)) {
+		return nil, fmt.Errorf("no %s endpoint in the service catalog of cloud %q (region %q): %w", kind, s.CloudName, s.Endpoint.Region, err)
+	}
+	return nil, fmt.Errorf("%s endpoint of cloud %q (region %q): %w", kind, s.CloudName, s.Endpoint.Region, Friendly(err))
 }
 
 // Friendly shortens gophercloud's errors to one line a user can act on.

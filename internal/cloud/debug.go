@@ -27,11 +27,23 @@ var sensitiveHeaders = map[string]bool{
 	"Authorization": true, "Cookie": true, "Set-Cookie": true,
 }
 
-// sensitiveKeys are JSON keys whose values never reach the log.
-var sensitiveKeys = map[string]bool{
-	"password": true, "secret": true, "token": true, "id_token": true, "access_token": true,
-	"payload": true, "passphrase": true, "credential": true, "blob": true, "totp": true,
-	"passcode": true, "adminPass": true, "key": true, "private_key": true,
+// sensitiveKey says whether a JSON key's value, whole subtree included,
+// stays out of the log: exact names, any case, '-' read as '_', and the
+// suffixes that name a credential (…_password, …_secret, …_token).
+func sensitiveKey(k string) bool {
+	k = strings.ReplaceAll(strings.ToLower(k), "-", "_")
+	switch k {
+	case "password", "passwd", "secret", "token", "auth_token", "x_auth_token", "x_subject_token", "id_token",
+		"access_token", "refresh_token", "payload", "passphrase", "credential", "credentials", "blob", "totp",
+		"passcode", "adminpass", "key", "private_key", "client_secret", "application_credential_secret":
+		return true
+	}
+	for _, suf := range []string{"password", "passwd", "_secret", "_token", "_key"} {
+		if strings.HasSuffix(k, suf) {
+			return true
+		}
+	}
+	return false
 }
 
 func (t *debugTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -65,7 +77,7 @@ func (t *debugTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	t.mu.Lock()
-	io.WriteString(t.w, b.String())
+	io.WriteString(t.w, Scrub(b.String()))
 	t.mu.Unlock()
 	return resp, err
 }
@@ -73,7 +85,7 @@ func (t *debugTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 func writeHeaders(b *strings.Builder, h http.Header) {
 	for k, vs := range h {
 		v := strings.Join(vs, ", ")
-		if sensitiveHeaders[http.CanonicalHeaderKey(k)] {
+		if sensitiveHeaders[http.CanonicalHeaderKey(k)] || sensitiveKey(k) {
 			v = "<redacted>"
 		}
 		fmt.Fprintf(b, "  %s: %s\n", k, v)
@@ -104,20 +116,10 @@ func redact(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		for k, val := range x {
-			switch val.(type) {
-			case map[string]any, []any:
-				// keystone's {"token": {catalog…}} holds no secret itself,
-				// but token auth sends {"token": {"id": TOKEN}}.
-				if m, ok := val.(map[string]any); ok && sensitiveKeys[strings.ToLower(k)] {
-					if _, has := m["id"]; has {
-						m["id"] = "<redacted>"
-					}
-				}
+			if sensitiveKey(k) {
+				x[k] = "<redacted>"
+			} else {
 				x[k] = redact(val)
-			default:
-				if sensitiveKeys[k] || sensitiveKeys[strings.ToLower(k)] {
-					x[k] = "<redacted>"
-				}
 			}
 		}
 	case []any:

@@ -2,6 +2,7 @@ package cloud
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -52,5 +53,22 @@ func TestDebugTransportRedactsHeaders(t *testing.T) {
 	}
 	if !strings.Contains(got, "REQ: POST ") || !strings.Contains(got, "RESP: 200 OK") {
 		t.Errorf("log lacks request/response lines:\n%s", got)
+	}
+}
+
+// TestRedactSubtrees: lists and objects under sensitive keys, any case,
+// and the credential spellings a body may use.
+func TestRedactSubtrees(t *testing.T) {
+	in := `{"password":["l1"],"Payload":{"v":"l2"},"token":{"value":"l3"},"auth_token":"l4","X-Auth-Token":"l5","passwd":"l6",
+"client_secret":"l7","application_credential_secret":"l8","credentials":[{"blob":"l9"}],"PASSWORD":"l10","nested":[{"Admin_Password":"l11"}],
+"name":"kept-name"}`
+	out := RedactJSON([]byte(in))
+	for i := 1; i <= 11; i++ {
+		if strings.Contains(out, fmt.Sprintf(`"l%d"`, i)) {
+			t.Errorf("l%d leaked: %s", i, out)
+		}
+	}
+	if !strings.Contains(out, "kept-name") {
+		t.Errorf("ordinary data lost: %s", out)
 	}
 }

@@ -3,6 +3,7 @@ package cloud
 import (
 	"context"
 	"fmt"
+	"github.com/vtpmctl/vtpmctl/internal/paging"
 	"net/http"
 
 	"github.com/gophercloud/gophercloud/v2"
@@ -20,7 +21,7 @@ func ProjectIDs(ctx context.Context, ks *gophercloud.ServiceClient, refs []strin
 		} else if !gophercloud.ResponseCodeIs(err, http.StatusNotFound) && !gophercloud.ResponseCodeIs(err, http.StatusForbidden) {
 			return nil, fmt.Errorf("project %s: %w", ref, err)
 		}
-		pages, err := projects.List(ks, projects.ListOpts{Name: ref}).AllPages(ctx)
+		pages, err := projects.List(ks, projects.ListOpts{Name: ref}).AllPages(paging.Guard(ctx, "project list"))
 		if err != nil {
 			return nil, fmt.Errorf("project %s: %w", ref, err)
 		}

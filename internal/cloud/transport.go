@@ -1,0 +1,175 @@
+package cloud
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/vtpmctl/vtpmctl/internal/paging"
+)
+
+// ErrPayloadRefused is what any attempt to read a secret's value gets.
+var ErrPayloadRefused = errors.New("vtpmctl never reads secret payloads: request refused before it was sent")
+
+// policyTransport is the outermost layer of every session's HTTP client,
+// so no command, call order or future code path can skip it: it refuses
+// secret payloads and lets internal/paging stop runaway lists.
+type policyTransport struct{ next http.RoundTripper }
+
+func (t policyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if IsPayloadPath(r.URL.Path) {
+		return nil, ErrPayloadRefused
+	}
+	if r.Method == http.MethodGet {
+		if err := paging.Check(r.Context(), r.URL); err != nil {
+			return nil, err
+		}
+	}
+	resp, err := t.next.RoundTrip(r)
+	if err == nil && resp.StatusCode == http.StatusUnauthorized {
+		paging.Unauthorized(r.Context(), r.URL)
+	}
+	return resp, err
+}
+
+// IsPayloadPath says whether a URL path names a secret's value: a segment
+// "payload", whatever its case or suffix ("payload.json", "payload;x").
+func IsPayloadPath(p string) bool {
+	for _, seg := range strings.Split(strings.ToLower(p), "/") {
+		if seg == "payload" || strings.HasPrefix(seg, "payload.") || strings.HasPrefix(seg, "payload;") {
+			return true
+		}
+	}
+	return false
+}
+
+// Retries of an idempotent GET answered 429, 502, 503 or 504: a passing
+// overload must not turn into "not auditable".
+var (
+	RetryTries    = 3
+	RetryBase     = 500 * time.Millisecond
+	MaxRetryAfter = 30 * time.Second
+)
+
+type retryTransport struct{ next http.RoundTripper }
+
+func retryable(code int) bool {
+	switch code {
+	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return true
+	}
+	return false
+}
+
+func (t retryTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return t.next.RoundTrip(r)
+	}
+	for try := 1; ; try++ {
+		resp, err := t.next.RoundTrip(r)
+		if err != nil || !retryable(resp.StatusCode) || try >= RetryTries {
+			return resp, err
+		}
+		wait := RetryBase << (try - 1)
+		if ra := retryAfter(resp.Header.Get("Retry-After")); ra > 0 {
+			wait = ra
+		}
+		if wait > MaxRetryAfter {
+			wait = MaxRetryAfter
+		}
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+		resp.Body.Close()
+		select {
+		case <-r.Context().Done():
+			return nil, r.Context().Err()
+		case <-time.After(wait):
+		}
+	}
+}
+
+// retryAfter reads delta-seconds or an HTTP date.
+func retryAfter(v string) time.Duration {
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && s >= 0 {
+		return time.Duration(s) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return time.Until(t)
+	}
+	return 0
+}
+
+// MaxResponseBytes caps one response body: a page of 1,000 servers is a
+// few MB; a server that sends far more must not take the host's memory.
+var MaxResponseBytes int64 = 32 << 20
+
+// ResponseTooLargeError is a body past MaxResponseBytes.
+type ResponseTooLargeError struct {
+	URL   string
+	Limit int64
+}
+
+func (e *ResponseTooLargeError) Error() string {
+	return fmt.Sprintf("%s: response larger than %d MiB; refused (a smaller page size, or a server misbehaving)", e.URL, e.Limit>>20)
+}
+
+type sizeLimitTransport struct{ next http.RoundTripper }
+
+func (t sizeLimitTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := t.next.RoundTrip(r)
+	if err != nil {
+		return resp, err
+	}
+	u := r.URL.Redacted()
+	if resp.ContentLength > MaxResponseBytes {
+		resp.Body.Close()
+		return nil, &ResponseTooLargeError{URL: u, Limit: MaxResponseBytes}
+	}
+	resp.Body = &limitedBody{rc: resp.Body, left: MaxResponseBytes, url: u}
+	return resp, nil
+}
+
+type limitedBody struct {
+	rc   io.ReadCloser
+	left int64
+	url  string
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		// one byte more tells a body of exactly the limit from a larger one
+		var one [1]byte
+		if n, _ := b.rc.Read(one[:]); n > 0 {
+			return 0, &ResponseTooLargeError{URL: b.url, Limit: MaxResponseBytes}
+		}
+		return 0, io.EOF
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.rc.Read(p)
+	b.left -= int64(n)
+	return n, err
+}
+
+func (b *limitedBody) Close() error { return b.rc.Close() }
+
+// sameOriginRedirects refuses a redirect to another scheme, host or port:
+// Go forwards X-Auth-Token on redirects, so following one would hand the
+// token to whoever the server points at.
+func sameOriginRedirects(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	first := via[0].URL
+	if req.URL.Scheme != first.Scheme || req.URL.Host != first.Host {
+		return fmt.Errorf("%s redirected to %s://%s: not followed (the token is never sent to another host)", first.Redacted(), req.URL.Scheme, req.URL.Host)
+	}
+	return nil
+}

@@ -1,0 +1,236 @@
+package cloud
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
+	"github.com/gophercloud/gophercloud/v2/pagination"
+
+	"github.com/vtpmctl/vtpmctl/internal/paging"
+)
+
+func testClient() *http.Client {
+	c := httpClient(&tls.Config{}, Options{Timeout: 10 * time.Second})
+	return &c
+}
+
+func computeClient(url string) *gophercloud.ServiceClient {
+	pc := &gophercloud.ProviderClient{HTTPClient: *testClient()}
+	pc.SetToken("tok-secret-value")
+	return &gophercloud.ServiceClient{ProviderClient: pc, Endpoint: url + "/", ResourceBase: url + "/"}
+}
+
+// TestPayloadRefused: every spelling of a payload path is refused before
+// it leaves; metadata paths pass.
+func TestPayloadRefused(t *testing.T) {
+	var hits int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { atomic.AddInt32(&hits, 1) }))
+	defer srv.Close()
+	c := testClient()
+	for _, p := range []string{"/v1/secrets/abc/payload", "/v1/secrets/abc/payload/", "/key-manager/v1/secrets/abc/PAYLOAD",
+		"/v1/secrets/abc/payload/x", "/v1/secrets/abc/payload.json", "/v1/secrets/abc/Payload.JSON", "/v1/secrets/abc/payload;a=b", "/v1/secrets/abc/payload?x=1"} {
+		_, err := c.Get(srv.URL + p)
+		if !errors.Is(err, ErrPayloadRefused) {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	if hits != 0 {
+		t.Fatalf("%d payload request(s) reached the server", hits)
+	}
+	for _, p := range []string{"/v1/secrets/abc", "/v1/secrets?name=vTPM%20secret%20for%20instance%25", "/v1/secrets/abc/acl", "/v1/payloads-of-nothing"} {
+		if resp, err := c.Get(srv.URL + p); err != nil {
+			t.Errorf("%s refused: %v", p, err)
+		} else {
+			resp.Body.Close()
+		}
+	}
+	if hits != 4 {
+		t.Errorf("metadata requests: %d hits, want 4", hits)
+	}
+	if !HasPolicy(testClient()) {
+		t.Error("the session's client lacks the policy layer")
+	}
+}
+
+func listServers(c *gophercloud.ServiceClient) (int, error) {
+	n := 0
+	err := servers.List(c, servers.ListOpts{Limit: 1}).EachPage(paging.Guard(context.Background(), "server list"), func(_ context.Context, p pagination.Page) (bool, error) {
+		l, err := servers.ExtractServers(p)
+		n += len(l)
+		return true, err
+	})
+	return n, err
+}
+
+// TestPagingStops: a next link back to the same page, to another host, or
+// pages without end stop with an error naming the list.
+func TestPagingStops(t *testing.T) {
+	var foreign int32
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		atomic.AddInt32(&foreign, 1)
+		if r.Header.Get("X-Auth-Token") != "" {
+			t.Error("the token reached another host")
+		}
+	}))
+	defer other.Close()
+	var page int32
+	mode := ""
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := atomic.AddInt32(&page, 1)
+		next := ""
+		switch mode {
+		case "same":
+			next = "http://" + r.Host + "/servers/detail?limit=1&marker=a"
+		case "foreign":
+			next = other.URL + "/servers/detail?marker=b"
+		case "endless":
+			next = fmt.Sprintf("http://%s/servers/detail?limit=1&marker=%d", r.Host, n)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"servers":[{"id":"s%d","name":"x"}],"servers_links":[{"rel":"next","href":%q}]}`, n, next)
+	}))
+	defer srv.Close()
+	c := computeClient(srv.URL)
+	old := paging.MaxPages
+	paging.MaxPages = 50
+	defer func() { paging.MaxPages = old }()
+	for _, tc := range []struct{ mode, want string }{
+		{"same", "already sent"}, {"foreign", "not followed"}, {"endless", "more than 50 pages"},
+	} {
+		mode = tc.mode
+		atomic.StoreInt32(&page, 0)
+		_, err := listServers(c)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "server list") {
+			t.Errorf("%s: %v", tc.mode, err)
+		}
+		if p := atomic.LoadInt32(&page); p > 51 {
+			t.Errorf("%s: %d pages fetched", tc.mode, p)
+		}
+	}
+	if foreign != 0 {
+		t.Errorf("the foreign host got %d request(s)", foreign)
+	}
+}
+
+// TestRetry: idempotent reads are retried on 429/502/503/504, bounded;
+// writes never are.
+func TestRetry(t *testing.T) {
+	oldBase := RetryBase
+	RetryBase = time.Millisecond
+	defer func() { RetryBase = oldBase }()
+	var calls int32
+	fails := int32(0)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := atomic.AddInt32(&calls, 1)
+		if n <= atomic.LoadInt32(&fails) {
+			w.Header().Set("Retry-After", "0")
+			w.WriteHeader([]int{502, 429, 503, 504}[n%4])
+			return
+		}
+		io.WriteString(w, "ok")
+	}))
+	defer srv.Close()
+	c := testClient()
+	for _, tc := range []struct {
+		method       string
+		fails        int32
+		status       int
+		wantAttempts int32
+	}{
+		{"GET", 2, 200, 3}, {"GET", 5, 0, 3}, {"POST", 1, 0, 1}, {"GET", 0, 200, 1},
+	} {
+		atomic.StoreInt32(&calls, 0)
+		atomic.StoreInt32(&fails, tc.fails)
+		req, _ := http.NewRequest(tc.method, srv.URL, nil)
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if tc.status != 0 && resp.StatusCode != tc.status {
+			t.Errorf("%s with %d failures: status %d", tc.method, tc.fails, resp.StatusCode)
+		}
+		if calls != tc.wantAttempts {
+			t.Errorf("%s with %d failures: %d attempts, want %d", tc.method, tc.fails, calls, tc.wantAttempts)
+		}
+	}
+	if d := retryAfter("7"); d != 7*time.Second {
+		t.Errorf("Retry-After 7: %s", d)
+	}
+	if d := retryAfter(time.Now().Add(3 * time.Second).UTC().Format(http.TimeFormat)); d < time.Second || d > 4*time.Second {
+		t.Errorf("Retry-After date: %s", d)
+	}
+}
+
+// TestResponseSizeCap: a body past the cap is an error, not memory.
+func TestResponseSizeCap(t *testing.T) {
+	old := MaxResponseBytes
+	MaxResponseBytes = 1 << 20
+	defer func() { MaxResponseBytes = old }()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/chunked" {
+			w.(http.Flusher).Flush() // no Content-Length
+		}
+		w.Write([]byte(strings.Repeat("x", 3<<20)))
+	}))
+	defer srv.Close()
+	c := testClient()
+	for _, p := range []string{"/sized", "/chunked"} {
+		resp, err := c.Get(srv.URL + p)
+		if err == nil {
+			_, err = io.ReadAll(resp.Body)
+			resp.Body.Close()
+		}
+		var big *ResponseTooLargeError
+		if !errors.As(err, &big) {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+}
+
+// TestRedirectOffHost: a redirect to another host is not followed, so the
+// token stays home.
+func TestRedirectOffHost(t *testing.T) {
+	var hit int32
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { atomic.AddInt32(&hit, 1) }))
+	defer other.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/steal", http.StatusFound)
+	}))
+	defer srv.Close()
+	req, _ := http.NewRequest("GET", srv.URL, nil)
+	req.Header.Set("X-Auth-Token", "tok")
+	_, err := testClient().Do(req)
+	if err == nil || !strings.Contains(err.Error(), "not followed") || hit != 0 {
+		t.Errorf("err %v, foreign hits %d", err, hit)
+	}
+}
+
+// TestScrub: registered credentials and URL user-info never reach a line.
+func TestScrub(t *testing.T) {
+	RegisterSecret("hunter2-pass")
+	RegisterSecret("ab") // too short to register
+	for in, leak := range map[string]string{
+		`POST http://k/v3/auth/tokens: HTTP 401: {"error":"bad password hunter2-pass"}`: "hunter2-pass",
+		`authenticating to http://admin:s3cr3t@127.0.0.1:5000/v3: refused`:              "s3cr3t",
+		`https://u@host/x`: "u@",
+	} {
+		if out := Scrub(in); strings.Contains(out, leak) {
+			t.Errorf("%q leaked in %q", leak, out)
+		}
+	}
+	if out := Scrub("about a tab"); out != "about a tab" {
+		t.Errorf("short value scrubbed: %q", out)
+	}
+}
