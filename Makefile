@@ -46,6 +46,7 @@ fuzz:
 ## run builds them on the fake compute: long; later runs reuse them).
 bench: devcloud-up build
 	$(GO) test -tags '$(TAGS)' -run '^$$' -bench . -benchmem ./...
+	$(GO) run ./internal/tools/planbench -vms 100000 -max-rss-mb 200
 	bash bench/vs_openstack.sh
 	$(GO) run ./internal/tools/secretsbench -guests $${GUESTS:-2000} -projects $${PROJECTS:-20}
 

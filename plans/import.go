@@ -98,61 +98,105 @@ func JoinGovc(vms []SourceVM, govc []GovcVM, addUnmatched bool) ([]SourceVM, []s
 	return vms, unmatched
 }
 
-// Import applies the rules to every VM and maps it to a flavor.
+// Import applies the rules to every VM and maps it to a flavor, in
+// memory; WriteImport streams the same plan for large inventories.
 func Import(vms []SourceVM, o ImportOptions) (*Plan, ImportSummary) {
+	im := prepare(vms, &o)
+	p := &Plan{Version: 1, Source: PlanSource{Imported: im.imported}, Images: make([]PlanImage, 0, len(vms)), Flavors: im.flavors, VMs: make([]PlanVM, 0, len(vms))}
+	for i, v := range vms {
+		_, img := im.base(v, o)
+		p.Images = append(p.Images, img)
+		p.VMs = append(p.VMs, im.vm(i, v, o))
+	}
+	return p, im.sum
+}
+
+// imported is what the first pass over the inventory keeps: the flavors
+// (written before the VMs) and each VM's flavor choice, which depends on
+// the proposals made before it. Images and VMs are computed again, one at
+// a time, when written: memory stays flat for large inventories.
+type imported struct {
+	imported string
+	flavors  []PlanFlavor
+	choice   []flavorChoice
+	names    map[string]int
+	sum      ImportSummary
+}
+
+type flavorChoice struct {
+	flavor   string
+	proposed bool
+}
+
+func prepare(vms []SourceVM, o *ImportOptions) *imported {
 	if o.TPMModel == "" {
 		o.TPMModel = "tpm-crb"
 	}
 	if o.Release == nova.ReleaseUnknown {
 		o.Release = nova.Gazpacho
 	}
-	p := &Plan{Version: 1, Images: []PlanImage{}, Flavors: []PlanFlavor{}, VMs: []PlanVM{}}
+	im := &imported{flavors: []PlanFlavor{}, choice: make([]flavorChoice, len(vms)),
+		names: map[string]int{}, sum: ImportSummary{VMs: len(vms)}}
 	if !o.Now.IsZero() {
-		p.Source.Imported = o.Now.UTC().Format(time.RFC3339)
+		im.imported = o.Now.UTC().Format(time.RFC3339)
 	}
-	sum := ImportSummary{VMs: len(vms)}
-	names := map[string]int{}
 	for _, v := range vms {
-		names[v.Name]++
+		im.names[v.Name]++
 	}
 	catalogue := append([]PlanFlavor{}, o.Catalogue...)
 	sort.SliceStable(catalogue, func(i, j int) bool { return flavorLess(catalogue[i], catalogue[j]) })
-	for _, v := range vms {
-		pv, img := planVM(v, o)
-		if names[v.Name] > 1 {
-			pv.TargetImage = shortHost(v.VCenter) + "-" + v.Name // same name on two vCenters: kept apart
-			img.Name = pv.TargetImage
-		}
+	planned := map[string]bool{}
+	for i, v := range vms {
+		pv, img := im.base(v, *o)
 		f, proposed := mapFlavor(catalogue, pv, img)
 		if proposed {
 			catalogue = append(catalogue, f)
 			sort.SliceStable(catalogue, func(i, j int) bool { return flavorLess(catalogue[i], catalogue[j]) })
-			p.Flavors = append(p.Flavors, f)
-			sum.ProposedFlavors++
-			pv.Reasons = append(pv.Reasons, fmt.Sprintf("no catalogue flavor fits %d vCPUs / %d MiB / %d GiB%s: proposed %s", pv.VCPUs, pv.RAM, pv.DiskGiB, tpmSuffix(img), f.Name))
-		} else {
-			pv.Reasons = append(pv.Reasons, "smallest fitting flavor: "+f.Name)
-			if !hasFlavor(p.Flavors, f.Name) {
-				p.Flavors = append(p.Flavors, f)
-			}
+			im.sum.ProposedFlavors++
 		}
-		pv.TargetFlavor = f.Name
-		p.Images = append(p.Images, img)
-		p.VMs = append(p.VMs, pv)
+		if !planned[f.Name] {
+			planned[f.Name] = true
+			im.flavors = append(im.flavors, f)
+		}
+		im.choice[i] = flavorChoice{flavor: f.Name, proposed: proposed}
 		switch v.VTPM {
 		case "yes":
-			sum.SourceVTPM++
+			im.sum.SourceVTPM++
 		case "unknown":
-			sum.UnknownVTPM++
+			im.sum.UnknownVTPM++
 		}
 		if img.TPMVersion != "" {
-			sum.TargetVTPM++
+			im.sum.TargetVTPM++
 		}
 		if len(pv.Flags) > 0 {
-			sum.Flagged++
+			im.sum.Flagged++
 		}
 	}
-	return p, sum
+	return im
+}
+
+// base is a VM's plan before its flavor: the rules, and the image name
+// kept apart when two vCenters hold a VM of the same name.
+func (im *imported) base(v SourceVM, o ImportOptions) (PlanVM, PlanImage) {
+	pv, img := planVM(v, o)
+	if im.names[v.Name] > 1 {
+		pv.TargetImage = shortHost(v.VCenter) + "-" + v.Name
+		img.Name = pv.TargetImage
+	}
+	return pv, img
+}
+
+// vm is the i-th VM's full plan entry.
+func (im *imported) vm(i int, v SourceVM, o ImportOptions) PlanVM {
+	pv, img := im.base(v, o)
+	c := im.choice[i]
+	if c.proposed {
+		pv.Reasons = append(pv.Reasons, fmt.Sprintf("no catalogue flavor fits %d vCPUs / %d MiB / %d GiB%s: proposed %s", pv.VCPUs, pv.RAM, pv.DiskGiB, tpmSuffix(img), c.flavor))
+	} else {
+		pv.Reasons = append(pv.Reasons, "smallest fitting flavor: "+c.flavor)
+	}
+	pv.TargetFlavor = c.flavor
+	return pv
 }
 
 func tpmSuffix(img PlanImage) string {
@@ -321,14 +365,6 @@ func mapFlavor(cat []PlanFlavor, pv PlanVM, img PlanImage) (PlanFlavor, bool) {
 	return f, true
 }
 
-func hasFlavor(fs []PlanFlavor, name string) bool {
-	for _, f := range fs {
-		if f.Name == name {
-			return true
-		}
-	}
-	return false
-}
 
 func shortHost(h string) string {
 	if h == "" {

@@ -142,15 +142,3 @@ func (p *Plan) Validate() error {
 	}
 	return nil
 }
-
-// WritePlan writes the plan with a header comment.
-func WritePlan(w io.Writer, p *Plan) error {
-	fmt.Fprintln(w, "# vTPM-aware migration plan, written by vtpmctl plan import.")
-	fmt.Fprintln(w, "# Review it, then: vtpmctl plan diff plan.yaml; vtpmctl plan apply plan.yaml --yes")
-	enc := yaml.NewEncoder(w)
-	enc.SetIndent(2)
-	if err := enc.Encode(p); err != nil {
-		return err
-	}
-	return enc.Close()
-}

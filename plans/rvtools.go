@@ -4,6 +4,7 @@
 package plans
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/csv"
 	"errors"
@@ -100,13 +101,15 @@ type RVToolsOptions struct {
 // Templates and SRM placeholders are skipped with the reason; malformed
 // rows are reported with their line and skipped.
 func ParseRVTools(r io.Reader, o RVToolsOptions) (vms []SourceVM, skipped []Skipped, rowErrs []error, err error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, nil, nil, err
+	// Read as a stream: an export of 100,000 VMs is hundreds of MB.
+	br := bufio.NewReaderSize(r, 64<<10)
+	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
+		br.Discard(3)
 	}
-	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	first, _, _ := bytes.Cut(data, []byte("\n"))
-	cr := csv.NewReader(bytes.NewReader(data))
+	peek, _ := br.Peek(64 << 10)
+	first, _, _ := bytes.Cut(peek, []byte("\n"))
+	cr := csv.NewReader(br)
+	cr.ReuseRecord = true
 	if bytes.Count(first, []byte(";")) > bytes.Count(first, []byte(",")) {
 		cr.Comma = ';'
 	}
@@ -174,7 +177,8 @@ func ParseRVTools(r io.Reader, o RVToolsOptions) (vms []SourceVM, skipped []Skip
 		}
 		get := func(f string) string {
 			if i, ok := col[f]; ok {
-				return strings.TrimSpace(rec[i])
+				// a copy: the field shares the reused record's line
+				return strings.Clone(strings.TrimSpace(rec[i]))
 			}
 			return ""
 		}

@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/vtpmctl/vtpmctl/hostcheck"
+	"github.com/vtpmctl/vtpmctl/internal/fileout"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/nova"
 )
@@ -104,7 +106,7 @@ func runHostCheck(ctx context.Context, o *hostCheckOptions) error {
 	if err := printHostReport(o.IO, o.Global, rep); err != nil {
 		return err
 	}
-	if err := writeJUnit(o.JUnit, "vtpmctl host check", []hostcheck.Report{*rep}); err != nil {
+	if err := writeJUnit(o.JUnit, "vtpmctl host check", []hostcheck.Report{*rep}, fileout.Public); err != nil {
 		return err
 	}
 	if rep.Failed() {
@@ -137,24 +139,16 @@ func printHostReport(io *IOStreams, g *globalOptions, rep *hostcheck.Report) err
 	return nil
 }
 
-// writeJUnit writes the file atomically: a CI system never reads half.
-func writeJUnit(path, name string, reps []hostcheck.Report) error {
+// writeJUnit writes the file through fileout: atomically for a regular
+// file (a CI system never reads half), in place for /dev/null or a FIFO.
+// Reports that name owners and secrets are private (0600).
+func writeJUnit(path, name string, reps []hostcheck.Report, mode os.FileMode) error {
 	if path == "" {
 		return nil
 	}
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
+	err := fileout.Write(path, mode, nil, func(w io.Writer) error { return hostcheck.WriteJUnit(w, name, reps) })
 	if err != nil {
-		return usagef("--junit: %v", err)
+		return fmt.Errorf("--junit: %w", err)
 	}
-	if err := hostcheck.WriteJUnit(f, name, reps); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return os.Rename(tmp, path)
+	return nil
 }

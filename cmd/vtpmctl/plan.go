@@ -3,13 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
+	stdio "io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/vtpmctl/vtpmctl/internal/fileout"
 	"github.com/vtpmctl/vtpmctl/nova"
 	"github.com/vtpmctl/vtpmctl/plans"
 )
@@ -165,42 +166,30 @@ func runPlanImport(ctx context.Context, o *planImportOptions) error {
 			return err
 		}
 	}
-	p, sum := plans.Import(vms, plans.ImportOptions{Catalogue: catalogue, TPMModel: o.TPMModel, Release: rel, Now: time.Now()})
-	p.Source = plans.PlanSource{RVTools: o.RVTools, Govc: o.Govc, Imported: p.Source.Imported}
-	sum.Skipped, sum.RowErrors = len(skipped), len(rowErrs)
+	sum := plans.ImportSummary{}
 	for _, e := range rowErrs {
 		fmt.Fprintf(o.IO.Err, "vtpmctl: skipped row: %v\n", e)
 	}
 	for _, s := range skipped {
 		fmt.Fprintf(o.IO.Err, "vtpmctl: skipped %s (line %d): %s\n", s.Name, s.Line, s.Reason)
 	}
-	if err := writePlanFile(o, p); err != nil {
-		return err
+	out := o.Out
+	if out == "" {
+		out = "-"
 	}
+	opts := plans.ImportOptions{Catalogue: catalogue, TPMModel: o.TPMModel, Release: rel, Now: time.Now()}
+	err = fileout.Write(out, fileout.Public, o.IO.Out, func(w stdio.Writer) error {
+		var err error
+		sum, err = plans.WriteImport(ctx, w, vms, opts, plans.PlanSource{RVTools: o.RVTools, Govc: o.Govc})
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("-o %s: %w", out, err)
+	}
+	sum.Skipped, sum.RowErrors = len(skipped), len(rowErrs)
 	fmt.Fprintf(o.IO.Err, "vtpmctl: %d VMs: %d get a vTPM (%d had one, %d unknown), %d flagged, %d skipped, %d bad rows, %d proposed flavors; imported in %s\n",
 		sum.VMs, sum.TargetVTPM, sum.SourceVTPM, sum.UnknownVTPM, sum.Flagged, sum.Skipped, sum.RowErrors, sum.ProposedFlavors, time.Since(start).Round(time.Millisecond))
 	return nil
-}
-
-// writePlanFile writes atomically: a failed write never leaves half a plan.
-func writePlanFile(o *planImportOptions, p *plans.Plan) error {
-	if o.Out == "" || o.Out == "-" {
-		return plans.WritePlan(o.IO.Out, p)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(o.Out), ".plan-*.yaml")
-	if err != nil {
-		return fmt.Errorf("-o %s: %v", o.Out, err)
-	}
-	if err := plans.WritePlan(tmp, p); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return err
-	}
-	return os.Rename(tmp.Name(), o.Out)
 }
 
 func newPlanApplyCommand(g *globalOptions, streams *IOStreams, apply bool) *cli.Command {

@@ -14,6 +14,7 @@ import (
 	"github.com/vtpmctl/vtpmctl/barbican"
 	"github.com/vtpmctl/vtpmctl/hostcheck"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
+	"github.com/vtpmctl/vtpmctl/internal/fileout"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 )
 
@@ -186,7 +187,7 @@ func runSecretsAudit(ctx context.Context, o *secretsAuditOptions) error {
 	if err := printSecretsAudit(o, facts, res); err != nil {
 		return err
 	}
-	if err := writeJUnit(o.JUnit, "vtpmctl secrets audit", secretsJUnit(facts, res)); err != nil {
+	if err := writeJUnit(o.JUnit, "vtpmctl secrets audit", secretsJUnit(facts, res), fileout.Private); err != nil {
 		return err
 	}
 	s := res.Summary

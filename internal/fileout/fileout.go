@@ -1,0 +1,121 @@
+// Package fileout writes a command's output file without ever replacing
+// something that is not a regular file. Operators run vtpmctl as root and
+// send output to /dev/null: renaming a temp file over it would turn the
+// host's /dev/null into a regular file, and every non-root program that
+// opens it (swtpm_setup among them) would fail.
+//
+// "-" is standard output; an existing device, FIFO or socket (also through
+// a symlink such as /dev/stdout) is written in place; only a regular file
+// or a new path gets the atomic treatment: a temp file created exclusively
+// beside it, then renamed over it, and removed on any failure.
+package fileout
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// Modes: Public files get 0666 less the umask, Private ones (naming
+// secrets, owners or projects) 0600.
+const (
+	Public  os.FileMode = 0o666
+	Private os.FileMode = 0o600
+)
+
+// Write calls fill with a writer for path. Nothing is left behind and the
+// old content stays when fill fails.
+func Write(path string, mode os.FileMode, stdout io.Writer, fill func(io.Writer) error) error {
+	if path == "-" {
+		return fill(stdout)
+	}
+	if path == "" {
+		return errors.New("empty output path")
+	}
+	target := path
+	if lst, err := os.Lstat(path); err == nil && lst.Mode()&os.ModeSymlink != 0 {
+		// Write where the link points, and keep the link.
+		if target, err = filepath.EvalSymlinks(path); err != nil {
+			return fmt.Errorf("%s: a symlink to nothing (%v)", path, err)
+		}
+	}
+	st, err := os.Stat(target)
+	switch {
+	case err == nil && st.IsDir():
+		return fmt.Errorf("%s: is a directory", path)
+	case err == nil && !st.Mode().IsRegular():
+		return writeInPlace(path, target, fill)
+	case err != nil && !errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	return writeAtomic(path, target, mode, fill)
+}
+
+func writeInPlace(path, target string, fill func(io.Writer) error) error {
+	f, err := os.OpenFile(target, os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	if err := fill(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	return nil
+}
+
+func writeAtomic(path, target string, mode os.FileMode, fill func(io.Writer) error) error {
+	dir, base := filepath.Split(target)
+	if dir == "" {
+		dir = "."
+	}
+	var f *os.File
+	var err error
+	for try := 0; try < 10; try++ {
+		var rnd [8]byte
+		rand.Read(rnd[:])
+		// O_EXCL: a planted file or symlink at the temp name is never followed.
+		f, err = os.OpenFile(filepath.Join(dir, "."+base+"."+hex.EncodeToString(rnd[:])+".tmp"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+		if !errors.Is(err, os.ErrExist) {
+			break
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	tmp := f.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if err := fill(f); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	// The target may have become something else since the Stat: only a
+	// regular file or nothing may be replaced.
+	if st, err := os.Lstat(target); err == nil && !st.Mode().IsRegular() {
+		os.Remove(tmp)
+		ok = true
+		return fmt.Errorf("%s: changed into a non-regular file while writing; not replaced", path)
+	}
+	if err := os.Rename(tmp, target); err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	ok = true
+	return nil
+}

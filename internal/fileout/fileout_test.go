@@ -1,0 +1,118 @@
+package fileout
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+func hello(w io.Writer) error { _, err := io.WriteString(w, "hello\n"); return err }
+
+// TestCharDeviceKept: a character device (a /dev/null made with mknod)
+// is written through, never replaced by a regular file.
+func TestCharDeviceKept(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("mknod needs root (CI runs as root)")
+	}
+	dir := t.TempDir()
+	null := filepath.Join(dir, "null")
+	if err := syscall.Mknod(null, syscall.S_IFCHR|0o666, 1<<8|3); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link-to-null")
+	os.Symlink(null, link)
+	for _, p := range []string{null, link} {
+		if err := Write(p, Public, nil, hello); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		st, err := os.Stat(null)
+		if err != nil || st.Mode()&os.ModeCharDevice == 0 {
+			t.Fatalf("%s: the device was replaced: %v %v", p, st.Mode(), err)
+		}
+	}
+	if l, _ := os.Lstat(link); l.Mode()&os.ModeSymlink == 0 {
+		t.Error("the symlink was replaced")
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*tmp")); len(left) > 0 {
+		t.Errorf("temp files left: %v", left)
+	}
+}
+
+func TestFIFOWrittenInPlace(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip(err)
+	}
+	got := make(chan []byte)
+	go func() {
+		f, _ := os.Open(fifo)
+		b, _ := io.ReadAll(f)
+		f.Close()
+		got <- b
+	}()
+	if err := Write(fifo, Public, nil, hello); err != nil {
+		t.Fatal(err)
+	}
+	if b := <-got; string(b) != "hello\n" {
+		t.Errorf("read %q", b)
+	}
+	if st, _ := os.Lstat(fifo); st.Mode()&os.ModeNamedPipe == 0 {
+		t.Error("the FIFO was replaced")
+	}
+}
+
+func TestRegularFileAtomicAndUmask(t *testing.T) {
+	dir := t.TempDir()
+	old := syscall.Umask(0o077)
+	defer syscall.Umask(old)
+	p := filepath.Join(dir, "out.xml")
+	os.WriteFile(p, []byte("old"), 0o600)
+	boom := errors.New("boom")
+	if err := Write(p, Public, nil, func(w io.Writer) error { io.WriteString(w, "half"); return boom }); err != boom {
+		t.Fatalf("err %v", err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "old" {
+		t.Errorf("failed write changed the file: %q", b)
+	}
+	if err := Write(p, Public, nil, hello); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := os.Stat(p)
+	if st.Mode().Perm() != 0o600 {
+		t.Errorf("umask 077 not respected: %v", st.Mode())
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, ".*")); len(left) > 0 {
+		t.Errorf("temp files left: %v", left)
+	}
+}
+
+// TestPlantedTempSymlink: the old predictable PATH.tmp is not used, and a
+// planted symlink there is not followed.
+func TestPlantedTempSymlink(t *testing.T) {
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "victim")
+	os.WriteFile(victim, []byte("precious"), 0o600)
+	p := filepath.Join(dir, "junit.xml")
+	os.Symlink(victim, p+".tmp")
+	if err := Write(p, Public, nil, hello); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "precious" {
+		t.Errorf("victim overwritten: %q", b)
+	}
+}
+
+func TestStdoutAndDirectory(t *testing.T) {
+	var b bytes.Buffer
+	if err := Write("-", Public, &b, hello); err != nil || b.String() != "hello\n" {
+		t.Errorf("stdout: %v %q", err, b.String())
+	}
+	if err := Write(t.TempDir(), Public, nil, hello); err == nil {
+		t.Error("a directory was accepted")
+	}
+}
