@@ -2,7 +2,7 @@ package hostcheck
 
 import (
 	"bufio"
-	"os"
+	"bytes"
 	"strconv"
 	"strings"
 )
@@ -19,14 +19,14 @@ type accounts struct {
 
 func loadAccounts(root string) accounts {
 	a := accounts{users: map[string]int{}, groups: map[string]int{}, byUID: map[int]string{}, byGID: map[int]string{}}
-	readColonFile(under(root, "/etc/passwd"), func(f []string) {
+	readColonFile(root, "/etc/passwd", func(f []string) {
 		if len(f) > 2 {
 			if id, err := strconv.Atoi(f[2]); err == nil {
 				a.users[f[0]], a.byUID[id] = id, f[0]
 			}
 		}
 	})
-	readColonFile(under(root, "/etc/group"), func(f []string) {
+	readColonFile(root, "/etc/group", func(f []string) {
 		if len(f) > 2 {
 			if id, err := strconv.Atoi(f[2]); err == nil {
 				a.groups[f[0]], a.byGID[id] = id, f[0]
@@ -36,13 +36,12 @@ func loadAccounts(root string) accounts {
 	return a
 }
 
-func readColonFile(path string, each func([]string)) {
-	f, err := os.Open(path)
+func readColonFile(root, path string, each func([]string)) {
+	data, err := readFile(root, path)
 	if err != nil {
 		return
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
 		l := sc.Text()
 		if l == "" || l[0] == '#' {

@@ -1,6 +1,7 @@
 package hostcheck
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -27,7 +28,15 @@ func minVersions(rel nova.Release) (libvirtV, qemuV Version) {
 // keepTPMLibvirt: below it every temporary undefine wipes the TPM state.
 var keepTPMLibvirt = V(8, 9, 0)
 
+// errNotAsked: under --root this machine's libvirt would describe another
+// host than the one audited.
+var errNotAsked = errors.New("not asked: --root audits a mounted host, and this machine's libvirt would describe another host")
+
 func (s *state) connect() {
+	if s.o.Hypervisor == nil && s.o.LibvirtURI == "" && underRoot(s.o.Root) {
+		s.hvErr = errNotAsked
+		return
+	}
 	if s.o.Hypervisor != nil {
 		s.hv = s.o.Hypervisor
 	} else {
@@ -113,6 +122,10 @@ func (s *state) checkBinaries() {
 }
 
 func (s *state) checkLibvirt() {
+	if s.hvErr == errNotAsked {
+		s.add("LIBVIRT", Skip, s.hvErr.Error(), "pass --libvirt-uri to ask the audited host's libvirt (e.g. qemu+ssh://root@HOST/system)")
+		return
+	}
 	if s.hvErr != nil {
 		s.add("LIBVIRT", s.failIfEnabled(), fmt.Sprintf("libvirt at %s not reachable: %v", s.o.LibvirtURI, s.hvErr), "start libvirtd, or pass --libvirt-uri")
 		return
@@ -223,7 +236,7 @@ func (s *state) checkStateDir() {
 		dir = s.stateDir()
 		s.r.Facts.StateDir = dir
 	}
-	st, err := os.Stat(under(s.o.Root, dir))
+	st, err := statIn(s.o.Root, dir)
 	if err != nil {
 		if len(s.vtpmDomains()) == 0 {
 			s.add("SWTPM-STATE-DIR", Pass, dir+" does not exist yet (created with the first vTPM guest)", "")
@@ -248,7 +261,7 @@ func (s *state) checkStateDir() {
 
 func (s *state) checkLocalCA() {
 	dir := "/var/lib/swtpm-localca"
-	st, err := os.Stat(under(s.o.Root, dir))
+	st, err := statIn(s.o.Root, dir)
 	if err != nil {
 		s.add("SWTPM-LOCALCA", s.warnIfEnabled(), dir+" does not exist: swtpm_setup creates it on first use only if its parent is writable by "+s.user, "install swtpm-tools (it creates the directory for the swtpm user)")
 		return
@@ -319,7 +332,7 @@ func (s *state) checkGuests() {
 		if g.SecretID == "" {
 			bad = append(bad, d.Name+": no <encryption secret=…> (its TPM state is not encrypted; Nova never creates such a guest)")
 		}
-		if !fileExists(under(s.o.Root, g.StateDir)) {
+		if _, err := statIn(s.o.Root, g.StateDir); err != nil {
 			bad = append(bad, d.Name+": state dir "+g.StateDir+" missing (its TPM is blank at next start)")
 		}
 	}

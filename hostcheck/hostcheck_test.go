@@ -391,7 +391,7 @@ func FuzzQemuConf(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		p := filepath.Join(t.TempDir(), "qemu.conf")
 		os.WriteFile(p, []byte(s), 0o644)
-		q, err := LoadQemuConf(p)
+		q, err := LoadQemuConf("", p)
 		if err != nil {
 			var ce *ConfError
 			if !errors.As(err, &ce) || ce.File != p {

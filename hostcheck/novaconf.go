@@ -44,10 +44,19 @@ func LoadNovaConf(root string, files []string, dir string) (*NovaConf, error) {
 	c := &NovaConf{values: map[string]map[string]confValue{}}
 	all := append([]string{}, files...)
 	if dir != "" {
-		matches, _ := filepath.Glob(filepath.Join(under(root, dir), "*.conf"))
-		sort.Strings(matches)
-		for _, m := range matches {
-			all = append(all, strings.TrimPrefix(m, strings.TrimSuffix(root, "/")))
+		// listed below the root, named as on the host
+		if rd, err := resolve(root, dir); err == nil {
+			entries, _ := os.ReadDir(rd)
+			var names []string
+			for _, e := range entries {
+				if strings.HasSuffix(e.Name(), ".conf") {
+					names = append(names, e.Name())
+				}
+			}
+			sort.Strings(names)
+			for _, n := range names {
+				all = append(all, filepath.Join(dir, n))
+			}
 		}
 	}
 	for _, f := range all {
@@ -60,7 +69,7 @@ func LoadNovaConf(root string, files []string, dir string) (*NovaConf, error) {
 
 func (c *NovaConf) load(root, name string) error {
 	path := under(root, name)
-	data, err := os.ReadFile(path)
+	data, err := readFile(root, name)
 	if err != nil {
 		return &ConfError{File: path, Msg: err.Error()}
 	}
@@ -70,6 +79,7 @@ func (c *NovaConf) load(root, name string) error {
 		return parseError(path, data, err)
 	}
 	c.Files = append(c.Files, path)
+	lines := keyLines(data)
 	for _, sec := range f.Sections() {
 		name := sec.Name()
 		if c.values[name] == nil {
@@ -81,7 +91,7 @@ func (c *NovaConf) load(root, name string) error {
 				v = vals[len(vals)-1]
 			}
 			key := strings.ReplaceAll(k.Name(), "-", "_")
-			c.values[name][key] = confValue{value: v, file: path, line: lineOf(data, name, k.Name())}
+			c.values[name][key] = confValue{value: v, file: path, line: lines[name+"\x00"+k.Name()]}
 		}
 	}
 	return nil
@@ -109,25 +119,29 @@ func parseError(path string, data []byte, err error) error {
 	return &ConfError{File: path, Line: line, Msg: fmt.Sprintf("%q: %s", strings.TrimSpace(m[2]), want)}
 }
 
-// lineOf finds the line of key in section (the last one: it wins).
-func lineOf(data []byte, section, key string) int {
-	cur, found := "DEFAULT", 0
+// keyLines maps "section\x00key" to the line of the key's last setting
+// (it wins), in one pass: a per-key scan was quadratic in the keys.
+func keyLines(data []byte) map[string]int {
+	out := map[string]int{}
+	cur := "DEFAULT"
 	for i, l := range strings.Split(string(data), "\n") {
 		t := strings.TrimSpace(l)
 		if strings.HasPrefix(t, "[") && strings.HasSuffix(t, "]") {
 			cur = strings.TrimSpace(t[1 : len(t)-1])
 			continue
 		}
-		if cur != section || t == "" || t[0] == '#' || t[0] == ';' || l[0] == ' ' || l[0] == '\t' {
+		if t == "" || t[0] == '#' || t[0] == ';' || l[0] == ' ' || l[0] == '\t' {
 			continue
 		}
-		if k, _, ok := strings.Cut(t, "="); ok && strings.TrimSpace(k) == key {
-			found = i + 1
-		} else if k, _, ok := strings.Cut(t, ":"); ok && strings.TrimSpace(k) == key {
-			found = i + 1
+		k, _, ok := strings.Cut(t, "=")
+		if !ok {
+			k, _, ok = strings.Cut(t, ":")
+		}
+		if ok {
+			out[cur+"\x00"+strings.TrimSpace(k)] = i + 1
 		}
 	}
-	return found
+	return out
 }
 
 // Get returns a value: the group's own, else [DEFAULT]'s only for DEFAULT

@@ -2,7 +2,6 @@ package hostcheck
 
 import (
 	"fmt"
-	"os"
 	"regexp"
 	"strings"
 )
@@ -16,9 +15,10 @@ type QemuConf struct {
 
 var qemuKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-// LoadQemuConf parses path (already below the root).
-func LoadQemuConf(path string) (*QemuConf, error) {
-	data, err := os.ReadFile(path)
+// LoadQemuConf parses path, a file of the host mounted at root.
+func LoadQemuConf(root, path string) (*QemuConf, error) {
+	data, err := readFile(root, path)
+	path = under(root, path)
 	if err != nil {
 		return nil, &ConfError{File: path, Msg: err.Error()}
 	}

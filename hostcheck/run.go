@@ -58,10 +58,13 @@ type state struct {
 // cannot start from: a malformed or missing config file, an unknown
 // release.
 func Run(o Options) (*Report, error) {
+	if o.Root != "" {
+		o.Root = filepath.Clean(o.Root)
+	}
 	s := &state{o: o, r: &Report{Traits: []string{}, VTPMGuests: []Guest{}}}
 	if len(o.NovaConf) == 0 && o.NovaConfDir == "" {
 		o.NovaConf = []string{"/etc/nova/nova.conf"}
-		if _, err := os.Stat(under(o.Root, "/etc/nova/nova-compute.conf")); err == nil {
+		if _, err := statIn(o.Root, "/etc/nova/nova-compute.conf"); err == nil {
 			o.NovaConf = append(o.NovaConf, "/etc/nova/nova-compute.conf")
 		}
 	}
@@ -72,8 +75,8 @@ func Run(o Options) (*Report, error) {
 	if o.QemuConf == "" {
 		o.QemuConf = "/etc/libvirt/qemu.conf"
 	}
-	if qpath := under(o.Root, o.QemuConf); fileExists(qpath) { // absent: libvirt's defaults apply
-		if s.qemu, err = LoadQemuConf(qpath); err != nil {
+	if _, err := statIn(o.Root, o.QemuConf); err == nil { // absent: libvirt's defaults apply
+		if s.qemu, err = LoadQemuConf(o.Root, o.QemuConf); err != nil {
 			return nil, err
 		}
 	}
@@ -85,6 +88,14 @@ func Run(o Options) (*Report, error) {
 	}
 	s.o = o
 	s.r.NovaRelease = s.rel.String()
+	if underRoot(o.Root) {
+		// the mounted host's name, never the auditing machine's
+		o.Hostname = "unknown (no host in nova.conf, no /etc/hostname below the root)"
+		if b, err := readFile(o.Root, "/etc/hostname"); err == nil && firstLine(string(b)) != "" {
+			o.Hostname = firstLine(string(b))
+		}
+		s.o.Hostname = o.Hostname
+	}
 	s.r.Host = s.conf.String("DEFAULT", "host", o.Hostname)
 	s.acc = loadAccounts(o.Root)
 	s.connect()
@@ -132,6 +143,8 @@ func DetectNovaRelease(root string) (nova.Release, error) {
 	return nova.ReleaseUnknown, fmt.Errorf("no installed nova package found below %q: pass --nova-release (e.g. zed, 2024.2)", rootName(root))
 }
 
+func underRoot(root string) bool { return root != "" && root != "/" }
+
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
@@ -152,7 +165,7 @@ func lookPath(root, name string) string {
 	}
 	for _, dir := range filepath.SplitList(path) {
 		p := filepath.Join(dir, name)
-		if st, err := os.Stat(under(root, p)); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+		if st, err := statIn(root, p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
 			return p
 		}
 	}

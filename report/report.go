@@ -51,6 +51,12 @@ func (in *Inputs) Load(path string) error {
 	if err != nil {
 		return err
 	}
+	return in.LoadBytes(path, data)
+}
+
+// LoadBytes reads one command's JSON result already in memory; path only
+// names it in errors.
+func (in *Inputs) LoadBytes(path string, data []byte) error {
 	var probe map[string]json.RawMessage
 	if err := json.Unmarshal(data, &probe); err != nil {
 		return fmt.Errorf("%s: not a vtpmctl JSON result: %v", path, err)

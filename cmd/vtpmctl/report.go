@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	stdio "io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/vtpmctl/vtpmctl/internal/fileout"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/report"
 )
@@ -111,33 +113,16 @@ func runReport(ctx context.Context, o *reportOptions) error {
 			if err != nil && !errors.As(err, &rep) {
 				return fmt.Errorf("%s: %w", s.name, err)
 			}
-			tmp, err := os.CreateTemp("", "vtpmctl-report-*.json")
-			if err != nil {
-				return err
-			}
-			tmp.Write(out.Bytes())
-			tmp.Close()
-			err = in.Load(tmp.Name())
-			os.Remove(tmp.Name())
+			err = in.LoadBytes(s.name, out.Bytes())
 			if err != nil {
 				return fmt.Errorf("%s: %w", s.name, err)
 			}
 		}
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(o.Out), ".report-*.html")
-	if err != nil {
-		return fmt.Errorf("--out %s: %v", o.Out, err)
+	// The page names secrets, owners and projects: private to its writer.
+	if err := fileout.Write(o.Out, fileout.Private, o.IO.Out, func(w stdio.Writer) error { return report.Render(w, in) }); err != nil {
+		return fmt.Errorf("--out: %w", err)
 	}
-	if err := report.Render(tmp, in); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return err
-	}
-	tmp.Close()
-	if err := os.Rename(tmp.Name(), o.Out); err != nil {
-		return err
-	}
-	os.Chmod(o.Out, 0o644)
 	fmt.Fprintf(o.IO.Err, "vtpmctl: report written to %s\n", o.Out)
 	return nil
 }
