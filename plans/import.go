@@ -365,7 +365,6 @@ func mapFlavor(cat []PlanFlavor, pv PlanVM, img PlanImage) (PlanFlavor, bool) {
 	return f, true
 }
 
-
 func shortHost(h string) string {
 	if h == "" {
 		return "vc"
