@@ -32,6 +32,8 @@ type Secret struct {
 	Expiration *time.Time `json:"expiration,omitempty"`
 	// ProjectAccess is the ACL's project-access; nil when not read.
 	ProjectAccess *bool `json:"project_access,omitempty"`
+	// ACLError says why the ACL of this one secret could not be read.
+	ACLError string `json:"acl_error,omitempty"`
 }
 
 // User is a Keystone user as the audit knows it.
@@ -64,6 +66,9 @@ type Facts struct {
 	// missing from it could not be read.
 	Roles        map[string]map[string]bool
 	ProjectNames map[string]string
+	// SkippedSecrets are vTPM-named secrets whose metadata could not be
+	// trusted (a secret_ref that is no secret's URL), one line each.
+	SkippedSecrets []string
 }
 
 // Finding is one check of one guest.
@@ -119,7 +124,9 @@ type Result struct {
 	Guests       []GuestResult     `json:"guests"`
 	Orphans      []Orphan          `json:"orphans"`
 	NotAuditable map[string]string `json:"not_auditable"`
-	Summary      Summary           `json:"summary"`
+	// SkippedSecrets: vTPM-named secrets not audited, with why.
+	SkippedSecrets []string `json:"skipped_secrets,omitempty"`
+	Summary        Summary  `json:"summary"`
 }
 
 // Audit matches guests and secrets. It is pure: every API answer is in f.
@@ -128,7 +135,7 @@ func Audit(f Facts, now time.Time) Result {
 	for _, s := range f.Secrets {
 		byInstance[s.InstanceID] = append(byInstance[s.InstanceID], s)
 	}
-	res := Result{NotAuditable: map[string]string{}, Guests: []GuestResult{}, Orphans: []Orphan{}}
+	res := Result{NotAuditable: map[string]string{}, Guests: []GuestResult{}, Orphans: []Orphan{}, SkippedSecrets: f.SkippedSecrets}
 	for p, why := range f.NotAuditable {
 		res.NotAuditable[p] = why
 	}
@@ -260,6 +267,8 @@ func auditGuest(f Facts, g Guest, secs []Secret, now time.Time) GuestResult {
 	}
 	add(ownerValidity(f, s.CreatorID, want))
 	switch {
+	case s.ProjectAccess == nil && s.ACLError != "":
+		add("SECRET-ACL", "skip", "ACL could not be read: "+s.ACLError, "run the audit again; if it persists, check the key manager's logs")
 	case s.ProjectAccess == nil:
 		add("SECRET-ACL", "skip", "ACL not read", "")
 	case !*s.ProjectAccess:
@@ -356,5 +365,27 @@ func InstanceOf(name string) (string, bool) {
 		return "", false
 	}
 	id := strings.TrimPrefix(name, NamePrefix)
-	return id, id != ""
+	// Only Nova's own form: anyone may name a secret, and this ID ends up
+	// in a cleanup script an admin runs.
+	return id, IsUUID(id)
+}
+
+// IsUUID says whether s is a UUID in its canonical 8-4-4-4-12 hex form.
+func IsUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i, c := range s {
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -117,10 +117,12 @@ func TestOperationalFacts(t *testing.T) {
 }
 
 func TestInstanceOf(t *testing.T) {
-	if id, ok := InstanceOf("vTPM secret for instance abc"); !ok || id != "abc" {
+	if id, ok := InstanceOf("vTPM secret for instance 6f1c52f4-7d39-4c51-9a4f-3a8f0f1a6d11"); !ok || id != "6f1c52f4-7d39-4c51-9a4f-3a8f0f1a6d11" {
 		t.Error(id, ok)
 	}
-	for _, bad := range []string{"vTPM secret for instance ", "vTPMXsecret for instance abc", "other"} {
+	for _, bad := range []string{"vTPM secret for instance ", "vTPMXsecret for instance abc", "other", "vTPM secret for instance abc",
+		"vTPM secret for instance deadbeef\ntouch /tmp/x #", "vTPM secret for instance 6f1c52f4-7d39-4c51-9a4f-3a8f0f1a6d11\nrm -rf /",
+		"vTPM secret for instance 6f1c52f4-7d39-4c51-9a4f-3a8f0f1a6d1'", "vTPM secret for instance 6f1c52f4x7d39-4c51-9a4f-3a8f0f1a6d11"} {
 		if _, ok := InstanceOf(bad); ok {
 			t.Errorf("%q accepted", bad)
 		}

@@ -2,7 +2,6 @@ package barbican
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"github.com/vtpmctl/vtpmctl/internal/paging"
 	"net/http"
@@ -57,10 +56,15 @@ func Gather(ctx context.Context, src Sources) (Facts, error) {
 	var mu sync.Mutex
 	parallel.Do(ctx, len(src.Projects), src.Limit, func(ctx context.Context, i int) error {
 		p := src.Projects[i]
-		secs, err := projectSecrets(ctx, src, p)
+		secs, bad, err := projectSecrets(ctx, src, p)
 		var roleSet map[string]bool
 		if err == nil && src.Identity != nil {
-			roleSet, _ = projectMembers(ctx, src.Identity, p)
+			var rerr error
+			// A list that failed (403 for a non-admin, a 5xx) is not "no
+			// roles": the project stays out of Roles and OWNER-VALID skips.
+			if roleSet, rerr = projectMembers(ctx, src.Identity, p); rerr != nil {
+				roleSet = nil
+			}
 		}
 		mu.Lock()
 		defer mu.Unlock()
@@ -70,6 +74,7 @@ func Gather(ctx context.Context, src Sources) (Facts, error) {
 		}
 		f.Audited[p] = true
 		f.Secrets = append(f.Secrets, secs...)
+		f.SkippedSecrets = append(f.SkippedSecrets, bad...)
 		if roleSet != nil {
 			f.Roles[p] = roleSet
 		}
@@ -88,15 +93,16 @@ func Gather(ctx context.Context, src Sources) (Facts, error) {
 }
 
 // projectSecrets lists a project's vTPM secrets, 100 a page, by name.
-func projectSecrets(ctx context.Context, src Sources, project string) ([]Secret, error) {
+func projectSecrets(ctx context.Context, src Sources, project string) ([]Secret, []string, error) {
 	km, err := src.KeyManager(ctx, project)
 	if err != nil {
 		if strings.Contains(err.Error(), "HTTP 401") {
-			return nil, fmt.Errorf("Keystone will not scope a token to it (401): the caller has no role in the project")
+			return nil, nil, fmt.Errorf("Keystone will not scope a token to it (401): the caller has no role in the project")
 		}
-		return nil, fmt.Errorf("cannot get a token for the project: %v", oneLine(err))
+		return nil, nil, fmt.Errorf("cannot get a token for the project: %v", oneLine(err))
 	}
 	var out []Secret
+	var bad []string
 	err = secrets.List(km, secrets.ListOpts{Name: NamePrefix + "%", Limit: 100}).EachPage(paging.Guard(ctx, "secret list"), func(_ context.Context, p pagination.Page) (bool, error) {
 		l, err := secrets.ExtractSecrets(p)
 		for _, s := range l {
@@ -104,7 +110,14 @@ func projectSecrets(ctx context.Context, src Sources, project string) ([]Secret,
 			if !ok {
 				continue // LIKE's _ matches any character; keep exact names only
 			}
-			sec := Secret{ID: refID(s.SecretRef), Ref: s.SecretRef, InstanceID: inst, ProjectID: project, CreatorID: s.CreatorID,
+			id, ok := secretID(s.SecretRef)
+			if !ok {
+				// a secret_ref that is no secret's URL (…/payload, another
+				// host): named, never requested, and the project still audited
+				bad = append(bad, fmt.Sprintf("secret %q has a secret_ref that is not a secret's URL (%s): not audited", s.Name, s.SecretRef))
+				continue
+			}
+			sec := Secret{ID: id, Ref: s.SecretRef, InstanceID: inst, ProjectID: project, CreatorID: s.CreatorID,
 				Type: s.SecretType, Status: s.Status, Created: s.Created}
 			if !s.Expiration.IsZero() {
 				e := s.Expiration
@@ -115,16 +128,19 @@ func projectSecrets(ctx context.Context, src Sources, project string) ([]Secret,
 		return true, err
 	})
 	if gophercloud.ResponseCodeIs(err, http.StatusForbidden) {
-		return nil, fmt.Errorf("Barbican refuses to list its secrets (403): the caller needs a role there that may list secrets (member on Barbican 2024.1+; admin, creator or observer with the legacy policy)")
+		return nil, nil, fmt.Errorf("Barbican refuses to list its secrets (403): the caller needs a role there that may list secrets (member on Barbican 2024.1+; admin, creator or observer with the legacy policy)")
 	}
 	if err != nil {
-		return nil, fmt.Errorf("listing secrets: %v", oneLine(err))
+		return nil, nil, fmt.Errorf("listing secrets: %v", oneLine(err))
 	}
 	if src.ReadACLs {
-		errs := parallel.Do(ctx, len(out), src.Limit, func(ctx context.Context, i int) error {
+		// A failed read (after the transport's retries) is this secret's
+		// problem, reported on it; the rest of the project is audited.
+		parallel.Do(ctx, len(out), src.Limit, func(ctx context.Context, i int) error {
 			acl, err := acls.GetSecretACL(ctx, km, out[i].ID).Extract()
 			if err != nil {
-				return err
+				out[i].ACLError = oneLine(err)
+				return nil
 			}
 			pa := true // no ACL row: Barbican forces project access on
 			if r, ok := (*acl)["read"]; ok {
@@ -133,11 +149,8 @@ func projectSecrets(ctx context.Context, src Sources, project string) ([]Secret,
 			out[i].ProjectAccess = &pa
 			return nil
 		})
-		if err := errors.Join(errs...); err != nil {
-			return nil, fmt.Errorf("reading secret ACLs: %v", oneLine(err))
-		}
 	}
-	return out, nil
+	return out, bad, nil
 }
 
 // lookupUsers reads each distinct user once.
@@ -208,11 +221,14 @@ func ListProjects(ctx context.Context, ks *gophercloud.ServiceClient) (map[strin
 	return out, nil
 }
 
-func refID(ref string) string {
-	if i := strings.LastIndex(ref, "/"); i >= 0 {
-		return ref[i+1:]
+// secretID is the UUID after "secrets/" in a secret_ref; anything else
+// (a ref ending in /payload, a path of another shape) is not a secret's.
+func secretID(ref string) (string, bool) {
+	segs := strings.Split(strings.TrimRight(ref, "/"), "/")
+	if n := len(segs); n >= 2 && segs[n-2] == "secrets" && IsUUID(segs[n-1]) {
+		return segs[n-1], true
 	}
-	return ref
+	return "", false
 }
 
 func oneLine(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }

@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"github.com/vtpmctl/vtpmctl/internal/quote"
 	"io"
 	"strings"
 )
@@ -56,7 +57,7 @@ func WriteChecklist(w io.Writer, p *Plan, format string) error {
 		cw := csv.NewWriter(w)
 		cw.Write([]string{"vm", "phase", "item", "target"})
 		for _, it := range items {
-			cw.Write([]string{it.VM, it.Phase, it.Item, it.Target})
+			cw.Write([]string{quote.CSVCell(it.VM), quote.CSVCell(it.Phase), quote.CSVCell(it.Item), quote.CSVCell(it.Target)})
 		}
 		cw.Flush()
 		return cw.Error()
@@ -64,11 +65,12 @@ func WriteChecklist(w io.Writer, p *Plan, format string) error {
 	fmt.Fprintln(w, "# Cutover checklist")
 	fmt.Fprintln(w)
 	for _, vm := range p.VMs {
-		fmt.Fprintf(w, "## %s\n\n", vm.Name)
-		fmt.Fprintf(w, "%s, %s firmware, Secure Boot %s, source vTPM **%s** → flavor `%s`, image `%s`, vTPM %s\n\n",
-			vm.GuestOS, vm.Firmware, vm.SecureBoot, vm.SourceVTPM, vm.TargetFlavor, vm.TargetImage, vm.TargetVTPM)
+		md := quote.Markdown
+		fmt.Fprintf(w, "## %s\n\n", md(vm.Name))
+		fmt.Fprintf(w, "%s, %s firmware, Secure Boot %s, source vTPM **%s** → flavor %s, image %s, vTPM %s\n\n",
+			md(vm.GuestOS), md(vm.Firmware), md(vm.SecureBoot), md(vm.SourceVTPM), md(vm.TargetFlavor), md(vm.TargetImage), md(vm.TargetVTPM))
 		for _, f := range vm.Flags {
-			fmt.Fprintf(w, "- **Flag:** %s\n", f)
+			fmt.Fprintf(w, "- **Flag:** %s\n", md(f))
 		}
 		for _, phase := range []struct{ key, title string }{{"before", "Before cutover"}, {"after", "After cutover"}, {"limits", "Operational limits on the target"}} {
 			var lines []string
@@ -82,7 +84,7 @@ func WriteChecklist(w io.Writer, p *Plan, format string) error {
 			}
 			fmt.Fprintf(w, "\n%s:\n\n", phase.title)
 			for _, l := range lines {
-				fmt.Fprintf(w, "- [ ] %s\n", l)
+				fmt.Fprintf(w, "- [ ] %s\n", md(l))
 			}
 		}
 		fmt.Fprintln(w)

@@ -2,6 +2,7 @@ package plans
 
 import (
 	"fmt"
+	"github.com/vtpmctl/vtpmctl/internal/quote"
 	"sort"
 	"strings"
 	"time"
@@ -293,7 +294,7 @@ func checklist(pv PlanVM, os GuestOS, img PlanImage, rel nova.Release) []string 
 	case pv.SourceVTPM == "yes":
 		c = append(c, "the source vTPM (its Endorsement Key and everything sealed to it) does not migrate: the target starts with a new, blank TPM")
 	case pv.SourceVTPM == "unknown":
-		c = append(c, "confirm whether the source has a vTPM: govc device.info -json -vm '"+pv.Name+"' | grep VirtualTPM")
+		c = append(c, "confirm whether the source has a vTPM: govc device.info -json -vm "+quote.Shell(pv.Name)+" | grep VirtualTPM")
 	}
 	if os.Windows && pv.SourceVTPM != "no" {
 		c = append(c, "BitLocker: back up the recovery key (manage-bde -protectors -get C:) to AD DS / Entra ID / MBAM, or suspend it (manage-bde -protectors -disable C: -RebootCount 2) before cutover; expect one recovery-key prompt at first boot",

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/fileout"
 	"github.com/vtpmctl/vtpmctl/internal/output"
+	"github.com/vtpmctl/vtpmctl/internal/quote"
 )
 
 type secretsAuditOptions struct {
@@ -182,7 +182,7 @@ func runSecretsAudit(ctx context.Context, o *secretsAuditOptions) error {
 	}
 	res := barbican.Audit(facts, time.Now())
 	if o.CleanupPlan {
-		return printCleanupPlan(o, sess.CloudName, res)
+		return printCleanupPlan(o, sess.CloudName, strings.TrimRight(km.ResourceBaseURL(), "/")+"/secrets/", res)
 	}
 	if err := printSecretsAudit(o, facts, res); err != nil {
 		return err
@@ -283,41 +283,57 @@ func resolveProjectRefs(ctx context.Context, ks *gophercloud.ServiceClient, name
 
 // printCleanupPlan writes a reviewable shell script; only secrets whose
 // instance is gone get a delete line, duplicates a comment (the one in use
-// must be found on the host first).
-func printCleanupPlan(o *secretsAuditOptions, cloudName string, res barbican.Result) error {
+// must be found on the host first). Every value in a command is
+// shell-quoted and built from what was checked (a UUID, the key manager's
+// own endpoint), never from a name or a server-supplied URL; comments have
+// no line breaks a name could use to start a command.
+func printCleanupPlan(o *secretsAuditOptions, cloudName, secretsURL string, res barbican.Result) error {
 	w := o.IO.Out
 	fmt.Fprintln(w, "#!/bin/sh")
-	fmt.Fprintf(w, "# vtpmctl secrets audit --cleanup-plan, %s. Review before running.\n", time.Now().UTC().Format(time.RFC3339))
+	fmt.Fprintln(w, "set -eu")
+	fmt.Fprintln(w, quote.ShellComment(fmt.Sprintf("vtpmctl secrets audit --cleanup-plan, %s. Review before running.", time.Now().UTC().Format(time.RFC3339))))
 	fmt.Fprintln(w, "# Each vTPM secret of a deleted instance; created by, and age, in the comment.")
+	var na []string
+	for p, why := range res.NotAuditable {
+		na = append(na, p+": "+why)
+	}
+	sort.Strings(na)
+	if len(na) > 0 {
+		fmt.Fprintln(w, quote.ShellComment(fmt.Sprintf("WARNING: %d project(s) could not be audited; their orphans are not in this plan:", len(na))))
+		for _, l := range na {
+			fmt.Fprintln(w, quote.ShellComment("  "+l))
+		}
+	}
 	cloudArg := ""
 	if cloudName != "" {
-		cloudArg = " --os-cloud " + shellQuote(cloudName)
+		cloudArg = " --os-cloud " + quote.Shell(cloudName)
 	}
 	n := 0
 	for _, or := range res.Orphans {
 		if or.Live {
-			fmt.Fprintf(w, "# not deleted, its server exists: %s (%s)\n", or.Ref, or.Reason)
+			fmt.Fprintln(w, quote.ShellComment(fmt.Sprintf("not deleted, its server exists: %s (%s)", or.ID, or.Reason)))
 			continue
 		}
 		if strings.HasPrefix(or.Reason, "duplicate") {
-			fmt.Fprintf(w, "# duplicate, not deleted: %s (instance %s) — check the domain's <encryption secret> first\n", or.Ref, or.InstanceID)
+			fmt.Fprintln(w, quote.ShellComment(fmt.Sprintf("duplicate, not deleted: %s (instance %s) — check the domain's <encryption secret> first", or.ID, or.InstanceID)))
 			continue
 		}
-		fmt.Fprintf(w, "# instance %s gone; created by %s, %s old\n", or.InstanceID, or.CreatorID, or.AgeStr)
-		fmt.Fprintf(w, "openstack%s --os-project-id %s secret delete %s\n", cloudArg, or.ProjectID, shellQuote(or.Ref))
+		if !barbican.IsUUID(or.ID) || !barbican.IsUUID(or.InstanceID) {
+			continue // never a delete line for anything but Nova's own form
+		}
+		fmt.Fprintln(w, quote.ShellComment(fmt.Sprintf("instance %s gone; created by %s, %s old", or.InstanceID, or.CreatorID, or.AgeStr)))
+		if quote.HasControl(cloudName) || quote.HasControl(or.ProjectID) {
+			fmt.Fprintln(w, quote.ShellComment("not written: the cloud name or project ID has control characters; delete "+or.ID+" by hand"))
+			continue
+		}
+		fmt.Fprintf(w, "openstack%s --os-project-id %s secret delete %s\n", cloudArg, quote.Shell(or.ProjectID), quote.Shell(secretsURL+or.ID))
 		n++
 	}
-	fmt.Fprintf(os.Stderr, "vtpmctl: cleanup plan: %d delete command(s); nothing was deleted\n", n)
-	return nil
-}
-
-func shellQuote(s string) string {
-	if strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '-' || r == '_' || r == '.' || r == '/' || r == ':' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
-	}) < 0 {
-		return s
+	fmt.Fprintf(o.IO.Err, "vtpmctl: cleanup plan: %d delete command(s); nothing was deleted\n", n)
+	if len(na) > 0 {
+		return &reportedError{code: exitFailed, msg: fmt.Sprintf("cleanup plan: %d project(s) could not be audited, so the plan may miss orphans (see its header)", len(na))}
 	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return nil
 }
 
 // secretsJUnit: one suite per project, one case per guest and check.
