@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
 
@@ -18,7 +19,11 @@ type FlavorRequest struct {
 	TPMVersion, TPMModel, SecretSecurity string
 }
 
+// RollbackTimeout bounds the undo of a half-made flavor.
+var RollbackTimeout = 30 * time.Second
+
 // Specs turns the request into the extra specs to set.
+
 func (r FlavorRequest) Specs() map[string]string {
 	out := map[string]string{}
 	for k, v := range map[string]string{FlavorTPMVersion: r.TPMVersion, FlavorTPMModel: r.TPMModel, FlavorTPMSecretSecurity: r.SecretSecurity} {
@@ -148,7 +153,11 @@ func CreateVTPMFlavor(ctx context.Context, c *gophercloud.ServiceClient, o Creat
 		return flavorWriteError(SetFlavorSpecs(ctx, c, f.ID, Writes(plan.Changes[1:])))
 	}()
 	if err != nil {
-		if derr := DeleteFlavor(ctx, c, f.ID); derr != nil {
+		// After Ctrl-C ctx is cancelled: the rollback gets a context of its
+		// own (not cancelled, short) so the half-made flavor still goes.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), RollbackTimeout)
+		defer cancel()
+		if derr := DeleteFlavor(rctx, c, f.ID); derr != nil {
 			return plan, true, fmt.Errorf("%v; and deleting the half-made flavor failed too (%v): flavor %s (%s) exists WITHOUT its vTPM specs — delete it", err, derr, f.Name, f.ID)
 		}
 		return plan, false, fmt.Errorf("%v; the flavor was deleted again, nothing is left behind", err)

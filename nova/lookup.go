@@ -69,10 +69,17 @@ func FindImage(ctx context.Context, c *gophercloud.ServiceClient, ref string) (C
 			return CloudImage{}, err
 		}
 	}
+	// Glance reads "in:win" in a name filter as its in operator (and any
+	// "x:" as an operator), so the name goes behind an explicit eq:, and
+	// only an exact match of the returned names counts.
 	var found []images.Image
-	err := images.List(c, images.ListOpts{Name: ref, Limit: 100}).EachPage(paging.Guard(ctx, "image list"), func(_ context.Context, p pagination.Page) (bool, error) {
+	err := images.List(c, images.ListOpts{Name: "eq:" + ref, Limit: 100}).EachPage(paging.Guard(ctx, "image list"), func(_ context.Context, p pagination.Page) (bool, error) {
 		l, err := images.ExtractImages(p)
-		found = append(found, l...)
+		for _, img := range l {
+			if img.Name == ref {
+				found = append(found, img)
+			}
+		}
 		return true, err
 	})
 	if err != nil {
