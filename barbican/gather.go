@@ -3,7 +3,6 @@ package barbican
 import (
 	"context"
 	"fmt"
-	"github.com/vtpmctl/vtpmctl/internal/paging"
 	"net/http"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/keymanager/v1/secrets"
 	"github.com/gophercloud/gophercloud/v2/pagination"
 
+	"github.com/vtpmctl/vtpmctl/internal/paging"
 	"github.com/vtpmctl/vtpmctl/internal/parallel"
 	"github.com/vtpmctl/vtpmctl/nova"
 )

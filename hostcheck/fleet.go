@@ -3,7 +3,6 @@ package hostcheck
 import (
 	"context"
 	"fmt"
-	"github.com/vtpmctl/vtpmctl/internal/paging"
 	"net/http"
 	"sort"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/placement/v1/resourceproviders"
 	"github.com/gophercloud/gophercloud/v2/pagination"
 
+	"github.com/vtpmctl/vtpmctl/internal/paging"
 	"github.com/vtpmctl/vtpmctl/nova"
 )
 

@@ -2,13 +2,14 @@ package nova
 
 import (
 	"context"
-	"github.com/vtpmctl/vtpmctl/internal/paging"
 	"sort"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/flavors"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
 	"github.com/gophercloud/gophercloud/v2/pagination"
+
+	"github.com/vtpmctl/vtpmctl/internal/paging"
 )
 
 // WriteMicroversion makes Nova validate extra specs itself (2.86), a

@@ -3,11 +3,12 @@ package nova
 import (
 	"context"
 	"fmt"
-	"github.com/vtpmctl/vtpmctl/internal/paging"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
 	"github.com/gophercloud/gophercloud/v2/pagination"
+
+	"github.com/vtpmctl/vtpmctl/internal/paging"
 )
 
 // VTPMGuest is a server Nova gives a vTPM.

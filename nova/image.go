@@ -2,13 +2,14 @@ package nova
 
 import (
 	"context"
-	"github.com/vtpmctl/vtpmctl/internal/paging"
 	"net/url"
 	"sort"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/image/v2/images"
 	"github.com/gophercloud/gophercloud/v2/pagination"
+
+	"github.com/vtpmctl/vtpmctl/internal/paging"
 )
 
 // ImageListOpts adds Glance's property filters (?os_distro=windows) to

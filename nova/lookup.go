@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/vtpmctl/vtpmctl/internal/paging"
 	"net/http"
 	"regexp"
 	"sort"
@@ -14,6 +13,8 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/flavors"
 	"github.com/gophercloud/gophercloud/v2/openstack/image/v2/images"
 	"github.com/gophercloud/gophercloud/v2/pagination"
+
+	"github.com/vtpmctl/vtpmctl/internal/paging"
 )
 
 // FlavorMicroversion embeds extra_specs in flavor responses (2.61), so a

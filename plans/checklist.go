@@ -4,9 +4,10 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"github.com/vtpmctl/vtpmctl/internal/quote"
 	"io"
 	"strings"
+
+	"github.com/vtpmctl/vtpmctl/internal/quote"
 )
 
 // ChecklistItem is one line of a VM's cutover checklist.

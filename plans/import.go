@@ -2,11 +2,11 @@ package plans
 
 import (
 	"fmt"
-	"github.com/vtpmctl/vtpmctl/internal/quote"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/vtpmctl/vtpmctl/internal/quote"
 	"github.com/vtpmctl/vtpmctl/nova"
 )
 

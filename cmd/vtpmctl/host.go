@@ -106,7 +106,7 @@ func runHostCheck(ctx context.Context, o *hostCheckOptions) error {
 	if err := printHostReport(o.IO, o.Global, rep); err != nil {
 		return err
 	}
-	if err := writeJUnit(o.JUnit, "vtpmctl host check", []hostcheck.Report{*rep}, fileout.Public); err != nil {
+	if err := writeJUnit(o.IO.Out, o.JUnit, "vtpmctl host check", []hostcheck.Report{*rep}, fileout.Public); err != nil {
 		return err
 	}
 	if rep.Failed() {
@@ -142,11 +142,11 @@ func printHostReport(io *IOStreams, g *globalOptions, rep *hostcheck.Report) err
 // writeJUnit writes the file through fileout: atomically for a regular
 // file (a CI system never reads half), in place for /dev/null or a FIFO.
 // Reports that name owners and secrets are private (0600).
-func writeJUnit(path, name string, reps []hostcheck.Report, mode os.FileMode) error {
+func writeJUnit(stdout io.Writer, path, name string, reps []hostcheck.Report, mode os.FileMode) error {
 	if path == "" {
 		return nil
 	}
-	err := fileout.Write(path, mode, nil, func(w io.Writer) error { return hostcheck.WriteJUnit(w, name, reps) })
+	err := fileout.Write(path, mode, stdout, func(w io.Writer) error { return hostcheck.WriteJUnit(w, name, reps) })
 	if err != nil {
 		return fmt.Errorf("--junit: %w", err)
 	}

@@ -187,7 +187,7 @@ func runSecretsAudit(ctx context.Context, o *secretsAuditOptions) error {
 	if err := printSecretsAudit(o, facts, res); err != nil {
 		return err
 	}
-	if err := writeJUnit(o.JUnit, "vtpmctl secrets audit", secretsJUnit(facts, res), fileout.Private); err != nil {
+	if err := writeJUnit(o.IO.Out, o.JUnit, "vtpmctl secrets audit", secretsJUnit(facts, res), fileout.Private); err != nil {
 		return err
 	}
 	s := res.Summary
@@ -203,6 +203,9 @@ func printSecretsAudit(o *secretsAuditOptions, f barbican.Facts, res barbican.Re
 			{Name: "guests", Value: res.Guests}, {Name: "not_auditable", Value: res.NotAuditable}}
 		if o.IncludeOrphans {
 			rec = append(rec, output.Field{Name: "orphans", Value: res.Orphans})
+		}
+		if len(res.SkippedSecrets) > 0 {
+			rec = append(rec, output.Field{Name: "skipped_secrets", Value: res.SkippedSecrets})
 		}
 		return output.PrintRecord(o.IO.Out, o.Global.Output, rec)
 	}
@@ -248,6 +251,9 @@ func printSecretsAudit(o *secretsAuditOptions, f barbican.Facts, res barbican.Re
 	sort.Strings(na)
 	for _, l := range na {
 		fmt.Fprintln(o.IO.Out, "not auditable: "+l)
+	}
+	for _, l := range res.SkippedSecrets {
+		fmt.Fprintln(o.IO.Out, "not audited: "+l)
 	}
 	s := res.Summary
 	fmt.Fprintf(o.IO.Out, "guests %d, secrets %d, ok %d, failed %d, orphans %d, not auditable %d (Nova %s)\n",

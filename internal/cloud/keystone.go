@@ -3,11 +3,12 @@ package cloud
 import (
 	"context"
 	"fmt"
-	"github.com/vtpmctl/vtpmctl/internal/paging"
 	"net/http"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
+
+	"github.com/vtpmctl/vtpmctl/internal/paging"
 )
 
 // ProjectIDs resolves project names or IDs with Keystone (admin, or a
