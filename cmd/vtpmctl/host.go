@@ -54,9 +54,13 @@ message — Nova's own text where nova-compute would refuse to start — and a
 remedy. The JSON output carries the traits Nova on this release reports for
 the host, for 'hosts audit --host-reports' and 'hosts report'.
 
---root DIR reads every file below DIR (a mounted host image, or a test tree);
-binaries are then not run and AppArmor is skipped. The Nova release is read
-from the installed nova package unless --nova-release is given.`, []string{
+--root DIR reads every file below DIR (a mounted host image, or a test tree)
+as a chroot would: a symlink means what it means on that host, resolved inside
+DIR, never a path on this machine; only regular files under 16 MiB are read.
+Binaries are then not run, AppArmor is skipped, the host name comes from its
+nova.conf or /etc/hostname, and libvirt is not asked unless --libvirt-uri names
+the audited host's. The Nova release is read from the installed nova package
+unless --nova-release is given.`, []string{
 				"vtpmctl host check",
 				"vtpmctl host check -f json > $(hostname).json",
 				"vtpmctl host check --nova-conf /etc/nova/nova.conf --nova-conf /etc/nova/nova-compute.conf --junit host.xml",
@@ -70,7 +74,7 @@ from the installed nova package unless --nova-release is given.`, []string{
 				&cli.StringFlag{Name: "nova-release", Usage: "Nova `RELEASE` (default: the installed nova package's)", Destination: &o.Release},
 				&cli.StringFlag{Name: "root", Usage: "read every file below `DIR`", Destination: &o.Root},
 				&cli.StringFlag{Name: "swtpm-state-dir", Usage: "vTPM state `DIR`", Value: "/var/lib/libvirt/swtpm", Destination: &o.StateDir},
-				&cli.StringFlag{Name: "junit", Usage: "also write JUnit XML to `FILE`", Destination: &o.JUnit},
+				&cli.StringFlag{Name: "junit", Usage: "also write JUnit XML to `FILE` (- for stdout; a device such as /dev/null is written, never replaced)", Destination: &o.JUnit},
 			},
 			Action: func(ctx context.Context, cmd *cli.Command) error {
 				if err := noArgs(cmd); err != nil {

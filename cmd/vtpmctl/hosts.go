@@ -48,7 +48,7 @@ flag drift between a host's configuration and what Placement says.`, []string{
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "host-reports", Usage: "`DIR` of host check JSON reports (*.json)", Destination: &audit.Dir},
 				&cli.StringFlag{Name: "nova-release", Usage: "Nova `RELEASE` of the scheduler (default: detected)", Destination: &audit.Release},
-				&cli.StringFlag{Name: "junit", Usage: "also write JUnit XML to `FILE`", Destination: &audit.JUnit},
+				&cli.StringFlag{Name: "junit", Usage: "also write JUnit XML to `FILE` (- for stdout; a device such as /dev/null is written, never replaced)", Destination: &audit.JUnit},
 			},
 			Action: func(ctx context.Context, cmd *cli.Command) error {
 				if err := noArgs(cmd); err != nil {
@@ -63,7 +63,7 @@ per host: its release, pass/warn/fail/skip counts, failing checks, traits.`, []s
 				"vtpmctl hosts report reports/*.json",
 				"vtpmctl hosts report reports/*.json --junit fleet.xml -f json",
 			}, auditExit),
-			Flags: []cli.Flag{&cli.StringFlag{Name: "junit", Usage: "also write JUnit XML to `FILE`", Destination: &report.JUnit}},
+			Flags: []cli.Flag{&cli.StringFlag{Name: "junit", Usage: "also write JUnit XML to `FILE` (- for stdout; a device such as /dev/null is written, never replaced)", Destination: &report.JUnit}},
 			Action: func(ctx context.Context, cmd *cli.Command) error {
 				report.Reports = cmd.Args().Slice()
 				if len(report.Reports) == 0 {

@@ -83,7 +83,7 @@ with no fit a new flavor is proposed in the plan.`, []string{
 				&cli.BoolFlag{Name: "strict", Usage: "a malformed row is fatal", Destination: &imp.Strict},
 				&cli.StringFlag{Name: "tpm-model", Usage: "`MODEL` of the target vTPMs", Value: "tpm-crb", Destination: &imp.TPMModel},
 				&cli.StringFlag{Name: "nova-release", Usage: "target Nova `RELEASE` (for the operational limits)", Value: "2026.1", Destination: &imp.Release},
-				&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the plan to `FILE` (default: stdout)", Destination: &imp.Out},
+				&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the plan to `FILE` (default or -: stdout)", Destination: &imp.Out},
 			},
 			Action: func(ctx context.Context, cmd *cli.Command) error {
 				if err := noArgs(cmd); err != nil {

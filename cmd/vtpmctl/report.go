@@ -47,7 +47,7 @@ plus upgrade check with --upgrade-to.`, []string{
    1  a result could not be gathered or the file could not be written
    2  usage error, unreadable --from file`),
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "out", Usage: "write the HTML to `FILE`", Required: true, Destination: &o.Out},
+			&cli.StringFlag{Name: "out", Usage: "write the HTML to `FILE` (mode 0600: it names owners and secrets; - for stdout)", Required: true, Destination: &o.Out},
 			&cli.StringSliceFlag{Name: "from", Usage: "render saved JSON result `FILE` (repeatable)", Destination: &o.From},
 			&cli.StringFlag{Name: "host-reports", Usage: "`DIR` of host check JSON reports to include", Destination: &o.HostReports},
 			&cli.StringFlag{Name: "upgrade-to", Usage: "also check an upgrade of the scheduler to `RELEASE`", Destination: &o.UpgradeTo},

@@ -88,7 +88,7 @@ No request for a secret's payload can leave vtpmctl.`, []string{
 				&cli.StringFlag{Name: "nova-release", Usage: "Nova `RELEASE` (default: detected)", Destination: &o.Release},
 				&cli.StringFlag{Name: "nova-service-user", Usage: "Nova's service `USER_ID` (owner of deployment-mode secrets)", Destination: &o.ServiceUser},
 				&cli.StringFlag{Name: "nova-service-project", Usage: "`PROJECT` of Nova's service user (name or ID)", Value: "service", Destination: &o.ServiceProject},
-				&cli.StringFlag{Name: "junit", Usage: "also write JUnit XML to `FILE`", Destination: &o.JUnit},
+				&cli.StringFlag{Name: "junit", Usage: "also write JUnit XML to `FILE` (- for stdout; a device such as /dev/null is written, never replaced)", Destination: &o.JUnit},
 			},
 			Action: func(ctx context.Context, cmd *cli.Command) error {
 				if err := noArgs(cmd); err != nil {
