@@ -33,6 +33,12 @@ func (c *Convergence) Failed() int {
 	return n
 }
 
+// PlanError is a plan that cannot be applied as written (a usage error,
+// unlike a cloud that failed to answer).
+type PlanError struct{ Msg string }
+
+func (e *PlanError) Error() string { return e.Msg }
+
 // DiffPlan computes, with the image/flavor commands' own code, what makes
 // the cloud match the plan. Nothing the plan does not name is touched,
 // and nothing is ever removed.
@@ -83,7 +89,7 @@ func DiffPlan(ctx context.Context, glance, compute *gophercloud.ServiceClient, p
 		for k := range all {
 			if all[k].Name == pf.Name {
 				if existing != nil {
-					return nil, fmt.Errorf("flavor %s: the name is ambiguous on the cloud", pf.Name)
+					return nil, &PlanError{fmt.Sprintf("flavor %s: the name is ambiguous on the cloud", pf.Name)}
 				}
 				existing = &all[k]
 			}
@@ -96,8 +102,8 @@ func DiffPlan(ctx context.Context, glance, compute *gophercloud.ServiceClient, p
 			continue
 		}
 		if existing.VCPUs != pf.VCPUs || existing.RAM != pf.RAM || existing.Disk != pf.Disk {
-			return nil, fmt.Errorf("flavor %s exists with %d vCPU, %d MiB, %d GiB but the plan says %d, %d, %d: a flavor cannot be resized; rename it in the plan",
-				pf.Name, existing.VCPUs, existing.RAM, existing.Disk, pf.VCPUs, pf.RAM, pf.Disk)
+			return nil, &PlanError{fmt.Sprintf("flavor %s exists with %d vCPU, %d MiB, %d GiB but the plan says %d, %d, %d: a flavor cannot be resized; rename it in the plan",
+				pf.Name, existing.VCPUs, existing.RAM, existing.Disk, pf.VCPUs, pf.RAM, pf.Disk)}
 		}
 		plans, err := nova.PlanFlavors([]nova.CloudFlavor{*existing}, specs.Specs(), nil, rel)
 		if err != nil {

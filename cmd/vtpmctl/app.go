@@ -40,11 +40,17 @@ func (g *globalOptions) connect(ctx context.Context) (*cloud.Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	if sessionOpened != nil {
+		sessionOpened(s)
+	}
 	g.session = s
 	return s, nil
 }
 
 var version = "dev"
+
+// sessionOpened, when set (tests), sees every session a command opens.
+var sessionOpened func(*cloud.Session)
 
 const exitStatusHelp = `EXIT STATUS:
    0  success
@@ -88,7 +94,7 @@ EXAMPLES:
 			// plan checklist alone also speaks markdown and csv
 			if f := g.Output.Format; (f == "markdown" || f == "csv") && argsHave(cmd.Args().Slice(), "checklist") {
 			} else if err := g.Output.Validate(); err != nil {
-				return ctx, &usageError{err.Error()}
+				return ctx, &usageError{msg: err.Error(), err: err}
 			}
 			if g.Cloud.Timeout <= 0 {
 				return ctx, usagef("--timeout %s: must be positive (a request without a deadline can hang for ever)", g.Cloud.Timeout)
@@ -151,7 +157,7 @@ func setUsageHandlers(c *cli.Command) {
 }
 
 func onUsageError(ctx context.Context, cmd *cli.Command, err error, isSub bool) error {
-	return &usageError{fmt.Sprintf("%s: %v (see %s --help)", cmd.FullName(), err, cmd.FullName())}
+	return &usageError{msg: fmt.Sprintf("%s: %v (see %s --help)", cmd.FullName(), err, cmd.FullName()), err: err}
 }
 
 func globalFlags(g *globalOptions) []cli.Flag {

@@ -73,16 +73,16 @@ on the command line are applied on top of the cloud's (a "what if").`,
 func runCheck(ctx context.Context, o *checkOptions) error {
 	props, err := nova.ParseKeyValues(o.ImageProps)
 	if err != nil {
-		return usagef("--image-property: %v", err)
+		return usagef("--image-property: %w", err)
 	}
 	specs, err := nova.ParseKeyValues(o.FlavorSpecs)
 	if err != nil {
-		return usagef("--flavor-spec: %v", err)
+		return usagef("--flavor-spec: %w", err)
 	}
 	var rel nova.Release
 	if o.Release != "" {
 		if rel, err = nova.ParseRelease(o.Release); err != nil {
-			return usagef("--nova-release: %v", err)
+			return usagef("--nova-release: %w", err)
 		}
 	}
 	image := nova.Image{Name: o.ImageName, Properties: props}

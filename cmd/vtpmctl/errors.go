@@ -1,14 +1,20 @@
 package main
 
 import (
+	"context"
+	"net"
+	"net/url"
+
 	"errors"
 	"fmt"
+	"github.com/gophercloud/gophercloud/v2"
 	"io"
 	"strings"
 
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/plans"
 )
 
 // Exit statuses, the same for every command.
@@ -19,12 +25,21 @@ const (
 	exitHelpTag = "EXIT STATUS"
 )
 
-// usageError is the user's mistake: wrong flag, value or file.
-type usageError struct{ msg string }
+// usageError is the user's mistake: wrong flag, value or file. It keeps
+// the error it wraps (%w), so exitCode can still see a network failure
+// under it.
+type usageError struct {
+	msg string
+	err error
+}
 
 func (e *usageError) Error() string { return e.msg }
+func (e *usageError) Unwrap() error { return e.err }
 
-func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+func usagef(format string, args ...any) error {
+	e := fmt.Errorf(format, args...)
+	return &usageError{msg: e.Error(), err: errors.Unwrap(e)}
+}
 
 // reportedError ends the command with a status after the command has
 // already printed everything the user needs (e.g. a refused check).
@@ -49,14 +64,19 @@ func exitCode(err error, stderr io.Writer) int {
 		return rep.code
 	}
 	code := exitFailed
+	if isOperational(err) {
+		fmt.Fprintln(stderr, "vtpmctl: "+errorLine(err.Error()))
+		return exitFailed
+	}
 	var ue *usageError
 	var ce *cloud.ConfigError
 	var col *output.ColumnError
 	var nf *nova.NotFoundError
 	var amb *nova.AmbiguousError
 	var req *nova.RequestError
+	var pe *plans.PlanError
 	switch {
-	case errors.As(err, &ue), errors.As(err, &ce), errors.As(err, &col), errors.As(err, &nf), errors.As(err, &amb), errors.As(err, &req):
+	case errors.As(err, &ue), errors.As(err, &ce), errors.As(err, &col), errors.As(err, &nf), errors.As(err, &amb), errors.As(err, &req), errors.As(err, &pe):
 		code = exitUsage
 	}
 	fmt.Fprintln(stderr, "vtpmctl: "+errorLine(err.Error()))
@@ -67,6 +87,19 @@ func exitCode(err error, stderr io.Writer) int {
 // may echo the password), no control character (a name may carry escape
 // sequences).
 func errorLine(s string) string { return output.Sanitize(cloud.Scrub(oneLine(s))) }
+
+// isOperational: the cloud or the network failed (a 5xx, a timeout, a
+// refused connection, an interrupt). That is never the user's usage
+// mistake, whatever wraps it.
+func isOperational(err error) bool {
+	var code gophercloud.ErrUnexpectedResponseCode
+	if errors.As(err, &code) && code.Actual >= 500 {
+		return true
+	}
+	var ne net.Error
+	var ue *url.Error
+	return errors.As(err, &ne) || errors.As(err, &ue) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)
+}
 
 // oneLine keeps the promise of one line per error, whatever a server put
 // in a response body.

@@ -91,7 +91,7 @@ func runHostCheck(ctx context.Context, o *hostCheckOptions) error {
 	if o.Release != "" {
 		var err error
 		if rel, err = nova.ParseRelease(o.Release); err != nil {
-			return usagef("--nova-release: %v", err)
+			return usagef("--nova-release: %w", err)
 		}
 	}
 	hn, _ := os.Hostname()
@@ -105,7 +105,7 @@ func runHostCheck(ctx context.Context, o *hostCheckOptions) error {
 	}
 	rep, err := hostcheck.Run(opts)
 	if err != nil {
-		return &usageError{err.Error()}
+		return &usageError{msg: err.Error(), err: err}
 	}
 	if err := printHostReport(o.IO, o.Global, rep); err != nil {
 		return err

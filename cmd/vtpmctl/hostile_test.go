@@ -271,3 +271,60 @@ func TestTerminalEscapesNeutralised(t *testing.T) {
 		t.Errorf("json output lost the exact name:\n%s", out)
 	}
 }
+
+// TestPlanExitStatus: a 5xx or a timeout in plan diff/apply is a failed
+// operation (1), a plan that cannot apply is usage (2).
+func TestPlanExitStatus(t *testing.T) {
+	dir := t.TempDir()
+	plan := filepath.Join(dir, "plan.yaml")
+	os.WriteFile(plan, []byte("version: 1\nimages:\n  - name: w\n    tpm_version: \"2.0\"\nflavors:\n  - name: f\n    vcpus: 1\n    ram: 512\n    disk: 1\nvms: []\n"), 0o644)
+	for _, tc := range []struct {
+		name   string
+		images http.HandlerFunc
+		args   []string
+		want   int
+	}{
+		{"5xx", fakecloud.JSON(500, `{"error":"db down"}`), nil, 1},
+		{"timeout", func(w http.ResponseWriter, r *http.Request) { time.Sleep(1500 * time.Millisecond) }, []string{"--timeout", "300ms"}, 1},
+		{"bad plan", fakecloud.JSON(200, `{"images":[]}`), nil, 2},
+	} {
+		for _, verb := range []string{"diff", "apply"} {
+			c := fakecloud.New(t)
+			c.Handle("GET /image/v2/images", tc.images)
+			c.Handle("GET /compute/v2.1/flavors/detail", fakecloud.JSON(200, `{"flavors":[{"id":"1","name":"f","vcpus":2,"ram":512,"disk":1}]}`))
+			args := append(append([]string{"--os-cloud", "fake"}, tc.args...), "plan", verb, plan)
+			if verb == "apply" {
+				args = append(args, "--yes")
+			}
+			_, errs, code := runCLI(t, args...)
+			if code != tc.want {
+				t.Errorf("%s %s: exit %d, want %d: %s", tc.name, verb, code, tc.want, errs)
+			}
+		}
+	}
+}
+
+// TestPayloadGuardOnEverySession: every command that can reach the key
+// manager gets a client whose transport starts with the policy layer,
+// whatever the order of its calls (report connects before it audits).
+func TestPayloadGuardOnEverySession(t *testing.T) {
+	auditCloud(t)
+	var opened []*cloud.Session
+	sessionOpened = func(s *cloud.Session) { opened = append(opened, s) }
+	defer func() { sessionOpened = nil }()
+	out := filepath.Join(t.TempDir(), "r.html")
+	for _, args := range [][]string{
+		{"secrets", "audit"}, {"secrets", "audit", "--cleanup-plan"}, {"report", "--out", out},
+	} {
+		opened = nil
+		_, errs, _ := runCLI(t, append([]string{"--os-cloud", "fake"}, args...)...)
+		if len(opened) == 0 {
+			t.Fatalf("%v opened no session: %s", args, errs)
+		}
+		for _, s := range opened {
+			if !cloud.HasPolicy(&s.Provider.HTTPClient) {
+				t.Errorf("%v: a session without the payload guard", args)
+			}
+		}
+	}
+}

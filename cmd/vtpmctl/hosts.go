@@ -80,7 +80,7 @@ func readReports(paths []string) ([]hostcheck.Report, error) {
 	for _, p := range paths {
 		r, err := hostcheck.ReadReport(p)
 		if err != nil {
-			return nil, usagef("%v", err)
+			return nil, usagef("%w", err)
 		}
 		out = append(out, r)
 	}

@@ -102,7 +102,7 @@ and os_distro where they still hold the value the profile sets.`, []string{
 func runImageChange(ctx context.Context, o *imageChangeOptions) error {
 	selector, err := nova.ParseKeyValues(o.Select)
 	if err != nil {
-		return usagef("--select: %v", err)
+		return usagef("--select: %w", err)
 	}
 	if len(o.Images) == 0 && len(selector) == 0 {
 		return usagef("image %s: name at least one IMAGE or --select KEY=VALUE", verb(o.Set))
@@ -240,7 +240,7 @@ server side; --vtpm / --no-vtpm keep images with / without hw_tpm_version.`,
 			}
 			filter, err := nova.ParseKeyValues(props)
 			if err != nil {
-				return usagef("--property: %v", err)
+				return usagef("--property: %w", err)
 			}
 			svc, err := g.services(ctx, needImage)
 			if err != nil {

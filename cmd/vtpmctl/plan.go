@@ -108,7 +108,7 @@ func runPlanImport(ctx context.Context, o *planImportOptions) error {
 	}
 	rel, err := nova.ParseRelease(o.Release)
 	if err != nil {
-		return usagef("--nova-release: %v", err)
+		return usagef("--nova-release: %w", err)
 	}
 	var vms []plans.SourceVM
 	var skipped []plans.Skipped
@@ -116,12 +116,12 @@ func runPlanImport(ctx context.Context, o *planImportOptions) error {
 	if o.RVTools != "" {
 		f, err := os.Open(o.RVTools)
 		if err != nil {
-			return usagef("--rvtools: %v", err)
+			return usagef("--rvtools: %w", err)
 		}
 		vms, skipped, rowErrs, err = plans.ParseRVTools(f, plans.RVToolsOptions{File: o.RVTools, VTPMColumn: o.VTPMColumn, Strict: o.Strict})
 		f.Close()
 		if err != nil {
-			return usagef("%v", err)
+			return usagef("%w", err)
 		}
 	}
 	var govc []plans.GovcVM
@@ -132,11 +132,11 @@ func runPlanImport(ctx context.Context, o *planImportOptions) error {
 		}
 		data, err := os.ReadFile(file)
 		if err != nil {
-			return usagef("--govc: %v", err)
+			return usagef("--govc: %w", err)
 		}
 		g, err := plans.ParseGovc(data, name, file)
 		if err != nil {
-			return usagef("--govc: %v", err)
+			return usagef("--govc: %w", err)
 		}
 		govc = append(govc, g...)
 	}
@@ -149,12 +149,12 @@ func runPlanImport(ctx context.Context, o *planImportOptions) error {
 	case o.Flavors != "":
 		f, err := os.Open(o.Flavors)
 		if err != nil {
-			return usagef("--flavors: %v", err)
+			return usagef("--flavors: %w", err)
 		}
 		catalogue, err = plans.ReadCatalogue(f, o.Flavors)
 		f.Close()
 		if err != nil {
-			return usagef("--flavors: %v", err)
+			return usagef("--flavors: %w", err)
 		}
 	case o.FromCloud:
 		svc, err := o.Global.services(ctx, needCompute)
@@ -227,12 +227,12 @@ object's outcome is printed, the exit status is 1, and a rerun converges.`
 func readPlanFile(path string) (*plans.Plan, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, usagef("%v", err)
+		return nil, usagef("%w", err)
 	}
 	defer f.Close()
 	p, err := plans.ReadPlan(f, path)
 	if err != nil {
-		return nil, usagef("%v", err)
+		return nil, usagef("%w", err)
 	}
 	return p, nil
 }
@@ -253,7 +253,7 @@ func runPlanApply(ctx context.Context, o *planApplyOptions, write bool) error {
 	}
 	conv, err := plans.DiffPlan(ctx, glance, compute, p, rel)
 	if err != nil {
-		return &usageError{err.Error()}
+		return fmt.Errorf("plan %s: %w", o.File, err) // exitCode tells a bad plan (2) from a failed cloud (1)
 	}
 	if write {
 		plans.ApplyConvergence(withProgress(ctx, o.IO.Err, "applying"), glance, nova.WriteClient(compute), conv, rel)

@@ -73,7 +73,7 @@ func runReport(ctx context.Context, o *reportOptions) error {
 	}
 	for _, f := range files {
 		if err := in.Load(f); err != nil {
-			return usagef("--from: %v", err)
+			return usagef("--from: %w", err)
 		}
 	}
 	if len(o.From) == 0 {

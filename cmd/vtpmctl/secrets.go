@@ -130,12 +130,16 @@ func runSecretsAudit(ctx context.Context, o *secretsAuditOptions) error {
 	}
 	// One project list serves names, --all-projects and the service project.
 	var names map[string]string
+	var namesErr error
 	if ks != nil && admin {
-		names, _ = barbican.ListProjects(ctx, ks)
+		names, namesErr = barbican.ListProjects(ctx, ks)
 	}
 	projects := []string{own}
 	switch {
 	case o.AllProjects:
+		if namesErr != nil {
+			return fmt.Errorf("--all-projects: %w", namesErr)
+		}
 		if names == nil {
 			return fmt.Errorf("--all-projects needs to list Keystone projects, which needs the admin role")
 		}

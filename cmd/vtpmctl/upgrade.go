@@ -59,7 +59,7 @@ could still take it (resize, cold migration) — and what to upgrade first.`, []
 func runUpgradeCheck(ctx context.Context, o *upgradeOptions) error {
 	to, err := nova.ParseRelease(o.To)
 	if err != nil {
-		return usagef("--to: %v", err)
+		return usagef("--to: %w", err)
 	}
 	svc, err := o.Global.services(ctx, needCompute|needImage|needPlacement)
 	if err != nil {
