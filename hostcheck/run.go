@@ -80,12 +80,17 @@ func Run(o Options) (*Report, error) {
 			return nil, err
 		}
 	}
-	s.rel = o.Release
-	if s.rel == nova.ReleaseUnknown {
-		if s.rel, err = DetectNovaRelease(o.Root); err != nil {
+	ev := nova.ReleaseEvidence{Flag: o.Release}
+	if o.Release == nova.ReleaseUnknown {
+		if ev.Installed, err = DetectNovaRelease(o.Root); err != nil {
 			return nil, err
 		}
 	}
+	res, err := nova.ResolveRelease(ev)
+	if err != nil {
+		return nil, err
+	}
+	s.rel = res.Release
 	s.o = o
 	s.r.NovaRelease = s.rel.String()
 	if underRoot(o.Root) {

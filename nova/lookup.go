@@ -213,16 +213,6 @@ func versionDocURL(endpoint string) string {
 	return e + "/"
 }
 
-// CloudRelease is the release to apply for a cloud: the newest of the
-// releases its compute API maximum allows.
-func CloudRelease(ctx context.Context, c *gophercloud.ServiceClient) (Release, error) {
-	d, err := DetectCloudRelease(ctx, c)
-	if err != nil {
-		return ReleaseUnknown, err
-	}
-	return d.Newest(), nil
-}
-
 // ResolveFlavors resolves names/IDs with one flavor list (not one lookup
 // per name), once each; every unknown or ambiguous name is reported
 // together, before anything is written.

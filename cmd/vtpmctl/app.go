@@ -157,7 +157,8 @@ func setUsageHandlers(c *cli.Command) {
 }
 
 func onUsageError(ctx context.Context, cmd *cli.Command, err error, isSub bool) error {
-	return &usageError{msg: fmt.Sprintf("%s: %v (see %s --help)", cmd.FullName(), err, cmd.FullName()), err: err}
+	msg := strings.Replace(err.Error(), "for flag -", "for --", 1) // the flag package's spelling is not ours
+	return &usageError{msg: fmt.Sprintf("%s: %s (see %s --help)", cmd.FullName(), msg, cmd.FullName()), err: err}
 }
 
 func globalFlags(g *globalOptions) []cli.Flag {
@@ -243,15 +244,34 @@ func (g *globalOptions) services(ctx context.Context, need int) (*services, erro
 	return s, nil
 }
 
-// releaseOf is the release named by a flag when given, else the newest the
-// cloud's compute API maximum allows.
-func releaseOf(ctx context.Context, flag, value string, compute *gophercloud.ServiceClient) (nova.Release, error) {
-	if value != "" {
-		r, err := nova.ParseRelease(value)
-		if err != nil {
-			return nova.ReleaseUnknown, usagef("%s: %v", flag, err)
-		}
-		return r, nil
+// releaseFlag is the one --nova-release every command that applies
+// Nova's rules takes (name overridable for upgrade's --from/--to).
+func releaseFlag(name string, dst *nova.Release, usage, def string) cli.Flag {
+	if def == "" {
+		def = "detected from the cloud"
 	}
-	return nova.CloudRelease(ctx, compute)
+	return &cli.GenericFlag{Name: name, Usage: usage + " (zed, 2024.2, gazpacho, 26 …)", Value: dst, DefaultText: def}
+}
+
+// resolveRelease settles the release from the flag, else the cloud's
+// compute API (detect also asks the cloud when the flag is given, for the
+// note), and prints the warning the same way for every command when the
+// open candidates answer differ's question differently (nil: any vTPM rule).
+func resolveRelease(ctx context.Context, io *IOStreams, flagName string, flag nova.Release, compute *gophercloud.ServiceClient, detect bool, differ func(a, b nova.Release) bool) (nova.ResolvedRelease, error) {
+	ev := nova.ReleaseEvidence{Flag: flag, FlagName: flagName}
+	if flag == nova.ReleaseUnknown || detect {
+		det, err := nova.DetectCloudRelease(ctx, compute)
+		if err != nil {
+			return nova.ResolvedRelease{}, err
+		}
+		ev.Cloud = &det
+	}
+	res, err := nova.ResolveRelease(ev)
+	if err != nil {
+		return res, err
+	}
+	if w := res.Warning(differ); w != "" {
+		warn(io, "%s", w)
+	}
+	return res, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"strings"
 
 	"github.com/urfave/cli/v3"
 
@@ -20,7 +19,7 @@ type checkOptions struct {
 	ImageProps            []string // KEY=VALUE, offline or on top of --image
 	FlavorSpecs           []string // KEY=VALUE, offline or on top of --flavor
 	ImageName, FlavorName string   // names in Nova's messages, offline
-	Release               string
+	Release               nova.Release
 }
 
 func newCheckCommand(g *globalOptions, streams *IOStreams) *cli.Command {
@@ -59,7 +58,7 @@ on the command line are applied on top of the cloud's (a "what if").`,
 			&cli.StringSliceFlag{Name: "flavor-spec", Usage: "flavor extra spec `KEY=VALUE` (repeatable)", Destination: &o.FlavorSpecs},
 			&cli.StringFlag{Name: "image-name", Usage: "image `NAME` used in Nova's messages when offline", Value: "(command line)", Destination: &o.ImageName},
 			&cli.StringFlag{Name: "flavor-name", Usage: "flavor `NAME` used in Nova's messages when offline", Value: "(command line)", Destination: &o.FlavorName},
-			&cli.StringFlag{Name: "nova-release", Usage: "Nova `RELEASE` (zed, 2024.2, gazpacho, 26 …); required offline", Destination: &o.Release},
+			releaseFlag("nova-release", &o.Release, "Nova `RELEASE`; required offline", "detected from the cloud with --image/--flavor"),
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if err := noArgs(cmd); err != nil {
@@ -79,12 +78,7 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 	if err != nil {
 		return usagef("--flavor-spec: %w", err)
 	}
-	var rel nova.Release
-	if o.Release != "" {
-		if rel, err = nova.ParseRelease(o.Release); err != nil {
-			return usagef("--nova-release: %w", err)
-		}
-	}
+	rel := o.Release
 	image := nova.Image{Name: o.ImageName, Properties: props}
 	flavor := nova.Flavor{Name: o.FlavorName, ExtraSpecs: specs}
 	online := o.Image != "" || o.Flavor != ""
@@ -93,7 +87,6 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 	}
 
 	releaseNote := ""
-	var candidates []nova.Release
 	if online {
 		sess, err := o.Global.connect(ctx)
 		if err != nil {
@@ -121,20 +114,14 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 			}
 			flavor = nova.Flavor{Name: cf.Name, ExtraSpecs: overlay(cf.ExtraSpecs, specs)}
 		}
-		det, err := nova.DetectCloudRelease(ctx, compute)
+		differ := func(a, b nova.Release) bool { return !sameDecision(flavor, image, a, b) }
+		res, err := resolveRelease(ctx, o.IO, "--nova-release", o.Release, compute, true, differ)
 		if err != nil {
 			return err
 		}
-		if rel == nova.ReleaseUnknown {
-			rel, candidates, releaseNote = settleRelease(det, flavor, image)
-		} else {
-			releaseNote = fmt.Sprintf("given by --nova-release; the cloud's compute API maximum is %s", det.MaxMicroversion)
-		}
+		rel, releaseNote = res.Release, res.Note(differ)
 	}
 	d := nova.Decide(flavor, image, rel)
-	if releaseNote != "" && len(candidates) > 1 && !sameForAll(candidates, flavor, image) {
-		fmt.Fprintf(o.IO.Err, "vtpmctl: warning: %s\n", releaseNote)
-	}
 	if err := output.PrintRecord(o.IO.Out, o.Global.Output, checkRecord(d, releaseNote)); err != nil {
 		return err
 	}
@@ -144,37 +131,11 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 	return nil
 }
 
-// settleRelease picks the release to apply when the microversion leaves
-// several open: any of them when their verdicts agree, else the newest,
-// with a warning that names --nova-release.
-func settleRelease(det nova.Detection, f nova.Flavor, i nova.Image) (nova.Release, []nova.Release, string) {
-	rel := det.Newest()
-	names := make([]string, len(det.Candidates))
-	for k, c := range det.Candidates {
-		names[k] = c.Long()
-	}
-	switch {
-	case det.PreRelease:
-		return rel, det.Candidates, fmt.Sprintf("compute API maximum %s matches no release; treated as a development build of %s", det.MaxMicroversion, rel.Long())
-	case !det.Ambiguous():
-		return rel, det.Candidates, fmt.Sprintf("detected from the compute API maximum microversion %s", det.MaxMicroversion)
-	case sameForAll(det.Candidates, f, i):
-		return rel, det.Candidates, fmt.Sprintf("compute API maximum %s is shared by %s; their vTPM rules give the same answer here", det.MaxMicroversion, strings.Join(names, " and "))
-	}
-	return rel, det.Candidates, fmt.Sprintf("compute API maximum %s is shared by %s, whose vTPM rules differ for this request; assuming %s — pass --nova-release to settle", det.MaxMicroversion, strings.Join(names, " and "), rel)
-}
-
-func sameForAll(rels []nova.Release, f nova.Flavor, i nova.Image) bool {
-	first := nova.Decide(f, i, rels[0])
-	first.Release = 0
-	for _, r := range rels[1:] {
-		d := nova.Decide(f, i, r)
-		d.Release = 0
-		if !reflect.DeepEqual(first, d) {
-			return false
-		}
-	}
-	return true
+// sameDecision: two releases give this request the same answer.
+func sameDecision(f nova.Flavor, i nova.Image, a, b nova.Release) bool {
+	da, db := nova.Decide(f, i, a), nova.Decide(f, i, b)
+	da.Release, db.Release = 0, 0
+	return reflect.DeepEqual(da, db)
 }
 
 func overlay(base, top map[string]string) map[string]string {

@@ -18,6 +18,7 @@ type flavorOptions struct {
 
 	Flavors []string
 	Request nova.FlavorRequest
+	Release nova.Release
 	DryRun  bool
 	// create
 	VCPUs, RAM, Disk int
@@ -55,6 +56,7 @@ func tpmFlags(o *flavorOptions) []cli.Flag {
 		&cli.StringFlag{Name: "tpm-version", Usage: "hw:tpm_version `VERSION`: 1.2 or 2.0", Destination: &o.Request.TPMVersion},
 		&cli.StringFlag{Name: "tpm-model", Usage: "hw:tpm_model `MODEL`: tpm-tis or tpm-crb", Destination: &o.Request.TPMModel},
 		&cli.StringFlag{Name: "secret-security", Usage: "hw:tpm_secret_security `MODE`: user, host or deployment (Nova 2026.1+)", Destination: &o.Request.SecretSecurity},
+		releaseFlag("nova-release", &o.Release, "Nova `RELEASE` whose rules apply", ""),
 	}
 }
 
@@ -151,6 +153,7 @@ how many servers use each changed flavor (counting needs admin).`, []string{
 			&cli.BoolFlag{Name: "tpm-model", Usage: "remove only hw:tpm_model", Destination: &o.UnsetModel},
 			&cli.BoolFlag{Name: "secret-security", Usage: "remove only hw:tpm_secret_security", Destination: &o.UnsetSecretSecurity},
 			dry,
+			releaseFlag("nova-release", &o.Release, "Nova `RELEASE` whose rules apply", ""),
 		}
 		c.Description = commandHelp(`
 Without flags removes hw:tpm_version, hw:tpm_model and hw:tpm_secret_security:
@@ -222,11 +225,11 @@ func flavorSession(ctx context.Context, o *flavorOptions) (*gophercloud.ServiceC
 		return nil, 0, err
 	}
 	c := svc.compute
-	rel, err := nova.CloudRelease(ctx, c)
+	res, err := resolveRelease(ctx, o.IO, "--nova-release", o.Release, c, false, nil)
 	if err != nil {
 		return nil, 0, err
 	}
-	return nova.WriteClient(c), rel, nil
+	return nova.WriteClient(c), res.Release, nil
 }
 
 func resolveProjects(ctx context.Context, o *flavorOptions) ([]string, error) {
@@ -268,15 +271,16 @@ func reportServersUsing(ctx context.Context, o *flavorOptions, c *gophercloud.Se
 }
 
 func newFlavorShowCommand(g *globalOptions, streams *IOStreams) *cli.Command {
+	o := &flavorOptions{IO: streams, Global: g}
 	return &cli.Command{
-		Name: "show", ArgsUsage: "FLAVOR", Usage: "a flavor's vTPM specs and what Nova makes of them",
+		Flags: []cli.Flag{releaseFlag("nova-release", &o.Release, "Nova `RELEASE` whose rules apply", "")},
+		Name:  "show", ArgsUsage: "FLAVOR", Usage: "a flavor's vTPM specs and what Nova makes of them",
 		Description: commandHelp("Shows one flavor's size, visibility, vTPM specs and what Nova gives a server\nbuilt from it with an image that carries no hw_tpm_*.",
 			[]string{"vtpmctl flavor show w1.large", "vtpmctl flavor show w1.large -f json -c required_traits"}, ""),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Len() != 1 {
 				return usagef("flavor show: exactly one FLAVOR, got %d", cmd.Args().Len())
 			}
-			o := &flavorOptions{IO: streams, Global: g}
 			c, rel, err := flavorSession(ctx, o)
 			if err != nil {
 				return err

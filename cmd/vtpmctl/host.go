@@ -23,7 +23,7 @@ type hostCheckOptions struct {
 	NovaConfDir string
 	QemuConf    string
 	LibvirtURI  string
-	Release     string
+	Release     nova.Release
 	Root        string
 	StateDir    string
 	JUnit       string
@@ -71,7 +71,7 @@ unless --nova-release is given.`, []string{
 				&cli.StringFlag{Name: "nova-config-dir", Usage: "`DIR` whose *.conf are read after the files", Destination: &o.NovaConfDir},
 				&cli.StringFlag{Name: "qemu-conf", Usage: "libvirt's qemu.conf `FILE`", Value: "/etc/libvirt/qemu.conf", Destination: &o.QemuConf},
 				&cli.StringFlag{Name: "libvirt-uri", Usage: "libvirt `URI` (default: [libvirt] connection_uri, else qemu:///system)", Destination: &o.LibvirtURI},
-				&cli.StringFlag{Name: "nova-release", Usage: "Nova `RELEASE` (default: the installed nova package's)", Destination: &o.Release},
+				releaseFlag("nova-release", &o.Release, "Nova `RELEASE`", "the installed nova package's"),
 				&cli.StringFlag{Name: "root", Usage: "read every file below `DIR`", Destination: &o.Root},
 				&cli.StringFlag{Name: "swtpm-state-dir", Usage: "vTPM state `DIR`", Value: "/var/lib/libvirt/swtpm", Destination: &o.StateDir},
 				&cli.StringFlag{Name: "junit", Usage: "also write JUnit XML to `FILE` (- for stdout; a device such as /dev/null is written, never replaced)", Destination: &o.JUnit},
@@ -87,13 +87,7 @@ unless --nova-release is given.`, []string{
 }
 
 func runHostCheck(ctx context.Context, o *hostCheckOptions) error {
-	var rel nova.Release
-	if o.Release != "" {
-		var err error
-		if rel, err = nova.ParseRelease(o.Release); err != nil {
-			return usagef("--nova-release: %w", err)
-		}
-	}
+	rel := o.Release
 	hn, _ := os.Hostname()
 	opts := hostcheck.Options{Root: o.Root, NovaConf: o.NovaConf, NovaConfDir: o.NovaConfDir, QemuConf: o.QemuConf,
 		LibvirtURI: o.LibvirtURI, Release: rel, StateDir: o.StateDir, Hostname: hn}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/vtpmctl/vtpmctl/hostcheck"
 	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
+	"github.com/vtpmctl/vtpmctl/nova"
 )
 
 // hostCheckOpts points `host check` at the devcloud's real nova.conf,
@@ -145,7 +146,7 @@ func TestIntegrationHostsAudit(t *testing.T) {
 
 	// A 2024.2 scheduler needs model traits that a Zed compute never reports.
 	r = h.run(func(io *IOStreams) error {
-		return runHostsAudit(ctx, &hostsOptions{IO: io, Global: h.global("devcloud-admin"), Release: "2024.2"})
+		return runHostsAudit(ctx, &hostsOptions{IO: io, Global: h.global("devcloud-admin"), Release: nova.Dalmatian})
 	})
 	if r.code != 1 || !strings.Contains(r.stdout, "STALE-TRAITS") || !strings.Contains(r.stdout, "older than 2024.2") {
 		t.Errorf("2024.2 audit of Zed computes: exit %d\n%s", r.code, r.stdout)

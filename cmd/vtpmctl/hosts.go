@@ -18,7 +18,7 @@ type hostsOptions struct {
 	Global  *globalOptions
 	Reports []string // report files (hosts report) or a dir (hosts audit)
 	Dir     string
-	Release string
+	Release nova.Release
 	JUnit   string
 }
 
@@ -47,7 +47,7 @@ flag drift between a host's configuration and what Placement says.`, []string{
 			}, auditExit),
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "host-reports", Usage: "`DIR` of host check JSON reports (*.json)", Destination: &audit.Dir},
-				&cli.StringFlag{Name: "nova-release", Usage: "Nova `RELEASE` of the scheduler (default: detected)", Destination: &audit.Release},
+				releaseFlag("nova-release", &audit.Release, "Nova `RELEASE` of the scheduler", ""),
 				&cli.StringFlag{Name: "junit", Usage: "also write JUnit XML to `FILE` (- for stdout; a device such as /dev/null is written, never replaced)", Destination: &audit.JUnit},
 			},
 			Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -144,10 +144,11 @@ func runHostsAudit(ctx context.Context, o *hostsOptions) error {
 		return err
 	}
 	compute, glance, placement := svc.compute, svc.image, svc.placement
-	rel, err := releaseOf(ctx, "--nova-release", o.Release, compute)
+	res, err := resolveRelease(ctx, o.IO, "--nova-release", o.Release, compute, false, nil)
 	if err != nil {
 		return err
 	}
+	rel := res.Release
 	hosts, err := hostcheck.ListFleet(ctx, compute, placement)
 	if err != nil {
 		return err

@@ -21,6 +21,7 @@ type imageChangeOptions struct {
 	Model   string
 	Windows bool
 	DryRun  bool
+	Release nova.Release
 }
 
 func newImageCommand(g *globalOptions, streams *IOStreams) *cli.Command {
@@ -60,6 +61,7 @@ func newImageChangeCommand(g *globalOptions, streams *IOStreams, set bool) *cli.
 			&cli.StringFlag{Name: "tpm-version", Usage: "`VERSION` 1.2 or 2.0", Destination: &o.Version},
 			&cli.StringFlag{Name: "tpm-model", Usage: "`MODEL` tpm-tis or tpm-crb", Destination: &o.Model},
 			&cli.BoolFlag{Name: "windows", Usage: "the Windows-ready profile: TPM 2.0 + CRB (overridable), UEFI, q35, Secure Boot required, os_type/os_distro windows", Destination: &o.Windows},
+			releaseFlag("nova-release", &o.Release, "Nova `RELEASE` for the flavor conflict warnings", ""),
 		)
 		c.Description = commandHelp(`
 IMAGE is a name or an ID; an ambiguous name is an error listing the candidates.
@@ -160,11 +162,12 @@ func checkImageConflicts(ctx context.Context, o *imageChangeOptions, sess *cloud
 		warn(o.IO, "flavors not checked for conflicts: %v", err)
 		return
 	}
-	rel, err := nova.CloudRelease(ctx, compute)
+	res, err := resolveRelease(ctx, o.IO, "--nova-release", o.Release, compute, false, nil)
 	if err != nil {
 		warn(o.IO, "flavors not checked for conflicts: %v", err)
 		return
 	}
+	rel := res.Release
 	fls, err := nova.ListFlavors(ctx, nova.ComputeClient(compute))
 	if err != nil {
 		warn(o.IO, "flavors not checked for conflicts: %v", err)
@@ -175,8 +178,10 @@ func checkImageConflicts(ctx context.Context, o *imageChangeOptions, sess *cloud
 
 func newImageShowCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 	var ref string
+	var rel nova.Release
 	return &cli.Command{
-		Name: "show", ArgsUsage: "IMAGE", Usage: "an image's vTPM properties, Windows profile state and what Nova makes of it",
+		Flags: []cli.Flag{releaseFlag("nova-release", &rel, "Nova `RELEASE` whose rules apply", "")},
+		Name:  "show", ArgsUsage: "IMAGE", Usage: "an image's vTPM properties, Windows profile state and what Nova makes of it",
 		Description: commandHelp(`Shows the vTPM and Windows-profile properties of one image and what Nova
 would give a server built from it with a flavor that carries no hw:tpm_*.`,
 			[]string{"vtpmctl image show win11-23h2", "vtpmctl image show 6f1c… -f json"}, ""),
@@ -185,23 +190,26 @@ would give a server built from it with a flavor that carries no hw:tpm_*.`,
 				return usagef("image show: exactly one IMAGE, got %d (see vtpmctl image show --help)", cmd.Args().Len())
 			}
 			ref = cmd.Args().First()
-			svc, err := g.services(ctx, needImage)
+			svc, err := g.services(ctx, needImage|needCompute)
 			if err != nil {
 				return err
 			}
-			glance := svc.image
-			img, err := nova.FindImage(ctx, glance, ref)
+			img, err := nova.FindImage(ctx, svc.image, ref)
 			if err != nil {
 				return err
 			}
-			return output.PrintRecord(streams.Out, g.Output, imageRecord(img))
+			res, err := resolveRelease(ctx, streams, "--nova-release", rel, svc.compute, false, nil)
+			if err != nil {
+				return err
+			}
+			return output.PrintRecord(streams.Out, g.Output, imageRecord(img, res.Release))
 		},
 	}
 }
 
-func imageRecord(img nova.CloudImage) output.Record {
+func imageRecord(img nova.CloudImage, rel nova.Release) output.Record {
 	s := nova.SummarizeImage(img.Properties)
-	d := nova.Decide(nova.Flavor{Name: "(flavor without hw:tpm_*)"}, img.Image, nova.Gazpacho)
+	d := nova.Decide(nova.Flavor{Name: "(flavor without hw:tpm_*)"}, img.Image, rel)
 	vtpm := "none"
 	switch {
 	case d.Error != nil:
@@ -214,7 +222,7 @@ func imageRecord(img nova.CloudImage) output.Record {
 		{Name: "visibility", Value: img.Visibility}, {Name: "status", Value: img.Status},
 		{Name: "hw_tpm_version", Value: s.TPMVersion}, {Name: "hw_tpm_model", Value: s.TPMModel},
 		{Name: "vtpm", Value: vtpm}, {Name: "windows_profile", Value: s.WindowsProfile},
-		{Name: "properties", Value: img.Properties},
+		{Name: "properties", Value: img.Properties}, {Name: "nova_release", Value: rel.Long()},
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/vtpmctl/vtpmctl/hostcheck"
 	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
+	"github.com/vtpmctl/vtpmctl/nova"
 )
 
 // bootVTPMGuest boots a TPM 2.0 guest as demo on the libvirt host.
@@ -44,10 +45,14 @@ func TestIntegrationUpgradeAndEvacuation(t *testing.T) {
 	ctx := context.Background()
 	dcompute, sid := bootVTPMGuest(t, "upg")
 	upgrade := func(to string) result {
+		var rel nova.Release
+		if err := rel.Set(to); err != nil {
+			t.Fatal(err)
+		}
 		return h.run(func(io *IOStreams) error {
 			g := h.global("devcloud-admin")
 			g.Output.Format = "table"
-			return runUpgradeCheck(ctx, &upgradeOptions{IO: io, Global: g, To: to})
+			return runUpgradeCheck(ctx, &upgradeOptions{IO: io, Global: g, To: rel})
 		})
 	}
 	// A 2024.2 scheduler needs COMPUTE_SECURITY_TPM_TIS, which no Zed compute

@@ -26,15 +26,16 @@ type planImportOptions struct {
 	VTPMColumn string
 	Strict     bool
 	TPMModel   string
-	Release    string
+	Release    nova.Release
 	Out        string
 }
 
 type planApplyOptions struct {
-	IO     *IOStreams
-	Global *globalOptions
-	File   string
-	Yes    bool
+	IO      *IOStreams
+	Global  *globalOptions
+	File    string
+	Yes     bool
+	Release nova.Release
 }
 
 func newPlanCommand(g *globalOptions, streams *IOStreams) *cli.Command {
@@ -82,7 +83,7 @@ with no fit a new flavor is proposed in the plan.`, []string{
 				&cli.StringFlag{Name: "vtpm-column", Usage: "custom attribute `COLUMN` that says whether a VM has a vTPM", Destination: &imp.VTPMColumn},
 				&cli.BoolFlag{Name: "strict", Usage: "a malformed row is fatal", Destination: &imp.Strict},
 				&cli.StringFlag{Name: "tpm-model", Usage: "`MODEL` of the target vTPMs", Value: "tpm-crb", Destination: &imp.TPMModel},
-				&cli.StringFlag{Name: "nova-release", Usage: "target Nova `RELEASE` (for the operational limits)", Value: "2026.1", Destination: &imp.Release},
+				releaseFlag("nova-release", &imp.Release, "target Nova `RELEASE` (for the operational limits)", "2026.1"),
 				&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the plan to `FILE` (default or -: stdout)", Destination: &imp.Out},
 			},
 			Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -106,9 +107,9 @@ func runPlanImport(ctx context.Context, o *planImportOptions) error {
 	if err := nova.ValidateTPMFlags("2.0", o.TPMModel); err != nil {
 		return err
 	}
-	rel, err := nova.ParseRelease(o.Release)
-	if err != nil {
-		return usagef("--nova-release: %w", err)
+	rel := o.Release
+	if rel == nova.ReleaseUnknown {
+		rel = nova.Gazpacho
 	}
 	var vms []plans.SourceVM
 	var skipped []plans.Skipped
@@ -178,7 +179,7 @@ func runPlanImport(ctx context.Context, o *planImportOptions) error {
 		out = "-"
 	}
 	opts := plans.ImportOptions{Catalogue: catalogue, TPMModel: o.TPMModel, Release: rel, Now: time.Now()}
-	err = fileout.Write(out, fileout.Public, o.IO.Out, func(w stdio.Writer) error {
+	err := fileout.Write(out, fileout.Public, o.IO.Out, func(w stdio.Writer) error {
 		var err error
 		sum, err = plans.WriteImport(ctx, w, vms, opts, plans.PlanSource{RVTools: o.RVTools, Govc: o.Govc})
 		return err
@@ -213,6 +214,7 @@ write. A new flavor is created all or nothing. On a failure midway, every
 object's outcome is printed, the exit status is 1, and a rerun converges.`
 		c.Flags = []cli.Flag{&cli.BoolFlag{Name: "yes", Usage: "write the changes", Destination: &o.Yes}}
 	}
+	c.Flags = append(c.Flags, releaseFlag("nova-release", &o.Release, "Nova `RELEASE` whose rules apply", ""))
 	c.Description = commandHelp(about, []string{"vtpmctl --os-cloud prod plan diff plan.yaml", "vtpmctl --os-cloud prod plan apply plan.yaml --yes"}, exit)
 	c.Action = func(ctx context.Context, cmd *cli.Command) error {
 		if cmd.Args().Len() != 1 {
@@ -247,10 +249,11 @@ func runPlanApply(ctx context.Context, o *planApplyOptions, write bool) error {
 		return err
 	}
 	compute, glance := svc.compute, svc.image
-	rel, err := nova.CloudRelease(ctx, compute)
+	res, err := resolveRelease(ctx, o.IO, "--nova-release", o.Release, compute, false, nil)
 	if err != nil {
 		return err
 	}
+	rel := res.Release
 	conv, err := plans.DiffPlan(ctx, glance, compute, p, rel)
 	if err != nil {
 		return fmt.Errorf("plan %s: %w", o.File, err) // exitCode tells a bad plan (2) from a failed cloud (1)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/vtpmctl/vtpmctl/internal/fileout"
 	"github.com/vtpmctl/vtpmctl/internal/output"
+	"github.com/vtpmctl/vtpmctl/nova"
 	"github.com/vtpmctl/vtpmctl/report"
 )
 
@@ -24,7 +25,7 @@ type reportOptions struct {
 	Out         string
 	From        []string
 	HostReports string
-	UpgradeTo   string
+	UpgradeTo   nova.Release
 }
 
 func newReportCommand(g *globalOptions, streams *IOStreams) *cli.Command {
@@ -50,7 +51,7 @@ plus upgrade check with --upgrade-to.`, []string{
 			&cli.StringFlag{Name: "out", Usage: "write the HTML to `FILE` (mode 0600: it names owners and secrets; - for stdout)", Required: true, Destination: &o.Out},
 			&cli.StringSliceFlag{Name: "from", Usage: "render saved JSON result `FILE` (repeatable)", Destination: &o.From},
 			&cli.StringFlag{Name: "host-reports", Usage: "`DIR` of host check JSON reports to include", Destination: &o.HostReports},
-			&cli.StringFlag{Name: "upgrade-to", Usage: "also check an upgrade of the scheduler to `RELEASE`", Destination: &o.UpgradeTo},
+			&cli.GenericFlag{Name: "upgrade-to", Usage: "also check an upgrade of the scheduler to `RELEASE`", Value: &o.UpgradeTo},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if err := noArgs(cmd); err != nil {
@@ -95,7 +96,7 @@ func runReport(ctx context.Context, o *reportOptions) error {
 				return runSecretsAudit(ctx, &secretsAuditOptions{IO: io, Global: &js, AllProjects: admin, IncludeOrphans: true, Concurrency: 8, ServiceProject: "service"})
 			}},
 		}
-		if o.UpgradeTo != "" {
+		if o.UpgradeTo != nova.ReleaseUnknown {
 			steps = append(steps, struct {
 				name string
 				run  func(io *IOStreams) error

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/vtpmctl/vtpmctl/nova"
 )
 
 // ReportDir keeps the rendered page and its screenshot after the test,
@@ -25,7 +27,7 @@ func TestIntegrationReportInBrowser(t *testing.T) {
 	os.MkdirAll(reportDir, 0o755)
 	html := filepath.Join(reportDir, "report.html")
 	r := h.run(func(io *IOStreams) error {
-		return runReport(ctx, &reportOptions{IO: io, Global: h.global("devcloud-admin"), Out: html, UpgradeTo: "2024.2"})
+		return runReport(ctx, &reportOptions{IO: io, Global: h.global("devcloud-admin"), Out: html, UpgradeTo: nova.Dalmatian})
 	})
 	if r.code != 0 {
 		t.Fatalf("report: exit %d: %s", r.code, r.stderr)

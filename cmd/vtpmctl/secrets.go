@@ -16,6 +16,7 @@ import (
 	"github.com/vtpmctl/vtpmctl/internal/fileout"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/internal/quote"
+	"github.com/vtpmctl/vtpmctl/nova"
 )
 
 type secretsAuditOptions struct {
@@ -28,7 +29,7 @@ type secretsAuditOptions struct {
 	CleanupPlan    bool
 	NoACLs         bool
 	Concurrency    int
-	Release        string
+	Release        nova.Release
 	ServiceUser    string
 	ServiceProject string
 	JUnit          string
@@ -85,7 +86,7 @@ No request for a secret's payload can leave vtpmctl.`, []string{
 				&cli.BoolFlag{Name: "cleanup-plan", Usage: "print the delete commands for orphans (deletes nothing)", Destination: &o.CleanupPlan},
 				&cli.BoolFlag{Name: "no-acls", Usage: "do not read each secret's ACL (one request per secret)", Destination: &o.NoACLs},
 				&cli.IntFlag{Name: "concurrency", Usage: "`N` projects and lookups at once", Value: 8, Destination: &o.Concurrency},
-				&cli.StringFlag{Name: "nova-release", Usage: "Nova `RELEASE` (default: detected)", Destination: &o.Release},
+				releaseFlag("nova-release", &o.Release, "Nova `RELEASE`", ""),
 				&cli.StringFlag{Name: "nova-service-user", Usage: "Nova's service `USER_ID` (owner of deployment-mode secrets)", Destination: &o.ServiceUser},
 				&cli.StringFlag{Name: "nova-service-project", Usage: "`PROJECT` of Nova's service user (name or ID)", Value: "service", Destination: &o.ServiceProject},
 				&cli.StringFlag{Name: "junit", Usage: "also write JUnit XML to `FILE` (- for stdout; a device such as /dev/null is written, never replaced)", Destination: &o.JUnit},
@@ -124,10 +125,11 @@ func runSecretsAudit(ctx context.Context, o *secretsAuditOptions) error {
 	if err != nil {
 		return err
 	}
-	rel, err := releaseOf(ctx, "--nova-release", o.Release, compute)
+	resolved, err := resolveRelease(ctx, o.IO, "--nova-release", o.Release, compute, false, nil)
 	if err != nil {
 		return err
 	}
+	rel := resolved.Release
 	// One project list serves names, --all-projects and the service project.
 	var names map[string]string
 	var namesErr error

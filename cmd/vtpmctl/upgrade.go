@@ -15,7 +15,7 @@ import (
 type upgradeOptions struct {
 	IO       *IOStreams
 	Global   *globalOptions
-	To, From string
+	To, From nova.Release
 }
 
 func newUpgradeCommand(g *globalOptions, streams *IOStreams) *cli.Command {
@@ -43,8 +43,8 @@ could still take it (resize, cold migration) — and what to upgrade first.`, []
    1  the upgrade would strand vTPM guests: none of them could be resized or migrated anywhere
    2  usage or configuration error`),
 			Flags: []cli.Flag{
-				&cli.StringFlag{Name: "to", Usage: "the scheduler's new Nova `RELEASE`", Required: true, Destination: &o.To},
-				&cli.StringFlag{Name: "from", Usage: "the current Nova `RELEASE` (default: detected)", Destination: &o.From},
+				&cli.GenericFlag{Name: "to", Usage: "the scheduler's new Nova `RELEASE` (zed, 2024.2, gazpacho, 26 …)", Required: true, Value: &o.To},
+				releaseFlag("from", &o.From, "the current Nova `RELEASE`", ""),
 			},
 			Action: func(ctx context.Context, cmd *cli.Command) error {
 				if err := noArgs(cmd); err != nil {
@@ -57,19 +57,17 @@ could still take it (resize, cold migration) — and what to upgrade first.`, []
 }
 
 func runUpgradeCheck(ctx context.Context, o *upgradeOptions) error {
-	to, err := nova.ParseRelease(o.To)
-	if err != nil {
-		return usagef("--to: %w", err)
-	}
+	to := o.To
 	svc, err := o.Global.services(ctx, needCompute|needImage|needPlacement)
 	if err != nil {
 		return err
 	}
 	compute, glance, placement := svc.compute, svc.image, svc.placement
-	from, err := releaseOf(ctx, "--from", o.From, compute)
+	resolved, err := resolveRelease(ctx, o.IO, "--from", o.From, compute, false, nil)
 	if err != nil {
 		return err
 	}
+	from := resolved.Release
 	if to < from {
 		return usagef("--to %s is older than the cloud's %s", to, from)
 	}

@@ -1,0 +1,134 @@
+package nova
+
+import (
+	"fmt"
+	"strings"
+)
+
+// A Release is also a flag value and a JSON/YAML string ("2024.2"), so
+// every command reads and writes it the same way.
+
+// Set parses a flag value (flag.Value).
+func (r *Release) Set(s string) error {
+	v, err := ParseRelease(s)
+	if err != nil {
+		return err
+	}
+	*r = v
+	return nil
+}
+
+// Get returns the release (flag.Getter).
+func (r *Release) Get() any { return *r }
+
+// MarshalText writes the name users type; unknown is empty.
+func (r Release) MarshalText() ([]byte, error) {
+	if r == ReleaseUnknown {
+		return []byte{}, nil
+	}
+	return []byte(r.String()), nil
+}
+
+// UnmarshalText reads any spelling ParseRelease accepts; empty is unknown.
+func (r *Release) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*r = ReleaseUnknown
+		return nil
+	}
+	return r.Set(string(b))
+}
+
+// ReleaseEvidence is what can tell the release, strongest first: the
+// user's flag, the nova package installed on the host, the cloud's compute
+// API maximum microversion.
+type ReleaseEvidence struct {
+	Flag      Release
+	FlagName  string // "--nova-release" unless set
+	Installed Release
+	Cloud     *Detection
+}
+
+// ResolvedRelease is the release to apply, the releases the evidence
+// leaves open, and how it was settled.
+type ResolvedRelease struct {
+	Release    Release
+	Candidates []Release // oldest first; one when settled
+	source     string
+	det        *Detection
+}
+
+// ResolveRelease settles the release from the evidence. With nothing to
+// go on it is an error naming the flag.
+func ResolveRelease(ev ReleaseEvidence) (ResolvedRelease, error) {
+	flag := ev.FlagName
+	if flag == "" {
+		flag = "--nova-release"
+	}
+	switch {
+	case ev.Flag != ReleaseUnknown:
+		r := ResolvedRelease{Release: ev.Flag, Candidates: []Release{ev.Flag}, source: "given by " + flag}
+		if ev.Cloud != nil {
+			r.source += fmt.Sprintf("; the cloud's compute API maximum is %s", ev.Cloud.MaxMicroversion)
+		}
+		return r, nil
+	case ev.Installed != ReleaseUnknown:
+		return ResolvedRelease{Release: ev.Installed, Candidates: []Release{ev.Installed}, source: "the installed nova package"}, nil
+	case ev.Cloud != nil && len(ev.Cloud.Candidates) > 0:
+		return ResolvedRelease{Release: ev.Cloud.Newest(), Candidates: ev.Cloud.Candidates, det: ev.Cloud}, nil
+	}
+	return ResolvedRelease{}, fmt.Errorf("the Nova release is unknown: pass %s (e.g. zed, 2024.2)", flag)
+}
+
+// Ambiguous says whether the evidence left several releases open.
+func (r ResolvedRelease) Ambiguous() bool { return len(r.Candidates) > 1 }
+
+// Note says how the release was settled. differ answers whether two
+// candidates give different answers to the caller's question (nil: the
+// vTPM rules at all, RulesDiffer).
+func (r ResolvedRelease) Note(differ func(a, b Release) bool) string {
+	if r.det == nil {
+		return r.source
+	}
+	d := r.det
+	names := make([]string, len(d.Candidates))
+	for k, c := range d.Candidates {
+		names[k] = c.Long()
+	}
+	switch {
+	case d.PreRelease:
+		return fmt.Sprintf("compute API maximum %s matches no release; treated as a development build of %s", d.MaxMicroversion, r.Release.Long())
+	case !d.Ambiguous():
+		return fmt.Sprintf("detected from the compute API maximum microversion %s", d.MaxMicroversion)
+	case !r.differ(differ):
+		return fmt.Sprintf("compute API maximum %s is shared by %s; their vTPM rules give the same answer here", d.MaxMicroversion, strings.Join(names, " and "))
+	}
+	return fmt.Sprintf("compute API maximum %s is shared by %s, whose vTPM rules differ for this request; assuming %s — pass --nova-release to settle", d.MaxMicroversion, strings.Join(names, " and "), r.Release)
+}
+
+// Warning is the line every command prints when the open candidates
+// really answer the question differently; "" otherwise.
+func (r ResolvedRelease) Warning(differ func(a, b Release) bool) string {
+	if !r.Ambiguous() || !r.differ(differ) {
+		return ""
+	}
+	return r.Note(differ)
+}
+
+func (r ResolvedRelease) differ(differ func(a, b Release) bool) bool {
+	if differ == nil {
+		differ = RulesDiffer
+	}
+	for _, c := range r.Candidates[1:] {
+		if differ(r.Candidates[0], c) {
+			return true
+		}
+	}
+	return false
+}
+
+// RulesDiffer says whether two releases' vTPM rules differ anywhere:
+// the generic question for commands that apply many rules.
+func RulesDiffer(a, b Release) bool {
+	return a.SupportsVTPM() != b.SupportsVTPM() || a.HasSecretSecurity() != b.HasSecretSecurity() ||
+		a.RequiresModelTrait() != b.RequiresModelTrait() || a.HostModeLiveMigration() != b.HostModeLiveMigration()
+}

@@ -1,0 +1,73 @@
+package nova
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestResolveRelease(t *testing.T) {
+	det := func(mv Microversion) *Detection { d := DetectRelease(mv); return &d }
+	for _, tc := range []struct {
+		name       string
+		ev         ReleaseEvidence
+		want       Release
+		warn, note string // substrings; warn "" means no warning
+		wantErr    bool
+		candidates int
+	}{
+		{"flag wins over everything", ReleaseEvidence{Flag: Zed, Installed: Epoxy, Cloud: det(Microversion{2, 96})}, Zed, "", "given by --nova-release; the cloud's compute API maximum is 2.96", false, 1},
+		{"installed package", ReleaseEvidence{Installed: Epoxy, Cloud: det(Microversion{2, 93})}, Epoxy, "", "installed nova package", false, 1},
+		{"cloud, unique", ReleaseEvidence{Cloud: det(Microversion{2, 93})}, Zed, "", "detected from the compute API maximum microversion 2.93", false, 1},
+		{"2.96: rules differ", ReleaseEvidence{Cloud: det(Microversion{2, 96})}, Dalmatian, "whose vTPM rules differ", "assuming 2024.2", false, 2},
+		{"2.100: same rules, no warning", ReleaseEvidence{Cloud: det(Microversion{2, 100})}, Flamingo, "", "give the same answer here", false, 2},
+		{"2.87: Ussuri has no vTPM", ReleaseEvidence{Cloud: det(Microversion{2, 87})}, Victoria, "Ussuri", "pass --nova-release", false, 2},
+		{"development build", ReleaseEvidence{Cloud: det(Microversion{2, 102})}, Gazpacho, "", "development build", false, 1},
+		{"nothing", ReleaseEvidence{FlagName: "--from"}, ReleaseUnknown, "", "", true, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := ResolveRelease(tc.ev)
+			if tc.wantErr {
+				if err == nil || !strings.Contains(err.Error(), "--from") {
+					t.Fatalf("err %v", err)
+				}
+				return
+			}
+			if err != nil || r.Release != tc.want || len(r.Candidates) != tc.candidates {
+				t.Fatalf("got %v %v %v", r.Release, r.Candidates, err)
+			}
+			if w := r.Warning(nil); (tc.warn == "") != (w == "") || !strings.Contains(w, tc.warn) {
+				t.Errorf("warning %q, want %q", w, tc.warn)
+			}
+			if n := r.Note(nil); !strings.Contains(n, tc.note) {
+				t.Errorf("note %q, want %q", n, tc.note)
+			}
+		})
+	}
+	// the caller's question decides: a request the candidates agree on
+	r, _ := ResolveRelease(ReleaseEvidence{Cloud: det(Microversion{2, 96})})
+	if w := r.Warning(func(a, b Release) bool { return false }); w != "" {
+		t.Errorf("warning for a question the candidates agree on: %q", w)
+	}
+}
+
+func TestReleaseTextAndFlag(t *testing.T) {
+	var v struct {
+		R Release `json:"r"`
+		U Release `json:"u"`
+	}
+	if err := json.Unmarshal([]byte(`{"r":"Dalmatian","u":""}`), &v); err != nil || v.R != Dalmatian || v.U != ReleaseUnknown {
+		t.Fatalf("%+v %v", v, err)
+	}
+	b, _ := json.Marshal(v)
+	if string(b) != `{"r":"2024.2","u":""}` {
+		t.Errorf("marshal: %s", b)
+	}
+	if err := json.Unmarshal([]byte(`{"r":"victoria2"}`), &v); err == nil {
+		t.Error("unknown release accepted")
+	}
+	var f Release
+	if err := f.Set("26"); err != nil || f != Zed || f.Get() != Zed {
+		t.Errorf("Set: %v %v", f, err)
+	}
+}
