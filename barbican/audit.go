@@ -6,6 +6,7 @@ package barbican
 
 import (
 	"fmt"
+	"github.com/vtpmctl/vtpmctl/internal/result"
 	"sort"
 	"strings"
 	"time"
@@ -73,10 +74,10 @@ type Facts struct {
 
 // Finding is one check of one guest.
 type Finding struct {
-	Check   string `json:"check"`
-	Status  string `json:"status"` // pass, warn, fail, skip
-	Message string `json:"message"`
-	Remedy  string `json:"remedy,omitempty"`
+	Check   string        `json:"check"`
+	Status  result.Status `json:"status"`
+	Message string        `json:"message"`
+	Remedy  string        `json:"remedy,omitempty"`
 }
 
 // GuestResult is a guest, its secret and the findings.
@@ -203,7 +204,7 @@ func expectedProject(f Facts, g Guest) string {
 func auditGuest(f Facts, g Guest, secs []Secret, now time.Time) GuestResult {
 	gr := GuestResult{Guest: g, Cannot: cannot(f.Release, g.Mode), Operations: operations(f.Release, g.Mode)}
 	add := func(check, status, msg, remedy string) {
-		gr.Findings = append(gr.Findings, Finding{check, status, msg, remedy})
+		gr.Findings = append(gr.Findings, Finding{check, result.Status(status), msg, remedy})
 	}
 	want := expectedProject(f, g)
 	if want == "" || !f.Audited[want] {

@@ -76,7 +76,7 @@ func TestAudit(t *testing.T) {
 		c.mutate(&f)
 		r := Audit(f, now)
 		got := finding(r, c.check)
-		if got.Status != c.status || !strings.Contains(got.Message, c.msg) {
+		if string(got.Status) != c.status || !strings.Contains(got.Message, c.msg) {
 			t.Errorf("%s: %s %s %q, want %s containing %q", c.name, c.check, got.Status, got.Message, c.status, c.msg)
 		}
 		if got.Status == "fail" && (r.Summary.Failed != 1 || got.Remedy == "" && c.check != "SECRET-STATE") {

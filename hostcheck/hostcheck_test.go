@@ -412,3 +412,18 @@ func FuzzDomainXML(f *testing.F) {
 		ParseSecret(s)
 	})
 }
+
+// junitSuites is how a CI system reads the XML back.
+type junitSuites struct {
+	Tests  int `xml:"tests,attr"`
+	Fails  int `xml:"failures,attr"`
+	Skips  int `xml:"skipped,attr"`
+	Suites []struct {
+		Cases []struct {
+			Name    string `xml:"name,attr"`
+			Failure *struct {
+				Body string `xml:",chardata"`
+			} `xml:"failure"`
+		} `xml:"testcase"`
+	} `xml:"testsuite"`
+}

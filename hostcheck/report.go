@@ -6,22 +6,21 @@ package hostcheck
 import (
 	"bytes"
 	"encoding/json"
-	"encoding/xml"
 	"fmt"
+	"github.com/vtpmctl/vtpmctl/internal/result"
 	"io"
 	"os"
 	"sort"
-	"strings"
 )
 
-// Status of one check.
-type Status string
+// Status of one check: the one status type of every audit.
+type Status = result.Status
 
 const (
-	Pass Status = "pass"
-	Warn Status = "warn"
-	Fail Status = "fail"
-	Skip Status = "skip"
+	Pass = result.Pass
+	Warn = result.Warn
+	Fail = result.Fail
+	Skip = result.Skip
 )
 
 // Check is one finding. Message uses Nova's own text where Nova would
@@ -111,86 +110,22 @@ func (r *Report) Finish() {
 // Failed says whether any check failed.
 func (r *Report) Failed() bool { return r.Summary.Fail > 0 }
 
-type junitSuites struct {
-	XMLName xml.Name     `xml:"testsuites"`
-	Name    string       `xml:"name,attr"`
-	Tests   int          `xml:"tests,attr"`
-	Fails   int          `xml:"failures,attr"`
-	Skips   int          `xml:"skipped,attr"`
-	Suites  []junitSuite `xml:"testsuite"`
-}
-
-type junitSuite struct {
-	Name  string      `xml:"name,attr"`
-	Tests int         `xml:"tests,attr"`
-	Fails int         `xml:"failures,attr"`
-	Skips int         `xml:"skipped,attr"`
-	Cases []junitCase `xml:"testcase"`
-}
-
-type junitCase struct {
-	Name      string        `xml:"name,attr"`
-	ClassName string        `xml:"classname,attr"`
-	Failure   *junitMessage `xml:"failure,omitempty"`
-	Skipped   *junitMessage `xml:"skipped,omitempty"`
-	SystemOut string        `xml:"system-out,omitempty"`
-}
-
-type junitMessage struct {
-	Message string `xml:"message,attr"`
-	Body    string `xml:",chardata"`
+// Suites are the reports as JUnit suites: one per host.
+func Suites(reports []Report) []result.Suite {
+	out := make([]result.Suite, 0, len(reports))
+	for _, r := range reports {
+		su := result.Suite{Name: "host " + r.Host, Class: "vtpmctl.host." + result.ClassName(r.Host)}
+		for _, c := range r.Checks {
+			su.Cases = append(su.Cases, result.Case{Name: c.ID, Status: c.Status, Message: c.Message, Remedy: c.Remedy})
+		}
+		out = append(out, su)
+	}
+	return out
 }
 
 // WriteJUnit writes one <testsuite> per host, one <testcase> per check.
-// A warning passes (CI systems have no "warn"), its text is kept in
-// system-out.
 func WriteJUnit(w io.Writer, name string, reports []Report) error {
-	out := junitSuites{Name: name}
-	for _, r := range reports {
-		s := junitSuite{Name: "host " + r.Host}
-		for _, c := range r.Checks {
-			jc := junitCase{Name: c.ID, ClassName: "vtpmctl.host." + sanitize(r.Host)}
-			text := c.Message
-			if c.Remedy != "" {
-				text += "\nremedy: " + c.Remedy
-			}
-			switch c.Status {
-			case Fail:
-				jc.Failure = &junitMessage{Message: c.Message, Body: text}
-				s.Fails++
-			case Skip:
-				jc.Skipped = &junitMessage{Message: c.Message}
-				s.Skips++
-			default:
-				jc.SystemOut = fmt.Sprintf("%s: %s", c.Status, text)
-			}
-			s.Cases = append(s.Cases, jc)
-			s.Tests++
-		}
-		out.Tests += s.Tests
-		out.Fails += s.Fails
-		out.Skips += s.Skips
-		out.Suites = append(out.Suites, s)
-	}
-	if _, err := io.WriteString(w, xml.Header); err != nil {
-		return err
-	}
-	enc := xml.NewEncoder(w)
-	enc.Indent("", "  ")
-	if err := enc.Encode(out); err != nil {
-		return err
-	}
-	_, err := io.WriteString(w, "\n")
-	return err
-}
-
-func sanitize(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '.' || r == ' ' {
-			return '_'
-		}
-		return r
-	}, s)
+	return result.WriteJUnit(w, name, Suites(reports))
 }
 
 // ReadReport reads one `host check -f json` file.

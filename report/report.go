@@ -16,6 +16,7 @@ import (
 
 	"github.com/vtpmctl/vtpmctl/barbican"
 	"github.com/vtpmctl/vtpmctl/hostcheck"
+	"github.com/vtpmctl/vtpmctl/internal/result"
 )
 
 // Fleet is `hosts audit -f json`.
@@ -109,7 +110,9 @@ type Area struct {
 
 // Finding is one row of the findings table.
 type Finding struct {
-	Area, Subject, Check, Status, Message, Remedy string
+	Area, Subject, Check string
+	Status               result.Status
+	Message, Remedy      string
 }
 
 // Bar is one bar of a chart.
@@ -141,7 +144,7 @@ func (p *page) add(area, subject string, c hostcheck.Check) {
 	if c.Status == hostcheck.Pass {
 		return
 	}
-	p.Findings = append(p.Findings, Finding{area, subject, c.ID, string(c.Status), c.Message, c.Remedy})
+	p.Findings = append(p.Findings, Finding{area, subject, c.ID, c.Status, c.Message, c.Remedy})
 }
 
 func (p *page) build() {
@@ -181,7 +184,7 @@ func (p *page) build() {
 		p.GuestBars = bars([]string{"secret ok", "secret failed", "not auditable", "cannot be evacuated"}, []int{s.OK, s.Failed, s.Guests - s.OK - s.Failed, atRisk}, []string{"#2b7a3d", "#b3261e", "#999", "#c77700"})
 		for _, g := range sec.Guests {
 			for _, f := range g.Findings {
-				if f.Status != "pass" {
+				if f.Status != result.Pass {
 					p.Findings = append(p.Findings, Finding{"Secrets", g.Name + " (" + g.ServerID + ")", f.Check, f.Status, f.Message, f.Remedy})
 				}
 			}
@@ -206,18 +209,18 @@ func (p *page) build() {
 		}
 	}
 	for _, f := range p.Findings {
-		if f.Status == "fail" {
+		if f.Status == result.Fail {
 			p.Failing++
 		}
 	}
 	sort.SliceStable(p.Findings, func(i, j int) bool { return rank(p.Findings[i].Status) < rank(p.Findings[j].Status) })
 }
 
-func rank(s string) int {
+func rank(s result.Status) int {
 	switch s {
-	case "fail":
+	case result.Fail:
 		return 0
-	case "warn":
+	case result.Warn:
 		return 1
 	}
 	return 2

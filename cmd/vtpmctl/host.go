@@ -12,6 +12,7 @@ import (
 	"github.com/vtpmctl/vtpmctl/hostcheck"
 	"github.com/vtpmctl/vtpmctl/internal/fileout"
 	"github.com/vtpmctl/vtpmctl/internal/output"
+	"github.com/vtpmctl/vtpmctl/internal/result"
 	"github.com/vtpmctl/vtpmctl/nova"
 )
 
@@ -104,7 +105,7 @@ func runHostCheck(ctx context.Context, o *hostCheckOptions) error {
 	if err := printHostReport(o.IO, o.Global, rep); err != nil {
 		return err
 	}
-	if err := writeJUnit(o.IO.Out, o.JUnit, "vtpmctl host check", []hostcheck.Report{*rep}, fileout.Public); err != nil {
+	if err := writeJUnit(o.IO.Out, o.JUnit, "vtpmctl host check", hostcheck.Suites([]hostcheck.Report{*rep}), fileout.Public); err != nil {
 		return err
 	}
 	if rep.Failed() {
@@ -140,11 +141,11 @@ func printHostReport(io *IOStreams, g *globalOptions, rep *hostcheck.Report) err
 // writeJUnit writes the file through fileout: atomically for a regular
 // file (a CI system never reads half), in place for /dev/null or a FIFO.
 // Reports that name owners and secrets are private (0600).
-func writeJUnit(stdout io.Writer, path, name string, reps []hostcheck.Report, mode os.FileMode) error {
+func writeJUnit(stdout io.Writer, path, name string, suites []result.Suite, mode os.FileMode) error {
 	if path == "" {
 		return nil
 	}
-	err := fileout.Write(path, mode, stdout, func(w io.Writer) error { return hostcheck.WriteJUnit(w, name, reps) })
+	err := fileout.Write(path, mode, stdout, func(w io.Writer) error { return result.WriteJUnit(w, name, suites) })
 	if err != nil {
 		return fmt.Errorf("--junit: %w", err)
 	}

@@ -112,7 +112,7 @@ func runHostsReport(o *hostsOptions) error {
 	if err := output.PrintList(o.IO.Out, o.Global.Output, []string{"host", "nova_release", "pass", "warn", "fail", "skip", "failed_checks", "vtpm_guests", "traits"}, recs); err != nil {
 		return err
 	}
-	if err := writeJUnit(o.IO.Out, o.JUnit, "vtpmctl hosts report", reps, fileout.Public); err != nil {
+	if err := writeJUnit(o.IO.Out, o.JUnit, "vtpmctl hosts report", hostcheck.Suites(reps), fileout.Public); err != nil {
 		return err
 	}
 	if failing > 0 {
@@ -161,7 +161,7 @@ func runHostsAudit(ctx context.Context, o *hostsOptions) error {
 	if err := printFleet(o.IO, o.Global, rel, hosts, reps, sum); err != nil {
 		return err
 	}
-	if err := writeJUnit(o.IO.Out, o.JUnit, "vtpmctl hosts audit", reps, fileout.Private); err != nil {
+	if err := writeJUnit(o.IO.Out, o.JUnit, "vtpmctl hosts audit", hostcheck.Suites(reps), fileout.Private); err != nil {
 		return err
 	}
 	if sum.Failing > 0 {

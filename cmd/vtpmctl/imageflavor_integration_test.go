@@ -77,7 +77,7 @@ func (h *harness) global(cloudName string) *globalOptions {
 		Output: output.Options{Format: "json"}}
 }
 
-type result struct {
+type runResult struct {
 	code     int
 	stdout   string
 	stderr   string
@@ -86,11 +86,11 @@ type result struct {
 	requests []string
 }
 
-func (h *harness) run(f func(io *IOStreams) error) result {
+func (h *harness) run(f func(io *IOStreams) error) runResult {
 	var out, errb bytes.Buffer
 	io := &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}
 	code := exitCode(f(io), &errb)
-	r := result{code: code, stdout: out.String(), stderr: errb.String()}
+	r := runResult{code: code, stdout: out.String(), stderr: errb.String()}
 	if h.counter != nil {
 		r.writes, r.requests = h.counter.take()
 	}
@@ -114,7 +114,7 @@ func TestIntegrationImageSetUnset(t *testing.T) {
 	id := devcloudtest.CreateImageAs(t, glance, name, "", "", map[string]string{"hw_disk_bus": "ide", "os_distro": "windows"})
 	ctx := context.Background()
 
-	set := func() result {
+	set := func() runResult {
 		return h.run(func(io *IOStreams) error {
 			return runImageChange(ctx, &imageChangeOptions{IO: io, Global: h.global("devcloud-demo"), Set: true, Images: []string{name}, Windows: true})
 		})
@@ -155,7 +155,7 @@ func TestIntegrationImageSetUnset(t *testing.T) {
 		}
 	}
 
-	unset := func() result {
+	unset := func() runResult {
 		return h.run(func(io *IOStreams) error {
 			return runImageChange(ctx, &imageChangeOptions{IO: io, Global: h.global("devcloud-demo"), Images: []string{id}, Windows: true})
 		})
@@ -220,7 +220,7 @@ func TestIntegrationFlavorLifecycle(t *testing.T) {
 			nova.DeleteFlavor(ctx, compute, f.ID)
 		}
 	})
-	create := func() result {
+	create := func() runResult {
 		return h.run(func(io *IOStreams) error {
 			return runFlavorCreate(ctx, &flavorOptions{IO: io, Global: h.global("devcloud-admin"), Flavors: []string{name},
 				VCPUs: 1, RAM: 64, Disk: 1, Request: nova.FlavorRequest{TPMVersion: "2.0", TPMModel: "tpm-tis"}})

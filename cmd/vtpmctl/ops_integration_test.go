@@ -44,7 +44,7 @@ func TestIntegrationUpgradeAndEvacuation(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
 	dcompute, sid := bootVTPMGuest(t, "upg")
-	upgrade := func(to string) result {
+	upgrade := func(to string) runResult {
 		var rel nova.Release
 		if err := rel.Set(to); err != nil {
 			t.Fatal(err)

@@ -65,7 +65,7 @@ vms: []
 			return next.RoundTrip(r)
 		}))
 	}
-	apply := func(yes bool) result {
+	apply := func(yes bool) runResult {
 		return h.run(func(io *IOStreams) error {
 			return runPlanApply(ctx, &planApplyOptions{IO: io, Global: h.global("devcloud-admin"), File: file}, yes)
 		})

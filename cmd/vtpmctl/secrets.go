@@ -11,11 +11,11 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/vtpmctl/vtpmctl/barbican"
-	"github.com/vtpmctl/vtpmctl/hostcheck"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/fileout"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/internal/quote"
+	"github.com/vtpmctl/vtpmctl/internal/result"
 	"github.com/vtpmctl/vtpmctl/nova"
 )
 
@@ -193,7 +193,7 @@ func runSecretsAudit(ctx context.Context, o *secretsAuditOptions) error {
 	if err := printSecretsAudit(o, facts, res); err != nil {
 		return err
 	}
-	if err := writeJUnit(o.IO.Out, o.JUnit, "vtpmctl secrets audit", secretsJUnit(facts, res), fileout.Private); err != nil {
+	if err := writeJUnit(o.IO.Out, o.JUnit, "vtpmctl secrets audit", secretsJUnit(res), fileout.Private); err != nil {
 		return err
 	}
 	s := res.Summary
@@ -227,7 +227,7 @@ func printSecretsAudit(o *secretsAuditOptions, f barbican.Facts, res barbican.Re
 				if result == "ok" && fd.Status == "skip" && fd.Check == "PROJECT" {
 					result = "not auditable"
 				}
-				lines = append(lines, fd.Status+" "+fd.Check+": "+fd.Message)
+				lines = append(lines, string(fd.Status)+" "+fd.Check+": "+fd.Message)
 			}
 		}
 		recs = append(recs, output.Record{{Name: "server", Value: g.Name + " (" + g.ServerID + ")"}, {Name: "project", Value: g.ProjectID},
@@ -349,28 +349,27 @@ func printCleanupPlan(o *secretsAuditOptions, cloudName, secretsURL string, res 
 }
 
 // secretsJUnit: one suite per project, one case per guest and check.
-func secretsJUnit(f barbican.Facts, res barbican.Result) []hostcheck.Report {
-	byProject := map[string]*hostcheck.Report{}
+func secretsJUnit(res barbican.Result) []result.Suite {
+	byProject := map[string]*result.Suite{}
 	var order []string
-	for _, g := range res.Guests {
-		r := byProject[g.ProjectID]
-		if r == nil {
-			r = &hostcheck.Report{Host: "project " + g.ProjectID}
-			byProject[g.ProjectID] = r
-			order = append(order, g.ProjectID)
+	suite := func(p string) *result.Suite {
+		if byProject[p] == nil {
+			byProject[p] = &result.Suite{Name: "project " + p, Class: "vtpmctl.host.project_" + result.ClassName(p)}
+			order = append(order, p)
 		}
+		return byProject[p]
+	}
+	for _, g := range res.Guests {
+		s := suite(g.ProjectID)
 		for _, fd := range g.Findings {
-			r.Checks = append(r.Checks, hostcheck.Check{ID: g.ServerID + " " + fd.Check, Status: hostcheck.Status(fd.Status), Message: fd.Message, Remedy: fd.Remedy})
+			s.Cases = append(s.Cases, result.Case{Name: g.ServerID + " " + fd.Check, Status: fd.Status, Message: fd.Message, Remedy: fd.Remedy})
 		}
 	}
 	for p, why := range res.NotAuditable {
-		if byProject[p] == nil {
-			byProject[p] = &hostcheck.Report{Host: "project " + p}
-			order = append(order, p)
-		}
-		byProject[p].Checks = append(byProject[p].Checks, hostcheck.Check{ID: "PROJECT-AUDITABLE", Status: hostcheck.Fail, Message: "not auditable: " + why})
+		s := suite(p)
+		s.Cases = append(s.Cases, result.Case{Name: "PROJECT-AUDITABLE", Status: result.Fail, Message: "not auditable: " + why})
 	}
-	var out []hostcheck.Report
+	out := make([]result.Suite, 0, len(order))
 	for _, p := range order {
 		out = append(out, *byProject[p])
 	}

@@ -81,7 +81,7 @@ func TestIntegrationSecretsAudit(t *testing.T) {
 	t.Cleanup(func() { deleteAndWait(ucompute, srv.ID) }) // the owner: an admin's delete cannot remove the secret
 	waitActive(t, ucompute, srv.ID)
 
-	audit := func(orphans bool) (result, auditOut) {
+	audit := func(orphans bool) (runResult, auditOut) {
 		r := h.run(func(io *IOStreams) error {
 			return runSecretsAudit(ctx, &secretsAuditOptions{IO: io, Global: h.global("devcloud-admin"), Projects: []string{"demo"},
 				IncludeOrphans: orphans, Concurrency: 4, ServiceProject: "service"})
