@@ -115,7 +115,7 @@ func TestIntegrationSecretsAudit(t *testing.T) {
 		t.Helper()
 		for _, f := range guest(out).Findings {
 			if f.Check == check {
-				if f.Status != status || !strings.Contains(f.Message, msg) {
+				if string(f.Status) != status || !strings.Contains(f.Message, msg) {
 					t.Errorf("%s: %s %s %q, want %s containing %q", step, check, f.Status, f.Message, status, msg)
 				}
 				return
