@@ -120,14 +120,20 @@ type Summary struct {
 	NotAuditable int `json:"not_auditable"`
 }
 
-// Result is the whole audit.
+// ResultSchema names the JSON of `secrets audit`.
+const ResultSchema = "vtpmctl.secrets-audit/1"
+
+// Result is the whole audit, and the JSON of `secrets audit`.
 type Result struct {
+	Schema       string            `json:"schema"`
+	Release      nova.Release      `json:"nova_release"`
+	Summary      Summary           `json:"summary"`
 	Guests       []GuestResult     `json:"guests"`
-	Orphans      []Orphan          `json:"orphans"`
 	NotAuditable map[string]string `json:"not_auditable"`
+	// Orphans are shown (and fail the audit) with --include-orphans only.
+	Orphans []Orphan `json:"orphans,omitempty"`
 	// SkippedSecrets: vTPM-named secrets not audited, with why.
 	SkippedSecrets []string `json:"skipped_secrets,omitempty"`
-	Summary        Summary  `json:"summary"`
 }
 
 // Audit matches guests and secrets. It is pure: every API answer is in f.
@@ -136,7 +142,7 @@ func Audit(f Facts, now time.Time) Result {
 	for _, s := range f.Secrets {
 		byInstance[s.InstanceID] = append(byInstance[s.InstanceID], s)
 	}
-	res := Result{NotAuditable: map[string]string{}, Guests: []GuestResult{}, Orphans: []Orphan{}, SkippedSecrets: f.SkippedSecrets}
+	res := Result{Schema: ResultSchema, Release: f.Release, NotAuditable: map[string]string{}, Guests: []GuestResult{}, Orphans: []Orphan{}, SkippedSecrets: f.SkippedSecrets}
 	for p, why := range f.NotAuditable {
 		res.NotAuditable[p] = why
 	}

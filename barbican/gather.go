@@ -37,6 +37,9 @@ type Sources struct {
 	ServiceUserID, ServiceProject string
 	// ProjectNames (id -> name), from the caller's one project list.
 	ProjectNames map[string]string
+	// Inventory, when set, is the servers already listed (every project,
+	// AllTenants): one server list serves several audits.
+	Inventory *nova.Inventory
 }
 
 // Gather asks the APIs, page by page, and returns the facts to audit.
@@ -44,9 +47,14 @@ func Gather(ctx context.Context, src Sources) (Facts, error) {
 	f := Facts{Release: src.Release, Audited: map[string]bool{}, NotAuditable: map[string]string{}, CompleteServers: src.AllTenants,
 		ServiceUserID: src.ServiceUserID, ServiceProject: src.ServiceProject, Users: map[string]User{}, Roles: map[string]map[string]bool{},
 		ProjectNames: src.ProjectNames}
-	inv, err := nova.ListVTPMGuests(ctx, src.Compute, src.Image, src.Release, src.AllTenants)
-	if err != nil {
-		return f, err
+	var inv nova.Inventory
+	if src.Inventory != nil {
+		inv = *src.Inventory
+	} else {
+		var err error
+		if inv, err = nova.ListVTPMGuests(ctx, src.Compute, src.Image, src.Release, src.AllTenants); err != nil {
+			return f, err
+		}
 	}
 	f.Guests, f.OtherServers = inv.Guests, inv.Others
 	if f.ProjectNames == nil {

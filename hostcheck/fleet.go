@@ -12,6 +12,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/placement/v1/resourceproviders"
 	"github.com/gophercloud/gophercloud/v2/pagination"
 
+	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/internal/paging"
 	"github.com/vtpmctl/vtpmctl/nova"
 )
@@ -294,4 +295,45 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// FleetSchema names the JSON of `hosts audit`.
+const FleetSchema = "vtpmctl.hosts-audit/1"
+
+// Fleet is the result of `hosts audit`: every host, its Placement traits,
+// its findings (Reports, in the order of Hosts) and the summary.
+type Fleet struct {
+	Schema  string       `json:"schema"`
+	Release nova.Release `json:"nova_release"`
+	Summary FleetSummary `json:"summary"`
+	Hosts   []FleetHost  `json:"hosts"`
+	Reports []Report     `json:"reports"`
+}
+
+// NewFleet assembles the audit's result.
+func NewFleet(rel nova.Release, hosts []FleetHost, reports []Report, sum FleetSummary) *Fleet {
+	return &Fleet{Schema: FleetSchema, Release: rel, Summary: sum, Hosts: hosts, Reports: reports}
+}
+
+// Table is one row per host.
+func (f *Fleet) Table() output.Table {
+	t := output.Table{Columns: []string{"host", "hypervisor", "state", "tpm_2_0", "crb", "host_mode", "traits", "findings"}}
+	for i, h := range f.Hosts {
+		var findings []string
+		if i < len(f.Reports) {
+			for _, c := range f.Reports[i].Checks {
+				if c.Status != Pass {
+					findings = append(findings, fmt.Sprintf("%s %s: %s", c.Status, c.ID, c.Message))
+				}
+			}
+		}
+		capab := CapabilityOf(f.Release, h.Traits)
+		t.Rows = append(t.Rows, output.Record{{Name: "host", Value: h.Host}, {Name: "hypervisor", Value: h.Hypervisor},
+			{Name: "state", Value: h.State + "/" + h.Status}, {Name: "tpm_2_0", Value: capab.TPM20}, {Name: "crb", Value: capab.CRB},
+			{Name: "host_mode", Value: capab.HostMode}, {Name: "traits", Value: h.Traits}, {Name: "findings", Value: findings}})
+	}
+	s := f.Summary
+	t.Footer = []string{fmt.Sprintf("%d host(s), %d up and enabled; can take TPM 2.0: %d, CRB: %d, host mode: %d; vTPM guests that cannot be evacuated: %d; failing: %d (scheduler: Nova %s)",
+		s.Hosts, s.Usable, s.TPM20, s.CRB, s.HostMode, s.AtRisk, s.Failing, f.Release)}
+	return t
 }

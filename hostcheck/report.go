@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/internal/result"
 	"io"
 	"os"
@@ -32,16 +33,20 @@ type Check struct {
 	Remedy  string `json:"remedy,omitempty"`
 }
 
+// ReportSchema names the JSON of `host check`; a reader refuses another.
+const ReportSchema = "vtpmctl.host-check/1"
+
 // Report is everything `host check` found on one host; `hosts report` and
 // `hosts audit --host-reports` read it back, so its JSON is an interface.
 type Report struct {
+	Schema      string   `json:"schema,omitempty"` // ReportSchema at the top of a file; checked on read
 	Host        string   `json:"host"`
 	NovaRelease string   `json:"nova_release"`
+	Summary     Summary  `json:"summary"`
 	Checks      []Check  `json:"checks"`
 	Traits      []string `json:"traits"` // what Nova on this release reports for this host
 	// VTPMGuests are the domains with a <tpm> on this host.
 	VTPMGuests []Guest  `json:"vtpm_guests"`
-	Summary    Summary  `json:"summary"`
 	Facts      HostInfo `json:"facts"`
 	// AtRisk (fleet audit): the vTPM guests this host would strand if it
 	// died, since Nova refuses to evacuate them.
@@ -107,6 +112,18 @@ func (r *Report) Finish() {
 	sort.Strings(r.Traits)
 }
 
+// Table is the report as the table output shows it.
+func (r *Report) Table() output.Table {
+	t := output.Table{Columns: []string{"id", "status", "message", "remedy"},
+		Footer: []string{fmt.Sprintf("host %s (Nova %s): %d pass, %d warn, %d fail, %d skip", r.Host, r.NovaRelease,
+			r.Summary.Pass, r.Summary.Warn, r.Summary.Fail, r.Summary.Skip)}}
+	for _, c := range r.Checks {
+		t.Rows = append(t.Rows, output.Record{{Name: "id", Value: c.ID}, {Name: "status", Value: string(c.Status)},
+			{Name: "message", Value: c.Message}, {Name: "remedy", Value: c.Remedy}})
+	}
+	return t
+}
+
 // Failed says whether any check failed.
 func (r *Report) Failed() bool { return r.Summary.Fail > 0 }
 
@@ -138,6 +155,9 @@ func ReadReport(path string) (Report, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&r); err != nil {
 		return Report{}, fmt.Errorf("%s: not a host check JSON report: %v", path, err)
+	}
+	if err := result.CheckSchema(path, r.Schema, ReportSchema); err != nil {
+		return Report{}, err
 	}
 	if r.Host == "" || r.Checks == nil {
 		return Report{}, fmt.Errorf("%s: not a host check JSON report (no host or checks)", path)

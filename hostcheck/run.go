@@ -61,7 +61,7 @@ func Run(o Options) (*Report, error) {
 	if o.Root != "" {
 		o.Root = filepath.Clean(o.Root)
 	}
-	s := &state{o: o, r: &Report{Traits: []string{}, VTPMGuests: []Guest{}}}
+	s := &state{o: o, r: &Report{Schema: ReportSchema, Traits: []string{}, VTPMGuests: []Guest{}}}
 	if len(o.NovaConf) == 0 && o.NovaConfDir == "" {
 		o.NovaConf = []string{"/etc/nova/nova.conf"}
 		if _, err := statIn(o.Root, "/etc/nova/nova-compute.conf"); err == nil {

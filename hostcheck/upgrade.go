@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/nova"
 )
 
@@ -26,6 +27,7 @@ type StrandedGuest struct {
 
 // UpgradeResult is `upgrade check`.
 type UpgradeResult struct {
+	Schema     string          `json:"schema"`
 	From       string          `json:"from"`
 	To         string          `json:"to"`
 	Hosts      []UpgradeHost   `json:"hosts"`
@@ -34,10 +36,31 @@ type UpgradeResult struct {
 	Advice     []string        `json:"advice"`
 }
 
+// UpgradeSchema names the JSON of `upgrade check`.
+const UpgradeSchema = "vtpmctl.upgrade-check/1"
+
+// Table is one row per host; the stranded guests, the advice and the
+// verdict follow it.
+func (u *UpgradeResult) Table() output.Table {
+	t := output.Table{Columns: []string{"host", "vtpm_now", "vtpm_after", "missing_after"}}
+	for _, h := range u.Hosts {
+		t.Rows = append(t.Rows, output.Record{{Name: "host", Value: h.Host}, {Name: "vtpm_now", Value: h.Now.TPM20 || h.Now.CRB},
+			{Name: "vtpm_after", Value: h.After.TPM20 || h.After.CRB}, {Name: "missing_after", Value: h.Missing}})
+	}
+	for _, s := range u.Stranded {
+		t.Footer = append(t.Footer, fmt.Sprintf("stranded: %s (%s), project %s, on %s: needs %s on another host", s.Name, s.ServerID, s.ProjectID, s.Host, strings.Join(s.Requires, " ")))
+	}
+	for _, a := range u.Advice {
+		t.Footer = append(t.Footer, "advice: "+a)
+	}
+	t.Footer = append(t.Footer, fmt.Sprintf("upgrade %s -> %s: %d host(s) stop receiving vTPM guests, %d vTPM guest(s) stranded", u.From, u.To, len(u.UpgradeNow), len(u.Stranded)))
+	return t
+}
+
 // UpgradeCheck says what a scheduler upgrade from→to does to vTPM guests,
 // given the hosts' current traits (their nova-compute not yet upgraded).
 func UpgradeCheck(from, to nova.Release, hosts []FleetHost, guests []nova.VTPMGuest) UpgradeResult {
-	res := UpgradeResult{From: from.String(), To: to.String(), Hosts: []UpgradeHost{}, Stranded: []StrandedGuest{}, UpgradeNow: []string{}}
+	res := UpgradeResult{Schema: UpgradeSchema, From: from.String(), To: to.String(), Hosts: []UpgradeHost{}, Stranded: []StrandedGuest{}, UpgradeNow: []string{}}
 	usable := map[string][]string{}
 	for _, h := range hosts {
 		if h.State != "up" || h.Status != "enabled" {

@@ -1,12 +1,13 @@
 package plans
 
 import (
-	"encoding/csv"
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/internal/quote"
 )
 
@@ -43,35 +44,48 @@ func phaseOf(item string) string {
 	return "before"
 }
 
-// WriteChecklist renders the checklist as markdown, csv or json.
-func WriteChecklist(w io.Writer, p *Plan, format string) error {
+// CutoverChecklist is the result of `plan checklist`: its JSON is the
+// items, its table one row per item, and it is a markdown document (the
+// default when no -f is given).
+type CutoverChecklist struct {
+	Items []ChecklistItem
+	plan  *Plan
+}
+
+// NewChecklist is the plan's cutover checklist.
+func NewChecklist(p *Plan) *CutoverChecklist {
 	items := Checklist(p)
-	switch format {
-	case "json":
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		if items == nil {
-			items = []ChecklistItem{}
-		}
-		return enc.Encode(items)
-	case "csv":
-		cw := csv.NewWriter(w)
-		cw.Write([]string{"vm", "phase", "item", "target"})
-		for _, it := range items {
-			cw.Write([]string{quote.CSVCell(it.VM), quote.CSVCell(it.Phase), quote.CSVCell(it.Item), quote.CSVCell(it.Target)})
-		}
-		cw.Flush()
-		return cw.Error()
+	if items == nil {
+		items = []ChecklistItem{}
 	}
-	fmt.Fprintln(w, "# Cutover checklist")
-	fmt.Fprintln(w)
+	return &CutoverChecklist{Items: items, plan: p}
+}
+
+// MarshalJSON writes the items.
+func (c *CutoverChecklist) MarshalJSON() ([]byte, error) { return json.Marshal(c.Items) }
+
+// Table is one row per item.
+func (c *CutoverChecklist) Table() output.Table {
+	t := output.Table{Columns: []string{"vm", "phase", "item", "target"}}
+	for _, it := range c.Items {
+		t.Rows = append(t.Rows, output.Record{{Name: "vm", Value: it.VM}, {Name: "phase", Value: it.Phase}, {Name: "item", Value: it.Item}, {Name: "target", Value: it.Target}})
+	}
+	return t
+}
+
+// Markdown writes the checklist document, every name escaped.
+func (c *CutoverChecklist) Markdown(w io.Writer) error {
+	p := c.plan
+	bw := bufio.NewWriter(w)
+	fmt.Fprintln(bw, "# Cutover checklist")
+	fmt.Fprintln(bw)
+	md := quote.Markdown
 	for _, vm := range p.VMs {
-		md := quote.Markdown
-		fmt.Fprintf(w, "## %s\n\n", md(vm.Name))
-		fmt.Fprintf(w, "%s, %s firmware, Secure Boot %s, source vTPM **%s** → flavor %s, image %s, vTPM %s\n\n",
+		fmt.Fprintf(bw, "## %s\n\n", md(vm.Name))
+		fmt.Fprintf(bw, "%s, %s firmware, Secure Boot %s, source vTPM **%s** → flavor %s, image %s, vTPM %s\n\n",
 			md(vm.GuestOS), md(vm.Firmware), md(vm.SecureBoot), md(vm.SourceVTPM), md(vm.TargetFlavor), md(vm.TargetImage), md(vm.TargetVTPM))
 		for _, f := range vm.Flags {
-			fmt.Fprintf(w, "- **Flag:** %s\n", md(f))
+			fmt.Fprintf(bw, "- **Flag:** %s\n", md(f))
 		}
 		for _, phase := range []struct{ key, title string }{{"before", "Before cutover"}, {"after", "After cutover"}, {"limits", "Operational limits on the target"}} {
 			var lines []string
@@ -83,12 +97,12 @@ func WriteChecklist(w io.Writer, p *Plan, format string) error {
 			if len(lines) == 0 {
 				continue
 			}
-			fmt.Fprintf(w, "\n%s:\n\n", phase.title)
+			fmt.Fprintf(bw, "\n%s:\n\n", phase.title)
 			for _, l := range lines {
-				fmt.Fprintf(w, "- [ ] %s\n", md(l))
+				fmt.Fprintf(bw, "- [ ] %s\n", md(l))
 			}
 		}
-		fmt.Fprintln(w)
+		fmt.Fprintln(bw)
 	}
-	return nil
+	return bw.Flush()
 }

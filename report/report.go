@@ -4,7 +4,6 @@
 package report
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"html/template"
@@ -19,34 +18,18 @@ import (
 	"github.com/vtpmctl/vtpmctl/internal/result"
 )
 
-// Fleet is `hosts audit -f json`.
-type Fleet struct {
-	NovaRelease string                 `json:"nova_release"`
-	Summary     hostcheck.FleetSummary `json:"summary"`
-	Hosts       []hostcheck.FleetHost  `json:"hosts"`
-	Reports     []hostcheck.Report     `json:"reports"`
-}
-
-// Secrets is `secrets audit -f json`.
-type Secrets struct {
-	NovaRelease  string                 `json:"nova_release"`
-	Summary      barbican.Summary       `json:"summary"`
-	Guests       []barbican.GuestResult `json:"guests"`
-	NotAuditable map[string]string      `json:"not_auditable"`
-	Orphans      []barbican.Orphan      `json:"orphans"`
-}
-
-// Inputs are every result the page can show; any may be missing.
+// Inputs are every result the page can show; any may be missing. They
+// are the commands' own typed results, from a run or from their JSON.
 type Inputs struct {
 	Cloud     string
 	Generated time.Time
 	Hosts     []hostcheck.Report // `host check -f json`
-	Fleet     *Fleet
-	Secrets   *Secrets
+	Fleet     *hostcheck.Fleet
+	Secrets   *barbican.Result
 	Upgrade   *hostcheck.UpgradeResult
 }
 
-// Load reads a saved JSON result and files it by its shape.
+// Load reads a saved JSON result.
 func (in *Inputs) Load(path string) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -55,49 +38,51 @@ func (in *Inputs) Load(path string) error {
 	return in.LoadBytes(path, data)
 }
 
-// LoadBytes reads one command's JSON result already in memory; path only
-// names it in errors.
+// LoadBytes reads one command's JSON result, filed by its "schema"; path
+// only names it in errors.
 func (in *Inputs) LoadBytes(path string, data []byte) error {
-	var probe map[string]json.RawMessage
-	if err := json.Unmarshal(data, &probe); err != nil {
+	var head struct {
+		Schema string `json:"schema"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
 		return fmt.Errorf("%s: not a vtpmctl JSON result: %v", path, err)
 	}
-	has := func(k string) bool { _, ok := probe[k]; return ok }
 	dec := func(v any) error {
-		d := json.NewDecoder(bytes.NewReader(data))
-		if err := d.Decode(v); err != nil {
+		if err := json.Unmarshal(data, v); err != nil {
 			return fmt.Errorf("%s: %v", path, err)
 		}
 		return nil
 	}
-	switch {
-	case has("stranded_guests"):
-		var u hostcheck.UpgradeResult
-		if err := dec(&u); err != nil {
-			return err
-		}
-		in.Upgrade = &u
-	case has("reports") && has("hosts"):
-		var f Fleet
-		if err := dec(&f); err != nil {
-			return err
-		}
-		in.Fleet = &f
-	case has("guests") && has("summary"):
-		var s Secrets
-		if err := dec(&s); err != nil {
-			return err
-		}
-		in.Secrets = &s
-	case has("checks") && has("host"):
+	switch head.Schema {
+	case hostcheck.ReportSchema:
 		var r hostcheck.Report
 		if err := dec(&r); err != nil {
 			return err
 		}
 		r.Finish()
 		in.Hosts = append(in.Hosts, r)
+	case hostcheck.FleetSchema:
+		var f hostcheck.Fleet
+		if err := dec(&f); err != nil {
+			return err
+		}
+		in.Fleet = &f
+	case barbican.ResultSchema:
+		var r barbican.Result
+		if err := dec(&r); err != nil {
+			return err
+		}
+		in.Secrets = &r
+	case hostcheck.UpgradeSchema:
+		var u hostcheck.UpgradeResult
+		if err := dec(&u); err != nil {
+			return err
+		}
+		in.Upgrade = &u
+	case "":
+		return result.CheckSchema(path, "", "one of "+strings.Join([]string{hostcheck.ReportSchema, hostcheck.FleetSchema, barbican.ResultSchema, hostcheck.UpgradeSchema}, ", "))
 	default:
-		return fmt.Errorf("%s: not the JSON of host check, hosts audit, secrets audit or upgrade check", path)
+		return fmt.Errorf("%s: schema %q is not the JSON of host check, hosts audit, secrets audit or upgrade check of this vtpmctl", path, head.Schema)
 	}
 	return nil
 }

@@ -23,13 +23,13 @@ func write(t *testing.T, dir, name string, v any) string {
 
 func TestLoadAndRender(t *testing.T) {
 	dir := t.TempDir()
-	host := hostcheck.Report{Host: "cmp1", Checks: []hostcheck.Check{{ID: "VIRT-TYPE", Status: hostcheck.Fail, Message: "found 'lxc' <script>x</script>", Remedy: "use kvm"}}}
-	fleet := Fleet{NovaRelease: "zed", Summary: hostcheck.FleetSummary{Hosts: 3, Usable: 3, TPM20: 2, AtRisk: 4}, Hosts: []hostcheck.FleetHost{}, Reports: []hostcheck.Report{}}
-	sec := Secrets{Summary: barbican.Summary{Guests: 5, Secrets: 5, OK: 4, Failed: 1}, Guests: []barbican.GuestResult{{Guest: barbican.Guest{ServerID: "s1", Name: "win1"},
+	host := hostcheck.Report{Schema: hostcheck.ReportSchema, Host: "cmp1", Checks: []hostcheck.Check{{ID: "VIRT-TYPE", Status: hostcheck.Fail, Message: "found 'lxc' <script>x</script>", Remedy: "use kvm"}}}
+	fleet := hostcheck.NewFleet(nova.Zed, []hostcheck.FleetHost{}, []hostcheck.Report{}, hostcheck.FleetSummary{Hosts: 3, Usable: 3, TPM20: 2, AtRisk: 4})
+	sec := barbican.Result{Schema: barbican.ResultSchema, Summary: barbican.Summary{Guests: 5, Secrets: 5, OK: 4, Failed: 1}, Guests: []barbican.GuestResult{{Guest: barbican.Guest{ServerID: "s1", Name: "win1"},
 		Findings: []barbican.Finding{{Check: "SECRET-EXISTS", Status: "fail", Message: "gone"}}}}, NotAuditable: map[string]string{"p9": "403"}}
-	up := hostcheck.UpgradeResult{From: "zed", To: "2024.2", Hosts: []hostcheck.UpgradeHost{}, Stranded: []hostcheck.StrandedGuest{{VTPMGuest: nova.VTPMGuest{ServerID: "s2", Name: "win2", Host: "cmp1"}, Requires: []string{"COMPUTE_SECURITY_TPM_TIS"}}}}
+	up := hostcheck.UpgradeResult{Schema: hostcheck.UpgradeSchema, From: "zed", To: "2024.2", Hosts: []hostcheck.UpgradeHost{}, Stranded: []hostcheck.StrandedGuest{{VTPMGuest: nova.VTPMGuest{ServerID: "s2", Name: "win2", Host: "cmp1"}, Requires: []string{"COMPUTE_SECURITY_TPM_TIS"}}}}
 	var in Inputs
-	for _, p := range []string{write(t, dir, "h.json", host), write(t, dir, "f.json", map[string]any{"nova_release": "zed", "summary": fleet.Summary, "hosts": []any{}, "reports": []any{}}),
+	for _, p := range []string{write(t, dir, "h.json", host), write(t, dir, "f.json", fleet),
 		write(t, dir, "s.json", sec), write(t, dir, "u.json", up)} {
 		if err := in.Load(p); err != nil {
 			t.Fatal(err)
@@ -38,8 +38,13 @@ func TestLoadAndRender(t *testing.T) {
 	if len(in.Hosts) != 1 || in.Fleet == nil || in.Secrets == nil || in.Upgrade == nil {
 		t.Fatalf("not every kind recognised: %+v", in)
 	}
-	if err := in.Load(write(t, dir, "x.json", map[string]any{"foo": 1})); err == nil || !strings.Contains(err.Error(), "not the JSON of") {
-		t.Errorf("unknown JSON: %v", err)
+	for name, v := range map[string]any{
+		"written by an older vtpmctl": map[string]any{"host": "cmp1", "checks": []any{}}, // a host check report before schemas
+		"not the JSON of":             map[string]any{"schema": "vtpmctl.host-check/9"},
+	} {
+		if err := in.Load(write(t, dir, "x.json", v)); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 	in.Generated = time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
 	var b bytes.Buffer

@@ -91,11 +91,14 @@ EXAMPLES:
 		Suggest:               true,
 		Flags:                 globalFlags(g),
 		Before: func(ctx context.Context, cmd *cli.Command) (context.Context, error) {
-			// plan checklist alone also speaks markdown and csv
-			if f := g.Output.Format; (f == "markdown" || f == "csv") && argsHave(cmd.Args().Slice(), "checklist") {
-			} else if err := g.Output.Validate(); err != nil {
+			if err := g.Output.Validate(); err != nil {
 				return ctx, &usageError{msg: err.Error(), err: err}
 			}
+			// Refused before any work: only documents are markdown.
+			if g.Output.Format == "markdown" && !argsHave(cmd.Args().Slice(), "checklist") {
+				return ctx, usagef("-f markdown is not available for %s (only plan checklist writes markdown; choose table, json, yaml, value or csv)", strings.Join(commandWords(cmd.Args().Slice()), " "))
+			}
+			g.Output.Explicit = cmd.IsSet("format")
 			if g.Cloud.Timeout <= 0 {
 				return ctx, usagef("--timeout %s: must be positive (a request without a deadline can hang for ever)", g.Cloud.Timeout)
 			}
@@ -172,6 +175,18 @@ func globalFlags(g *globalOptions) []cli.Flag {
 		&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "output `FORMAT`: " + strings.Join(output.Formats, ", "), Value: "table", Destination: &g.Output.Format},
 		&cli.StringSliceFlag{Name: "column", Aliases: []string{"c"}, Usage: "show only `COLUMN` (repeatable)", Destination: &g.Output.Columns},
 	}
+}
+
+// commandWords are the leading non-flag words: the command's name.
+func commandWords(args []string) []string {
+	var out []string
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") {
+			break
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 func argsHave(args []string, word string) bool {

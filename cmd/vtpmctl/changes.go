@@ -36,7 +36,7 @@ func printChanges(io *IOStreams, g *globalOptions, plans []nova.ObjectPlan, dryR
 			failed++
 		}
 	}
-	if err := output.PrintList(io.Out, g.Output, changeColumns, recs); err != nil {
+	if err := output.Write(io.Out, g.Output, output.List{Columns: changeColumns, Rows: recs}); err != nil {
 		return err
 	}
 	for _, p := range plans {

@@ -122,7 +122,7 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 		rel, releaseNote = res.Release, res.Note(differ)
 	}
 	d := nova.Decide(flavor, image, rel)
-	if err := output.PrintRecord(o.IO.Out, o.Global.Output, checkRecord(d, releaseNote)); err != nil {
+	if err := output.Write(o.IO.Out, o.Global.Output, checkRecord(d, releaseNote)); err != nil {
 		return err
 	}
 	if d.Error != nil {

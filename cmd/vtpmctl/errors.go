@@ -75,8 +75,9 @@ func exitCode(err error, stderr io.Writer) int {
 	var amb *nova.AmbiguousError
 	var req *nova.RequestError
 	var pe *plans.PlanError
+	var fe *output.FormatError
 	switch {
-	case errors.As(err, &ue), errors.As(err, &ce), errors.As(err, &col), errors.As(err, &nf), errors.As(err, &amb), errors.As(err, &req), errors.As(err, &pe):
+	case errors.As(err, &ue), errors.As(err, &ce), errors.As(err, &col), errors.As(err, &nf), errors.As(err, &amb), errors.As(err, &req), errors.As(err, &pe), errors.As(err, &fe):
 		code = exitUsage
 	}
 	fmt.Fprintln(stderr, "vtpmctl: "+errorLine(err.Error()))

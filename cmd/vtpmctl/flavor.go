@@ -296,7 +296,7 @@ func newFlavorShowCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 			} else if d.VTPM {
 				vtpm = d.Version + " " + d.Model
 			}
-			return output.PrintRecord(streams.Out, g.Output, output.Record{
+			return output.Write(streams.Out, g.Output, output.Record{
 				{Name: "id", Value: f.ID}, {Name: "name", Value: f.Name}, {Name: "vcpus", Value: f.VCPUs},
 				{Name: "ram", Value: f.RAM}, {Name: "disk", Value: f.Disk}, {Name: "is_public", Value: f.IsPublic},
 				{Name: "hw:tpm_version", Value: f.ExtraSpecs[nova.FlavorTPMVersion]}, {Name: "hw:tpm_model", Value: f.ExtraSpecs[nova.FlavorTPMModel]},
@@ -337,7 +337,7 @@ func newFlavorListCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 					{Name: "is_public", Value: f.IsPublic}, {Name: "tpm_version", Value: f.ExtraSpecs[nova.FlavorTPMVersion]},
 					{Name: "tpm_model", Value: f.ExtraSpecs[nova.FlavorTPMModel]}, {Name: "secret_security", Value: f.ExtraSpecs[nova.FlavorTPMSecretSecurity]}})
 			}
-			return output.PrintList(streams.Out, g.Output, []string{"id", "name", "vcpus", "ram", "disk", "is_public", "tpm_version", "tpm_model", "secret_security"}, recs)
+			return output.Write(streams.Out, g.Output, output.List{Columns: []string{"id", "name", "vcpus", "ram", "disk", "is_public", "tpm_version", "tpm_model", "secret_security"}, Rows: recs})
 		},
 	}
 }

@@ -117,7 +117,7 @@ func checklistOf(name string) *plans.Plan {
 func checkChecklist(t testing.TB, name string) {
 	p := checklistOf(name)
 	var md bytes.Buffer
-	plans.WriteChecklist(&md, p, "markdown")
+	output.Write(&md, output.Options{Format: "table"}, plans.NewChecklist(p))
 	headings := 0
 	for _, l := range strings.Split(md.String(), "\n") {
 		if strings.HasPrefix(l, "#") {
@@ -133,7 +133,7 @@ func checkChecklist(t testing.TB, name string) {
 		t.Fatalf("name %q: %d heading lines in the markdown:\n%s", name, headings, md.String())
 	}
 	var c bytes.Buffer
-	plans.WriteChecklist(&c, p, "csv")
+	output.Write(&c, output.Options{Format: "csv", Explicit: true}, plans.NewChecklist(p))
 	recs, err := csv.NewReader(&c).ReadAll()
 	if err != nil {
 		t.Fatalf("name %q: csv does not parse: %v", name, err)

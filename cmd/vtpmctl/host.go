@@ -102,7 +102,7 @@ func runHostCheck(ctx context.Context, o *hostCheckOptions) error {
 	if err != nil {
 		return &usageError{msg: err.Error(), err: err}
 	}
-	if err := printHostReport(o.IO, o.Global, rep); err != nil {
+	if err := output.Write(o.IO.Out, o.Global.Output, rep); err != nil {
 		return err
 	}
 	if err := writeJUnit(o.IO.Out, o.JUnit, "vtpmctl host check", hostcheck.Suites([]hostcheck.Report{*rep}), fileout.Public); err != nil {
@@ -110,30 +110,6 @@ func runHostCheck(ctx context.Context, o *hostCheckOptions) error {
 	}
 	if rep.Failed() {
 		return &reportedError{code: exitFailed, msg: fmt.Sprintf("host %s: %d check(s) failed", rep.Host, rep.Summary.Fail)}
-	}
-	return nil
-}
-
-func printHostReport(io *IOStreams, g *globalOptions, rep *hostcheck.Report) error {
-	switch g.Output.Format {
-	case "json", "yaml":
-		return output.PrintRecord(io.Out, g.Output, output.Record{
-			{Name: "host", Value: rep.Host}, {Name: "nova_release", Value: rep.NovaRelease}, {Name: "summary", Value: rep.Summary},
-			{Name: "checks", Value: rep.Checks}, {Name: "traits", Value: rep.Traits}, {Name: "vtpm_guests", Value: rep.VTPMGuests},
-			{Name: "facts", Value: rep.Facts},
-		})
-	}
-	var recs []output.Record
-	for _, c := range rep.Checks {
-		recs = append(recs, output.Record{{Name: "id", Value: c.ID}, {Name: "status", Value: string(c.Status)},
-			{Name: "message", Value: c.Message}, {Name: "remedy", Value: c.Remedy}})
-	}
-	if err := output.PrintList(io.Out, g.Output, []string{"id", "status", "message", "remedy"}, recs); err != nil {
-		return err
-	}
-	if g.Output.Format != "value" {
-		fmt.Fprintf(io.Out, "host %s (Nova %s): %d pass, %d warn, %d fail, %d skip\n", rep.Host, rep.NovaRelease,
-			rep.Summary.Pass, rep.Summary.Warn, rep.Summary.Fail, rep.Summary.Skip)
 	}
 	return nil
 }

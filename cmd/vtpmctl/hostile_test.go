@@ -34,9 +34,9 @@ const (
 	goneID   = "0a1b2c3d-0000-4000-8000-000000000001"
 )
 
-// auditCloud is one project with one user-mode vTPM guest and its secret,
+// secretsCloud is one project with one user-mode vTPM guest and its secret,
 // an orphan secret, and handlers a test may replace.
-func auditCloud(t *testing.T) *fakecloud.Cloud {
+func secretsCloud(t *testing.T) *fakecloud.Cloud {
 	c := fakecloud.New(t)
 	p, u := fakecloud.ProjectID, fakecloud.UserID
 	c.Handle("GET /compute/v2.1/servers/detail", fakecloud.JSON(200, fmt.Sprintf(`{"servers":[{"id":%q,"name":"win\u001b[2J","tenant_id":%q,"user_id":%q,"status":"ACTIVE",
@@ -65,7 +65,7 @@ func finding(out, check string) string {
 // TestOwnerValidSkipsWhenRolesUnreadable: a 403 on role assignments is
 // "could not be read", never "no role any more".
 func TestOwnerValidSkipsWhenRolesUnreadable(t *testing.T) {
-	c := auditCloud(t)
+	c := secretsCloud(t)
 	c.Handle("GET /identity/v3/role_assignments", fakecloud.JSON(403, `{"error":{"code":403,"message":"forbidden"}}`))
 	out, errs, _ := runCLI(t, "--os-cloud", "fake", "secrets", "audit", "-f", "json")
 	if !strings.Contains(out, `"OWNER-VALID"`) || strings.Contains(out, "any more") {
@@ -79,7 +79,7 @@ func TestOwnerValidSkipsWhenRolesUnreadable(t *testing.T) {
 // TestTransientErrorsRetried: one 502 on an ACL read is retried; a
 // persistent 500 is that secret's skip, not the project's.
 func TestTransientErrorsRetried(t *testing.T) {
-	c := auditCloud(t)
+	c := secretsCloud(t)
 	n := 0
 	c.Handle("GET /key-manager/v1/secrets/*", func(w http.ResponseWriter, r *http.Request) {
 		n++
@@ -103,7 +103,7 @@ func TestTransientErrorsRetried(t *testing.T) {
 
 // TestCleanupPlanUnauditedProject: the script says so and the exit is 1.
 func TestCleanupPlanUnauditedProject(t *testing.T) {
-	c := auditCloud(t)
+	c := secretsCloud(t)
 	c.Handle("GET /key-manager/v1/secrets", fakecloud.JSON(403, `{"title":"Forbidden"}`))
 	out, errs, code := runCLI(t, "--os-cloud", "fake", "secrets", "audit", "--cleanup-plan")
 	if code != 1 || !strings.Contains(out, "set -eu") || !strings.Contains(out, "WARNING: 1 project(s) could not be audited") || !strings.Contains(errs, "could not be audited") {
@@ -114,7 +114,7 @@ func TestCleanupPlanUnauditedProject(t *testing.T) {
 // TestPayloadRefSecret: a secret_ref ending in /payload is named, not
 // requested, and the project is still audited.
 func TestPayloadRefSecret(t *testing.T) {
-	c := auditCloud(t)
+	c := secretsCloud(t)
 	c.Handle("GET /key-manager/v1/secrets", fakecloud.JSON(200, fmt.Sprintf(`{"secrets":[
 {"name":"vTPM secret for instance %s","secret_ref":"%s/key-manager/v1/secrets/%s","creator_id":%q,"status":"ACTIVE","secret_type":"passphrase","created":"2026-01-01T00:00:00"},
 {"name":"vTPM secret for instance %s","secret_ref":"%s/key-manager/v1/secrets/%s/payload","creator_id":"x","status":"ACTIVE","created":"2026-01-01T00:00:00"}]}`,
@@ -172,7 +172,7 @@ func TestTimeoutMustBePositive(t *testing.T) {
 // TestIdentityInAnotherRegion: Keystone registered in one region only;
 // --os-region-name names another: no panic, the audit runs.
 func TestIdentityInAnotherRegion(t *testing.T) {
-	c := auditCloud(t)
+	c := secretsCloud(t)
 	c.Region, c.IdentityRegion = "RegionTwo", "RegionOne"
 	out, errs, code := runCLI(t, "--os-cloud", "fake", "--os-region-name", "RegionTwo", "secrets", "audit", "--project", "p")
 	if code == 2 || strings.Contains(errs, "panic") || !strings.Contains(out, "guests 1") {
@@ -261,7 +261,7 @@ func TestOutputPathsKeepDevices(t *testing.T) {
 // TestTerminalEscapesNeutralised: a server name with escape sequences
 // reaches the table without them; json keeps it exact.
 func TestTerminalEscapesNeutralised(t *testing.T) {
-	auditCloud(t)
+	secretsCloud(t)
 	out, _, _ := runCLI(t, "--os-cloud", "fake", "secrets", "audit")
 	if strings.Contains(out, "\x1b") || !strings.Contains(out, "win\uFFFD[2J") {
 		t.Errorf("table output:\n%q", out)
@@ -308,7 +308,7 @@ func TestPlanExitStatus(t *testing.T) {
 // manager gets a client whose transport starts with the policy layer,
 // whatever the order of its calls (report connects before it audits).
 func TestPayloadGuardOnEverySession(t *testing.T) {
-	auditCloud(t)
+	secretsCloud(t)
 	var opened []*cloud.Session
 	sessionOpened = func(s *cloud.Session) { opened = append(opened, s) }
 	defer func() { sessionOpened = nil }()

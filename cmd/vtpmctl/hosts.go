@@ -43,7 +43,7 @@ merges 'host check -f json' files (matched by hypervisor hostname or host) to
 flag drift between a host's configuration and what Placement says.`, []string{
 				"vtpmctl --os-cloud prod hosts audit",
 				"vtpmctl --os-cloud prod hosts audit --host-reports ./reports --junit fleet.xml",
-				"vtpmctl --os-cloud prod hosts audit -f json -c summary",
+				"vtpmctl --os-cloud prod hosts audit -f json -c host -c findings",
 			}, auditExit),
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "host-reports", Usage: "`DIR` of host check JSON reports (*.json)", Destination: &audit.Dir},
@@ -109,7 +109,7 @@ func runHostsReport(o *hostsOptions) error {
 			{Name: "skip", Value: r.Summary.Skip}, {Name: "failed_checks", Value: failed}, {Name: "vtpm_guests", Value: len(r.VTPMGuests)},
 			{Name: "traits", Value: r.Traits}})
 	}
-	if err := output.PrintList(o.IO.Out, o.Global.Output, []string{"host", "nova_release", "pass", "warn", "fail", "skip", "failed_checks", "vtpm_guests", "traits"}, recs); err != nil {
+	if err := output.Write(o.IO.Out, o.Global.Output, output.List{Columns: []string{"host", "nova_release", "pass", "warn", "fail", "skip", "failed_checks", "vtpm_guests", "traits"}, Rows: recs}); err != nil {
 		return err
 	}
 	if err := writeJUnit(o.IO.Out, o.JUnit, "vtpmctl hosts report", hostcheck.Suites(reps), fileout.Public); err != nil {
@@ -121,23 +121,34 @@ func runHostsReport(o *hostsOptions) error {
 	return nil
 }
 
-func runHostsAudit(ctx context.Context, o *hostsOptions) error {
+// readReportDir reads --host-reports DIR: each host's report by its
+// hypervisor hostname and its host name.
+func readReportDir(dir string) (map[string]hostcheck.Report, []hostcheck.Report, error) {
 	reports := map[string]hostcheck.Report{}
-	if o.Dir != "" {
-		files, err := filepath.Glob(filepath.Join(o.Dir, "*.json"))
-		if err != nil || len(files) == 0 {
-			return usagef("--host-reports %s: no *.json report in it", o.Dir)
+	if dir == "" {
+		return reports, nil, nil
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil || len(files) == 0 {
+		return nil, nil, usagef("--host-reports %s: no *.json report in it", dir)
+	}
+	reps, err := readReports(files)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, r := range reps {
+		if hn := r.Facts.HypervisorHostname; hn != "" {
+			reports[hn] = r
 		}
-		reps, err := readReports(files)
-		if err != nil {
-			return err
-		}
-		for _, r := range reps {
-			if hn := r.Facts.HypervisorHostname; hn != "" {
-				reports[hn] = r
-			}
-			reports[r.Host] = r
-		}
+		reports[r.Host] = r
+	}
+	return reports, reps, nil
+}
+
+func runHostsAudit(ctx context.Context, o *hostsOptions) error {
+	reports, _, err := readReportDir(o.Dir)
+	if err != nil {
+		return err
 	}
 	svc, err := o.Global.services(ctx, needCompute|needImage|needPlacement)
 	if err != nil {
@@ -158,7 +169,7 @@ func runHostsAudit(ctx context.Context, o *hostsOptions) error {
 		return err
 	}
 	reps, sum := hostcheck.AuditFleet(rel, hosts, reports, inv.Guests)
-	if err := printFleet(o.IO, o.Global, rel, hosts, reps, sum); err != nil {
+	if err := output.Write(o.IO.Out, o.Global.Output, hostcheck.NewFleet(rel, hosts, reps, sum)); err != nil {
 		return err
 	}
 	if err := writeJUnit(o.IO.Out, o.JUnit, "vtpmctl hosts audit", hostcheck.Suites(reps), fileout.Private); err != nil {
@@ -166,34 +177,6 @@ func runHostsAudit(ctx context.Context, o *hostsOptions) error {
 	}
 	if sum.Failing > 0 {
 		return &reportedError{code: exitFailed, msg: fmt.Sprintf("%d of %d host(s) have failing checks", sum.Failing, sum.Hosts)}
-	}
-	return nil
-}
-
-func printFleet(io *IOStreams, g *globalOptions, rel nova.Release, hosts []hostcheck.FleetHost, reps []hostcheck.Report, sum hostcheck.FleetSummary) error {
-	var recs []output.Record
-	for i, h := range hosts {
-		var findings []string
-		for _, c := range reps[i].Checks {
-			if c.Status != hostcheck.Pass {
-				findings = append(findings, fmt.Sprintf("%s %s: %s", c.Status, c.ID, c.Message))
-			}
-		}
-		capab := hostcheck.CapabilityOf(rel, h.Traits)
-		recs = append(recs, output.Record{{Name: "host", Value: h.Host}, {Name: "hypervisor", Value: h.Hypervisor},
-			{Name: "state", Value: h.State + "/" + h.Status}, {Name: "tpm_2_0", Value: capab.TPM20}, {Name: "crb", Value: capab.CRB},
-			{Name: "host_mode", Value: capab.HostMode}, {Name: "traits", Value: h.Traits}, {Name: "findings", Value: findings}})
-	}
-	if g.Output.Format == "json" || g.Output.Format == "yaml" {
-		return output.PrintRecord(io.Out, g.Output, output.Record{{Name: "nova_release", Value: rel.String()},
-			{Name: "summary", Value: sum}, {Name: "hosts", Value: hosts}, {Name: "reports", Value: reps}})
-	}
-	if err := output.PrintList(io.Out, g.Output, []string{"host", "hypervisor", "state", "tpm_2_0", "crb", "host_mode", "traits", "findings"}, recs); err != nil {
-		return err
-	}
-	if g.Output.Format != "value" {
-		fmt.Fprintf(io.Out, "%d host(s), %d up and enabled; can take TPM 2.0: %d, CRB: %d, host mode: %d; vTPM guests that cannot be evacuated: %d; failing: %d (scheduler: Nova %s)\n",
-			sum.Hosts, sum.Usable, sum.TPM20, sum.CRB, sum.HostMode, sum.AtRisk, sum.Failing, rel)
 	}
 	return nil
 }

@@ -202,7 +202,7 @@ would give a server built from it with a flavor that carries no hw:tpm_*.`,
 			if err != nil {
 				return err
 			}
-			return output.PrintRecord(streams.Out, g.Output, imageRecord(img, res.Release))
+			return output.Write(streams.Out, g.Output, imageRecord(img, res.Release))
 		},
 	}
 }
@@ -271,7 +271,7 @@ server side; --vtpm / --no-vtpm keep images with / without hw_tpm_version.`,
 					{Name: "windows_profile", Value: s.WindowsProfile}, {Name: "visibility", Value: img.Visibility},
 					{Name: "owner", Value: img.Owner}})
 			}
-			return output.PrintList(streams.Out, g.Output, []string{"id", "name", "hw_tpm_version", "hw_tpm_model", "windows_profile", "visibility", "owner"}, recs)
+			return output.Write(streams.Out, g.Output, output.List{Columns: []string{"id", "name", "hw_tpm_version", "hw_tpm_model", "windows_profile", "visibility", "owner"}, Rows: recs})
 		},
 	}
 }

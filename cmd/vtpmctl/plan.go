@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/vtpmctl/vtpmctl/internal/fileout"
+	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/nova"
 	"github.com/vtpmctl/vtpmctl/plans"
 )
@@ -266,7 +267,7 @@ func runPlanApply(ctx context.Context, o *planApplyOptions, write bool) error {
 	}
 	all := append(append([]nova.ObjectPlan{}, conv.Images...), conv.Flavors...)
 	err = printChanges(o.IO, o.Global, all, !write)
-	if !write && o.Global.Output.Format != "json" {
+	if !write {
 		fmt.Fprintln(o.IO.Err, "vtpmctl: pass --yes to plan apply to write these changes")
 	}
 	return err
@@ -278,7 +279,8 @@ func newPlanChecklistCommand(g *globalOptions, streams *IOStreams) *cli.Command 
 		Description: commandHelp(`Prints each VM's cutover checklist from the plan: escrow or suspend
 BitLocker, what else is sealed to the TPM, LUKS+TPM on Linux, the post-boot
 check (Get-Tpm shows TpmPresent), and what the target cannot do (evacuate,
-shelve, live-migrate per mode and release). -f markdown (default), csv or json.`,
+shelve, live-migrate per mode and release). A markdown document unless -f
+asks for csv, json, yaml, value or table.`,
 			[]string{"vtpmctl plan checklist plan.yaml > cutover.md", "vtpmctl plan checklist plan.yaml -f csv > cutover.csv"}, ""),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Len() != 1 {
@@ -288,15 +290,7 @@ shelve, live-migrate per mode and release). -f markdown (default), csv or json.`
 			if err != nil {
 				return err
 			}
-			f := g.Output.Format
-			switch f {
-			case "", "table":
-				f = "markdown"
-			case "markdown", "csv", "json":
-			default:
-				return usagef("plan checklist: -f %s is not offered (choose markdown, csv or json)", f)
-			}
-			return plans.WriteChecklist(streams.Out, p, f)
+			return output.Write(streams.Out, g.Output, plans.NewChecklist(p))
 		},
 	}
 }

@@ -1,20 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	stdio "io"
 	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/vtpmctl/vtpmctl/hostcheck"
 	"github.com/vtpmctl/vtpmctl/internal/fileout"
-	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/nova"
 	"github.com/vtpmctl/vtpmctl/report"
 )
@@ -38,9 +34,11 @@ Writes one HTML file that renders offline (no external asset): a summary a
 reviewer reads in a minute — pass/fail per area, counts, a chart of hosts by
 vTPM capability and of vTPM guests by risk — then every finding with its
 remedy. With --from it renders saved JSON results (host check, hosts audit,
-secrets audit, upgrade check: each file's kind is recognised); without it, it
-runs hosts audit and secrets audit against the cloud (admin: all projects),
-plus upgrade check with --upgrade-to.`, []string{
+secrets audit, upgrade check -f json: each names its kind and version in
+"schema"; a file from an older vtpmctl is refused with what to do); without
+it, it runs hosts audit and secrets audit against the cloud (admin: all
+projects) with one release detection and one server list, plus upgrade check
+with --upgrade-to.`, []string{
 			"vtpmctl --os-cloud prod report --out vtpm-report.html --upgrade-to 2026.1",
 			"vtpmctl report --out report.html --from fleet.json --from secrets.json --from reports/*.json",
 		}, `EXIT STATUS:
@@ -64,60 +62,22 @@ plus upgrade check with --upgrade-to.`, []string{
 
 func runReport(ctx context.Context, o *reportOptions) error {
 	in := report.Inputs{Generated: time.Now(), Cloud: o.Global.Cloud.Cloud}
-	files := append([]string{}, o.From...)
-	if o.HostReports != "" {
-		m, _ := filepath.Glob(filepath.Join(o.HostReports, "*.json"))
-		if len(m) == 0 {
-			return usagef("--host-reports %s: no *.json in it", o.HostReports)
-		}
-		files = append(files, m...)
-	}
-	for _, f := range files {
+	for _, f := range o.From {
 		if err := in.Load(f); err != nil {
 			return usagef("--from: %w", err)
 		}
 	}
+	byHost, hostReports, err := readReportDir(o.HostReports)
+	if err != nil {
+		return err
+	}
+	in.Hosts = append(in.Hosts, hostReports...)
 	if len(o.From) == 0 {
 		if in.Cloud == "" {
 			in.Cloud = os.Getenv("OS_CLOUD")
 		}
-		// The same commands a user would run, their JSON read back.
-		js := *o.Global
-		js.Output = output.Options{Format: "json"}
-		steps := []struct {
-			name string
-			run  func(io *IOStreams) error
-		}{
-			{"hosts audit", func(io *IOStreams) error {
-				return runHostsAudit(ctx, &hostsOptions{IO: io, Global: &js, Dir: o.HostReports})
-			}},
-			{"secrets audit", func(io *IOStreams) error {
-				_, admin, _ := js.session.TokenProject()
-				return runSecretsAudit(ctx, &secretsAuditOptions{IO: io, Global: &js, AllProjects: admin, IncludeOrphans: true, Concurrency: 8, ServiceProject: "service"})
-			}},
-		}
-		if o.UpgradeTo != nova.ReleaseUnknown {
-			steps = append(steps, struct {
-				name string
-				run  func(io *IOStreams) error
-			}{"upgrade check", func(io *IOStreams) error {
-				return runUpgradeCheck(ctx, &upgradeOptions{IO: io, Global: &js, To: o.UpgradeTo})
-			}})
-		}
-		if _, err := js.connect(ctx); err != nil {
+		if err := auditCloud(ctx, o, &in, byHost); err != nil {
 			return err
-		}
-		for _, s := range steps {
-			var out, errb bytes.Buffer
-			err := s.run(&IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb})
-			var rep *reportedError
-			if err != nil && !errors.As(err, &rep) {
-				return fmt.Errorf("%s: %w", s.name, err)
-			}
-			err = in.LoadBytes(s.name, out.Bytes())
-			if err != nil {
-				return fmt.Errorf("%s: %w", s.name, err)
-			}
 		}
 	}
 	// The page names secrets, owners and projects: private to its writer.
@@ -125,5 +85,46 @@ func runReport(ctx context.Context, o *reportOptions) error {
 		return fmt.Errorf("--out: %w", err)
 	}
 	fmt.Fprintf(o.IO.Err, "vtpmctl: report written to %s\n", o.Out)
+	return nil
+}
+
+// auditCloud runs the fleet, secrets and upgrade audits on one session,
+// with one release detection and one server list for all of them.
+func auditCloud(ctx context.Context, o *reportOptions, in *report.Inputs, byHost map[string]hostcheck.Report) error {
+	svc, err := o.Global.services(ctx, needCompute|needImage|needPlacement)
+	if err != nil {
+		return err
+	}
+	resolved, err := resolveRelease(ctx, o.IO, "--nova-release", nova.ReleaseUnknown, svc.compute, false, nil)
+	if err != nil {
+		return err
+	}
+	rel := resolved.Release
+	hosts, err := hostcheck.ListFleet(ctx, svc.compute, svc.placement)
+	if err != nil {
+		return fmt.Errorf("hosts audit: %w", err)
+	}
+	inv, err := nova.ListVTPMGuests(ctx, svc.compute, svc.image, rel, true)
+	if err != nil {
+		return err
+	}
+	reps, sum := hostcheck.AuditFleet(rel, hosts, byHost, inv.Guests)
+	in.Fleet = hostcheck.NewFleet(rel, hosts, reps, sum)
+	_, admin, err := svc.sess.TokenProject()
+	if err != nil {
+		return err
+	}
+	sec, _, err := secretsAudit(ctx, &secretsAuditOptions{IO: o.IO, Global: o.Global, AllProjects: admin, IncludeOrphans: true, Concurrency: 8, ServiceProject: "service"}, svc, rel, &inv)
+	if err != nil {
+		return fmt.Errorf("secrets audit: %w", err)
+	}
+	in.Secrets = &sec
+	if o.UpgradeTo != nova.ReleaseUnknown {
+		if o.UpgradeTo < rel {
+			return usagef("--upgrade-to %s is older than the cloud's %s", o.UpgradeTo, rel)
+		}
+		u := hostcheck.UpgradeCheck(rel, o.UpgradeTo, hosts, inv.Guests)
+		in.Upgrade = &u
+	}
 	return nil
 }

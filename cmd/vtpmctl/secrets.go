@@ -112,6 +112,38 @@ func runSecretsAudit(ctx context.Context, o *secretsAuditOptions) error {
 	if err != nil {
 		return err
 	}
+	resolved, err := resolveRelease(ctx, o.IO, "--nova-release", o.Release, svc.compute, false, nil)
+	if err != nil {
+		return err
+	}
+	res, secretsURL, err := secretsAudit(ctx, o, svc, resolved.Release, nil)
+	if err != nil {
+		return err
+	}
+	if o.CleanupPlan {
+		return printCleanupPlan(o, svc.sess.CloudName, secretsURL, res)
+	}
+	shown := res
+	if !o.IncludeOrphans {
+		shown.Orphans = nil
+	}
+	if err := output.Write(o.IO.Out, o.Global.Output, &shown); err != nil {
+		return err
+	}
+	if err := writeJUnit(o.IO.Out, o.JUnit, "vtpmctl secrets audit", secretsJUnit(res), fileout.Private); err != nil {
+		return err
+	}
+	s := res.Summary
+	if s.Failed > 0 || s.NotAuditable > 0 || (o.IncludeOrphans && s.Orphans > 0) {
+		return &reportedError{code: exitFailed, msg: fmt.Sprintf("secrets audit: %d guest(s) failed, %d project(s) not auditable, %d orphan(s)", s.Failed, s.NotAuditable, s.Orphans)}
+	}
+	return nil
+}
+
+// secretsAudit gathers and audits on a connected session; inv, when
+// given, is every project's servers already listed (report lists once).
+// It returns the result and the key manager's secrets URL.
+func secretsAudit(ctx context.Context, o *secretsAuditOptions, svc *services, rel nova.Release, inv *nova.Inventory) (barbican.Result, string, error) {
 	sess, compute, glance := svc.sess, svc.compute, svc.image
 	ks, err := sess.Identity()
 	if err != nil {
@@ -119,17 +151,12 @@ func runSecretsAudit(ctx context.Context, o *secretsAuditOptions) error {
 	}
 	km, err := sess.KeyManager()
 	if err != nil {
-		return err
+		return barbican.Result{}, "", err
 	}
 	own, admin, err := sess.TokenProject()
 	if err != nil {
-		return err
+		return barbican.Result{}, "", err
 	}
-	resolved, err := resolveRelease(ctx, o.IO, "--nova-release", o.Release, compute, false, nil)
-	if err != nil {
-		return err
-	}
-	rel := resolved.Release
 	// One project list serves names, --all-projects and the service project.
 	var names map[string]string
 	var namesErr error
@@ -140,10 +167,10 @@ func runSecretsAudit(ctx context.Context, o *secretsAuditOptions) error {
 	switch {
 	case o.AllProjects:
 		if namesErr != nil {
-			return fmt.Errorf("--all-projects: %w", namesErr)
+			return barbican.Result{}, "", fmt.Errorf("--all-projects: %w", namesErr)
 		}
 		if names == nil {
-			return fmt.Errorf("--all-projects needs to list Keystone projects, which needs the admin role")
+			return barbican.Result{}, "", fmt.Errorf("--all-projects needs to list Keystone projects, which needs the admin role")
 		}
 		projects = projects[:0]
 		for id := range names {
@@ -152,10 +179,10 @@ func runSecretsAudit(ctx context.Context, o *secretsAuditOptions) error {
 		sort.Strings(projects)
 	case len(o.Projects) > 0:
 		if projects, err = resolveProjectRefs(ctx, ks, names, o.Projects); err != nil {
-			return err
+			return barbican.Result{}, "", err
 		}
 	}
-	allTenants := admin && (o.AllProjects || len(projects) > 1 || projects[0] != own)
+	allTenants := inv != nil || admin && (o.AllProjects || len(projects) > 1 || projects[0] != own)
 	serviceProject := ""
 	for id, n := range names {
 		if n == o.ServiceProject || id == o.ServiceProject {
@@ -163,7 +190,7 @@ func runSecretsAudit(ctx context.Context, o *secretsAuditOptions) error {
 		}
 	}
 	src := barbican.Sources{Compute: compute, Image: glance, Identity: ks, Release: rel, AllTenants: allTenants,
-		Projects: projects, ReadACLs: !o.NoACLs, Limit: o.Concurrency, ServiceUserID: o.ServiceUser, ServiceProject: serviceProject, ProjectNames: names,
+		Projects: projects, ReadACLs: !o.NoACLs, Limit: o.Concurrency, ServiceUserID: o.ServiceUser, ServiceProject: serviceProject, ProjectNames: names, Inventory: inv,
 		KeyManager: func(ctx context.Context, project string) (*gophercloud.ServiceClient, error) {
 			if project == own {
 				return km, nil
@@ -179,92 +206,14 @@ func runSecretsAudit(ctx context.Context, o *secretsAuditOptions) error {
 		}}
 	facts, err := barbican.Gather(withProgress(ctx, o.IO.Err, "auditing projects"), src)
 	if err != nil {
-		return err
+		return barbican.Result{}, "", err
 	}
 	if !allTenants && !(len(projects) == 1 && projects[0] == own) {
 		facts.CompleteServers = false
 	} else if !allTenants {
 		facts.CompleteServers = true // the token's own project: its servers are all listed
 	}
-	res := barbican.Audit(facts, time.Now())
-	if o.CleanupPlan {
-		return printCleanupPlan(o, sess.CloudName, strings.TrimRight(km.ResourceBaseURL(), "/")+"/secrets/", res)
-	}
-	if err := printSecretsAudit(o, facts, res); err != nil {
-		return err
-	}
-	if err := writeJUnit(o.IO.Out, o.JUnit, "vtpmctl secrets audit", secretsJUnit(res), fileout.Private); err != nil {
-		return err
-	}
-	s := res.Summary
-	if s.Failed > 0 || s.NotAuditable > 0 || (o.IncludeOrphans && s.Orphans > 0) {
-		return &reportedError{code: exitFailed, msg: fmt.Sprintf("secrets audit: %d guest(s) failed, %d project(s) not auditable, %d orphan(s)", s.Failed, s.NotAuditable, s.Orphans)}
-	}
-	return nil
-}
-
-func printSecretsAudit(o *secretsAuditOptions, f barbican.Facts, res barbican.Result) error {
-	if o.Global.Output.Format == "json" || o.Global.Output.Format == "yaml" {
-		rec := output.Record{{Name: "nova_release", Value: f.Release.String()}, {Name: "summary", Value: res.Summary},
-			{Name: "guests", Value: res.Guests}, {Name: "not_auditable", Value: res.NotAuditable}}
-		if o.IncludeOrphans {
-			rec = append(rec, output.Field{Name: "orphans", Value: res.Orphans})
-		}
-		if len(res.SkippedSecrets) > 0 {
-			rec = append(rec, output.Field{Name: "skipped_secrets", Value: res.SkippedSecrets})
-		}
-		return output.PrintRecord(o.IO.Out, o.Global.Output, rec)
-	}
-	var recs []output.Record
-	for _, g := range res.Guests {
-		result, lines := "ok", []string{}
-		for _, fd := range g.Findings {
-			switch fd.Status {
-			case "fail":
-				result = "FAILED"
-				lines = append(lines, fd.Check+": "+fd.Message)
-			case "warn", "skip":
-				if result == "ok" && fd.Status == "skip" && fd.Check == "PROJECT" {
-					result = "not auditable"
-				}
-				lines = append(lines, string(fd.Status)+" "+fd.Check+": "+fd.Message)
-			}
-		}
-		recs = append(recs, output.Record{{Name: "server", Value: g.Name + " (" + g.ServerID + ")"}, {Name: "project", Value: g.ProjectID},
-			{Name: "owner", Value: g.UserID}, {Name: "mode", Value: g.Mode}, {Name: "secret", Value: g.SecretID},
-			{Name: "result", Value: result}, {Name: "findings", Value: lines}, {Name: "cannot", Value: g.Cannot}})
-	}
-	if err := output.PrintList(o.IO.Out, o.Global.Output, []string{"server", "project", "owner", "mode", "secret", "result", "findings", "cannot"}, recs); err != nil {
-		return err
-	}
-	if o.Global.Output.Format == "value" {
-		return nil
-	}
-	if o.IncludeOrphans && len(res.Orphans) > 0 {
-		var orec []output.Record
-		for _, or := range res.Orphans {
-			orec = append(orec, output.Record{{Name: "secret", Value: or.ID}, {Name: "project", Value: or.ProjectID},
-				{Name: "instance", Value: or.InstanceID}, {Name: "server_exists", Value: or.Live}, {Name: "creator", Value: or.CreatorID},
-				{Name: "age", Value: or.AgeStr}, {Name: "reason", Value: or.Reason}})
-		}
-		fmt.Fprintln(o.IO.Out, "Orphan, duplicate and unmatched secrets (nothing was deleted; --cleanup-plan prints the commands for true orphans only):")
-		output.PrintList(o.IO.Out, output.Options{Format: "table"}, []string{"secret", "project", "instance", "server_exists", "creator", "age", "reason"}, orec)
-	}
-	var na []string
-	for p, why := range res.NotAuditable {
-		na = append(na, p+": "+why)
-	}
-	sort.Strings(na)
-	for _, l := range na {
-		fmt.Fprintln(o.IO.Out, "not auditable: "+l)
-	}
-	for _, l := range res.SkippedSecrets {
-		fmt.Fprintln(o.IO.Out, "not audited: "+l)
-	}
-	s := res.Summary
-	fmt.Fprintf(o.IO.Out, "guests %d, secrets %d, ok %d, failed %d, orphans %d, not auditable %d (Nova %s)\n",
-		s.Guests, s.Secrets, s.OK, s.Failed, s.Orphans, s.NotAuditable, f.Release)
-	return nil
+	return barbican.Audit(facts, time.Now()), strings.TrimRight(km.ResourceBaseURL(), "/") + "/secrets/", nil
 }
 
 // resolveProjectRefs maps names or IDs to IDs, locally when the project

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/urfave/cli/v3"
 
@@ -80,27 +79,8 @@ func runUpgradeCheck(ctx context.Context, o *upgradeOptions) error {
 		return err
 	}
 	res := hostcheck.UpgradeCheck(from, to, hosts, inv.Guests)
-	if o.Global.Output.Format == "json" || o.Global.Output.Format == "yaml" {
-		if err := output.PrintRecord(o.IO.Out, o.Global.Output, output.Record{{Name: "from", Value: res.From}, {Name: "to", Value: res.To},
-			{Name: "hosts", Value: res.Hosts}, {Name: "stranded_guests", Value: res.Stranded}, {Name: "upgrade_first", Value: res.UpgradeNow}, {Name: "advice", Value: res.Advice}}); err != nil {
-			return err
-		}
-	} else {
-		var recs []output.Record
-		for _, h := range res.Hosts {
-			recs = append(recs, output.Record{{Name: "host", Value: h.Host}, {Name: "vtpm_now", Value: h.Now.TPM20 || h.Now.CRB},
-				{Name: "vtpm_after", Value: h.After.TPM20 || h.After.CRB}, {Name: "missing_after", Value: h.Missing}})
-		}
-		if err := output.PrintList(o.IO.Out, o.Global.Output, []string{"host", "vtpm_now", "vtpm_after", "missing_after"}, recs); err != nil {
-			return err
-		}
-		for _, s := range res.Stranded {
-			fmt.Fprintf(o.IO.Out, "stranded: %s (%s), project %s, on %s: needs %s on another host\n", s.Name, s.ServerID, s.ProjectID, s.Host, strings.Join(s.Requires, " "))
-		}
-		for _, a := range res.Advice {
-			fmt.Fprintln(o.IO.Out, "advice: "+a)
-		}
-		fmt.Fprintf(o.IO.Out, "upgrade %s -> %s: %d host(s) stop receiving vTPM guests, %d vTPM guest(s) stranded\n", res.From, res.To, len(res.UpgradeNow), len(res.Stranded))
+	if err := output.Write(o.IO.Out, o.Global.Output, &res); err != nil {
+		return err
 	}
 	if len(res.Stranded) > 0 {
 		return &reportedError{code: exitFailed, msg: fmt.Sprintf("upgrading the scheduler to %s would strand %d vTPM guest(s)", to, len(res.Stranded))}

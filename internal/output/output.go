@@ -14,12 +14,15 @@ import (
 )
 
 // Formats lists the accepted -f values.
-var Formats = []string{"table", "json", "yaml", "value"}
+var Formats = []string{"table", "json", "yaml", "value", "csv", "markdown"}
 
 // Options are the user's -f and -c choices.
 type Options struct {
 	Format  string
 	Columns []string
+	// Explicit: -f was given. A document result (Markdowner) is markdown
+	// unless the user asked for another format.
+	Explicit bool
 }
 
 // Validate rejects an unknown format before any work is done.

@@ -58,12 +58,12 @@ func TestPrintList(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
-	for _, f := range []string{"", "table", "json", "yaml", "value"} {
+	for _, f := range []string{"", "table", "json", "yaml", "value", "csv", "markdown"} {
 		if err := (Options{Format: f}).Validate(); err != nil {
 			t.Errorf("%s: %v", f, err)
 		}
 	}
-	if err := (Options{Format: "csv"}).Validate(); err == nil {
-		t.Error("csv accepted")
+	if err := (Options{Format: "xml"}).Validate(); err == nil {
+		t.Error("xml accepted")
 	}
 }

@@ -64,3 +64,18 @@ func writeRow(w io.Writer, width []int, cells []string) {
 		fmt.Fprintln(w, b.String())
 	}
 }
+
+// TableLines draws a table into lines, for a result that shows a second
+// table under its first.
+func TableLines(columns []string, recs []Record) []string {
+	var b strings.Builder
+	rows := make([][]string, len(recs))
+	for i, r := range recs {
+		rows[i] = make([]string, len(r))
+		for j, f := range r {
+			rows[i][j] = cellString(f.Value)
+		}
+	}
+	writeTable(&b, columns, rows)
+	return strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+}

@@ -64,6 +64,9 @@ func Write(w io.Writer, o Options, v any) error {
 	if r, ok := v.(Record); ok {
 		return PrintRecord(w, o, r)
 	}
+	if _, doc := v.(Markdowner); doc && !o.Explicit && len(o.Columns) == 0 {
+		o.Format = "markdown"
+	}
 	if o.Format == "markdown" {
 		m, ok := v.(Markdowner)
 		if !ok {

@@ -117,3 +117,15 @@ func ClassName(s string) string {
 		return r
 	}, s)
 }
+
+// CheckSchema refuses a saved result of another kind or version, saying
+// what to do: an old file is written again by this vtpmctl.
+func CheckSchema(path, got, want string) error {
+	switch {
+	case got == want:
+		return nil
+	case got == "":
+		return fmt.Errorf("%s: no \"schema\" field: written by an older vtpmctl (or not by vtpmctl); run the command again to write it as %s", path, want)
+	}
+	return fmt.Errorf("%s: schema %q, expected %q: a result of another command or another vtpmctl version", path, got, want)
+}

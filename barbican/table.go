@@ -1,0 +1,56 @@
+package barbican
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/vtpmctl/vtpmctl/internal/output"
+	"github.com/vtpmctl/vtpmctl/internal/result"
+)
+
+// Table is one row per vTPM guest; orphans, projects not audited and the
+// summary follow it.
+func (r *Result) Table() output.Table {
+	t := output.Table{Columns: []string{"server", "project", "owner", "mode", "secret", "result", "findings", "cannot"}}
+	for _, g := range r.Guests {
+		verdict, lines := "ok", []string{}
+		for _, fd := range g.Findings {
+			switch fd.Status {
+			case result.Fail:
+				verdict = "FAILED"
+				lines = append(lines, fd.Check+": "+fd.Message)
+			case result.Warn, result.Skip:
+				if verdict == "ok" && fd.Status == result.Skip && fd.Check == "PROJECT" {
+					verdict = "not auditable"
+				}
+				lines = append(lines, string(fd.Status)+" "+fd.Check+": "+fd.Message)
+			}
+		}
+		t.Rows = append(t.Rows, output.Record{{Name: "server", Value: g.Name + " (" + g.ServerID + ")"}, {Name: "project", Value: g.ProjectID},
+			{Name: "owner", Value: g.UserID}, {Name: "mode", Value: g.Mode}, {Name: "secret", Value: g.SecretID},
+			{Name: "result", Value: verdict}, {Name: "findings", Value: lines}, {Name: "cannot", Value: g.Cannot}})
+	}
+	if len(r.Orphans) > 0 {
+		var orec []output.Record
+		for _, or := range r.Orphans {
+			orec = append(orec, output.Record{{Name: "secret", Value: or.ID}, {Name: "project", Value: or.ProjectID},
+				{Name: "instance", Value: or.InstanceID}, {Name: "server_exists", Value: or.Live}, {Name: "creator", Value: or.CreatorID},
+				{Name: "age", Value: or.AgeStr}, {Name: "reason", Value: or.Reason}})
+		}
+		t.Footer = append(t.Footer, "Orphan, duplicate and unmatched secrets (nothing was deleted; --cleanup-plan prints the commands for true orphans only):")
+		t.Footer = append(t.Footer, output.TableLines([]string{"secret", "project", "instance", "server_exists", "creator", "age", "reason"}, orec)...)
+	}
+	var na []string
+	for p, why := range r.NotAuditable {
+		na = append(na, "not auditable: "+p+": "+why)
+	}
+	sort.Strings(na)
+	t.Footer = append(t.Footer, na...)
+	for _, l := range r.SkippedSecrets {
+		t.Footer = append(t.Footer, "not audited: "+l)
+	}
+	s := r.Summary
+	t.Footer = append(t.Footer, fmt.Sprintf("guests %d, secrets %d, ok %d, failed %d, orphans %d, not auditable %d (Nova %s)",
+		s.Guests, s.Secrets, s.OK, s.Failed, s.Orphans, s.NotAuditable, r.Release))
+	return t
+}
