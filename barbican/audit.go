@@ -6,10 +6,11 @@ package barbican
 
 import (
 	"fmt"
-	"github.com/vtpmctl/vtpmctl/internal/result"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/vtpmctl/vtpmctl/internal/result"
 
 	"github.com/vtpmctl/vtpmctl/nova"
 )

@@ -15,6 +15,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/keymanager/v1/secrets"
 	"github.com/gophercloud/gophercloud/v2/pagination"
 
+	"github.com/vtpmctl/vtpmctl/compute"
 	"github.com/vtpmctl/vtpmctl/internal/paging"
 	"github.com/vtpmctl/vtpmctl/internal/parallel"
 	"github.com/vtpmctl/vtpmctl/nova"
@@ -52,7 +53,7 @@ func Gather(ctx context.Context, src Sources) (Facts, error) {
 		inv = *src.Inventory
 	} else {
 		var err error
-		if inv, err = nova.ListVTPMGuests(ctx, src.Compute, src.Image, src.Release, src.AllTenants); err != nil {
+		if inv, err = compute.ListVTPMGuests(ctx, src.Compute, src.Image, src.Release, src.AllTenants); err != nil {
 			return f, err
 		}
 	}

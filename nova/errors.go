@@ -44,8 +44,8 @@ const (
 	KindUnsupportedSecretSec ErrorKind = "UnsupportedSecretSecurity"
 )
 
-// NovaError is a refusal exactly as Nova words it.
-type NovaError struct {
+// Refusal is a refusal exactly as Nova words it.
+type Refusal struct {
 	Kind ErrorKind `json:"kind"`
 	// Exception is Nova's exception class, for readers of nova logs.
 	Exception string `json:"exception"`
@@ -55,10 +55,10 @@ type NovaError struct {
 	HTTPStatus int    `json:"http_status"`
 }
 
-func (e *NovaError) Error() string { return e.Message }
+func (e *Refusal) Error() string { return e.Message }
 
-func conflictError(key, flavorName, flavorVal, imageName, imageVal string) *NovaError {
-	return &NovaError{
+func conflictError(key, flavorName, flavorVal, imageName, imageVal string) *Refusal {
+	return &Refusal{
 		Kind:      KindFlavorImageConflict,
 		Exception: "FlavorImageConflict",
 		Message: fmt.Sprintf("Flavor %s has hw:%s extra spec explicitly set to %s, "+

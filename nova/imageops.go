@@ -1,16 +1,9 @@
 package nova
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"net/http"
 	"sort"
 	"strings"
-
-	"github.com/gophercloud/gophercloud/v2"
-
-	"github.com/vtpmctl/vtpmctl/internal/parallel"
 )
 
 // ObjectPlan is one object's planned (or applied) changes.
@@ -21,84 +14,11 @@ type ObjectPlan struct {
 	Err      error // set when the write failed
 }
 
-// ResolveImages turns names/IDs and a property selection into images,
-// once each. Every unknown or ambiguous name is reported together, before
-// anything is written.
-func ResolveImages(ctx context.Context, c *gophercloud.ServiceClient, refs []string, selector map[string]string) ([]CloudImage, error) {
-	found, err := findImages(ctx, c, refs)
-	if err != nil {
-		return nil, err
-	}
-	if len(selector) > 0 {
-		sel, err := ListImages(ctx, c, ImageListOpts{Properties: selector})
-		if err != nil {
-			return nil, err
-		}
-		found = append(found, sel...)
-	}
-	seen := map[string]bool{}
-	out := found[:0]
-	for _, img := range found {
-		if !seen[img.ID] {
-			seen[img.ID] = true
-			out = append(out, img)
-		}
-	}
-	return out, nil
-}
-
-// manyRefs is where one list of every image beats a lookup per name.
-const manyRefs = 5
-
-func findImages(ctx context.Context, c *gophercloud.ServiceClient, refs []string) ([]CloudImage, error) {
-	found := make([]CloudImage, len(refs))
-	if len(refs) < manyRefs {
-		errs := parallel.Do(ctx, len(refs), parallel.DefaultLimit, func(ctx context.Context, i int) error {
-			var err error
-			found[i], err = FindImage(ctx, c, refs[i])
-			return err
-		})
-		return found, errors.Join(errs...)
-	}
-	all, err := ListImages(ctx, c, ImageListOpts{})
-	if err != nil {
-		return nil, err
-	}
-	var errs []error
-	for i, ref := range refs {
-		var byName []CloudImage
-		for _, img := range all {
-			if img.ID == ref {
-				byName = []CloudImage{img}
-				break
-			}
-			if img.Name == ref {
-				byName = append(byName, img)
-			}
-		}
-		switch len(byName) {
-		case 1:
-			found[i] = byName[0]
-		case 0:
-			found[i], err = FindImage(ctx, c, ref) // e.g. a shared image not listed
-			errs = append(errs, err)
-		default:
-			ids := make([]string, len(byName))
-			for k, img := range byName {
-				ids[k] = img.ID
-			}
-			sort.Strings(ids)
-			errs = append(errs, &AmbiguousError{"image", ref, ids})
-		}
-	}
-	return found, errors.Join(errs...)
-}
-
 // PlanImages computes every image's changes; any invalid plan stops all.
 func PlanImages(imgs []CloudImage, set bool, req ImageRequest) ([]ObjectPlan, error) {
 	plans := make([]ObjectPlan, 0, len(imgs))
 	for _, img := range imgs {
-		p := ObjectPlan{ID: img.ID, Name: displayName(img.Name, img.ID)}
+		p := ObjectPlan{ID: img.ID, Name: DisplayName(img.Name, img.ID)}
 		if set {
 			props, notes, err := PlanImageSet(img.Properties, req)
 			if err != nil {
@@ -131,32 +51,8 @@ func ImageConflicts(imgs []CloudImage, plans []ObjectPlan, fls []CloudFlavor, re
 	return out
 }
 
-// ApplyImagePlans writes each image's changes (one PATCH per image, none
-// when nothing differs), a bounded number at a time.
-func ApplyImagePlans(ctx context.Context, c *gophercloud.ServiceClient, plans []ObjectPlan, imgs []CloudImage) {
-	parallel.Do(ctx, len(plans), parallel.DefaultLimit, func(ctx context.Context, i int) error {
-		w := Writes(plans[i].Changes)
-		if len(w) == 0 {
-			return nil
-		}
-		if err := UpdateImageProperties(ctx, c, plans[i].ID, w); err != nil {
-			plans[i].Err = imageWriteError(err, imgs[i])
-		}
-		return nil
-	})
-}
-
-// imageWriteError explains Glance's 403, the usual surprise: a public or
-// shared image belongs to another project.
-func imageWriteError(err error, img CloudImage) error {
-	if gophercloud.ResponseCodeIs(err, http.StatusForbidden) {
-		return fmt.Errorf("image %s belongs to project %s (visibility %s): only that project's members or an admin can change its properties (Glance 403)",
-			displayName(img.Name, img.ID), img.Owner, img.Visibility)
-	}
-	return err
-}
-
-func displayName(name, id string) string {
+// DisplayName names an object by name, else by ID, in messages.
+func DisplayName(name, id string) string {
 	if name == "" {
 		return id
 	}

@@ -1,6 +1,3 @@
-// Package nova models how Nova turns image properties and flavor extra
-// specs into an emulated TPM, release by release, with Nova's own error
-// texts. It makes no API calls; see image.go and flavor.go for those.
 package nova
 
 import (

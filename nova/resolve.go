@@ -23,7 +23,7 @@ type Decision struct {
 	// Unsupported lists the server operations Nova refuses for this guest.
 	Unsupported []Operation `json:"unsupported_operations"`
 	// Error is Nova's refusal, nil when the boot would be accepted.
-	Error *NovaError `json:"error,omitempty"`
+	Error *Refusal `json:"error,omitempty"`
 	// Notes are the silent cases: what Nova ignores without a word.
 	Notes []string `json:"notes"`
 }
@@ -114,7 +114,7 @@ func Decide(flavor Flavor, image Image, rel Release) Decision {
 		}
 		if !contains(SecretSecurities, mode) {
 			d.VTPM, d.Version, d.VersionFrom, d.Model, d.ModelFrom = false, "", "", "", ""
-			d.Error = &NovaError{Kind: KindUnsupportedSecretSec, Exception: "NoValidHost",
+			d.Error = &Refusal{Kind: KindUnsupportedSecretSec, Exception: "NoValidHost",
 				Message:    fmt.Sprintf("No valid host was found. Scheduling failed: TPM secret security '%s' is not supported.", mode),
 				Stage:      StageScheduling,
 				HTTPStatus: 500}
@@ -175,7 +175,7 @@ func UnsupportedOperations(rel Release, mode string) []Operation {
 // ValidateExtraSpec is the flavor extra-spec API's check at microversion
 // >= 2.86 (api/validation/extra_specs). It returns nil for keys it does
 // not own.
-func ValidateExtraSpec(key, value string, rel Release) *NovaError {
+func ValidateExtraSpec(key, value string, rel Release) *Refusal {
 	var allowed []string
 	switch key {
 	case FlavorTPMVersion:
@@ -190,35 +190,35 @@ func ValidateExtraSpec(key, value string, rel Release) *NovaError {
 	// hw is a registered namespace, so a key the release does not know is
 	// refused as unknown rather than stored.
 	if !rel.SupportsVTPM() || (key == FlavorTPMSecretSecurity && !rel.HasSecretSecurity()) {
-		return &NovaError{Kind: KindUnknownExtraSpec, Exception: "ValidationError", Stage: StageFlavorUpdate, HTTPStatus: 400,
+		return &Refusal{Kind: KindUnknownExtraSpec, Exception: "ValidationError", Stage: StageFlavorUpdate, HTTPStatus: 400,
 			Message: fmt.Sprintf("Validation failed; extra spec '%s' does not appear to be a valid extra spec.", key)}
 	}
 	if contains(allowed, value) {
 		return nil
 	}
-	return &NovaError{Kind: KindInvalidExtraSpec, Exception: "ValidationError", Stage: StageFlavorUpdate, HTTPStatus: 400,
+	return &Refusal{Kind: KindInvalidExtraSpec, Exception: "ValidationError", Stage: StageFlavorUpdate, HTTPStatus: 400,
 		Message: fmt.Sprintf("Validation failed; '%s' is not one of: %s.", value, strings.Join(allowed, ", "))}
 }
 
 // imageMetaError mirrors ImageMetaProps: hw_tpm_version and hw_tpm_model
 // are enum fields, so an unknown value fails ImageMeta.from_dict and the
 // create is a 400 — even when the image asks for no vTPM.
-func imageMetaError(ip map[string]string) *NovaError {
+func imageMetaError(ip map[string]string) *Refusal {
 	for _, k := range []string{ImageTPMModel, ImageTPMVersion} {
 		allowed := TPMModels
 		if k == ImageTPMVersion {
 			allowed = TPMVersions
 		}
 		if v, ok := ip[k]; ok && !contains(allowed, v) {
-			return &NovaError{Kind: KindInvalidImageMetadata, Exception: "InvalidRequest", Stage: StageServerCreate, HTTPStatus: 400,
+			return &Refusal{Kind: KindInvalidImageMetadata, Exception: "InvalidRequest", Stage: StageServerCreate, HTTPStatus: 400,
 				Message: fmt.Sprintf("Invalid image metadata. Error: Field value %s is invalid", v)}
 		}
 	}
 	return nil
 }
 
-func invalid(kind ErrorKind, msg string) *NovaError {
-	return &NovaError{Kind: kind, Exception: "Invalid", Message: msg, Stage: StageScheduling, HTTPStatus: 400}
+func invalid(kind ErrorKind, msg string) *Refusal {
+	return &Refusal{Kind: kind, Exception: "Invalid", Message: msg, Stage: StageScheduling, HTTPStatus: 400}
 }
 
 // rawValue reads hw:<key> and hw_<key>; Nova treats "" as unset (truthiness).
@@ -235,7 +235,7 @@ func rawValue(key string, f Flavor, i Image) (value, from string, both [2]string
 
 // unique is hardware.py _get_unique_flavor_image_meta: both set and
 // different is a conflict, otherwise the flavor wins over the image.
-func unique(key string, f Flavor, i Image) (string, string, *NovaError) {
+func unique(key string, f Flavor, i Image) (string, string, *Refusal) {
 	v, from, both := rawValue(key, f, i)
 	if both[0] != "" && both[1] != "" && both[0] != both[1] {
 		return "", "", conflictError(key, f.Name, both[0], i.Name, both[1])

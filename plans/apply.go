@@ -10,6 +10,8 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/vtpmctl/vtpmctl/compute"
+	"github.com/vtpmctl/vtpmctl/glance"
 	"github.com/vtpmctl/vtpmctl/nova"
 )
 
@@ -42,10 +44,10 @@ func (e *PlanError) Error() string { return e.Msg }
 // DiffPlan computes, with the image/flavor commands' own code, what makes
 // the cloud match the plan. Nothing the plan does not name is touched,
 // and nothing is ever removed.
-func DiffPlan(ctx context.Context, glance, compute *gophercloud.ServiceClient, p *Plan, rel nova.Release) (*Convergence, error) {
+func DiffPlan(ctx context.Context, imageClient, computeClient *gophercloud.ServiceClient, p *Plan, rel nova.Release) (*Convergence, error) {
 	c := &Convergence{}
 	for _, pi := range p.Images {
-		img, err := nova.FindImage(ctx, glance, pi.Name)
+		img, err := glance.FindImage(ctx, imageClient, pi.Name)
 		var nf *nova.NotFoundError
 		if errors.As(err, &nf) {
 			c.Missing = append(c.Missing, pi.Name)
@@ -75,7 +77,7 @@ func DiffPlan(ctx context.Context, glance, compute *gophercloud.ServiceClient, p
 		}
 		c.Images = append(c.Images, nova.ObjectPlan{ID: img.ID, Name: name, Changes: nova.Diff(name, img.ID, img.Properties, want, nil), Notes: notes})
 	}
-	all, err := nova.ListFlavors(ctx, nova.ComputeClient(compute))
+	all, err := compute.ListFlavors(ctx, compute.ComputeClient(computeClient))
 	if err != nil {
 		return nil, err
 	}
@@ -118,12 +120,12 @@ func DiffPlan(ctx context.Context, glance, compute *gophercloud.ServiceClient, p
 // ApplyConvergence writes what DiffPlan found. Each object succeeds or
 // fails on its own and says so; a rerun picks up where a failure left off
 // (a failed flavor create is rolled back, never left half-made).
-func ApplyConvergence(ctx context.Context, glance, compute *gophercloud.ServiceClient, c *Convergence, rel nova.Release) {
+func ApplyConvergence(ctx context.Context, imageClient, computeClient *gophercloud.ServiceClient, c *Convergence, rel nova.Release) {
 	imgs := make([]nova.CloudImage, len(c.Images))
 	for i, p := range c.Images {
 		imgs[i] = nova.CloudImage{ID: p.ID, Image: nova.Image{Name: p.Name}}
 	}
-	nova.ApplyImagePlans(ctx, glance, c.Images, imgs)
+	glance.ApplyImagePlans(ctx, imageClient, c.Images, imgs)
 	var existing []nova.ObjectPlan
 	var idx []int
 	for i, pf := range c.create {
@@ -134,15 +136,15 @@ func ApplyConvergence(ctx context.Context, glance, compute *gophercloud.ServiceC
 		}
 		public := pf.Public == nil || *pf.Public
 		specs := nova.FlavorRequest{TPMVersion: pf.TPMVersion, TPMModel: pf.TPMModel, SecretSecurity: pf.SecretSecurity}
-		made, _, err := nova.CreateVTPMFlavor(ctx, compute, nova.CreateFlavorOpts{
-			FlavorCreateOpts: nova.FlavorCreateOpts{Name: pf.Name, VCPUs: pf.VCPUs, RAM: pf.RAM, Disk: pf.Disk, Public: public},
+		made, _, err := compute.CreateVTPMFlavor(ctx, computeClient, compute.VTPMFlavorOpts{
+			CreateOpts: compute.CreateOpts{Name: pf.Name, VCPUs: pf.VCPUs, RAM: pf.RAM, Disk: pf.Disk, Public: public},
 			Specs:            specs.Specs()}, rel)
 		if made.Name != "" {
 			c.Flavors[i].ID = made.ID
 		}
 		c.Flavors[i].Err = err
 	}
-	nova.ApplyFlavorPlans(ctx, compute, existing)
+	compute.ApplyFlavorPlans(ctx, computeClient, existing)
 	for k, i := range idx {
 		c.Flavors[i] = existing[k]
 	}
@@ -174,8 +176,8 @@ func ReadCatalogue(r io.Reader, file string) ([]PlanFlavor, error) {
 }
 
 // CatalogueFromCloud turns the cloud's flavors into a catalogue.
-func CatalogueFromCloud(ctx context.Context, compute *gophercloud.ServiceClient) ([]PlanFlavor, error) {
-	fls, err := nova.ListFlavors(ctx, nova.ComputeClient(compute))
+func CatalogueFromCloud(ctx context.Context, computeClient *gophercloud.ServiceClient) ([]PlanFlavor, error) {
+	fls, err := compute.ListFlavors(ctx, compute.ComputeClient(computeClient))
 	if err != nil {
 		return nil, err
 	}

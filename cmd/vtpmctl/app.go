@@ -10,6 +10,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/urfave/cli/v3"
 
+	"github.com/vtpmctl/vtpmctl/compute"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/nova"
@@ -58,11 +59,11 @@ const exitStatusHelp = `EXIT STATUS:
    2  usage or configuration error (bad flag or value, malformed input, no or unknown cloud)`
 
 // Main runs vtpmctl and returns the exit status.
-func Main(ctx context.Context, args []string, io *IOStreams) int {
+func Main(ctx context.Context, args []string, streams *IOStreams) int {
 	g := &globalOptions{}
-	root := newRootCommand(g, io)
+	root := newRootCommand(g, streams)
 	err := root.Run(ctx, args)
-	return exitCode(err, io.Err)
+	return exitCode(err, streams.Err)
 }
 
 func newRootCommand(g *globalOptions, streams *IOStreams) *cli.Command {
@@ -272,10 +273,10 @@ func releaseFlag(name string, dst *nova.Release, usage, def string) cli.Flag {
 // compute API (detect also asks the cloud when the flag is given, for the
 // note), and prints the warning the same way for every command when the
 // open candidates answer differ's question differently (nil: any vTPM rule).
-func resolveRelease(ctx context.Context, io *IOStreams, flagName string, flag nova.Release, compute *gophercloud.ServiceClient, detect bool, differ func(a, b nova.Release) bool) (nova.ResolvedRelease, error) {
+func resolveRelease(ctx context.Context, streams *IOStreams, flagName string, flag nova.Release, computeClient *gophercloud.ServiceClient, detect bool, differ func(a, b nova.Release) bool) (nova.ResolvedRelease, error) {
 	ev := nova.ReleaseEvidence{Flag: flag, FlagName: flagName}
 	if flag == nova.ReleaseUnknown || detect {
-		det, err := nova.DetectCloudRelease(ctx, compute)
+		det, err := compute.DetectCloudRelease(ctx, computeClient)
 		if err != nil {
 			return nova.ResolvedRelease{}, err
 		}
@@ -286,7 +287,7 @@ func resolveRelease(ctx context.Context, io *IOStreams, flagName string, flag no
 		return res, err
 	}
 	if w := res.Warning(differ); w != "" {
-		warn(io, "%s", w)
+		warn(streams, "%s", w)
 	}
 	return res, nil
 }

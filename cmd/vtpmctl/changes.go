@@ -12,12 +12,12 @@ var changeColumns = []string{"object", "key", "old", "new", "action"}
 // printChanges prints every key of every object (unchanged ones too, so a
 // rerun visibly changes nothing), notes and failures on stderr, and
 // decides the exit: 1 when any object failed to write.
-func printChanges(io *IOStreams, g *globalOptions, plans []nova.ObjectPlan, dryRun bool) error {
+func printChanges(streams *IOStreams, g *globalOptions, plans []nova.ObjectPlan, dryRun bool) error {
 	var recs []output.Record
 	failed, writes := 0, 0
 	for _, p := range plans {
 		for _, n := range p.Notes {
-			fmt.Fprintf(io.Err, "vtpmctl: %s: %s\n", p.Name, n)
+			fmt.Fprintf(streams.Err, "vtpmctl: %s: %s\n", p.Name, n)
 		}
 		for _, c := range p.Changes {
 			action := string(c.Action)
@@ -36,16 +36,16 @@ func printChanges(io *IOStreams, g *globalOptions, plans []nova.ObjectPlan, dryR
 			failed++
 		}
 	}
-	if err := output.Write(io.Out, g.Output, output.List{Columns: changeColumns, Rows: recs}); err != nil {
+	if err := output.Write(streams.Out, g.Output, output.List{Columns: changeColumns, Rows: recs}); err != nil {
 		return err
 	}
 	for _, p := range plans {
 		if p.Err != nil {
-			fmt.Fprintf(io.Err, "vtpmctl: %s: not changed: %s\n", p.Name, oneLine(p.Err.Error()))
+			fmt.Fprintf(streams.Err, "vtpmctl: %s: not changed: %s\n", p.Name, oneLine(p.Err.Error()))
 		}
 	}
 	if dryRun {
-		fmt.Fprintf(io.Err, "vtpmctl: dry run: %d change(s) on %d object(s) planned, nothing written\n", writes, len(plans))
+		fmt.Fprintf(streams.Err, "vtpmctl: dry run: %d change(s) on %d object(s) planned, nothing written\n", writes, len(plans))
 	}
 	if failed > 0 {
 		return &reportedError{code: exitFailed, msg: fmt.Sprintf("%d of %d object(s) could not be changed", failed, len(plans))}
@@ -53,20 +53,20 @@ func printChanges(io *IOStreams, g *globalOptions, plans []nova.ObjectPlan, dryR
 	return nil
 }
 
-func warn(io *IOStreams, format string, args ...any) {
-	fmt.Fprintf(io.Err, "vtpmctl: warning: "+format+"\n", args...)
+func warn(streams *IOStreams, format string, args ...any) {
+	fmt.Fprintf(streams.Err, "vtpmctl: warning: "+format+"\n", args...)
 }
 
 // maxWarnings keeps a conflict report readable on a big cloud; the count
 // of the rest is still given.
 const maxWarnings = 10
 
-func warnAll(io *IOStreams, ws []string) {
+func warnAll(streams *IOStreams, ws []string) {
 	for i, w := range ws {
 		if i == maxWarnings {
-			warn(io, "… and %d more such pairs", len(ws)-maxWarnings)
+			warn(streams, "… and %d more such pairs", len(ws)-maxWarnings)
 			return
 		}
-		warn(io, "%s", w)
+		warn(streams, "%s", w)
 	}
 }

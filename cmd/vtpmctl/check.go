@@ -7,6 +7,8 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/vtpmctl/vtpmctl/compute"
+	"github.com/vtpmctl/vtpmctl/glance"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/nova"
 )
@@ -92,30 +94,30 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 		if err != nil {
 			return err
 		}
-		compute, err := sess.Compute()
+		computeClient, err := sess.Compute()
 		if err != nil {
 			return err
 		}
 		if o.Image != "" {
-			glance, err := sess.Image()
+			imageClient, err := sess.Image()
 			if err != nil {
 				return err
 			}
-			ci, err := nova.FindImage(ctx, glance, o.Image)
+			ci, err := glance.FindImage(ctx, imageClient, o.Image)
 			if err != nil {
 				return fmt.Errorf("image %s: %w", o.Image, err)
 			}
 			image = nova.Image{Name: ci.Name, Properties: overlay(ci.Properties, props)}
 		}
 		if o.Flavor != "" {
-			cf, err := nova.FindFlavor(ctx, nova.ComputeClient(compute), o.Flavor)
+			cf, err := compute.FindFlavor(ctx, compute.ComputeClient(computeClient), o.Flavor)
 			if err != nil {
 				return fmt.Errorf("flavor %s: %w", o.Flavor, err)
 			}
 			flavor = nova.Flavor{Name: cf.Name, ExtraSpecs: overlay(cf.ExtraSpecs, specs)}
 		}
 		differ := func(a, b nova.Release) bool { return !sameDecision(flavor, image, a, b) }
-		res, err := resolveRelease(ctx, o.IO, "--nova-release", o.Release, compute, true, differ)
+		res, err := resolveRelease(ctx, o.IO, "--nova-release", o.Release, computeClient, true, differ)
 		if err != nil {
 			return err
 		}

@@ -13,13 +13,13 @@ import (
 // testClients are the clients most integration tests need: the admin's
 // Glance and Nova (to make images and flavors) and demo's Nova at 2.37
 // (servers with networks: none), demo being the owner of the guests.
-func testClients(t *testing.T) (glance, acompute, dcompute *gophercloud.ServiceClient) {
+func testClients(t *testing.T) (imageClient, acompute, dcompute *gophercloud.ServiceClient) {
 	t.Helper()
 	admin := devcloudtest.Connect(t, "devcloud-admin")
 	demo := devcloudtest.Connect(t, "devcloud-demo")
-	glance, _ = admin.Image()
+	imageClient, _ = admin.Image()
 	acompute, _ = admin.Compute()
 	dcompute, _ = demo.Compute()
 	dcompute.Microversion = "2.37"
-	return glance, acompute, dcompute
+	return imageClient, acompute, dcompute
 }

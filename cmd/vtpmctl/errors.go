@@ -7,9 +7,10 @@ import (
 
 	"errors"
 	"fmt"
-	"github.com/gophercloud/gophercloud/v2"
 	"io"
 	"strings"
+
+	"github.com/gophercloud/gophercloud/v2"
 
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/output"

@@ -7,6 +7,8 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/urfave/cli/v3"
 
+	"github.com/vtpmctl/vtpmctl/compute"
+	"github.com/vtpmctl/vtpmctl/glance"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/nova"
@@ -105,7 +107,7 @@ func runFlavorCreate(ctx context.Context, o *flavorOptions) error {
 	if err := nova.ValidateTPMFlags(o.Request.TPMVersion, o.Request.TPMModel); err != nil {
 		return err
 	}
-	compute, rel, err := flavorSession(ctx, o)
+	computeClient, rel, err := flavorSession(ctx, o)
 	if err != nil {
 		return err
 	}
@@ -119,8 +121,8 @@ func runFlavorCreate(ctx context.Context, o *flavorOptions) error {
 	name := o.Flavors[0]
 	checkFlavorConflicts(ctx, o, []nova.CloudFlavor{{Flavor: nova.Flavor{Name: name}}},
 		[]nova.ObjectPlan{{Name: name, Changes: nova.Diff(name, "", nil, o.Request.Specs(), nil)}}, rel)
-	plan, created, err := nova.CreateVTPMFlavor(ctx, compute, nova.CreateFlavorOpts{
-		FlavorCreateOpts: nova.FlavorCreateOpts{Name: name, VCPUs: o.VCPUs, RAM: o.RAM, Disk: o.Disk, Public: !o.Private},
+	plan, created, err := compute.CreateVTPMFlavor(ctx, computeClient, compute.VTPMFlavorOpts{
+		CreateOpts: compute.CreateOpts{Name: name, VCPUs: o.VCPUs, RAM: o.RAM, Disk: o.Disk, Public: !o.Private},
 		Projects:         projects, Specs: o.Request.Specs()}, rel)
 	if err != nil && len(plan.Changes) == 0 {
 		return err
@@ -192,14 +194,14 @@ func runFlavorSet(ctx context.Context, o *flavorOptions, set bool) error {
 			unset = []string{nova.FlavorTPMVersion, nova.FlavorTPMModel, nova.FlavorTPMSecretSecurity}
 		}
 	}
-	compute, rel, err := flavorSession(ctx, o)
+	computeClient, rel, err := flavorSession(ctx, o)
 	if err != nil {
 		return err
 	}
 	if err := nova.ValidateFlavorRequest(o.Request, rel); err != nil {
 		return err
 	}
-	fls, err := nova.ResolveFlavors(ctx, compute, o.Flavors)
+	fls, err := compute.ResolveFlavors(ctx, computeClient, o.Flavors)
 	if err != nil {
 		return err
 	}
@@ -211,9 +213,9 @@ func runFlavorSet(ctx context.Context, o *flavorOptions, set bool) error {
 		checkFlavorConflicts(ctx, o, fls, plans, rel)
 	}
 	if !o.DryRun {
-		nova.ApplyFlavorPlans(withProgress(ctx, o.IO.Err, "writing flavors"), compute, plans)
+		compute.ApplyFlavorPlans(withProgress(ctx, o.IO.Err, "writing flavors"), computeClient, plans)
 	}
-	reportServersUsing(ctx, o, compute, plans)
+	reportServersUsing(ctx, o, computeClient, plans)
 	return printChanges(o.IO, o.Global, plans, o.DryRun)
 }
 
@@ -229,7 +231,7 @@ func flavorSession(ctx context.Context, o *flavorOptions) (*gophercloud.ServiceC
 	if err != nil {
 		return nil, 0, err
 	}
-	return nova.WriteClient(c), res.Release, nil
+	return compute.WriteClient(c), res.Release, nil
 }
 
 func resolveProjects(ctx context.Context, o *flavorOptions) ([]string, error) {
@@ -244,10 +246,10 @@ func resolveProjects(ctx context.Context, o *flavorOptions) ([]string, error) {
 }
 
 func checkFlavorConflicts(ctx context.Context, o *flavorOptions, fls []nova.CloudFlavor, plans []nova.ObjectPlan, rel nova.Release) {
-	glance, err := o.Global.session.Image()
+	imageClient, err := o.Global.session.Image()
 	if err == nil {
 		var imgs []nova.CloudImage
-		if imgs, err = nova.ListImages(ctx, glance, nova.ImageListOpts{}); err == nil {
+		if imgs, err = glance.ListImages(ctx, imageClient, glance.ImageListOpts{}); err == nil {
 			warnAll(o.IO, nova.FlavorConflicts(fls, plans, imgs, rel))
 			return
 		}
@@ -260,7 +262,7 @@ func reportServersUsing(ctx context.Context, o *flavorOptions, c *gophercloud.Se
 		if len(nova.Writes(p.Changes)) == 0 || p.Err != nil {
 			continue
 		}
-		n, err := nova.ServersUsingFlavor(ctx, c, p.ID)
+		n, err := compute.ServersUsingFlavor(ctx, c, p.ID)
 		switch {
 		case err != nil:
 			fmt.Fprintf(o.IO.Err, "vtpmctl: %s: could not count the servers using it (%s)\n", p.Name, oneLine(err.Error()))
@@ -285,7 +287,7 @@ func newFlavorShowCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 			if err != nil {
 				return err
 			}
-			f, err := nova.FindFlavor(ctx, nova.ComputeClient(c), cmd.Args().First())
+			f, err := compute.FindFlavor(ctx, compute.ComputeClient(c), cmd.Args().First())
 			if err != nil {
 				return err
 			}
@@ -323,7 +325,7 @@ func newFlavorListCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 				return err
 			}
 			c := svc.compute
-			fls, err := nova.ListFlavors(ctx, nova.ComputeClient(c))
+			fls, err := compute.ListFlavors(ctx, compute.ComputeClient(c))
 			if err != nil {
 				return err
 			}

@@ -24,13 +24,13 @@ import (
 
 // hostCheckOpts points `host check` at the devcloud's real nova.conf,
 // qemu.conf, libvirtd and state dir.
-func hostCheckOpts(io *IOStreams, g *globalOptions, extraConf string) *hostCheckOptions {
+func hostCheckOpts(streams *IOStreams, g *globalOptions, extraConf string) *hostCheckOptions {
 	d := devcloudtest.Dir()
 	conf := []string{filepath.Join(d, "etc/nova/nova-cpu.conf")}
 	if extraConf != "" {
 		conf = append(conf, filepath.Join(d, "etc/nova", extraConf))
 	}
-	return &hostCheckOptions{IO: io, Global: g, NovaConf: conf, QemuConf: filepath.Join(d, "etc/libvirt/qemu.conf"),
+	return &hostCheckOptions{IO: streams, Global: g, NovaConf: conf, QemuConf: filepath.Join(d, "etc/libvirt/qemu.conf"),
 		StateDir: filepath.Join(d, "data/libvirt/lib/swtpm")}
 }
 
@@ -40,8 +40,8 @@ func hostCheckOpts(io *IOStreams, g *globalOptions, extraConf string) *hostCheck
 func TestIntegrationHostCheck(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	glance, acompute, dcompute := testClients(t)
-	imgID := devcloudtest.CreateImage(t, glance, devcloudtest.Unique("hc-img"), map[string]string{"hw_tpm_version": "2.0", "hw_tpm_model": "tpm-crb"})
+	imageClient, acompute, dcompute := testClients(t)
+	imgID := devcloudtest.CreateImage(t, imageClient, devcloudtest.Unique("hc-img"), map[string]string{"hw_tpm_version": "2.0", "hw_tpm_model": "tpm-crb"})
 	flvID := devcloudtest.CreateFlavor(t, acompute, devcloudtest.Unique("hc-flv"), nil)
 	s, err := servers.Create(ctx, dcompute, servers.CreateOpts{Name: devcloudtest.Unique("hc"), ImageRef: imgID, FlavorRef: flvID,
 		Networks: "none", AvailabilityZone: "libvirt"}, nil).Extract()
@@ -51,7 +51,7 @@ func TestIntegrationHostCheck(t *testing.T) {
 	t.Cleanup(func() { deleteAndWait(dcompute, s.ID) })
 	waitActive(t, dcompute, s.ID)
 
-	r := h.run(func(io *IOStreams) error { return runHostCheck(ctx, hostCheckOpts(io, h.global(""), "")) })
+	r := h.run(func(streams *IOStreams) error { return runHostCheck(ctx, hostCheckOpts(streams, h.global(""), "")) })
 	if r.code != 0 {
 		t.Fatalf("host check on the devcloud: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
@@ -92,7 +92,7 @@ func TestIntegrationHostsAudit(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	for name, extra := range map[string]string{"devcloud.json": "", "devcloud-fake.json": "nova-fake.conf"} {
-		r := h.run(func(io *IOStreams) error { return runHostCheck(ctx, hostCheckOpts(io, h.global(""), extra)) })
+		r := h.run(func(streams *IOStreams) error { return runHostCheck(ctx, hostCheckOpts(streams, h.global(""), extra)) })
 		if r.code == 2 {
 			t.Fatalf("host check: %s", r.stderr)
 		}
@@ -103,8 +103,8 @@ func TestIntegrationHostsAudit(t *testing.T) {
 	t.Cleanup(func() { setTraits(t, placement, fakeRP, func([]string) []string { return old }) })
 
 	junit := filepath.Join(dir, "fleet.xml")
-	r := h.run(func(io *IOStreams) error {
-		return runHostsAudit(ctx, &hostsOptions{IO: io, Global: h.global("devcloud-admin"), Dir: dir, JUnit: junit})
+	r := h.run(func(streams *IOStreams) error {
+		return runHostsAudit(ctx, &hostsOptions{IO: streams, Global: h.global("devcloud-admin"), Dir: dir, JUnit: junit})
 	})
 	if r.code != 1 {
 		t.Fatalf("audit with a stale trait: exit %d: %s", r.code, r.stderr)
@@ -145,8 +145,8 @@ func TestIntegrationHostsAudit(t *testing.T) {
 	}
 
 	// A 2024.2 scheduler needs model traits that a Zed compute never reports.
-	r = h.run(func(io *IOStreams) error {
-		return runHostsAudit(ctx, &hostsOptions{IO: io, Global: h.global("devcloud-admin"), Release: nova.Dalmatian})
+	r = h.run(func(streams *IOStreams) error {
+		return runHostsAudit(ctx, &hostsOptions{IO: streams, Global: h.global("devcloud-admin"), Release: nova.Dalmatian})
 	})
 	if r.code != 1 || !strings.Contains(r.stdout, "STALE-TRAITS") || !strings.Contains(r.stdout, "older than 2024.2") {
 		t.Errorf("2024.2 audit of Zed computes: exit %d\n%s", r.code, r.stdout)

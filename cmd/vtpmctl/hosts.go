@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/vtpmctl/vtpmctl/compute"
 	"github.com/vtpmctl/vtpmctl/hostcheck"
 	"github.com/vtpmctl/vtpmctl/internal/fileout"
 	"github.com/vtpmctl/vtpmctl/internal/output"
@@ -154,17 +155,17 @@ func runHostsAudit(ctx context.Context, o *hostsOptions) error {
 	if err != nil {
 		return err
 	}
-	compute, glance, placement := svc.compute, svc.image, svc.placement
-	res, err := resolveRelease(ctx, o.IO, "--nova-release", o.Release, compute, false, nil)
+	computeClient, imageClient, placement := svc.compute, svc.image, svc.placement
+	res, err := resolveRelease(ctx, o.IO, "--nova-release", o.Release, computeClient, false, nil)
 	if err != nil {
 		return err
 	}
 	rel := res.Release
-	hosts, err := hostcheck.ListFleet(ctx, compute, placement)
+	hosts, err := hostcheck.ListFleet(ctx, computeClient, placement)
 	if err != nil {
 		return err
 	}
-	inv, err := nova.ListVTPMGuests(ctx, compute, glance, rel, true)
+	inv, err := compute.ListVTPMGuests(ctx, computeClient, imageClient, rel, true)
 	if err != nil {
 		return err
 	}

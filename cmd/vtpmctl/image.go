@@ -5,6 +5,8 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/vtpmctl/vtpmctl/compute"
+	"github.com/vtpmctl/vtpmctl/glance"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/nova"
@@ -122,11 +124,11 @@ func runImageChange(ctx context.Context, o *imageChangeOptions) error {
 	if err != nil {
 		return err
 	}
-	glance, err := sess.Image()
+	imageClient, err := sess.Image()
 	if err != nil {
 		return err
 	}
-	imgs, err := nova.ResolveImages(ctx, glance, o.Images, selector)
+	imgs, err := glance.ResolveImages(ctx, imageClient, o.Images, selector)
 	if err != nil {
 		return err
 	}
@@ -141,7 +143,7 @@ func runImageChange(ctx context.Context, o *imageChangeOptions) error {
 		checkImageConflicts(ctx, o, sess, imgs, plans)
 	}
 	if !o.DryRun {
-		nova.ApplyImagePlans(withProgress(ctx, o.IO.Err, "writing images"), glance, plans, imgs)
+		glance.ApplyImagePlans(withProgress(ctx, o.IO.Err, "writing images"), imageClient, plans, imgs)
 	}
 	return printChanges(o.IO, o.Global, plans, o.DryRun)
 }
@@ -157,18 +159,18 @@ func verb(set bool) string {
 // the changed images. It is advice: not being able to list flavors is a
 // warning, not a failure.
 func checkImageConflicts(ctx context.Context, o *imageChangeOptions, sess *cloud.Session, imgs []nova.CloudImage, plans []nova.ObjectPlan) {
-	compute, err := sess.Compute()
+	computeClient, err := sess.Compute()
 	if err != nil {
 		warn(o.IO, "flavors not checked for conflicts: %v", err)
 		return
 	}
-	res, err := resolveRelease(ctx, o.IO, "--nova-release", o.Release, compute, false, nil)
+	res, err := resolveRelease(ctx, o.IO, "--nova-release", o.Release, computeClient, false, nil)
 	if err != nil {
 		warn(o.IO, "flavors not checked for conflicts: %v", err)
 		return
 	}
 	rel := res.Release
-	fls, err := nova.ListFlavors(ctx, nova.ComputeClient(compute))
+	fls, err := compute.ListFlavors(ctx, compute.ComputeClient(computeClient))
 	if err != nil {
 		warn(o.IO, "flavors not checked for conflicts: %v", err)
 		return
@@ -194,7 +196,7 @@ would give a server built from it with a flavor that carries no hw:tpm_*.`,
 			if err != nil {
 				return err
 			}
-			img, err := nova.FindImage(ctx, svc.image, ref)
+			img, err := glance.FindImage(ctx, svc.image, ref)
 			if err != nil {
 				return err
 			}
@@ -254,8 +256,8 @@ server side; --vtpm / --no-vtpm keep images with / without hw_tpm_version.`,
 			if err != nil {
 				return err
 			}
-			glance := svc.image
-			imgs, err := nova.ListImages(ctx, glance, nova.ImageListOpts{Properties: filter})
+			imageClient := svc.image
+			imgs, err := glance.ListImages(ctx, imageClient, glance.ImageListOpts{Properties: filter})
 			if err != nil {
 				return err
 			}

@@ -20,6 +20,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
 	"github.com/gophercloud/gophercloud/v2/openstack/image/v2/images"
 
+	"github.com/vtpmctl/vtpmctl/compute"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
 	"github.com/vtpmctl/vtpmctl/internal/output"
@@ -86,10 +87,10 @@ type runResult struct {
 	requests []string
 }
 
-func (h *harness) run(f func(io *IOStreams) error) runResult {
+func (h *harness) run(f func(streams *IOStreams) error) runResult {
 	var out, errb bytes.Buffer
-	io := &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}
-	code := exitCode(f(io), &errb)
+	streams := &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}
+	code := exitCode(f(streams), &errb)
 	r := runResult{code: code, stdout: out.String(), stderr: errb.String()}
 	if h.counter != nil {
 		r.writes, r.requests = h.counter.take()
@@ -109,14 +110,14 @@ func actions(rows []map[string]string) map[string]string {
 func TestIntegrationImageSetUnset(t *testing.T) {
 	h := newHarness(t)
 	demo := devcloudtest.Connect(t, "devcloud-demo")
-	glance, _ := demo.Image()
+	imageClient, _ := demo.Image()
 	name := devcloudtest.Unique("win-img")
-	id := devcloudtest.CreateImageAs(t, glance, name, "", "", map[string]string{"hw_disk_bus": "ide", "os_distro": "windows"})
+	id := devcloudtest.CreateImageAs(t, imageClient, name, "", "", map[string]string{"hw_disk_bus": "ide", "os_distro": "windows"})
 	ctx := context.Background()
 
 	set := func() runResult {
-		return h.run(func(io *IOStreams) error {
-			return runImageChange(ctx, &imageChangeOptions{IO: io, Global: h.global("devcloud-demo"), Set: true, Images: []string{name}, Windows: true})
+		return h.run(func(streams *IOStreams) error {
+			return runImageChange(ctx, &imageChangeOptions{IO: streams, Global: h.global("devcloud-demo"), Set: true, Images: []string{name}, Windows: true})
 		})
 	}
 	r := set()
@@ -134,7 +135,7 @@ func TestIntegrationImageSetUnset(t *testing.T) {
 	if !strings.Contains(r.stderr, "hw_disk_bus ide -> sata") {
 		t.Errorf("the disk bus change is not explained: %s", r.stderr)
 	}
-	img, err := images.Get(ctx, glance, id).Extract()
+	img, err := images.Get(ctx, imageClient, id).Extract()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,15 +157,15 @@ func TestIntegrationImageSetUnset(t *testing.T) {
 	}
 
 	unset := func() runResult {
-		return h.run(func(io *IOStreams) error {
-			return runImageChange(ctx, &imageChangeOptions{IO: io, Global: h.global("devcloud-demo"), Images: []string{id}, Windows: true})
+		return h.run(func(streams *IOStreams) error {
+			return runImageChange(ctx, &imageChangeOptions{IO: streams, Global: h.global("devcloud-demo"), Images: []string{id}, Windows: true})
 		})
 	}
 	r = unset()
 	if r.code != 0 || len(r.writes) != 1 {
 		t.Fatalf("unset: exit %d, writes %v: %s", r.code, r.writes, r.stderr)
 	}
-	img, _ = images.Get(ctx, glance, id).Extract()
+	img, _ = images.Get(ctx, imageClient, id).Extract()
 	for _, k := range []string{"hw_tpm_version", "hw_tpm_model", "hw_firmware_type", "os_secure_boot"} {
 		if _, still := img.Properties[k]; still {
 			t.Errorf("%s still set after unset --windows", k)
@@ -187,12 +188,12 @@ func TestIntegrationImageForeignProject403(t *testing.T) {
 	if len(ps) != 1 {
 		t.Fatalf("project other: %v", ps)
 	}
-	glance, _ := admin.Image()
+	imageClient, _ := admin.Image()
 	name := devcloudtest.Unique("foreign-img")
-	id := devcloudtest.CreateImageAs(t, glance, name, images.ImageVisibilityPublic, ps[0].ID, nil)
+	id := devcloudtest.CreateImageAs(t, imageClient, name, images.ImageVisibilityPublic, ps[0].ID, nil)
 
-	r := h.run(func(io *IOStreams) error {
-		return runImageChange(context.Background(), &imageChangeOptions{IO: io, Global: h.global("devcloud-demo"), Set: true, Images: []string{name}, Version: "2.0"})
+	r := h.run(func(streams *IOStreams) error {
+		return runImageChange(context.Background(), &imageChangeOptions{IO: streams, Global: h.global("devcloud-demo"), Set: true, Images: []string{name}, Version: "2.0"})
 	})
 	if r.code != 1 {
 		t.Fatalf("exit %d, want 1: %s", r.code, r.stderr)
@@ -203,7 +204,7 @@ func TestIntegrationImageForeignProject403(t *testing.T) {
 	if a := actions(r.rows)["hw_tpm_version"]; a != "failed" {
 		t.Errorf("row action %q, want failed", a)
 	}
-	img, _ := images.Get(context.Background(), glance, id).Extract()
+	img, _ := images.Get(context.Background(), imageClient, id).Extract()
 	if _, set := img.Properties["hw_tpm_version"]; set {
 		t.Errorf("foreign image was changed")
 	}
@@ -214,15 +215,15 @@ func TestIntegrationFlavorLifecycle(t *testing.T) {
 	ctx := context.Background()
 	name := devcloudtest.Unique("w1")
 	admin := devcloudtest.Connect(t, "devcloud-admin")
-	compute, _ := admin.Compute()
+	computeClient, _ := admin.Compute()
 	t.Cleanup(func() {
-		if f, err := nova.FindFlavor(ctx, nova.ComputeClient(compute), name); err == nil {
-			nova.DeleteFlavor(ctx, compute, f.ID)
+		if f, err := compute.FindFlavor(ctx, compute.ComputeClient(computeClient), name); err == nil {
+			compute.DeleteFlavor(ctx, computeClient, f.ID)
 		}
 	})
 	create := func() runResult {
-		return h.run(func(io *IOStreams) error {
-			return runFlavorCreate(ctx, &flavorOptions{IO: io, Global: h.global("devcloud-admin"), Flavors: []string{name},
+		return h.run(func(streams *IOStreams) error {
+			return runFlavorCreate(ctx, &flavorOptions{IO: streams, Global: h.global("devcloud-admin"), Flavors: []string{name},
 				VCPUs: 1, RAM: 64, Disk: 1, Request: nova.FlavorRequest{TPMVersion: "2.0", TPMModel: "tpm-tis"}})
 		})
 	}
@@ -233,36 +234,36 @@ func TestIntegrationFlavorLifecycle(t *testing.T) {
 	if r = create(); r.code != 0 || len(r.writes) != 0 {
 		t.Errorf("create rerun: exit %d writes %v (want none)", r.code, r.writes)
 	}
-	r = h.run(func(io *IOStreams) error {
-		return runFlavorSet(ctx, &flavorOptions{IO: io, Global: h.global("devcloud-admin"), Flavors: []string{name},
+	r = h.run(func(streams *IOStreams) error {
+		return runFlavorSet(ctx, &flavorOptions{IO: streams, Global: h.global("devcloud-admin"), Flavors: []string{name},
 			Request: nova.FlavorRequest{TPMModel: "tpm-crb"}}, true)
 	})
 	if r.code != 0 || len(r.writes) != 1 || !strings.HasPrefix(r.writes[0], "PUT ") || !strings.HasSuffix(r.writes[0], "/os-extra_specs/hw:tpm_model") {
 		t.Errorf("set model: exit %d, writes %v (want one single-key PUT)", r.code, r.writes)
 	}
 	// CRB with 1.2 is refused before any write.
-	r = h.run(func(io *IOStreams) error {
-		return runFlavorSet(ctx, &flavorOptions{IO: io, Global: h.global("devcloud-admin"), Flavors: []string{name},
+	r = h.run(func(streams *IOStreams) error {
+		return runFlavorSet(ctx, &flavorOptions{IO: streams, Global: h.global("devcloud-admin"), Flavors: []string{name},
 			Request: nova.FlavorRequest{TPMVersion: "1.2"}}, true)
 	})
 	if r.code != 2 || len(r.writes) != 0 || !strings.Contains(r.stderr, "TPM model CRB is only valid with TPM version 2.0.") {
 		t.Errorf("1.2 on a CRB flavor: exit %d writes %v: %s", r.code, r.writes, r.stderr)
 	}
 	// A member cannot write extra specs: Nova's 403, explained.
-	r = h.run(func(io *IOStreams) error {
-		return runFlavorSet(ctx, &flavorOptions{IO: io, Global: h.global("devcloud-demo"), Flavors: []string{name},
+	r = h.run(func(streams *IOStreams) error {
+		return runFlavorSet(ctx, &flavorOptions{IO: streams, Global: h.global("devcloud-demo"), Flavors: []string{name},
 			Request: nova.FlavorRequest{TPMModel: "tpm-tis"}}, true)
 	})
 	if r.code != 1 || !strings.Contains(r.stderr, "admin role") {
 		t.Errorf("demo flavor set: exit %d: %s", r.code, r.stderr)
 	}
-	r = h.run(func(io *IOStreams) error {
-		return runFlavorSet(ctx, &flavorOptions{IO: io, Global: h.global("devcloud-admin"), Flavors: []string{name}}, false)
+	r = h.run(func(streams *IOStreams) error {
+		return runFlavorSet(ctx, &flavorOptions{IO: streams, Global: h.global("devcloud-admin"), Flavors: []string{name}}, false)
 	})
 	if r.code != 0 || len(r.writes) != 2 {
 		t.Errorf("unset: exit %d writes %v (want two DELETEs)", r.code, r.writes)
 	}
-	f, err := nova.FindFlavor(ctx, nova.ComputeClient(compute), name)
+	f, err := compute.FindFlavor(ctx, compute.ComputeClient(computeClient), name)
 	if err != nil || len(nova.VTPMKeys(f.ExtraSpecs, nova.IsVTPMFlavorKey)) != 0 {
 		t.Errorf("after unset: %v %v", f.ExtraSpecs, err)
 	}
@@ -294,21 +295,21 @@ func TestIntegrationFlavorCreateRollback(t *testing.T) {
 	}}
 	name := devcloudtest.Unique("w1-rollback")
 	ctx := context.Background()
-	r := h.run(func(io *IOStreams) error {
-		return runFlavorCreate(ctx, &flavorOptions{IO: io, Global: h.global("devcloud-admin"), Flavors: []string{name},
+	r := h.run(func(streams *IOStreams) error {
+		return runFlavorCreate(ctx, &flavorOptions{IO: streams, Global: h.global("devcloud-admin"), Flavors: []string{name},
 			VCPUs: 1, RAM: 64, Disk: 1, Request: nova.FlavorRequest{TPMVersion: "2.0"}})
 	})
 	if r.code != 1 || !strings.Contains(r.stderr, "deleted again") {
 		t.Fatalf("exit %d, want 1 with a rollback message: %s", r.code, r.stderr)
 	}
 	admin := devcloudtest.Connect(t, "devcloud-admin")
-	compute, _ := admin.Compute()
-	_, err := nova.FindFlavor(ctx, nova.ComputeClient(compute), name)
+	computeClient, _ := admin.Compute()
+	_, err := compute.FindFlavor(ctx, compute.ComputeClient(computeClient), name)
 	var nf *nova.NotFoundError
 	if !errors.As(err, &nf) {
 		t.Errorf("the half-made flavor survived: %v", err)
-		if f, err := nova.FindFlavor(ctx, nova.ComputeClient(compute), name); err == nil {
-			nova.DeleteFlavor(ctx, compute, f.ID)
+		if f, err := compute.FindFlavor(ctx, compute.ComputeClient(computeClient), name); err == nil {
+			compute.DeleteFlavor(ctx, computeClient, f.ID)
 		}
 	}
 }
@@ -318,8 +319,8 @@ func TestIntegrationFlavorCreateRollback(t *testing.T) {
 func TestIntegrationFlavorInUse(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	glance, acompute, dcompute := testClients(t)
-	imgID := devcloudtest.CreateImage(t, glance, devcloudtest.Unique("inuse-img"), nil)
+	imageClient, acompute, dcompute := testClients(t)
+	imgID := devcloudtest.CreateImage(t, imageClient, devcloudtest.Unique("inuse-img"), nil)
 	name := devcloudtest.Unique("inuse-flv")
 	flvID := devcloudtest.CreateFlavor(t, acompute, name, map[string]string{"hw:tpm_version": "2.0"})
 	s, err := servers.Create(ctx, dcompute, servers.CreateOpts{Name: devcloudtest.Unique("inuse"), ImageRef: imgID, FlavorRef: flvID,
@@ -328,8 +329,8 @@ func TestIntegrationFlavorInUse(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { deleteAndWait(dcompute, s.ID) })
-	r := h.run(func(io *IOStreams) error {
-		return runFlavorSet(ctx, &flavorOptions{IO: io, Global: h.global("devcloud-admin"), Flavors: []string{name},
+	r := h.run(func(streams *IOStreams) error {
+		return runFlavorSet(ctx, &flavorOptions{IO: streams, Global: h.global("devcloud-admin"), Flavors: []string{name},
 			Request: nova.FlavorRequest{TPMModel: "tpm-crb"}}, true)
 	})
 	if r.code != 0 || !strings.Contains(r.stderr, "1 server(s) use this flavor") || !strings.Contains(r.stderr, "only on resize") {

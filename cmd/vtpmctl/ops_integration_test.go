@@ -22,8 +22,8 @@ import (
 // bootVTPMGuest boots a TPM 2.0 guest as demo on the libvirt host.
 func bootVTPMGuest(t *testing.T, prefix string) (*gophercloud.ServiceClient, string) {
 	t.Helper()
-	glance, acompute, dcompute := testClients(t)
-	img := devcloudtest.CreateImage(t, glance, devcloudtest.Unique(prefix+"-img"), nil)
+	imageClient, acompute, dcompute := testClients(t)
+	img := devcloudtest.CreateImage(t, imageClient, devcloudtest.Unique(prefix+"-img"), nil)
 	flv := devcloudtest.CreateFlavor(t, acompute, devcloudtest.Unique(prefix+"-flv"), map[string]string{"hw:tpm_version": "2.0"})
 	s, err := servers.Create(context.Background(), dcompute, servers.CreateOpts{Name: devcloudtest.Unique(prefix), ImageRef: img, FlavorRef: flv,
 		Networks: "none", AvailabilityZone: "libvirt"}, nil).Extract()
@@ -49,10 +49,10 @@ func TestIntegrationUpgradeAndEvacuation(t *testing.T) {
 		if err := rel.Set(to); err != nil {
 			t.Fatal(err)
 		}
-		return h.run(func(io *IOStreams) error {
+		return h.run(func(streams *IOStreams) error {
 			g := h.global("devcloud-admin")
 			g.Output.Format = "table"
-			return runUpgradeCheck(ctx, &upgradeOptions{IO: io, Global: g, To: rel})
+			return runUpgradeCheck(ctx, &upgradeOptions{IO: streams, Global: g, To: rel})
 		})
 	}
 	// A 2024.2 scheduler needs COMPUTE_SECURITY_TPM_TIS, which no Zed compute
@@ -85,8 +85,8 @@ func TestIntegrationUpgradeAndEvacuation(t *testing.T) {
 	restore()
 
 	audit := func() hostcheck.Report {
-		r := h.run(func(io *IOStreams) error {
-			return runHostsAudit(ctx, &hostsOptions{IO: io, Global: h.global("devcloud-admin")})
+		r := h.run(func(streams *IOStreams) error {
+			return runHostsAudit(ctx, &hostsOptions{IO: streams, Global: h.global("devcloud-admin")})
 		})
 		var out struct{ Reports []hostcheck.Report }
 		json.Unmarshal([]byte(r.stdout), &out)
@@ -132,7 +132,7 @@ func TestIntegrationResumeOnBootTrap(t *testing.T) {
 	}
 	t.Cleanup(func() { restart("--no-resume-guests-on-boot") })
 	check := func() hostcheck.Check {
-		r := h.run(func(io *IOStreams) error { return runHostCheck(ctx, hostCheckOpts(io, h.global(""), "")) })
+		r := h.run(func(streams *IOStreams) error { return runHostCheck(ctx, hostCheckOpts(streams, h.global(""), "")) })
 		var rep hostcheck.Report
 		json.Unmarshal([]byte(r.stdout), &rep)
 		return findCheck(rep, "RESUME-ON-BOOT")

@@ -73,7 +73,7 @@ var parityCases = []parityCase{
 // TestIntegrationParity boots every pair on the devcloud's libvirt compute
 // and compares what Nova did with what `vtpmctl check` predicted.
 func TestIntegrationParity(t *testing.T) {
-	glance, acompute, dcompute := testClients(t)
+	imageClient, acompute, dcompute := testClients(t)
 
 	var mu sync.Mutex
 	table := map[string][2]string{}
@@ -87,7 +87,7 @@ func TestIntegrationParity(t *testing.T) {
 				defer func() { <-sem }()
 				imgName := devcloudtest.Unique("parity-img-" + c.name)
 				flvName := devcloudtest.Unique("parity-flv-" + c.name)
-				imgID := devcloudtest.CreateImage(t, glance, imgName, c.props)
+				imgID := devcloudtest.CreateImage(t, imageClient, imgName, c.props)
 				flvID := devcloudtest.CreateFlavor(t, acompute, flvName, c.specs)
 
 				predicted := predict(t, imgName, flvName)

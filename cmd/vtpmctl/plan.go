@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/vtpmctl/vtpmctl/compute"
 	"github.com/vtpmctl/vtpmctl/internal/fileout"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/nova"
@@ -249,18 +250,18 @@ func runPlanApply(ctx context.Context, o *planApplyOptions, write bool) error {
 	if err != nil {
 		return err
 	}
-	compute, glance := svc.compute, svc.image
-	res, err := resolveRelease(ctx, o.IO, "--nova-release", o.Release, compute, false, nil)
+	computeClient, imageClient := svc.compute, svc.image
+	res, err := resolveRelease(ctx, o.IO, "--nova-release", o.Release, computeClient, false, nil)
 	if err != nil {
 		return err
 	}
 	rel := res.Release
-	conv, err := plans.DiffPlan(ctx, glance, compute, p, rel)
+	conv, err := plans.DiffPlan(ctx, imageClient, computeClient, p, rel)
 	if err != nil {
 		return fmt.Errorf("plan %s: %w", o.File, err) // exitCode tells a bad plan (2) from a failed cloud (1)
 	}
 	if write {
-		plans.ApplyConvergence(withProgress(ctx, o.IO.Err, "applying"), glance, nova.WriteClient(compute), conv, rel)
+		plans.ApplyConvergence(withProgress(ctx, o.IO.Err, "applying"), imageClient, compute.WriteClient(computeClient), conv, rel)
 	}
 	for _, m := range conv.Missing {
 		fmt.Fprintf(o.IO.Err, "vtpmctl: image %s: pending, not in Glance yet (convert the VM's disk first)\n", m)

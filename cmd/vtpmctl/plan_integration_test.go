@@ -12,8 +12,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/vtpmctl/vtpmctl/compute"
+	"github.com/vtpmctl/vtpmctl/glance"
 	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
-	"github.com/vtpmctl/vtpmctl/nova"
 )
 
 // TestIntegrationPlanApply converges real Glance and Nova to a plan, with a
@@ -23,19 +24,19 @@ func TestIntegrationPlanApply(t *testing.T) {
 	devcloudtest.Require(t)
 	ctx := context.Background()
 	admin := devcloudtest.Connect(t, "devcloud-admin")
-	glance, _ := admin.Image()
-	compute, _ := admin.Compute()
+	imageClient, _ := admin.Image()
+	computeClient, _ := admin.Compute()
 	u := devcloudtest.Unique("plan")
 	imgs := []string{u + "-w11", u + "-w19", u + "-rhel"}
 	for _, n := range imgs {
-		devcloudtest.CreateImage(t, glance, n, map[string]string{"hw_disk_bus": "ide"})
+		devcloudtest.CreateImage(t, imageClient, n, map[string]string{"hw_disk_bus": "ide"})
 	}
 	existing := u + "-m1"
-	devcloudtest.CreateFlavor(t, compute, existing, map[string]string{"hw:tpm_version": "1.2"})
+	devcloudtest.CreateFlavor(t, computeClient, existing, map[string]string{"hw:tpm_version": "1.2"})
 	newFlavor := u + "-w1"
 	t.Cleanup(func() {
-		if f, err := nova.FindFlavor(ctx, nova.ComputeClient(compute), newFlavor); err == nil {
-			nova.DeleteFlavor(ctx, compute, f.ID)
+		if f, err := compute.FindFlavor(ctx, compute.ComputeClient(computeClient), newFlavor); err == nil {
+			compute.DeleteFlavor(ctx, computeClient, f.ID)
 		}
 	})
 	plan := fmt.Sprintf(`version: 1
@@ -66,8 +67,8 @@ vms: []
 		}))
 	}
 	apply := func(yes bool) runResult {
-		return h.run(func(io *IOStreams) error {
-			return runPlanApply(ctx, &planApplyOptions{IO: io, Global: h.global("devcloud-admin"), File: file}, yes)
+		return h.run(func(streams *IOStreams) error {
+			return runPlanApply(ctx, &planApplyOptions{IO: streams, Global: h.global("devcloud-admin"), File: file}, yes)
 		})
 	}
 	// diff writes nothing and names the pending image.
@@ -104,7 +105,7 @@ vms: []
 		{"hw_firmware_type": "uefi", "os_type": "windows", "hw_disk_bus": "ide"},
 		{"os_type": "linux"},
 	} {
-		ci, err := nova.FindImage(ctx, glance, imgs[i])
+		ci, err := glance.FindImage(ctx, imageClient, imgs[i])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,7 +116,7 @@ vms: []
 		}
 	}
 	for name, want := range map[string]string{newFlavor: "tpm-crb", existing: ""} {
-		f, err := nova.FindFlavor(ctx, nova.ComputeClient(compute), name)
+		f, err := compute.FindFlavor(ctx, compute.ComputeClient(computeClient), name)
 		if err != nil || f.ExtraSpecs["hw:tpm_version"] != "2.0" || f.ExtraSpecs["hw:tpm_model"] != want {
 			t.Errorf("flavor %s: %v %v", name, f.ExtraSpecs, err)
 		}

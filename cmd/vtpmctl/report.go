@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/vtpmctl/vtpmctl/compute"
 	"github.com/vtpmctl/vtpmctl/hostcheck"
 	"github.com/vtpmctl/vtpmctl/internal/fileout"
 	"github.com/vtpmctl/vtpmctl/nova"
@@ -104,7 +105,7 @@ func auditCloud(ctx context.Context, o *reportOptions, in *report.Inputs, byHost
 	if err != nil {
 		return fmt.Errorf("hosts audit: %w", err)
 	}
-	inv, err := nova.ListVTPMGuests(ctx, svc.compute, svc.image, rel, true)
+	inv, err := compute.ListVTPMGuests(ctx, svc.compute, svc.image, rel, true)
 	if err != nil {
 		return err
 	}

@@ -26,8 +26,8 @@ func TestIntegrationReportInBrowser(t *testing.T) {
 	_, sid := bootVTPMGuest(t, "report")
 	os.MkdirAll(reportDir, 0o755)
 	html := filepath.Join(reportDir, "report.html")
-	r := h.run(func(io *IOStreams) error {
-		return runReport(ctx, &reportOptions{IO: io, Global: h.global("devcloud-admin"), Out: html, UpgradeTo: nova.Dalmatian})
+	r := h.run(func(streams *IOStreams) error {
+		return runReport(ctx, &reportOptions{IO: streams, Global: h.global("devcloud-admin"), Out: html, UpgradeTo: nova.Dalmatian})
 	})
 	if r.code != 0 {
 		t.Fatalf("report: exit %d: %s", r.code, r.stderr)

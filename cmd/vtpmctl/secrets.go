@@ -144,7 +144,7 @@ func runSecretsAudit(ctx context.Context, o *secretsAuditOptions) error {
 // given, is every project's servers already listed (report lists once).
 // It returns the result and the key manager's secrets URL.
 func secretsAudit(ctx context.Context, o *secretsAuditOptions, svc *services, rel nova.Release, inv *nova.Inventory) (barbican.Result, string, error) {
-	sess, compute, glance := svc.sess, svc.compute, svc.image
+	sess, computeClient, imageClient := svc.sess, svc.compute, svc.image
 	ks, err := sess.Identity()
 	if err != nil {
 		ks = nil
@@ -189,7 +189,7 @@ func secretsAudit(ctx context.Context, o *secretsAuditOptions, svc *services, re
 			serviceProject = id
 		}
 	}
-	src := barbican.Sources{Compute: compute, Image: glance, Identity: ks, Release: rel, AllTenants: allTenants,
+	src := barbican.Sources{Compute: computeClient, Image: imageClient, Identity: ks, Release: rel, AllTenants: allTenants,
 		Projects: projects, ReadACLs: !o.NoACLs, Limit: o.Concurrency, ServiceUserID: o.ServiceUser, ServiceProject: serviceProject, ProjectNames: names, Inventory: inv,
 		KeyManager: func(ctx context.Context, project string) (*gophercloud.ServiceClient, error) {
 			if project == own {

@@ -69,9 +69,9 @@ func TestIntegrationSecretsAudit(t *testing.T) {
 	ucompute.Microversion = "2.37"
 	ukm, _ := openstack.NewKeyManagerV1(pc, gophercloud.EndpointOpts{Region: "RegionOne"})
 
-	glance, _ := admin.Image()
+	imageClient, _ := admin.Image()
 	acompute, _ := admin.Compute()
-	imgID := devcloudtest.CreateImage(t, glance, devcloudtest.Unique("sa-img"), nil)
+	imgID := devcloudtest.CreateImage(t, imageClient, devcloudtest.Unique("sa-img"), nil)
 	flvID := devcloudtest.CreateFlavor(t, acompute, devcloudtest.Unique("sa-flv"), map[string]string{"hw:tpm_version": "2.0"})
 	srv, err := servers.Create(ctx, ucompute, servers.CreateOpts{Name: devcloudtest.Unique("sa"), ImageRef: imgID, FlavorRef: flvID,
 		Networks: "none", AvailabilityZone: "libvirt"}, nil).Extract()
@@ -82,8 +82,8 @@ func TestIntegrationSecretsAudit(t *testing.T) {
 	waitActive(t, ucompute, srv.ID)
 
 	audit := func(orphans bool) (runResult, auditOut) {
-		r := h.run(func(io *IOStreams) error {
-			return runSecretsAudit(ctx, &secretsAuditOptions{IO: io, Global: h.global("devcloud-admin"), Projects: []string{"demo"},
+		r := h.run(func(streams *IOStreams) error {
+			return runSecretsAudit(ctx, &secretsAuditOptions{IO: streams, Global: h.global("devcloud-admin"), Projects: []string{"demo"},
 				IncludeOrphans: orphans, Concurrency: 4, ServiceProject: "service"})
 		})
 		if len(r.requests) == 0 {
@@ -163,8 +163,8 @@ func TestIntegrationSecretsAudit(t *testing.T) {
 	if r.code != 1 || !hasOrphan(out, orphanID, "no longer exists") {
 		t.Errorf("orphan: exit %d, orphans %+v", r.code, out.Orphans)
 	}
-	plan := h.run(func(io *IOStreams) error {
-		return runSecretsAudit(ctx, &secretsAuditOptions{IO: io, Global: h.global("devcloud-admin"), Projects: []string{"demo"}, CleanupPlan: true, Concurrency: 4, ServiceProject: "service"})
+	plan := h.run(func(streams *IOStreams) error {
+		return runSecretsAudit(ctx, &secretsAuditOptions{IO: streams, Global: h.global("devcloud-admin"), Projects: []string{"demo"}, CleanupPlan: true, Concurrency: 4, ServiceProject: "service"})
 	})
 	if !strings.Contains(plan.stdout, "secret delete http://127.0.0.1:9311/v1/secrets/"+orphanID) || len(plan.writes) != 0 {
 		t.Errorf("cleanup plan lacks the delete line (or wrote something): %s %v", plan.stdout, plan.writes)
@@ -189,8 +189,8 @@ func TestIntegrationSecretsAudit(t *testing.T) {
 	if !live || out.Summary.Orphans != 0 {
 		t.Errorf("a live server's secret: %+v %+v", out.Orphans, out.Summary)
 	}
-	plan = h.run(func(io *IOStreams) error {
-		return runSecretsAudit(ctx, &secretsAuditOptions{IO: io, Global: h.global("devcloud-admin"), Projects: []string{"demo"}, CleanupPlan: true, Concurrency: 4, ServiceProject: "service"})
+	plan = h.run(func(streams *IOStreams) error {
+		return runSecretsAudit(ctx, &secretsAuditOptions{IO: streams, Global: h.global("devcloud-admin"), Projects: []string{"demo"}, CleanupPlan: true, Concurrency: 4, ServiceProject: "service"})
 	})
 	if strings.Contains(plan.stdout, "secret delete http://127.0.0.1:9311/v1/secrets/"+liveID) || !strings.Contains(plan.stdout, "not deleted, its server exists") {
 		t.Errorf("cleanup plan for a live server's secret:\n%s", plan.stdout)
@@ -233,8 +233,8 @@ func TestIntegrationSecretsAudit(t *testing.T) {
 // Barbican secrets with Zed's policy; that is reported, not skipped.
 func TestIntegrationSecretsNotAuditable(t *testing.T) {
 	h := newHarness(t)
-	r := h.run(func(io *IOStreams) error {
-		return runSecretsAudit(context.Background(), &secretsAuditOptions{IO: io, Global: h.global("devcloud-demo2"), Concurrency: 2, ServiceProject: "service"})
+	r := h.run(func(streams *IOStreams) error {
+		return runSecretsAudit(context.Background(), &secretsAuditOptions{IO: streams, Global: h.global("devcloud-demo2"), Concurrency: 2, ServiceProject: "service"})
 	})
 	var out auditOut
 	json.Unmarshal([]byte(r.stdout), &out)

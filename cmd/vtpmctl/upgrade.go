@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/vtpmctl/vtpmctl/compute"
 	"github.com/vtpmctl/vtpmctl/hostcheck"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/nova"
@@ -61,8 +62,8 @@ func runUpgradeCheck(ctx context.Context, o *upgradeOptions) error {
 	if err != nil {
 		return err
 	}
-	compute, glance, placement := svc.compute, svc.image, svc.placement
-	resolved, err := resolveRelease(ctx, o.IO, "--from", o.From, compute, false, nil)
+	computeClient, imageClient, placement := svc.compute, svc.image, svc.placement
+	resolved, err := resolveRelease(ctx, o.IO, "--from", o.From, computeClient, false, nil)
 	if err != nil {
 		return err
 	}
@@ -70,11 +71,11 @@ func runUpgradeCheck(ctx context.Context, o *upgradeOptions) error {
 	if to < from {
 		return usagef("--to %s is older than the cloud's %s", to, from)
 	}
-	hosts, err := hostcheck.ListFleet(ctx, compute, placement)
+	hosts, err := hostcheck.ListFleet(ctx, computeClient, placement)
 	if err != nil {
 		return err
 	}
-	inv, err := nova.ListVTPMGuests(ctx, compute, glance, from, true)
+	inv, err := compute.ListVTPMGuests(ctx, computeClient, imageClient, from, true)
 	if err != nil {
 		return err
 	}

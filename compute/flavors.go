@@ -1,4 +1,4 @@
-package nova
+package compute
 
 import (
 	"context"
@@ -8,13 +8,9 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/flavors"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
 	"github.com/gophercloud/gophercloud/v2/pagination"
-
 	"github.com/vtpmctl/vtpmctl/internal/paging"
+	"github.com/vtpmctl/vtpmctl/nova"
 )
-
-// WriteMicroversion makes Nova validate extra specs itself (2.86), a
-// second line of defence behind our own validation.
-const WriteMicroversion = "2.86"
 
 // WriteClient returns a copy of c that writes extra specs at 2.86.
 func WriteClient(c *gophercloud.ServiceClient) *gophercloud.ServiceClient {
@@ -26,10 +22,10 @@ func WriteClient(c *gophercloud.ServiceClient) *gophercloud.ServiceClient {
 // SetFlavorSpecs writes only what differs: one POST for all new keys,
 // one single-key PUT per changed key (never delete-then-create, so the
 // flavor is never without its spec), one DELETE per removed key.
-func SetFlavorSpecs(ctx context.Context, c *gophercloud.ServiceClient, id string, writes []Change) error {
+func SetFlavorSpecs(ctx context.Context, c *gophercloud.ServiceClient, id string, writes []nova.Change) error {
 	added := flavors.ExtraSpecsOpts{}
 	for _, w := range writes {
-		if w.Action == Added {
+		if w.Action == nova.Added {
 			added[w.Key] = w.New
 		}
 	}
@@ -41,9 +37,9 @@ func SetFlavorSpecs(ctx context.Context, c *gophercloud.ServiceClient, id string
 	for _, w := range writes {
 		var err error
 		switch w.Action {
-		case Replaced:
+		case nova.Replaced:
 			_, err = flavors.UpdateExtraSpec(ctx, c, id, flavors.ExtraSpecsOpts{w.Key: w.New}).Extract()
-		case Removed:
+		case nova.Removed:
 			err = flavors.DeleteExtraSpec(ctx, c, id, w.Key).ExtractErr()
 		}
 		if err != nil {
@@ -53,8 +49,8 @@ func SetFlavorSpecs(ctx context.Context, c *gophercloud.ServiceClient, id string
 	return nil
 }
 
-// FlavorCreateOpts is a flavor's fixed part.
-type FlavorCreateOpts struct {
+// CreateOpts is a flavor's fixed part: name and size.
+type CreateOpts struct {
 	Name       string
 	VCPUs, RAM int
 	Disk       int
@@ -62,12 +58,12 @@ type FlavorCreateOpts struct {
 }
 
 // CreateFlavor creates a flavor (no extra specs yet).
-func CreateFlavor(ctx context.Context, c *gophercloud.ServiceClient, o FlavorCreateOpts) (CloudFlavor, error) {
+func CreateFlavor(ctx context.Context, c *gophercloud.ServiceClient, o CreateOpts) (nova.CloudFlavor, error) {
 	pub := o.Public
 	f, err := flavors.Create(ctx, c, flavors.CreateOpts{Name: o.Name, VCPUs: o.VCPUs, RAM: o.RAM,
 		Disk: gophercloud.IntToPointer(o.Disk), IsPublic: &pub}).Extract()
 	if err != nil {
-		return CloudFlavor{}, err
+		return nova.CloudFlavor{}, err
 	}
 	return toCloudFlavor(*f), nil
 }

@@ -1,0 +1,93 @@
+package compute
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/vtpmctl/vtpmctl/internal/parallel"
+	"github.com/vtpmctl/vtpmctl/nova"
+)
+
+// RollbackTimeout bounds the undo of a half-made flavor.
+var RollbackTimeout = 30 * time.Second
+
+// ApplyFlavorPlans writes each flavor's changes, a bounded number at a time.
+func ApplyFlavorPlans(ctx context.Context, c *gophercloud.ServiceClient, plans []nova.ObjectPlan) {
+	parallel.Do(ctx, len(plans), parallel.DefaultLimit, func(ctx context.Context, i int) error {
+		if w := nova.Writes(plans[i].Changes); len(w) > 0 {
+			plans[i].Err = flavorWriteError(SetFlavorSpecs(ctx, c, plans[i].ID, w))
+		}
+		return nil
+	})
+}
+
+func flavorWriteError(err error) error {
+	if gophercloud.ResponseCodeIs(err, http.StatusForbidden) {
+		return fmt.Errorf("flavor extra specs can only be changed with the admin role (policy os_compute_api:os-flavor-extra-specs:create/update/delete; Nova 403)")
+	}
+	return err
+}
+
+// VTPMFlavorOpts is `flavor create`: the flavor, its specs, its projects.
+type VTPMFlavorOpts struct {
+	CreateOpts
+	Projects []string // project IDs for a private flavor
+	Specs    map[string]string
+}
+
+// CreateVTPMFlavor creates a flavor with its access and specs, or nothing:
+// if anything fails after the flavor exists, the flavor is deleted again,
+// so no vTPM-named flavor is left without its specs. A flavor of that
+// name and size that already exists is brought to the specs instead
+// (scripts can rerun), and created reports which happened.
+func CreateVTPMFlavor(ctx context.Context, c *gophercloud.ServiceClient, o VTPMFlavorOpts, rel nova.Release) (plan nova.ObjectPlan, created bool, err error) {
+	existing, ferr := FindFlavor(ctx, c, o.Name)
+	var nf *nova.NotFoundError
+	switch {
+	case ferr == nil:
+		if existing.VCPUs != o.VCPUs || existing.RAM != o.RAM || existing.Disk != o.Disk || existing.IsPublic != o.Public {
+			return nova.ObjectPlan{}, false, fmt.Errorf("%w: %s has %d vCPUs, %d MB RAM, %d GB disk, public=%v; a flavor cannot be resized in place — choose another name or delete it first",
+				nova.ErrFlavorExists, o.Name, existing.VCPUs, existing.RAM, existing.Disk, existing.IsPublic)
+		}
+		plans, err := nova.PlanFlavors([]nova.CloudFlavor{existing}, o.Specs, nil, rel)
+		if err != nil {
+			return nova.ObjectPlan{}, false, err
+		}
+		ApplyFlavorPlans(ctx, c, plans)
+		return plans[0], false, plans[0].Err
+	case !errors.As(ferr, &nf):
+		return nova.ObjectPlan{}, false, ferr
+	}
+	if _, err := nova.PlanFlavors([]nova.CloudFlavor{{Flavor: nova.Flavor{Name: o.Name}}}, o.Specs, nil, rel); err != nil {
+		return nova.ObjectPlan{}, false, err
+	}
+	f, err := CreateFlavor(ctx, c, o.CreateOpts)
+	if err != nil {
+		return nova.ObjectPlan{}, false, err
+	}
+	plan = nova.ObjectPlan{ID: f.ID, Name: f.Name, Changes: append([]nova.Change{{Object: f.Name, ID: f.ID, Key: "id", New: f.ID, Action: nova.Added}},
+		nova.Diff(f.Name, f.ID, f.ExtraSpecs, o.Specs, nil)...)}
+	err = func() error {
+		for _, p := range o.Projects {
+			if err := AddFlavorAccess(ctx, c, f.ID, p); err != nil {
+				return fmt.Errorf("granting project %s access: %w", p, err)
+			}
+		}
+		return flavorWriteError(SetFlavorSpecs(ctx, c, f.ID, nova.Writes(plan.Changes[1:])))
+	}()
+	if err != nil {
+		// After Ctrl-C ctx is cancelled: the rollback gets a context of its
+		// own (not cancelled, short) so the half-made flavor still goes.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), RollbackTimeout)
+		defer cancel()
+		if derr := DeleteFlavor(rctx, c, f.ID); derr != nil {
+			return plan, true, fmt.Errorf("%v; and deleting the half-made flavor failed too (%v): flavor %s (%s) exists WITHOUT its vTPM specs — delete it", err, derr, f.Name, f.ID)
+		}
+		return plan, false, fmt.Errorf("%v; the flavor was deleted again, nothing is left behind", err)
+	}
+	return plan, true, nil
+}
