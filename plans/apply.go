@@ -138,7 +138,7 @@ func ApplyConvergence(ctx context.Context, imageClient, computeClient *gopherclo
 		specs := nova.FlavorRequest{TPMVersion: pf.TPMVersion, TPMModel: pf.TPMModel, SecretSecurity: pf.SecretSecurity}
 		made, _, err := compute.CreateVTPMFlavor(ctx, computeClient, compute.VTPMFlavorOpts{
 			CreateOpts: compute.CreateOpts{Name: pf.Name, VCPUs: pf.VCPUs, RAM: pf.RAM, Disk: pf.Disk, Public: public},
-			Specs:            specs.Specs()}, rel)
+			Specs:      specs.Specs()}, rel)
 		if made.Name != "" {
 			c.Flavors[i].ID = made.ID
 		}

@@ -123,7 +123,7 @@ func runFlavorCreate(ctx context.Context, o *flavorOptions) error {
 		[]nova.ObjectPlan{{Name: name, Changes: nova.Diff(name, "", nil, o.Request.Specs(), nil)}}, rel)
 	plan, created, err := compute.CreateVTPMFlavor(ctx, computeClient, compute.VTPMFlavorOpts{
 		CreateOpts: compute.CreateOpts{Name: name, VCPUs: o.VCPUs, RAM: o.RAM, Disk: o.Disk, Public: !o.Private},
-		Projects:         projects, Specs: o.Request.Specs()}, rel)
+		Projects:   projects, Specs: o.Request.Specs()}, rel)
 	if err != nil && len(plan.Changes) == 0 {
 		return err
 	}
