@@ -9,7 +9,7 @@ FUZZTIME   ?= 10s
 DEVCLOUD_DIR ?= /var/tmp/vtpmctl-devcloud
 export DEVCLOUD_DIR
 
-.PHONY: build test unit lint fuzz bench examples-check browser integration demo devcloud-up devcloud-down devcloud-wipe devcloud-status clean
+.PHONY: build test unit cover lint fuzz bench examples-check browser integration demo devcloud-up devcloud-down devcloud-wipe devcloud-status clean
 
 build:
 	$(GO) build -tags '$(TAGS)' -o bin/vtpmctl ./cmd/vtpmctl
@@ -26,6 +26,13 @@ INTEGRATION_PKGS = $(shell grep -l '^//go:build integration' $$(git ls-files '*_
 
 unit:
 	@$(GOTEST) -tags '$(TAGS)' -count=1 ./... | $(SUMMARY)
+
+## cover: statement coverage of the command layer and the API packages
+## from the unit tests alone (no cloud): fakecloud serves the local cloud's
+## captured answers.
+cover:
+	@$(GO) test -tags '$(TAGS)' -count=1 -coverpkg=./cmd/vtpmctl,./compute,./glance,./barbican,./hostcheck -coverprofile=/tmp/vtpmctl-cover.out ./... > /dev/null
+	@$(GO) run ./internal/tools/coverage /tmp/vtpmctl-cover.out
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

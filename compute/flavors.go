@@ -2,7 +2,6 @@ package compute
 
 import (
 	"context"
-	"sort"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/flavors"
@@ -77,20 +76,6 @@ func DeleteFlavor(ctx context.Context, c *gophercloud.ServiceClient, id string) 
 func AddFlavorAccess(ctx context.Context, c *gophercloud.ServiceClient, id, projectID string) error {
 	_, err := flavors.AddAccess(ctx, c, id, flavors.AddAccessOpts{Tenant: projectID}).Extract()
 	return err
-}
-
-// FlavorAccess lists the projects of a private flavor.
-func FlavorAccess(ctx context.Context, c *gophercloud.ServiceClient, id string) ([]string, error) {
-	var out []string
-	err := flavors.ListAccesses(c, id).EachPage(paging.Guard(ctx, "flavor access list"), func(_ context.Context, p pagination.Page) (bool, error) {
-		l, err := flavors.ExtractAccesses(p)
-		for _, a := range l {
-			out = append(out, a.TenantID)
-		}
-		return true, err
-	})
-	sort.Strings(out)
-	return out, err
 }
 
 // ServersUsingFlavor counts the servers of every project built from a

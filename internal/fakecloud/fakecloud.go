@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/gophercloud/gophercloud/v2"
 )
 
 // Project and user IDs the fake token carries.
@@ -165,4 +167,17 @@ func (c *Cloud) token(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(201)
 	json.NewEncoder(w).Encode(body)
+}
+
+// ServiceClient is a client for one of the fake's services ("compute/v2.1",
+// "image"), for API packages' tests that need no session.
+func (c *Cloud) ServiceClient(path string) *gophercloud.ServiceClient {
+	pc := &gophercloud.ProviderClient{HTTPClient: *http.DefaultClient}
+	pc.SetToken(Token)
+	ep := c.URL + "/" + strings.Trim(path, "/") + "/"
+	sc := &gophercloud.ServiceClient{ProviderClient: pc, Endpoint: ep, ResourceBase: ep}
+	if strings.HasPrefix(path, "image") {
+		sc.ResourceBase = ep + "v2/"
+	}
+	return sc
 }

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
+)
+
+// Commands against the local cloud's captured answers (fakecloud
+// fixtures): every run function, no cloud needed. The integration tests
+// run the same commands against the live services.
+
+func fixtureCloud(t *testing.T) *fakecloud.Cloud {
+	c := fakecloud.New(t).Standard()
+	img := c.FixtureObjects("images", "images")
+	c.Handle("PATCH /image/v2/images/*", func(w http.ResponseWriter, r *http.Request) {
+		b, _ := json.Marshal(img[0])
+		fakecloud.JSON(200, string(b))(w, r)
+	})
+	return c
+}
+
+func jsonOut(t *testing.T, out string, v any) {
+	t.Helper()
+	if err := json.Unmarshal([]byte(out), v); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+}
+
+func TestFixtureImageCommands(t *testing.T) {
+	c := fixtureCloud(t)
+	out, errs, code := runCLI(t, "--os-cloud", "fake", "image", "show", fakecloud.FixtureImage, "-f", "json")
+	var show map[string]any
+	jsonOut(t, out, &show)
+	if code != 0 || show["vtpm"] != "2.0 tpm-crb" || !strings.Contains(show["nova_release"].(string), "Zed") {
+		t.Fatalf("image show: exit %d %v %s", code, show, errs)
+	}
+	out, _, code = runCLI(t, "--os-cloud", "fake", "image", "list", "--vtpm", "-f", "value", "-c", "name")
+	if code != 0 || strings.TrimSpace(out) != fakecloud.FixtureImage {
+		t.Errorf("image list --vtpm: %q", out)
+	}
+	out, _, _ = runCLI(t, "--os-cloud", "fake", "image", "list", "--no-vtpm", "-f", "value", "-c", "name")
+	if strings.Contains(out, fakecloud.FixtureImage) {
+		t.Errorf("image list --no-vtpm: %q", out)
+	}
+	// Already tagged: a rerun writes nothing.
+	_, errs, code = runCLI(t, "--os-cloud", "fake", "image", "set", fakecloud.FixtureImage, "--tpm-version", "2.0", "--tpm-model", "tpm-crb")
+	if code != 0 || c.Count("PATCH") != 0 {
+		t.Errorf("image set (no change): exit %d, %d writes: %s", code, c.Count("PATCH"), errs)
+	}
+	out, _, code = runCLI(t, "--os-cloud", "fake", "image", "set", fakecloud.FixtureImage, "--windows", "--dry-run", "-f", "json")
+	if code != 0 || c.Count("PATCH") != 0 || !strings.Contains(out, "hw_firmware_type") {
+		t.Errorf("image set --windows --dry-run: exit %d:\n%s", code, out)
+	}
+	_, errs, code = runCLI(t, "--os-cloud", "fake", "image", "unset", fakecloud.FixtureImage)
+	if code != 0 || c.Count("PATCH /image/v2/images/") != 1 {
+		t.Errorf("image unset: exit %d %s %v", code, errs, c.Requests)
+	}
+	_, errs, code = runCLI(t, "--os-cloud", "fake", "image", "show", "no-such-image")
+	if code != 2 || !strings.Contains(errs, "no image named") {
+		t.Errorf("unknown image: exit %d %s", code, errs)
+	}
+}
+
+func TestFixtureFlavorCommands(t *testing.T) {
+	c := fixtureCloud(t)
+	out, errs, code := runCLI(t, "--os-cloud", "fake", "flavor", "show", fakecloud.FixtureFlavor, "-f", "json", "-c", "required_traits", "-c", "vtpm")
+	if code != 0 || !strings.Contains(out, "COMPUTE_SECURITY_TPM_2_0") || !strings.Contains(out, "2.0 tpm-crb") {
+		t.Fatalf("flavor show: exit %d %s %s", code, out, errs)
+	}
+	out, _, _ = runCLI(t, "--os-cloud", "fake", "flavor", "list", "--vtpm", "-f", "value", "-c", "name")
+	if strings.TrimSpace(out) != fakecloud.FixtureFlavor {
+		t.Errorf("flavor list --vtpm: %q", out)
+	}
+	c.Handle("PUT /compute/v2.1/flavors/*", fakecloud.JSON(200, `{"hw:tpm_model":"tpm-tis"}`))
+	c.Handle("GET /compute/v2.1/servers", fakecloud.JSON(200, `{"servers":[]}`))
+	_, errs, code = runCLI(t, "--os-cloud", "fake", "flavor", "set", fakecloud.FixtureFlavor, "--tpm-model", "tpm-tis")
+	if code != 0 || c.Count("PUT /compute/v2.1/flavors/") != 1 {
+		t.Errorf("flavor set: exit %d %s %v", code, errs, c.Requests)
+	}
+	out, _, code = runCLI(t, "--os-cloud", "fake", "flavor", "unset", fakecloud.FixtureFlavor, "--dry-run", "-f", "value", "-c", "action")
+	if code != 0 || !strings.Contains(out, "would be removed") || c.Count("DELETE") != 0 {
+		t.Errorf("flavor unset --dry-run: exit %d %q", code, out)
+	}
+	_, errs, code = runCLI(t, "--os-cloud", "fake", "flavor", "set", fakecloud.FixtureFlavor, "--secret-security", "host")
+	if code != 2 || !strings.Contains(errs, "2026.1") {
+		t.Errorf("secret security on Zed: exit %d %s", code, errs)
+	}
+}
+
+func TestFixtureCheckOnline(t *testing.T) {
+	fixtureCloud(t)
+	out, errs, code := runCLI(t, "--os-cloud", "fake", "check", "--image", fakecloud.FixtureImage, "--flavor", fakecloud.FixtureFlavor, "-f", "json")
+	var rec map[string]any
+	jsonOut(t, out, &rec)
+	if code != 0 || rec["vtpm"] != "yes" || !strings.Contains(rec["nova_release"].(string), "detected from the compute API maximum microversion 2.93") {
+		t.Fatalf("exit %d %v %s", code, rec, errs)
+	}
+	// a what-if that Nova refuses
+	_, _, code = runCLI(t, "--os-cloud", "fake", "check", "--image", fakecloud.FixtureImage, "--flavor", fakecloud.FixtureFlavor, "--flavor-spec", "hw:tpm_version=1.2")
+	if code != 1 {
+		t.Errorf("conflict: exit %d", code)
+	}
+}
+
+func TestFixtureFleetAndUpgrade(t *testing.T) {
+	fixtureCloud(t)
+	out, errs, code := runCLI(t, "--os-cloud", "fake", "hosts", "audit", "-f", "json")
+	var fleet struct {
+		Schema  string `json:"schema"`
+		Release string `json:"nova_release"`
+		Hosts   []struct {
+			Host   string   `json:"host"`
+			Traits []string `json:"traits"`
+		} `json:"hosts"`
+	}
+	jsonOut(t, out, &fleet)
+	if fleet.Schema != "vtpmctl.hosts-audit/1" || fleet.Release != "zed" || len(fleet.Hosts) != 2 {
+		t.Fatalf("hosts audit: exit %d %+v %s", code, fleet, errs)
+	}
+	out, _, _ = runCLI(t, "--os-cloud", "fake", "hosts", "audit")
+	if !strings.Contains(out, "2 host(s)") {
+		t.Errorf("table footer missing:\n%s", out)
+	}
+	out, errs, code = runCLI(t, "--os-cloud", "fake", "upgrade", "check", "--to", "2024.2")
+	if code != 1 || !strings.Contains(out, "stranded: "+fakecloud.FixtureServer) {
+		t.Errorf("upgrade to 2024.2: exit %d\n%s%s", code, out, errs)
+	}
+	_, errs, code = runCLI(t, "--os-cloud", "fake", "upgrade", "check", "--to", "yoga")
+	if code != 2 || !strings.Contains(errs, "older") {
+		t.Errorf("downgrade: exit %d %s", code, errs)
+	}
+}
+
+func TestFixtureSecretsAndReport(t *testing.T) {
+	c := fixtureCloud(t)
+	demo := ""
+	for _, p := range c.FixtureObjects("projects", "projects") {
+		if p["name"] == "demo" {
+			demo = p["id"].(string)
+		}
+	}
+	out, errs, code := runCLI(t, "--os-cloud", "fake", "secrets", "audit", "--project", "demo", "-f", "json")
+	var res struct {
+		Schema string `json:"schema"`
+		Guests []struct {
+			Name     string `json:"name"`
+			SecretID string `json:"secret_id"`
+		} `json:"guests"`
+	}
+	jsonOut(t, out, &res)
+	if res.Schema != "vtpmctl.secrets-audit/1" || len(res.Guests) != 1 || res.Guests[0].SecretID == "" || demo == "" {
+		t.Fatalf("secrets audit: exit %d %+v %s", code, res, errs)
+	}
+	dir := t.TempDir()
+	html := filepath.Join(dir, "r.html")
+	_, errs, code = runCLI(t, "--os-cloud", "fake", "report", "--out", html, "--upgrade-to", "2024.2")
+	b, _ := os.ReadFile(html)
+	if code != 0 || !strings.Contains(string(b), fakecloud.FixtureServer) || !strings.Contains(string(b), "Upgrade to 2024.2") {
+		t.Fatalf("report: exit %d %s", code, errs)
+	}
+	if st, _ := os.Stat(html); st.Mode().Perm() != 0o600 {
+		t.Errorf("report mode %v", st.Mode())
+	}
+	// the JSON the commands write is what report --from reads
+	for _, args := range [][]string{{"hosts", "audit"}, {"secrets", "audit", "--project", "demo"}} {
+		out, _, _ := runCLI(t, append([]string{"--os-cloud", "fake"}, append(args, "-f", "json")...)...)
+		os.WriteFile(filepath.Join(dir, args[0]+".json"), []byte(out), 0o644)
+	}
+	_, errs, code = runCLI(t, "report", "--out", html, "--from", filepath.Join(dir, "hosts.json"), "--from", filepath.Join(dir, "secrets.json"))
+	if code != 0 {
+		t.Errorf("report --from: exit %d %s", code, errs)
+	}
+	os.WriteFile(filepath.Join(dir, "old.json"), []byte(`{"host":"h","checks":[]}`), 0o644)
+	_, errs, code = runCLI(t, "report", "--out", html, "--from", filepath.Join(dir, "old.json"))
+	if code != 2 || !strings.Contains(errs, "older vtpmctl") {
+		t.Errorf("old file: exit %d %s", code, errs)
+	}
+}
+
+func TestFixturePlanDiff(t *testing.T) {
+	c := fixtureCloud(t)
+	plan := filepath.Join(t.TempDir(), "plan.yaml")
+	os.WriteFile(plan, []byte("version: 1\nimages:\n  - name: "+fakecloud.FixtureImage+"\n    tpm_version: \"2.0\"\n    tpm_model: tpm-crb\n  - name: not-converted\n    tpm_version: \"2.0\"\nflavors:\n  - name: "+fakecloud.FixtureFlavor+"\n    vcpus: 1\n    ram: 64\n    disk: 1\n    tpm_version: \"2.0\"\n    tpm_model: tpm-crb\nvms: []\n"), 0o644)
+	out, errs, code := runCLI(t, "--os-cloud", "fake", "plan", "diff", plan, "-f", "json")
+	if code != 0 || strings.Contains(out, `"would be`) || !strings.Contains(errs, "not-converted: pending") {
+		t.Fatalf("plan diff: exit %d\n%s\n%s", code, out, errs)
+	}
+	_, _, code = runCLI(t, "--os-cloud", "fake", "plan", "apply", plan, "--yes")
+	if code != 0 || c.Count("PATCH") != 0 || c.Count("POST /compute") != 0 {
+		t.Errorf("converged plan apply wrote: exit %d %v", code, c.Requests)
+	}
+}
