@@ -1,0 +1,3 @@
+// Package parallel runs independent API calls with a bound, so a command
+// over hundreds of objects neither crawls nor floods a service.
+package parallel
