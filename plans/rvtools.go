@@ -98,7 +98,67 @@ type RVToolsOptions struct {
 // Templates and SRM placeholders are skipped with the reason; malformed
 // rows are reported with their line and skipped.
 func ParseRVTools(r io.Reader, o RVToolsOptions) (vms []SourceVM, skipped []Skipped, rowErrs []error, err error) {
-	// Read as a stream: an export of 100,000 VMs is hundreds of MB.
+	cr := csvReader(r)
+	header, err := cr.Read()
+	if err != nil {
+		return nil, nil, nil, &RowError{File: o.File, Line: 1, Msg: "cannot read the header: " + err.Error()}
+	}
+	col, err := rvtoolsColumns(header, o)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	// A bad row is reported with its line and skipped; --strict stops.
+	bad := func(e error) error {
+		if o.Strict {
+			return e
+		}
+		rowErrs = append(rowErrs, e)
+		return nil
+	}
+	for {
+		rec, rerr := cr.Read()
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			line := 0
+			var pe *csv.ParseError
+			if errors.As(rerr, &pe) {
+				line = pe.Line
+			}
+			if e := bad(&RowError{File: o.File, Line: line, Msg: "malformed CSV: " + rerr.Error()}); e != nil {
+				return nil, nil, nil, e
+			}
+			continue
+		}
+		line, _ := cr.FieldPos(0)
+		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
+			continue
+		}
+		if len(rec) != len(header) {
+			if e := bad(&RowError{File: o.File, Line: line, Msg: fmt.Sprintf("%d fields, the header has %d", len(rec), len(header))}); e != nil {
+				return nil, nil, nil, e
+			}
+			continue
+		}
+		vm, skip, rowErr := rvtoolsRow(rec, col, line, o)
+		switch {
+		case rowErr != nil:
+			if e := bad(rowErr); e != nil {
+				return nil, nil, nil, e
+			}
+		case skip != nil:
+			skipped = append(skipped, *skip)
+		default:
+			vms = append(vms, vm)
+		}
+	}
+	return vms, skipped, rowErrs, nil
+}
+
+// csvReader reads an export as a stream (100,000 VMs are hundreds of MB),
+// without a BOM, with the separator the header line uses.
+func csvReader(r io.Reader) *csv.Reader {
 	br := bufio.NewReaderSize(r, 64<<10)
 	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
 		br.Discard(3)
@@ -110,21 +170,20 @@ func ParseRVTools(r io.Reader, o RVToolsOptions) (vms []SourceVM, skipped []Skip
 	if bytes.Count(first, []byte(";")) > bytes.Count(first, []byte(",")) {
 		cr.Comma = ';'
 	}
-	cr.FieldsPerRecord = -1 // checked here, with the line number
-	cr.LazyQuotes = false
-	header, err := cr.Read()
-	if err != nil {
-		return nil, nil, nil, &RowError{File: o.File, Line: 1, Msg: "cannot read the header: " + err.Error()}
-	}
+	cr.FieldsPerRecord = -1 // checked by the caller, with the line number
+	return cr
+}
+
+// rvtoolsColumns maps the fields vtpmctl reads to their columns, by any of
+// the header names RVTools writes.
+func rvtoolsColumns(header []string, o RVToolsOptions) (map[string]int, error) {
 	col := map[string]int{}
 	for i, h := range header {
 		n := normHeader(h)
 		for field, aliases := range headerAliases {
 			for _, a := range aliases {
-				if n == normHeader(a) {
-					if _, dup := col[field]; !dup {
-						col[field] = i
-					}
+				if _, dup := col[field]; !dup && n == normHeader(a) {
+					col[field] = i
 				}
 			}
 		}
@@ -134,103 +193,62 @@ func ParseRVTools(r io.Reader, o RVToolsOptions) (vms []SourceVM, skipped []Skip
 	}
 	for _, need := range []string{"name", "cpus", "memory"} {
 		if _, ok := col[need]; !ok {
-			return nil, nil, nil, &RowError{File: o.File, Line: 1, Msg: fmt.Sprintf("no %q column: is this an RVTools vInfo export (tab vInfo, RVTools_tabvInfo.csv)?", headerAliases[need][0])}
+			return nil, &RowError{File: o.File, Line: 1, Msg: fmt.Sprintf("no %q column: is this an RVTools vInfo export (tab vInfo, RVTools_tabvInfo.csv)?", headerAliases[need][0])}
 		}
 	}
-	if o.VTPMColumn != "" {
-		if _, ok := col["vtpm"]; !ok {
-			return nil, nil, nil, &RowError{File: o.File, Line: 1, Msg: fmt.Sprintf("--vtpm-column %q is not a column of this export", o.VTPMColumn)}
+	if _, ok := col["vtpm"]; o.VTPMColumn != "" && !ok {
+		return nil, &RowError{File: o.File, Line: 1, Msg: fmt.Sprintf("--vtpm-column %q is not a column of this export", o.VTPMColumn)}
+	}
+	return col, nil
+}
+
+// rvtoolsRow reads one VM, or says why it is skipped or malformed.
+func rvtoolsRow(rec []string, col map[string]int, line int, o RVToolsOptions) (SourceVM, *Skipped, error) {
+	get := func(f string) string {
+		if i, ok := col[f]; ok {
+			// a copy: the field shares the reused record's line
+			return strings.Clone(strings.TrimSpace(rec[i]))
+		}
+		return ""
+	}
+	vm := SourceVM{Name: get("name"), VCenter: get("vcenter"), VCenterUUID: get("vcenteruuid"), MoRef: get("vmid"),
+		BIOSUUID: get("smbiosuuid"), InstanceUUID: get("vmuuid"), OSConfig: get("osconfig"), OSTools: get("ostools"),
+		GuestDetailed: get("guestdetailed"), Firmware: strings.ToLower(get("firmware")), PowerState: get("powerstate"), VTPM: "unknown", Line: line}
+	if vm.Name == "" {
+		return vm, nil, &RowError{File: o.File, Line: line, Msg: "empty VM name"}
+	}
+	if b, ok := parseBool(get("template")); ok && b {
+		return vm, &Skipped{vm.Name, "template", line}, nil
+	}
+	if b, ok := parseBool(get("srm")); ok && b {
+		return vm, &Skipped{vm.Name, "SRM placeholder (the protected VM is migrated from its own site)", line}, nil
+	}
+	var perr error
+	num := func(f string) int {
+		v := get(f)
+		if v == "" {
+			return 0
+		}
+		n, err := parseNumber(v)
+		if err != nil && perr == nil {
+			perr = fmt.Errorf("%s = %q: expected a number", headerAliases[f][0], v)
+		}
+		return n
+	}
+	vm.VCPUs, vm.MemoryMiB, vm.DiskMiB = num("cpus"), num("memory"), num("disk")
+	if perr != nil {
+		return vm, nil, &RowError{File: o.File, Line: line, Msg: perr.Error()}
+	}
+	if b, ok := parseBool(get("secureboot")); ok {
+		vm.SecureBoot = &b
+	}
+	vm.HWVersion = digits(get("hwversion"))
+	if _, ok := col["vtpm"]; ok {
+		if b, ok := parseBool(get("vtpm")); ok {
+			vm.VTPM, vm.VTPMEvidence = yesNo(b), "column "+o.VTPMColumn
 		}
 	}
-	for {
-		line := 0
-		rec, rerr := cr.Read()
-		if rerr == io.EOF {
-			break
-		}
-		if rerr != nil {
-			var pe *csv.ParseError
-			if errors.As(rerr, &pe) {
-				line = pe.Line
-			}
-			e := &RowError{File: o.File, Line: line, Msg: "malformed CSV: " + rerr.Error()}
-			if o.Strict {
-				return nil, nil, nil, e
-			}
-			rowErrs = append(rowErrs, e)
-			continue
-		}
-		line, _ = cr.FieldPos(0)
-		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
-			continue
-		}
-		if len(rec) != len(header) {
-			e := &RowError{File: o.File, Line: line, Msg: fmt.Sprintf("%d fields, the header has %d", len(rec), len(header))}
-			if o.Strict {
-				return nil, nil, nil, e
-			}
-			rowErrs = append(rowErrs, e)
-			continue
-		}
-		get := func(f string) string {
-			if i, ok := col[f]; ok {
-				// a copy: the field shares the reused record's line
-				return strings.Clone(strings.TrimSpace(rec[i]))
-			}
-			return ""
-		}
-		vm := SourceVM{Name: get("name"), VCenter: get("vcenter"), VCenterUUID: get("vcenteruuid"), MoRef: get("vmid"),
-			BIOSUUID: get("smbiosuuid"), InstanceUUID: get("vmuuid"), OSConfig: get("osconfig"), OSTools: get("ostools"),
-			GuestDetailed: get("guestdetailed"), Firmware: strings.ToLower(get("firmware")), PowerState: get("powerstate"), VTPM: "unknown", Line: line}
-		if vm.Name == "" {
-			e := &RowError{File: o.File, Line: line, Msg: "empty VM name"}
-			if o.Strict {
-				return nil, nil, nil, e
-			}
-			rowErrs = append(rowErrs, e)
-			continue
-		}
-		if b, ok := parseBool(get("template")); ok && b {
-			skipped = append(skipped, Skipped{vm.Name, "template", line})
-			continue
-		}
-		if b, ok := parseBool(get("srm")); ok && b {
-			skipped = append(skipped, Skipped{vm.Name, "SRM placeholder (the protected VM is migrated from its own site)", line})
-			continue
-		}
-		var perr error
-		num := func(f string) int {
-			v := get(f)
-			if v == "" {
-				return 0
-			}
-			n, err := parseNumber(v)
-			if err != nil && perr == nil {
-				perr = fmt.Errorf("%s = %q: expected a number", headerAliases[f][0], v)
-			}
-			return n
-		}
-		vm.VCPUs, vm.MemoryMiB, vm.DiskMiB = num("cpus"), num("memory"), num("disk")
-		if perr != nil {
-			e := &RowError{File: o.File, Line: line, Msg: perr.Error()}
-			if o.Strict {
-				return nil, nil, nil, e
-			}
-			rowErrs = append(rowErrs, e)
-			continue
-		}
-		if b, ok := parseBool(get("secureboot")); ok {
-			vm.SecureBoot = &b
-		}
-		vm.HWVersion = digits(get("hwversion"))
-		if _, ok := col["vtpm"]; ok {
-			if b, ok := parseBool(get("vtpm")); ok {
-				vm.VTPM, vm.VTPMEvidence = yesNo(b), "column "+o.VTPMColumn
-			}
-		}
-		vms = append(vms, vm)
-	}
-	return vms, skipped, rowErrs, nil
+	return vm, nil, nil
 }
 
 func parseBool(s string) (bool, bool) {

@@ -113,61 +113,13 @@ func runPlanImport(ctx context.Context, o *planImportOptions) error {
 	if rel == nova.ReleaseUnknown {
 		rel = nova.Gazpacho
 	}
-	var vms []plans.SourceVM
-	var skipped []plans.Skipped
-	var rowErrs []error
-	if o.RVTools != "" {
-		f, err := os.Open(o.RVTools)
-		if err != nil {
-			return usagef("--rvtools: %w", err)
-		}
-		vms, skipped, rowErrs, err = plans.ParseRVTools(f, plans.RVToolsOptions{File: o.RVTools, VTPMColumn: o.VTPMColumn, Strict: o.Strict})
-		f.Close()
-		if err != nil {
-			return usagef("%w", err)
-		}
+	vms, skipped, rowErrs, err := readInventory(o)
+	if err != nil {
+		return err
 	}
-	var govc []plans.GovcVM
-	for _, arg := range o.Govc {
-		name, file := "", arg
-		if k, v, ok := strings.Cut(arg, "="); ok && !strings.ContainsAny(k, "/\\") {
-			name, file = k, v
-		}
-		data, err := os.ReadFile(file)
-		if err != nil {
-			return usagef("--govc: %w", err)
-		}
-		g, err := plans.ParseGovc(data, name, file)
-		if err != nil {
-			return usagef("--govc: %w", err)
-		}
-		govc = append(govc, g...)
-	}
-	vms, unmatched := plans.JoinGovc(vms, govc, o.RVTools == "")
-	for _, n := range unmatched {
-		fmt.Fprintf(o.IO.Err, "vtpmctl: govc VM %s is not a VM of the RVTools export (a template or placeholder?): ignored\n", n)
-	}
-	var catalogue []plans.PlanFlavor
-	switch {
-	case o.Flavors != "":
-		f, err := os.Open(o.Flavors)
-		if err != nil {
-			return usagef("--flavors: %w", err)
-		}
-		catalogue, err = plans.ReadCatalogue(f, o.Flavors)
-		f.Close()
-		if err != nil {
-			return usagef("--flavors: %w", err)
-		}
-	case o.FromCloud:
-		svc, err := o.Global.services(ctx, needCompute)
-		if err != nil {
-			return err
-		}
-		c := svc.compute
-		if catalogue, err = plans.CatalogueFromCloud(ctx, c); err != nil {
-			return err
-		}
+	catalogue, err := readCatalogue(ctx, o)
+	if err != nil {
+		return err
 	}
 	sum := plans.ImportSummary{}
 	for _, e := range rowErrs {
@@ -181,7 +133,7 @@ func runPlanImport(ctx context.Context, o *planImportOptions) error {
 		out = "-"
 	}
 	opts := plans.ImportOptions{Catalogue: catalogue, TPMModel: o.TPMModel, Release: rel, Now: time.Now()}
-	err := fileout.Write(out, fileout.Public, o.IO.Out, func(w stdio.Writer) error {
+	err = fileout.Write(out, fileout.Public, o.IO.Out, func(w stdio.Writer) error {
 		var err error
 		sum, err = plans.WriteImport(ctx, w, vms, opts, plans.PlanSource{RVTools: o.RVTools, Govc: o.Govc})
 		return err
@@ -193,6 +145,68 @@ func runPlanImport(ctx context.Context, o *planImportOptions) error {
 	fmt.Fprintf(o.IO.Err, "vtpmctl: %d VMs: %d get a vTPM (%d had one, %d unknown), %d flagged, %d skipped, %d bad rows, %d proposed flavors; imported in %s\n",
 		sum.VMs, sum.TargetVTPM, sum.SourceVTPM, sum.UnknownVTPM, sum.Flagged, sum.Skipped, sum.RowErrors, sum.ProposedFlavors, time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// readInventory reads the RVTools export and the govc files and joins
+// them; unmatched govc VMs are named on stderr.
+func readInventory(o *planImportOptions) (vms []plans.SourceVM, skipped []plans.Skipped, rowErrs []error, err error) {
+	if o.RVTools != "" {
+		f, err := os.Open(o.RVTools)
+		if err != nil {
+			return nil, nil, nil, usagef("--rvtools: %w", err)
+		}
+		vms, skipped, rowErrs, err = plans.ParseRVTools(f, plans.RVToolsOptions{File: o.RVTools, VTPMColumn: o.VTPMColumn, Strict: o.Strict})
+		f.Close()
+		if err != nil {
+			return nil, nil, nil, usagef("%w", err)
+		}
+	}
+	var govc []plans.GovcVM
+	for _, arg := range o.Govc {
+		name, file := "", arg
+		if k, v, ok := strings.Cut(arg, "="); ok && !strings.ContainsAny(k, "/\\") {
+			name, file = k, v
+		}
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return nil, nil, nil, usagef("--govc: %w", err)
+		}
+		g, err := plans.ParseGovc(data, name, file)
+		if err != nil {
+			return nil, nil, nil, usagef("--govc: %w", err)
+		}
+		govc = append(govc, g...)
+	}
+	vms, unmatched := plans.JoinGovc(vms, govc, o.RVTools == "")
+	for _, n := range unmatched {
+		fmt.Fprintf(o.IO.Err, "vtpmctl: govc VM %s is not a VM of the RVTools export (a template or placeholder?): ignored\n", n)
+	}
+	return vms, skipped, rowErrs, nil
+}
+
+// readCatalogue is the flavor catalogue to map onto: a file, the cloud's
+// flavors, or none (every VM gets a proposed flavor).
+func readCatalogue(ctx context.Context, o *planImportOptions) ([]plans.PlanFlavor, error) {
+	switch {
+	case o.Flavors != "":
+		f, err := os.Open(o.Flavors)
+		if err != nil {
+			return nil, usagef("--flavors: %w", err)
+		}
+		defer f.Close()
+		catalogue, err := plans.ReadCatalogue(f, o.Flavors)
+		if err != nil {
+			return nil, usagef("--flavors: %w", err)
+		}
+		return catalogue, nil
+	case o.FromCloud:
+		svc, err := o.Global.services(ctx, needCompute)
+		if err != nil {
+			return nil, err
+		}
+		return plans.CatalogueFromCloud(ctx, svc.compute)
+	}
+	return nil, nil
 }
 
 func newPlanApplyCommand(g *globalOptions, streams *IOStreams, apply bool) *cli.Command {

@@ -127,82 +127,102 @@ func main() {
 	}
 
 	per := *guests / *nproj
-	errs := parallel.Do(ctx, *nproj, 4, func(ctx context.Context, i int) error {
-		name := fmt.Sprintf("bench-p%02d", i+1)
-		pid := firstID(projects.List(ks, projects.ListOpts{Name: name}), projects.ExtractProjects)
-		if pid == "" {
-			p, err := projects.Create(ctx, ks, projects.CreateOpts{Name: name, DomainID: "default"}).Extract()
-			if err != nil {
-				return err
-			}
-			pid = p.ID
-		}
-		uid := firstID(users.List(ks, users.ListOpts{Name: name}), users.ExtractUsers)
-		if uid == "" {
-			u, err := users.Create(ctx, ks, users.CreateOpts{Name: name, Password: name, DomainID: "default"}).Extract()
-			if err != nil {
-				return err
-			}
-			uid = u.ID
-		}
-		for _, r := range []string{"member", "creator"} {
-			roles.Assign(ctx, ks, roleID[r], roles.AssignOpts{UserID: uid, ProjectID: pid})
-		}
-		roles.Assign(ctx, ks, roleID["admin"], roles.AssignOpts{UserID: adminUser, ProjectID: pid})
-		quotasets.Update(ctx, nv, pid, quotasets.UpdateOpts{Instances: gophercloud.IntToPointer(-1), Cores: gophercloud.IntToPointer(-1), RAM: gophercloud.IntToPointer(-1)})
-
-		u := client(ctx, name, name, name)
-		uc, _ := openstack.NewComputeV2(u, eo)
-		uc.Microversion = "2.37"
-		km, _ := openstack.NewKeyManagerV1(u, eo)
-		have := serverIDs(ctx, uc)
-		for len(have) < per {
-			n := per - len(have)
-			if n > 50 {
-				n = 50
-			}
-			if _, err := servers.Create(ctx, uc, servers.CreateOpts{Name: name, ImageRef: img, FlavorRef: flv, Networks: "none",
-				AvailabilityZone: "fake", Min: n, Max: n}, nil).Extract(); err != nil {
-				return fmt.Errorf("%s: boot: %w", name, err)
-			}
-			for deadline := time.Now().Add(10 * time.Minute); time.Now().Before(deadline); time.Sleep(2 * time.Second) {
-				if cur := serverIDs(ctx, uc); len(cur) >= len(have)+n {
-					have = cur
-					break
-				}
-			}
-		}
-		existing := map[string]bool{}
-		secrets.List(km, secrets.ListOpts{Name: "vTPM secret for instance %", Limit: 100}).EachPage(ctx, func(_ context.Context, p pagination.Page) (bool, error) {
-			l, _ := secrets.ExtractSecrets(p)
-			for _, s := range l {
-				existing[strings.TrimPrefix(s.Name, "vTPM secret for instance ")] = true
-			}
-			return true, nil
-		})
-		var todo []string
-		for _, id := range have {
-			if !existing[id] {
-				todo = append(todo, id)
-			}
-		}
-		e := parallel.Do(ctx, len(todo), 4, func(ctx context.Context, k int) error {
-			_, err := secrets.Create(ctx, km, secrets.CreateOpts{Name: "vTPM secret for instance " + todo[k], Payload: "bench", PayloadContentType: "text/plain", SecretType: secrets.PassphraseSecret}).Extract()
-			return err
-		})
-		for _, err := range e {
-			if err != nil {
-				return err
-			}
-		}
-		fmt.Fprintf(os.Stderr, "secretsbench: %s ready: %d guests with secrets (%s)\n", name, len(have), time.Since(t0).Round(time.Second))
-		return nil
-	})
+	env := &benchEnv{ks: ks, nv: nv, roleID: roleID, adminUser: adminUser, img: img, flv: flv, t0: t0, per: per}
+	errs := parallel.Do(ctx, *nproj, 4, func(ctx context.Context, i int) error { return env.setupProject(ctx, i) })
 	for _, err := range errs {
 		must(err, "setup")
 	}
 	fmt.Printf("setup: %d guests in %d projects ready after %s\n", per**nproj, *nproj, time.Since(t0).Round(time.Second))
+	measure()
+}
 
+// benchEnv is what every project's setup shares.
+type benchEnv struct {
+	ks, nv    *gophercloud.ServiceClient
+	roleID    map[string]string
+	adminUser string
+	img, flv  string
+	t0        time.Time
+	per       int
+}
+
+// setupProject makes project i with its user, roles, servers on the fake
+// compute and one vTPM-named secret per server (reusing what exists).
+func (b *benchEnv) setupProject(ctx context.Context, i int) error {
+	ks, nv, roleID, adminUser, img, flv, t0, per := b.ks, b.nv, b.roleID, b.adminUser, b.img, b.flv, b.t0, b.per
+	name := fmt.Sprintf("bench-p%02d", i+1)
+	pid := firstID(projects.List(ks, projects.ListOpts{Name: name}), projects.ExtractProjects)
+	if pid == "" {
+		p, err := projects.Create(ctx, ks, projects.CreateOpts{Name: name, DomainID: "default"}).Extract()
+		if err != nil {
+			return err
+		}
+		pid = p.ID
+	}
+	uid := firstID(users.List(ks, users.ListOpts{Name: name}), users.ExtractUsers)
+	if uid == "" {
+		u, err := users.Create(ctx, ks, users.CreateOpts{Name: name, Password: name, DomainID: "default"}).Extract()
+		if err != nil {
+			return err
+		}
+		uid = u.ID
+	}
+	for _, r := range []string{"member", "creator"} {
+		roles.Assign(ctx, ks, roleID[r], roles.AssignOpts{UserID: uid, ProjectID: pid})
+	}
+	roles.Assign(ctx, ks, roleID["admin"], roles.AssignOpts{UserID: adminUser, ProjectID: pid})
+	quotasets.Update(ctx, nv, pid, quotasets.UpdateOpts{Instances: gophercloud.IntToPointer(-1), Cores: gophercloud.IntToPointer(-1), RAM: gophercloud.IntToPointer(-1)})
+
+	u := client(ctx, name, name, name)
+	uc, _ := openstack.NewComputeV2(u, eo)
+	uc.Microversion = "2.37"
+	km, _ := openstack.NewKeyManagerV1(u, eo)
+	have := serverIDs(ctx, uc)
+	for len(have) < per {
+		n := per - len(have)
+		if n > 50 {
+			n = 50
+		}
+		if _, err := servers.Create(ctx, uc, servers.CreateOpts{Name: name, ImageRef: img, FlavorRef: flv, Networks: "none",
+			AvailabilityZone: "fake", Min: n, Max: n}, nil).Extract(); err != nil {
+			return fmt.Errorf("%s: boot: %w", name, err)
+		}
+		for deadline := time.Now().Add(10 * time.Minute); time.Now().Before(deadline); time.Sleep(2 * time.Second) {
+			if cur := serverIDs(ctx, uc); len(cur) >= len(have)+n {
+				have = cur
+				break
+			}
+		}
+	}
+	existing := map[string]bool{}
+	secrets.List(km, secrets.ListOpts{Name: "vTPM secret for instance %", Limit: 100}).EachPage(ctx, func(_ context.Context, p pagination.Page) (bool, error) {
+		l, _ := secrets.ExtractSecrets(p)
+		for _, s := range l {
+			existing[strings.TrimPrefix(s.Name, "vTPM secret for instance ")] = true
+		}
+		return true, nil
+	})
+	var todo []string
+	for _, id := range have {
+		if !existing[id] {
+			todo = append(todo, id)
+		}
+	}
+	created := parallel.Do(ctx, len(todo), 4, func(ctx context.Context, k int) error {
+		_, err := secrets.Create(ctx, km, secrets.CreateOpts{Name: "vTPM secret for instance " + todo[k], Payload: "bench", PayloadContentType: "text/plain", SecretType: secrets.PassphraseSecret}).Extract()
+		return err
+	})
+	for _, err := range created {
+		if err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(os.Stderr, "secretsbench: %s ready: %d guests with secrets (%s)\n", name, len(have), time.Since(t0).Round(time.Second))
+	return nil
+}
+
+// measure runs the audit with and without ACL reads and counts requests.
+func measure() {
 	for _, extra := range [][]string{{"--no-acls"}, nil} {
 		args := append([]string{"--os-cloud", "devcloud-admin", "secrets", "audit", "--all-projects", "-f", "json"}, extra...)
 		start := time.Now()
