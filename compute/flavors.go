@@ -13,9 +13,7 @@ import (
 
 // WriteClient returns a copy of c that writes extra specs at 2.86.
 func WriteClient(c *gophercloud.ServiceClient) *gophercloud.ServiceClient {
-	cc := *c
-	cc.Microversion = WriteMicroversion
-	return &cc
+	return atMicroversion(c, WriteMicroversion)
 }
 
 // SetFlavorSpecs writes only what differs: one POST for all new keys,

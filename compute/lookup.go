@@ -14,9 +14,7 @@ import (
 
 // ComputeClient returns a copy of c that speaks the flavor microversion.
 func ComputeClient(c *gophercloud.ServiceClient) *gophercloud.ServiceClient {
-	cc := *c
-	cc.Microversion = FlavorMicroversion
-	return &cc
+	return atMicroversion(c, FlavorMicroversion)
 }
 
 // FindFlavor resolves a flavor by ID, then by name (one paginated list;

@@ -17,10 +17,9 @@ import (
 const ServerMicroversion = "2.47"
 
 func ListVTPMGuests(ctx context.Context, computeClient, imageClient *gophercloud.ServiceClient, rel nova.Release, allTenants bool) (nova.Inventory, error) {
-	c := *computeClient
-	c.Microversion = ServerMicroversion
+	c := atMicroversion(computeClient, ServerMicroversion)
 	var srvs []servers.Server
-	err := servers.List(&c, servers.ListOpts{AllTenants: allTenants, Limit: 1000}).EachPage(paging.Guard(ctx, "server list"), func(_ context.Context, p pagination.Page) (bool, error) {
+	err := servers.List(c, servers.ListOpts{AllTenants: allTenants, Limit: 1000}).EachPage(paging.Guard(ctx, "server list"), func(_ context.Context, p pagination.Page) (bool, error) {
 		l, err := servers.ExtractServers(p)
 		srvs = append(srvs, l...)
 		return true, err
