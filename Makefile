@@ -76,17 +76,22 @@ integration: devcloud-up browser
 demo: devcloud-up build
 	@bash examples/demo.sh
 
+# RELEASE=zed (default) is the native bookworm cloud; 2025.1, 2026.1 and
+# 2026.2 run from a debootstrap chroot in a network namespace of their own
+# (devcloud/release.sh).
+RELEASE ?= zed
+
 devcloud-up:
-	@bash devcloud/up.sh
+	@if [ "$(RELEASE)" = zed ]; then bash devcloud/up.sh; else bash devcloud/release.sh $(RELEASE) up; fi
 
 devcloud-down:
-	@bash devcloud/down.sh
+	@if [ "$(RELEASE)" = zed ]; then bash devcloud/down.sh; else bash devcloud/release.sh $(RELEASE) down; fi
 
 devcloud-wipe:
-	@bash devcloud/down.sh --wipe
+	@if [ "$(RELEASE)" = zed ]; then bash devcloud/down.sh --wipe; else bash devcloud/release.sh $(RELEASE) wipe; fi
 
 devcloud-status:
-	@bash devcloud/status.sh
+	@if [ "$(RELEASE)" = zed ]; then bash devcloud/status.sh; else bash devcloud/release.sh $(RELEASE) status; fi
 
 clean:
 	rm -rf bin

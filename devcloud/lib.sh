@@ -12,7 +12,9 @@ KS=http://127.0.0.1:5000
 RABBIT_URL="rabbit://guest:guest@127.0.0.1:5672/"
 LIBVIRT_SOCK=$R/libvirt/libvirt-sock
 LIBVIRT_URI="qemu+unix:///system?socket=$LIBVIRT_SOCK"
-PG_BIN=/usr/lib/postgresql/15/bin
+# PostgreSQL 15 on bookworm, 17 on trixie and later (devcloud/release.sh).
+pg_bin() { local b; b=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true); echo "${b:-/usr/lib/postgresql/15/bin}"; }
+PG_BIN=$(pg_bin)
 PG_SOCK=$R/pg
 T0=${T0:-$(date +%s.%N)}
 

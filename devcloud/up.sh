@@ -22,11 +22,12 @@ mkdir -p "$E" "$D" "$L" "$R"
 exec 9> "${DEVCLOUD_DIR}.lock"
 flock 9
 
+# devcloud/release.sh sets PG_PKG=postgresql inside a newer release's chroot.
 PKGS="keystone glance-api placement-api barbican-api nova-api nova-conductor nova-scheduler
  nova-compute nova-compute-kvm python3-openstackclient python3-barbicanclient python3-osc-placement
  python3-novaclient python3-glanceclient rabbitmq-server libvirt-daemon-system libvirt-clients
  qemu-system-x86 qemu-utils swtpm swtpm-tools ovmf uwsgi-core uwsgi-plugin-python3 sqlite3 curl jq
- postgresql-15 python3-psycopg2"
+ ${PG_PKG:-postgresql-15} python3-psycopg2"
 ALL_STAGES="install keystone glance placement barbican rabbit pg nova libvirt compute fake"
 STAGES="${*:-$ALL_STAGES}"
 
@@ -62,14 +63,29 @@ stage_install() {
   log "apt-get done in $(( $(date +%s) - t ))s"
 }
 
-uwsgi_app() {  # NAME PORT WSGI-SCRIPT [extra uwsgi args…]  -> array UWSGI
+uwsgi_app() {  # NAME PORT WSGI-SCRIPT|MODULE:APP [extra uwsgi args…]  -> array UWSGI
   local name=$1 port=$2 script=$3; shift 3
+  # Newer releases ship no /usr/bin/*-wsgi scripts, only the module.
+  local app=(--wsgi-file "$script")
+  case $script in /*) [ -e "$script" ] || app=(--module "$(wsgi_module "$script")") ;; *) app=(--module "$script") ;; esac
   # --add-header Connection: close: keystoneauth reuses keep-alive
   # connections, which uwsgi's http-socket drops (ConnectionResetError).
-  UWSGI=(uwsgi --plugin python3 --http-socket "127.0.0.1:$port" --wsgi-file "$script"
+  UWSGI=(uwsgi --plugin python3 --http-socket "127.0.0.1:$port" "${app[@]}"
     --master --processes 1 --threads 1 --enable-threads --lazy-apps --die-on-term
     --buffer-size 65535 --add-header 'Connection: close' --need-app
     --procname-prefix-spaced "devcloud-$name" "$@")
+}
+
+# wsgi_module maps a WSGI script of the older packages to the module that
+# replaced it.
+wsgi_module() {
+  case ${1##*/} in
+    keystone-wsgi-public) echo keystone.wsgi.api:application ;;
+    placement-api) echo placement.wsgi.api:application ;;
+    barbican-wsgi-api) echo barbican.wsgi.api:application ;;
+    nova-api-wsgi) echo nova.wsgi.osapi_compute:application ;;
+    glance-wsgi-api) echo glance.wsgi.api:application ;;
+  esac
 }
 
 stage_keystone() {
@@ -155,6 +171,7 @@ stage_rabbit() {
 # Nova on sqlite loses boots under concurrency ("database is locked"), so its
 # databases get a private PostgreSQL with no TCP port at all.
 stage_pg() {
+  PG_BIN=$(pg_bin)   # known once the packages are in
   mkdir -p "$D/pg" "$PG_SOCK"; chown postgres:postgres "$D/pg" "$PG_SOCK"; chmod 700 "$D/pg"
   if [ ! -f "$D/pg/PG_VERSION" ]; then
     setpriv --reuid=postgres --regid=postgres --init-groups "$PG_BIN/initdb" -D "$D/pg" -A trust -U postgres \
@@ -209,6 +226,7 @@ stage_nova() {
 # libvirtd (or another user's) is never touched.
 stage_libvirt() {
   mkdir -p "$R/libvirt" "$D/libvirt/lib" "$D/libvirt/cache" "$L/libvirt" "$L/swtpm"
+  if [ -n "${DEVCLOUD_CHROOT:-}" ]; then libvirt_in_chroot; return; fi
   if [ ! -d "$E/libvirt" ]; then
     cp -a /etc/libvirt "$E/libvirt"
     rm -f "$E"/libvirt/qemu/networks/autostart/*.xml   # no virbr0, no dnsmasq
@@ -235,6 +253,27 @@ EOF
   local i=0
   until [ -S "$LIBVIRT_SOCK" ] && virsh -c "$LIBVIRT_URI" version > /dev/null 2>&1; do
     i=$((i+1)); [ $i -gt 120 ] && { log "libvirtd did not start; see $L/libvirt-ns.out"; return 1; }; sleep 0.5
+  done
+}
+
+# In devcloud/release.sh's chroot the chroot already keeps libvirt apart
+# (and "/" there is no mount point, so unshare cannot make it private):
+# libvirtd uses the chroot's own /etc/libvirt with its socket at the same
+# place as on the host, and QEMU gets no mount namespace of its own.
+libvirt_in_chroot() {
+  if [ ! -f /etc/libvirt/.devcloud ]; then
+    rm -f /etc/libvirt/qemu/networks/autostart/*.xml
+    { cat "$HERE/conf/libvirtd.conf.append"; echo "unix_sock_dir = \"$R/libvirt\""; } >> /etc/libvirt/libvirtd.conf
+    { cat "$HERE/conf/qemu.conf.append"; echo 'namespaces = [ ]'; } >> /etc/libvirt/qemu.conf
+    touch /etc/libvirt/.devcloud
+  fi
+  rm -rf "$E/libvirt"; cp -a /etc/libvirt "$E/libvirt"   # where the host-side tests read qemu.conf
+  if alive "$(pid_of libvirtd)"; then return 0; fi
+  start_bg virtlogd /usr/sbin/virtlogd --pid-file "$R/virtlogd.pid"
+  start_bg libvirtd /usr/sbin/libvirtd --pid-file "$R/libvirtd.pid"
+  local i=0
+  until [ -S "$LIBVIRT_SOCK" ] && virsh -c "$LIBVIRT_URI" version > /dev/null 2>&1; do
+    i=$((i+1)); [ $i -gt 120 ] && { log "libvirtd did not start; see $L/libvirtd.out"; return 1; }; sleep 0.5
   done
 }
 
