@@ -62,6 +62,13 @@ func rowsOf(rs []Record) []orderedMap {
 //   - markdown: the result's own document.
 func Write(w io.Writer, o Options, v any) error {
 	if r, ok := v.(Record); ok {
+		if o.Format == "csv" { // one object: its fields are the columns of one row
+			names := make([]string, len(r))
+			for i, f := range r {
+				names[i] = f.Name
+			}
+			return writeCSV(w, o, Table{Columns: names, Rows: []Record{r}})
+		}
 		return PrintRecord(w, o, r)
 	}
 	if _, doc := v.(Markdowner); doc && !o.Explicit && len(o.Columns) == 0 {

@@ -98,3 +98,16 @@ func TestListJSON(t *testing.T) {
 		t.Errorf("empty list: %q", b.String())
 	}
 }
+
+func TestRecordCSV(t *testing.T) {
+	var b bytes.Buffer
+	r := Record{{Name: "vtpm", Value: "yes"}, {Name: "traits", Value: []string{"A", "B"}}, {Name: "f", Value: "=x"}}
+	if err := Write(&b, Options{Format: "csv"}, r); err != nil || b.String() != "vtpm,traits,f\nyes,\"A\nB\",'=x\n" {
+		t.Errorf("%v %q", err, b.String())
+	}
+	b.Reset()
+	Write(&b, Options{Format: "csv", Columns: []string{"vtpm"}}, r)
+	if b.String() != "vtpm\nyes\n" {
+		t.Errorf("-c: %q", b.String())
+	}
+}
