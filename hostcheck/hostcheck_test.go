@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vtpmctl/vtpmctl/internal/result"
 	"github.com/vtpmctl/vtpmctl/nova"
 )
 
@@ -341,7 +342,7 @@ func TestJUnitParsesBack(t *testing.T) {
 	tr.write("/etc/nova/nova.conf", strings.Replace(novaConfOK, "kvm", "lxc", 1))
 	r := tr.run()
 	var b bytes.Buffer
-	if err := WriteJUnit(&b, "t", []Report{*r, *r}); err != nil {
+	if err := result.WriteJUnit(&b, "t", Suites([]Report{*r, *r})); err != nil {
 		t.Fatal(err)
 	}
 	var back junitSuites

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"sort"
 
@@ -136,11 +135,6 @@ func Suites(reports []Report) []result.Suite {
 		out = append(out, su)
 	}
 	return out
-}
-
-// WriteJUnit writes one <testsuite> per host, one <testcase> per check.
-func WriteJUnit(w io.Writer, name string, reports []Report) error {
-	return result.WriteJUnit(w, name, Suites(reports))
 }
 
 // ReadReport reads one `host check -f json` file.
