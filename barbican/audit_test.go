@@ -109,6 +109,10 @@ func TestOperationalFacts(t *testing.T) {
 	if strings.Contains(strings.Join(g.Operations, " "), "host reboot") {
 		t.Errorf("host mode resumes after a host reboot: %v", g.Operations)
 	}
+	f.Guests[0].Mode = "deployment"
+	if g := Audit(f, now).Guests[0]; strings.Contains(strings.Join(g.Operations, " "), "host reboot") {
+		t.Errorf("deployment mode resumes after a host reboot (Nova's service user fetches the secret): %v", g.Operations)
+	}
 	f.Guests[0].Mode = "user"
 	g = Audit(f, now).Guests[0]
 	if !strings.Contains(strings.Join(g.Operations, " "), "does not resume") || !strings.Contains(strings.Join(g.Operations, " "), "snapshots and backups carry no TPM state") {
