@@ -57,7 +57,7 @@ func ListVTPMGuests(ctx context.Context, computeClient, imageClient *gophercloud
 			mode = "user" // every guest before 2026.1 behaves as user mode
 		}
 		inv.Guests = append(inv.Guests, nova.VTPMGuest{ServerID: s.ID, Name: s.Name, ProjectID: s.TenantID, UserID: s.UserID, Status: s.Status,
-			Host: s.Host, Version: d.Version, Model: d.Model, Mode: mode})
+			Host: s.Host, Version: d.Version, Model: d.Model, Mode: mode, FlavorSecretSecurity: fl.ExtraSpecs[nova.FlavorTPMSecretSecurity]})
 	}
 	return inv, nil
 }

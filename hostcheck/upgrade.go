@@ -86,7 +86,12 @@ func UpgradeCheck(from, to nova.Release, hosts []FleetHost, guests []nova.VTPMGu
 	for _, g := range guests {
 		mode := ""
 		if to.HasSecretSecurity() {
-			mode = g.Mode // guests from before 2026.1 count as user mode
+			mode = g.Mode
+			if !from.HasSecretSecurity() {
+				// the new scheduler reads the flavor's spec, which the
+				// old one ignored; none means user mode
+				mode = g.FlavorSecretSecurity
+			}
 			if mode == "" {
 				mode = "user"
 			}

@@ -28,6 +28,15 @@ func TestUpgradeCheck(t *testing.T) {
 	if len(r.Stranded) != 1 || !strings.Contains(strings.Join(r.Stranded[0].Requires, " "), "SECRET_SECURITY_USER") {
 		t.Errorf("2026.1: %+v", r)
 	}
+	// A flavor that already asks for host mode on 2025.2 needs the HOST
+	// trait after the upgrade, not USER (Nova 2026.1 reads the flavor).
+	hostMode := []nova.VTPMGuest{{ServerID: "s2", Name: "win2", Host: "a", Version: "2.0", Model: "tpm-tis", Mode: "user", FlavorSecretSecurity: "host"}}
+	userHosts := []FleetHost{{Host: "a", State: "up", Status: "enabled", Traits: dal}, {Host: "b", State: "up", Status: "enabled",
+		Traits: append(append([]string{}, dal...), "COMPUTE_SECURITY_TPM_SECRET_SECURITY_USER")}}
+	r = UpgradeCheck(nova.Flamingo, nova.Gazpacho, userHosts, hostMode)
+	if len(r.Stranded) != 1 || !strings.Contains(strings.Join(r.Stranded[0].Requires, " "), "SECRET_SECURITY_HOST") {
+		t.Errorf("host mode from the flavor: %+v", r.Stranded)
+	}
 	// A host that is down counts for nothing.
 	hosts[1].State = "down"
 	if r = UpgradeCheck(nova.Zed, nova.Zed, hosts, guests); len(r.Stranded) != 1 {

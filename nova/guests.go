@@ -11,6 +11,9 @@ type VTPMGuest struct {
 	Version   string `json:"version"`
 	Model     string `json:"model"`
 	Mode      string `json:"mode"` // user, host, deployment
+	// FlavorSecretSecurity is the flavor's hw:tpm_secret_security as
+	// written, which a 2026.1+ Nova reads even where today's ignores it.
+	FlavorSecretSecurity string `json:"flavor_secret_security,omitempty"`
 }
 
 // Inventory is every listed server, sorted by what Nova makes of it
