@@ -134,7 +134,12 @@ func AuditFleet(rel nova.Release, hosts []FleetHost, reports map[string]Report, 
 	var out []Report
 	sum := FleetSummary{Hosts: len(hosts)}
 	for _, h := range hosts {
-		r := Report{Host: h.Host, NovaRelease: rel.String(), Traits: h.Traits, VTPMGuests: []Guest{}, Facts: HostInfo{HypervisorHostname: h.Hypervisor}}
+		// What the APIs say of the host: its Secure Boot trait, its vTPM guests.
+		r := Report{Host: h.Host, NovaRelease: rel.String(), Traits: h.Traits, VTPMGuests: []Guest{},
+			Facts: HostInfo{HypervisorHostname: h.Hypervisor, SecureBoot: contains(h.Traits, "COMPUTE_SECURITY_UEFI_SECURE_BOOT")}}
+		for _, g := range byHost[h.Host] {
+			r.VTPMGuests = append(r.VTPMGuests, Guest{UUID: g.ServerID, Name: g.Name, Model: g.Model, Version: g.Version})
+		}
 		usable := h.State == "up" && h.Status == "enabled"
 		if usable {
 			sum.Usable++
@@ -191,6 +196,20 @@ func capabilityCheck(rel nova.Release, h FleetHost, c Capability) Check {
 		}
 		if c.HostMode {
 			can = append(can, "host mode")
+		}
+		if contains(h.Traits, "COMPUTE_SECURITY_TPM_1_2") {
+			can = append(can, "TPM 1.2")
+		}
+		if rel.HasSecretSecurity() {
+			var modes []string
+			for _, m := range []string{"user", "host", "deployment"} {
+				if contains(h.Traits, "COMPUTE_SECURITY_TPM_SECRET_SECURITY_"+strings.ToUpper(m)) {
+					modes = append(modes, m)
+				}
+			}
+			if len(modes) > 0 {
+				can = append(can, "secret security "+strings.Join(modes, "/"))
+			}
 		}
 		return Check{ID: "TRAITS", Status: Pass, Message: "the " + rel.String() + " scheduler can place here: " + strings.Join(can, ", ")}
 	}

@@ -80,3 +80,22 @@ func TestEvacuationRiskAndResumeTrap(t *testing.T) {
 		t.Errorf("findings should be gone: %+v", r.Checks)
 	}
 }
+
+// TestFleetReportFacts: what the APIs tell of a host reaches its report:
+// Secure Boot from the trait, the vTPM guests on it, TPM 1.2 and the
+// secret security modes in the TRAITS message.
+func TestFleetReportFacts(t *testing.T) {
+	traits := []string{"COMPUTE_SECURITY_TPM_1_2", "COMPUTE_SECURITY_TPM_2_0", "COMPUTE_SECURITY_TPM_TIS", "COMPUTE_SECURITY_UEFI_SECURE_BOOT",
+		"COMPUTE_SECURITY_TPM_SECRET_SECURITY_USER", "COMPUTE_SECURITY_TPM_SECRET_SECURITY_DEPLOYMENT"}
+	guests := []nova.VTPMGuest{{ServerID: "s1", Name: "win1", Host: "a", Version: "2.0", Model: "tpm-tis", Mode: "user"}}
+	reps, _ := AuditFleet(nova.Gazpacho, []FleetHost{{Host: "a", State: "up", Status: "enabled", Traits: traits}}, nil, guests)
+	r := reps[0]
+	if !r.Facts.SecureBoot || len(r.VTPMGuests) != 1 || r.VTPMGuests[0].UUID != "s1" || len(r.AtRisk) != 1 {
+		t.Fatalf("facts %+v guests %+v at risk %+v", r.Facts, r.VTPMGuests, r.AtRisk)
+	}
+	for _, c := range r.Checks {
+		if c.ID == "TRAITS" && (!strings.Contains(c.Message, "TPM 1.2") || !strings.Contains(c.Message, "secret security user/deployment")) {
+			t.Errorf("TRAITS: %s", c.Message)
+		}
+	}
+}
