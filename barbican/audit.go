@@ -122,8 +122,11 @@ const ResultSchema = "vtpmctl.secrets-audit/1"
 
 // Result is the whole audit, and the JSON of `secrets audit`.
 type Result struct {
-	Schema       string            `json:"schema"`
-	Release      nova.Release      `json:"nova_release"`
+	Schema  string       `json:"schema"`
+	Release nova.Release `json:"nova_release"`
+	// Candidates: the releases left open by the cloud's evidence, when
+	// several share its compute API maximum.
+	Candidates   []nova.Release    `json:"nova_release_candidates,omitempty"`
 	Summary      Summary           `json:"summary"`
 	Guests       []GuestResult     `json:"guests"`
 	NotAuditable map[string]string `json:"not_auditable"`

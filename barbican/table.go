@@ -6,6 +6,7 @@ import (
 
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/internal/result"
+	"github.com/vtpmctl/vtpmctl/nova"
 )
 
 // Table is one row per vTPM guest; orphans, projects not audited and the
@@ -51,6 +52,6 @@ func (r *Result) Table() output.Table {
 	}
 	s := r.Summary
 	t.Footer = append(t.Footer, fmt.Sprintf("guests %d, secrets %d, ok %d, failed %d, orphans %d, not auditable %d (Nova %s)",
-		s.Guests, s.Secrets, s.OK, s.Failed, s.Orphans, s.NotAuditable, r.Release))
+		s.Guests, s.Secrets, s.OK, s.Failed, s.Orphans, s.NotAuditable, nova.Label(r.Release, r.Candidates)))
 	return t
 }

@@ -324,9 +324,12 @@ const FleetSchema = "vtpmctl.hosts-audit/1"
 type Fleet struct {
 	Schema  string       `json:"schema"`
 	Release nova.Release `json:"nova_release"`
-	Summary FleetSummary `json:"summary"`
-	Hosts   []FleetHost  `json:"hosts"`
-	Reports []Report     `json:"reports"`
+	// Candidates: the releases the cloud's evidence leaves open when
+	// several share its compute API maximum (2.100: 2025.1 or 2025.2).
+	Candidates []nova.Release `json:"nova_release_candidates,omitempty"`
+	Summary    FleetSummary   `json:"summary"`
+	Hosts      []FleetHost    `json:"hosts"`
+	Reports    []Report       `json:"reports"`
 }
 
 // NewFleet assembles the audit's result.
@@ -353,6 +356,6 @@ func (f *Fleet) Table() output.Table {
 	}
 	s := f.Summary
 	t.Footer = []string{fmt.Sprintf("%d host(s), %d up and enabled; can take TPM 2.0: %d, CRB: %d, host mode: %d; vTPM guests that cannot be evacuated: %d; failing: %d (scheduler: Nova %s)",
-		s.Hosts, s.Usable, s.TPM20, s.CRB, s.HostMode, s.AtRisk, s.Failing, f.Release)}
+		s.Hosts, s.Usable, s.TPM20, s.CRB, s.HostMode, s.AtRisk, s.Failing, nova.Label(f.Release, f.Candidates))}
 	return t
 }

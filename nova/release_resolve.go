@@ -79,6 +79,22 @@ func ResolveRelease(ev ReleaseEvidence) (ResolvedRelease, error) {
 	return ResolvedRelease{}, fmt.Errorf("the Nova release is unknown: pass %s (e.g. zed, 2024.2)", flag)
 }
 
+// Label names the release the way a report should: "2025.1 or 2025.2"
+// while the evidence leaves both open, else the one release.
+func (r ResolvedRelease) Label() string { return Label(r.Release, r.Candidates) }
+
+// Label is ResolvedRelease.Label for a result read back from JSON.
+func Label(rel Release, candidates []Release) string {
+	if len(candidates) < 2 {
+		return rel.String()
+	}
+	names := make([]string, len(candidates))
+	for i, c := range candidates {
+		names[i] = c.String()
+	}
+	return strings.Join(names, " or ")
+}
+
 // Ambiguous says whether the evidence left several releases open.
 func (r ResolvedRelease) Ambiguous() bool { return len(r.Candidates) > 1 }
 

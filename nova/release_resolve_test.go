@@ -71,3 +71,12 @@ func TestReleaseTextAndFlag(t *testing.T) {
 		t.Errorf("Set: %v %v", f, err)
 	}
 }
+
+func TestReleaseLabel(t *testing.T) {
+	if l := Label(Flamingo, []Release{Epoxy, Flamingo}); l != "2025.1 or 2025.2" {
+		t.Errorf("ambiguous: %q", l)
+	}
+	if l := Label(Zed, []Release{Zed}); l != "zed" {
+		t.Errorf("settled: %q", l)
+	}
+}

@@ -196,3 +196,22 @@ func TestFixturePlanDiff(t *testing.T) {
 		t.Errorf("converged plan apply wrote: exit %d %v", code, c.Requests)
 	}
 }
+
+// TestFixtureAmbiguousReleaseLabel: a 2.100 cloud is "2025.1 or 2025.2"
+// in every report, and no warning is printed (their rules agree).
+func TestFixtureAmbiguousReleaseLabel(t *testing.T) {
+	c := fixtureCloud(t)
+	c.Handle("GET /compute/v2.1/", fakecloud.JSON(200, `{"version":{"id":"v2.1","status":"CURRENT","version":"2.100","min_version":"2.1"}}`))
+	out, errs, _ := runCLI(t, "--os-cloud", "fake", "hosts", "audit")
+	if !strings.Contains(out, "(scheduler: Nova 2025.1 or 2025.2)") || strings.Contains(errs, "warning") {
+		t.Errorf("hosts audit:\n%s%s", out, errs)
+	}
+	out, _, _ = runCLI(t, "--os-cloud", "fake", "hosts", "audit", "-f", "json")
+	if !strings.Contains(out, `"nova_release_candidates": [`) {
+		t.Errorf("JSON lacks the candidates:\n%s", out)
+	}
+	out, _, _ = runCLI(t, "--os-cloud", "fake", "upgrade", "check", "--to", "2026.1")
+	if !strings.Contains(out, "upgrade 2025.1 or 2025.2 -> 2026.1") {
+		t.Errorf("upgrade check:\n%s", out)
+	}
+}

@@ -170,7 +170,11 @@ func runHostsAudit(ctx context.Context, o *hostsOptions) error {
 		return err
 	}
 	reps, sum := hostcheck.AuditFleet(rel, hosts, reports, inv.Guests)
-	if err := output.Write(o.IO.Out, o.Global.Output, hostcheck.NewFleet(rel, hosts, reps, sum)); err != nil {
+	fleet := hostcheck.NewFleet(rel, hosts, reps, sum)
+	if res.Ambiguous() {
+		fleet.Candidates = res.Candidates
+	}
+	if err := output.Write(o.IO.Out, o.Global.Output, fleet); err != nil {
 		return err
 	}
 	if err := writeJUnit(o.IO.Out, o.JUnit, "vtpmctl hosts audit", hostcheck.Suites(reps), fileout.Private); err != nil {

@@ -111,6 +111,9 @@ func auditCloud(ctx context.Context, o *reportOptions, in *report.Inputs, byHost
 	}
 	reps, sum := hostcheck.AuditFleet(rel, hosts, byHost, inv.Guests)
 	in.Fleet = hostcheck.NewFleet(rel, hosts, reps, sum)
+	if resolved.Ambiguous() {
+		in.Fleet.Candidates = resolved.Candidates
+	}
 	_, admin, err := svc.sess.TokenProject()
 	if err != nil {
 		return err
@@ -119,12 +122,16 @@ func auditCloud(ctx context.Context, o *reportOptions, in *report.Inputs, byHost
 	if err != nil {
 		return fmt.Errorf("secrets audit: %w", err)
 	}
+	if resolved.Ambiguous() {
+		sec.Candidates = resolved.Candidates
+	}
 	in.Secrets = &sec
 	if o.UpgradeTo != nova.ReleaseUnknown {
 		if o.UpgradeTo < rel {
 			return usagef("--upgrade-to %s is older than the cloud's %s", o.UpgradeTo, rel)
 		}
 		u := hostcheck.UpgradeCheck(rel, o.UpgradeTo, hosts, inv.Guests)
+		u.From = resolved.Label()
 		in.Upgrade = &u
 	}
 	return nil

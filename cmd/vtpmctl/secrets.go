@@ -120,6 +120,9 @@ func runSecretsAudit(ctx context.Context, o *secretsAuditOptions) error {
 	if err != nil {
 		return err
 	}
+	if resolved.Ambiguous() {
+		res.Candidates = resolved.Candidates
+	}
 	if o.CleanupPlan {
 		return printCleanupPlan(o, svc.sess.CloudName, secretsURL, res)
 	}

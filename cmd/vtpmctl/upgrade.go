@@ -80,6 +80,7 @@ func runUpgradeCheck(ctx context.Context, o *upgradeOptions) error {
 		return err
 	}
 	res := hostcheck.UpgradeCheck(from, to, hosts, inv.Guests)
+	res.From = resolved.Label() // "2025.1 or 2025.2" while the cloud leaves it open
 	if err := output.Write(o.IO.Out, o.Global.Output, &res); err != nil {
 		return err
 	}
