@@ -135,6 +135,9 @@ case $CMD in
   wipe) down; rm -rf "$ROOT$IN_DIR"; log "wiped the cloud's data (the chroot is kept; rm -rf $BASE removes it)" ;;
   status) if [ -e /run/netns/$NS ]; then in_ns /bin/bash /opt/devcloud/status.sh; else echo "$REL: down"; exit 1; fi ;;
   clouds) echo "$ROOT$IN_DIR/clouds.yaml" ;;
+  root) echo "$ROOT" ;;
+  restart-compute) shift 2; rm -rf "$ROOT/opt/devcloud"; cp -a "$HERE" "$ROOT/opt/devcloud"
+    in_ns /bin/bash /opt/devcloud/restart-compute.sh "$@" ;;
   in) shift 2; nsenter --net=/run/netns/$NS env OS_CLIENT_CONFIG_FILE="$ROOT$IN_DIR/clouds.yaml" "$@" ;;
-  *) echo "usage: devcloud/release.sh RELEASE up|down|status|wipe|clouds|in CMD…" >&2; exit 2 ;;
+  *) echo "usage: devcloud/release.sh RELEASE up|down|status|wipe|clouds|root|restart-compute ARGS|in CMD…" >&2; exit 2 ;;
 esac

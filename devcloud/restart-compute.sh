@@ -4,12 +4,17 @@
 #   --host-reboot                   destroy the running guests first (a host reboot does)
 #   --resume-guests-on-boot         set [DEFAULT] resume_guests_state_on_host_boot = True
 #   --no-resume-guests-on-boot      set it back to False (the default)
+#   --secret-security MODES         Nova 2026.1+: [libvirt] supported_tpm_secret_security
+#                                   (comma-separated; "default" = user,host,deployment)
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 DEVCLOUD_FUNCTIONS_ONLY=1 . "$HERE/up.sh"
 reboot=0
-for a in "$@"; do
+while [ $# -gt 0 ]; do
+  a=$1; shift
   case $a in
+    --secret-security) m=${1:?--secret-security needs MODES}; shift
+      if [ "$m" = default ]; then rm -f "$D/nova/secret-security"; else echo "$m" > "$D/nova/secret-security"; fi ;;
     --host-reboot) reboot=1 ;;
     --resume-guests-on-boot) mkdir -p "$D/nova"; touch "$D/nova/resume-on-boot" ;;
     --no-resume-guests-on-boot) rm -f "$D/nova/resume-on-boot" ;;
@@ -28,7 +33,15 @@ if [ $reboot = 1 ]; then
   done
 fi
 write_nova_conf
+t0=$(date -u '+%Y-%m-%d %H:%M:%S')
 start_bg nova-compute nova-compute --config-file "$E/nova/nova-cpu.conf" --log-file "$L/nova-compute.log"
+# Ready means its first service report, which follows init_host: an action
+# sent earlier would meet init_host's own recovery (which has no user token).
+for _ in $(seq 1 300); do
+  [ "$(psql -h "$PG_SOCK" -U nova -d nova_cell1 -Atc "select updated_at > '$t0' from services where host = 'devcloud' and \"binary\" = 'nova-compute' and deleted = 0" 2> /dev/null)" = t ] && break
+  alive "$(pid_of nova-compute)" || { log "nova-compute died; see $L/nova-compute.log"; exit 1; }
+  sleep 0.5
+done
 resume=False
 [ -f "$D/nova/resume-on-boot" ] && resume=True
 log "nova-compute restarted (resume_guests_state_on_host_boot=$resume)"

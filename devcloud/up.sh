@@ -122,7 +122,14 @@ stage_glance() {
     sqlite3 "$D/glance/glance.sqlite" 'PRAGMA journal_mode=WAL;' > /dev/null
     touch "$D/glance/.synced"
   fi
-  start_bg glance-api glance-api --config-file "$E/glance/glance-api.conf"
+  if python3 -c 'import importlib.util as u, sys; sys.exit(u.find_spec("glance.wsgi.api") is None)' 2> /dev/null; then
+    # Glance 31+ runs only under a WSGI server (an upload of a known size
+    # is not chunked: plain --http-socket serves it).
+    uwsgi_app glance 9292 glance.wsgi.api:application --chunked-input-limit 1073741824
+    start_bg glance-api env OS_GLANCE_CONFIG_DIR="$E/glance" "${UWSGI[@]}"
+  else
+    start_bg glance-api glance-api --config-file "$E/glance/glance-api.conf"
+  fi
 }
 
 stage_placement() {
@@ -194,6 +201,11 @@ write_nova_conf() {
   local resume=False
   [ -f "$D/nova/resume-on-boot" ] && resume=True
   render nova-common.conf.in RESUME_ON_BOOT=$resume > "$E/nova/nova-cpu.conf"
+  if grep -qs supported_tpm_secret_security /usr/lib/python3/dist-packages/nova/conf/libvirt.py; then
+    local modes=user,host,deployment
+    [ -f "$D/nova/secret-security" ] && modes=$(cat "$D/nova/secret-security")
+    render nova-secret-security.conf.in MODES="$modes" >> "$E/nova/nova-cpu.conf"
+  fi
   { cat "$E/nova/nova-cpu.conf"; render nova-db.conf.in; render authtoken.conf.in SVC_USER=nova; } > "$E/nova/nova.conf"
   printf '[DEFAULT]\nlog_file = %s\n' "$L/nova-api.log" > "$E/nova/nova-api.conf"
   render nova-fake.conf.in > "$E/nova/nova-fake.conf"
@@ -284,7 +296,7 @@ stage_compute() {
 
 stage_fake() {
   write_nova_conf
-  start_bg nova-compute-fake nova-compute --config-file "$E/nova/nova-cpu.conf" \
+  start_bg nova-compute-fake python3 "$HERE/nova_compute_fake.py" --config-file "$E/nova/nova-cpu.conf" \
     --config-file "$E/nova/nova-fake.conf" --log-file "$L/nova-compute-fake.log"
 }
 

@@ -24,6 +24,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/image/v2/images"
 
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
+	"github.com/vtpmctl/vtpmctl/nova"
 )
 
 // Dir is the devcloud's state directory (devcloud/lib.sh's DEVCLOUD_DIR).
@@ -174,4 +175,76 @@ func DomainXML(t testing.TB, instanceName string) string {
 		t.Fatalf("virsh dumpxml %s: %v: %s", instanceName, err, strings.TrimSpace(string(out)))
 	}
 	return string(out)
+}
+
+// Release is the release of the cloud under test: DEVCLOUD_RELEASE, set by
+// `make integration` for each cloud in RELEASES; zed (the native bookworm
+// cloud) by default.
+func Release() string {
+	if r := os.Getenv("DEVCLOUD_RELEASE"); r != "" {
+		return r
+	}
+	return "zed"
+}
+
+// NovaRelease is Release as Nova's rules know it.
+func NovaRelease(t testing.TB) nova.Release {
+	var r nova.Release
+	if err := r.Set(Release()); err != nil {
+		t.Fatalf("DEVCLOUD_RELEASE: %v", err)
+	}
+	return r
+}
+
+// Root is the chroot a newer release's cloud runs in ("" for zed): its
+// config files name paths inside it, as on a real compute host.
+func Root() string { return os.Getenv("DEVCLOUD_ROOT") }
+
+// InRoot is a path the cloud's config names, as this test process sees it.
+func InRoot(p string) string { return filepath.Join(Root(), p) }
+
+// ConfDir is the devcloud's state directory as its own config names it.
+func ConfDir() string {
+	if Root() == "" {
+		return Dir()
+	}
+	return "/var/tmp/vtpmctl-devcloud"
+}
+
+// notForRelease starts the skip message testsummary counts as "not
+// applicable", apart from real skips.
+const notForRelease = "not for this release: "
+
+// Only runs the test on the named releases (zed, 2025.1, 2026.1, 2026.2);
+// on any other cloud it is reported as not applicable, never as passed.
+func Only(t testing.TB, releases ...string) {
+	t.Helper()
+	for _, r := range releases {
+		if r == Release() {
+			return
+		}
+	}
+	t.Skipf("%sapplies to %s; this cloud is %s", notForRelease, strings.Join(releases, ", "), Release())
+}
+
+// Since runs the test on clouds of release min and later.
+func Since(t testing.TB, min nova.Release) {
+	t.Helper()
+	if NovaRelease(t) < min {
+		t.Skipf("%sapplies from %s; this cloud is %s", notForRelease, min, Release())
+	}
+}
+
+// RestartCompute restarts the cloud's libvirt nova-compute through
+// devcloud/restart-compute.sh (inside the chroot for a newer release).
+func RestartCompute(t testing.TB, args ...string) {
+	t.Helper()
+	repo := filepath.Join("..", "..")
+	cmd := exec.Command("bash", append([]string{filepath.Join(repo, "devcloud", "restart-compute.sh")}, args...)...)
+	if Release() != "zed" {
+		cmd = exec.Command("bash", append([]string{filepath.Join(repo, "devcloud", "release.sh"), Release(), "restart-compute"}, args...)...)
+	}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("restart-compute %v: %v\n%s", args, err, out)
+	}
 }
