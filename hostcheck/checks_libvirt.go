@@ -203,24 +203,49 @@ func (s *state) checkSecureBoot() {
 	s.add("UEFI-SECURE-BOOT", Warn, "no Secure Boot UEFI loader for q35: the Windows-ready profile (os_secure_boot=required) cannot land here", "install OVMF (Debian/Ubuntu: ovmf; RHEL: edk2-ovmf)")
 }
 
-// checkKeepState: bug 2118888 and libvirt's temporary undefine.
+// checkKeepState: bug 2118888 and libvirt's temporary undefine. Where the
+// installed Nova code is readable it decides; the release alone cannot,
+// since only some 2025.1/2025.2 point releases carry the fix.
 func (s *state) checkKeepState() {
 	if s.hvErr != nil || s.hv == nil {
 		s.add("KEEP-TPM-STATE", Skip, "libvirt not reachable", "")
 		return
 	}
+	kept := func(k, evidence string) { s.r.Facts.StateKept = &StateKept{Kept: k, Evidence: evidence} }
 	if s.libV < keepTPMLibvirt {
+		kept("no", fmt.Sprintf("libvirt %s < 8.9.0", s.libV))
 		s.add("KEEP-TPM-STATE", s.failIfEnabled(), fmt.Sprintf("libvirt %s < 8.9.0: every hard reboot, stop/start and block copy wipes the vTPM state (BitLocker asks for its recovery key)", s.libV), "upgrade libvirt to 8.9.0 or later")
+		return
+	}
+	const wiped = "wipes vTPM state on every stop/start and hard reboot (bug 2118888): BitLocker asks for its recovery key"
+	if fixed, path, ok := installedKeepTPMFix(s.o.Root); ok {
+		if fixed {
+			kept("yes", fmt.Sprintf("libvirt %s and %s passes %s", s.libV, path, keepTPMMarker))
+			s.add("KEEP-TPM-STATE", Pass, fmt.Sprintf("libvirt %s >= 8.9.0 and the installed Nova carries the bug 2118888 fix (%s uses %s): vTPM state survives stop/start and hard reboot", s.libV, path, keepTPMMarker), "")
+			return
+		}
+		kept("no", fmt.Sprintf("%s lacks %s", path, keepTPMMarker))
+		s.add("KEEP-TPM-STATE", Warn, fmt.Sprintf("the installed Nova %s %s (%s lacks %s)", s.rel, wiped, path, keepTPMMarker), s.keepStateRemedy())
 		return
 	}
 	switch {
 	case s.rel >= nova.Gazpacho:
+		kept("yes", fmt.Sprintf("libvirt %s and Nova %s", s.libV, s.rel))
 		s.add("KEEP-TPM-STATE", Pass, fmt.Sprintf("libvirt %s >= 8.9.0 and Nova %s keep vTPM state across stop/start and hard reboot", s.libV, s.rel), "")
 	case s.rel >= nova.Epoxy:
-		s.add("KEEP-TPM-STATE", Warn, fmt.Sprintf("libvirt %s is fine; Nova %s keeps vTPM state only with the bug 2118888 backport in its point release", s.libV, s.rel), "check that the nova package carries the fix for bug 2118888")
+		kept("unknown", fmt.Sprintf("Nova %s: depends on the point release; its code is not readable here", s.rel))
+		s.add("KEEP-TPM-STATE", Warn, fmt.Sprintf("libvirt %s is fine; Nova %s keeps vTPM state only with the bug 2118888 backport in its point release, and no installed Nova code is readable here to tell", s.libV, s.rel), "run host check where the nova package is installed (or --root at that host's tree)")
 	default:
-		s.add("KEEP-TPM-STATE", Warn, fmt.Sprintf("Nova %s wipes vTPM state on every stop/start and hard reboot (bug 2118888, fixed in 2026.1, backported to 2025.1/2025.2)", s.rel.Long()), "upgrade Nova; until then escrow BitLocker recovery keys")
+		kept("no", fmt.Sprintf("Nova %s", s.rel))
+		s.add("KEEP-TPM-STATE", Warn, fmt.Sprintf("Nova %s %s", s.rel.Long(), wiped), s.keepStateRemedy())
 	}
+}
+
+func (s *state) keepStateRemedy() string {
+	if s.rel >= nova.Epoxy && s.rel < nova.Gazpacho {
+		return "update Nova to a " + s.rel.String() + " point release with the bug 2118888 backport (or 2026.1); until then escrow BitLocker recovery keys before any stop/start"
+	}
+	return "upgrade Nova to 2026.1 (or a 2025.1/2025.2 point release with the bug 2118888 backport); until then escrow BitLocker recovery keys before any stop/start"
 }
 
 func (s *state) stateDir() string {

@@ -163,9 +163,22 @@ func AuditFleet(rel nova.Release, hosts []FleetHost, reports map[string]Report, 
 		}
 		if ok {
 			r.add(driftCheck(h, rep))
+			if c, ok := releaseMismatch(rel, rep); ok {
+				r.add(c)
+			}
 			for _, c := range rep.Checks {
-				if c.ID == "RESUME-ON-BOOT" && c.Status != Pass {
-					r.add(c) // the host-reboot trap, from the host's own report
+				// the host-reboot trap and the wiped TPM, from the host's own report
+				if (c.ID == "RESUME-ON-BOOT" || c.ID == "KEEP-TPM-STATE") && c.Status != Pass {
+					r.add(c)
+				}
+			}
+			r.Facts.StateKept = rep.Facts.StateKept
+			if k := rep.Facts.StateKept; k != nil {
+				for i := range r.VTPMGuests {
+					r.VTPMGuests[i].StateKept = k.Kept
+				}
+				for i := range r.AtRisk {
+					r.AtRisk[i].StateKept = k.Kept
 				}
 			}
 		} else if len(reports) > 0 {
@@ -183,6 +196,17 @@ func AuditFleet(rel nova.Release, hosts []FleetHost, reports map[string]Report, 
 		out = append(out, r)
 	}
 	return out, sum
+}
+
+// releaseMismatch: a host whose installed Nova is not the release the
+// cloud's API answers for is mid-upgrade, or its report is stale.
+func releaseMismatch(rel nova.Release, rep Report) (Check, bool) {
+	if rep.NovaRelease == "" || rel == nova.ReleaseUnknown || rep.NovaRelease == rel.String() {
+		return Check{}, false
+	}
+	return Check{ID: "NOVA-RELEASE", Status: Warn,
+		Message: fmt.Sprintf("the host check report says Nova %s, the audit assumes %s for the cloud: rules (traits, modes) follow each compute's own release", rep.NovaRelease, rel),
+		Remedy:  "finish the upgrade, or re-run host check on this host"}, true
 }
 
 func capabilityCheck(rel nova.Release, h FleetHost, c Capability) Check {

@@ -191,6 +191,18 @@ func TestFailingHosts(t *testing.T) {
 			"UEFI-SECURE-BOOT", Warn, "no Secure Boot UEFI loader"},
 		{"libvirt below 8.9 wipes state", func(tr *tree) { tr.hv.libV = V(8, 0, 0); tr.o.Release = nova.Gazpacho },
 			"KEEP-TPM-STATE", Fail, "libvirt 8.0.0 < 8.9.0"},
+		{"2025.1 whose installed code lacks the fix wipes state", func(tr *tree) {
+			tr.o.Release = nova.Epoxy
+			tr.write("/usr/lib/python3/dist-packages/nova-31.0.0.egg-info/PKG-INFO", "")
+			tr.write("/usr/lib/python3/dist-packages/nova/virt/libvirt/guest.py", "flags |= libvirt.VIR_DOMAIN_UNDEFINE_NVRAM\n")
+		}, "KEEP-TPM-STATE", Warn, "guest.py lacks VIR_DOMAIN_UNDEFINE_KEEP_TPM"},
+		{"2025.1 with the backport keeps state", func(tr *tree) {
+			tr.o.Release = nova.Epoxy
+			tr.write("/usr/lib/python3/dist-packages/nova-31.1.0.egg-info/PKG-INFO", "")
+			tr.write("/usr/lib/python3/dist-packages/nova/virt/libvirt/guest.py", "flags |= libvirt.VIR_DOMAIN_UNDEFINE_KEEP_TPM\n")
+		}, "KEEP-TPM-STATE", Pass, "carries the bug 2118888 fix"},
+		{"2025.1 without readable code: the release alone cannot tell", func(tr *tree) { tr.o.Release = nova.Epoxy },
+			"KEEP-TPM-STATE", Warn, "no installed Nova code is readable"},
 		{"state dir world-writable", func(tr *tree) { tr.mkdir("/var/lib/libvirt/swtpm", 0o777) },
 			"SWTPM-STATE-DIR", Fail, "writable by group or others"},
 		{"state dir gone with guests", func(tr *tree) {
@@ -427,4 +439,38 @@ type junitSuites struct {
 			} `xml:"failure"`
 		} `xml:"testcase"`
 	} `xml:"testsuite"`
+}
+
+// TestStateKeptReachesEachGuest: the per-guest output says what the host's
+// libvirt and installed Nova code mean for that guest's TPM.
+func TestStateKeptReachesEachGuest(t *testing.T) {
+	tr := newTree(t)
+	tr.o.Release = nova.Epoxy
+	tr.write("/usr/lib/python3/dist-packages/nova-31.0.0.egg-info/PKG-INFO", "")
+	tr.write("/usr/lib/python3/dist-packages/nova/virt/libvirt/guest.py", "pass\n")
+	tr.addGuest(true, true)
+	r := tr.run()
+	if r.Facts.StateKept == nil || r.Facts.StateKept.Kept != "no" || !strings.Contains(r.Facts.StateKept.Evidence, "guest.py") {
+		t.Fatalf("facts: %+v", r.Facts.StateKept)
+	}
+	if len(r.VTPMGuests) != 1 || r.VTPMGuests[0].StateKept != "no" {
+		t.Errorf("guests: %+v", r.VTPMGuests)
+	}
+	fleet, _ := AuditFleet(nova.Epoxy, []FleetHost{{Host: r.Host, Hypervisor: r.Facts.HypervisorHostname, State: "up", Status: "enabled"}},
+		map[string]Report{r.Host: *r}, []nova.VTPMGuest{{ServerID: r.VTPMGuests[0].UUID, Host: r.Host, Mode: "user"}})
+	if len(fleet) != 1 || len(fleet[0].AtRisk) != 1 || fleet[0].AtRisk[0].StateKept != "no" || fleet[0].VTPMGuests[0].StateKept != "no" {
+		t.Errorf("fleet: %+v", fleet)
+	}
+	if c := findID(fleet[0].Checks, "KEEP-TPM-STATE"); c == nil || c.Status != Warn {
+		t.Errorf("fleet carries the host's KEEP-TPM-STATE: %+v", fleet[0].Checks)
+	}
+}
+
+func findID(cs []Check, id string) *Check {
+	for i := range cs {
+		if cs[i].ID == id {
+			return &cs[i]
+		}
+	}
+	return nil
 }

@@ -57,6 +57,8 @@ type RiskGuest struct {
 	Owner    string `json:"owner"`
 	Project  string `json:"project"`
 	Mode     string `json:"mode"`
+	// StateKept (from the host's report): "yes", "no" or "unknown".
+	StateKept string `json:"vtpm_state_kept,omitempty"`
 }
 
 // Guest is a vTPM domain found on the host.
@@ -67,6 +69,9 @@ type Guest struct {
 	Version  string `json:"version"`
 	SecretID string `json:"secret"`
 	StateDir string `json:"state_dir"`
+	// StateKept: does this guest's TPM survive stop/start ("yes", "no",
+	// "unknown"), from the host's libvirt and installed Nova code.
+	StateKept string `json:"vtpm_state_kept,omitempty"`
 }
 
 // HostInfo is what the checks learned, for readers of the JSON.
@@ -79,6 +84,8 @@ type HostInfo struct {
 	TPMVersions        []string `json:"tpm_versions,omitempty"`
 	SecureBoot         bool     `json:"secure_boot_loader"`
 	StateDir           string   `json:"swtpm_state_dir,omitempty"`
+	// StateKept: does a guest's TPM survive stop/start and hard reboot here.
+	StateKept *StateKept `json:"vtpm_state_kept,omitempty"`
 }
 
 // Summary counts statuses.

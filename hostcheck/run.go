@@ -116,6 +116,11 @@ func Run(o Options) (*Report, error) {
 	} {
 		check()
 	}
+	if k := s.r.Facts.StateKept; k != nil {
+		for i := range s.r.VTPMGuests {
+			s.r.VTPMGuests[i].StateKept = k.Kept
+		}
+	}
 	s.r.Finish()
 	return s.r, nil
 }
@@ -126,16 +131,9 @@ func (s *state) add(id string, st Status, msg, remedy string) {
 
 var novaPkg = regexp.MustCompile(`/nova-(\d+)\.[^/]*\.(egg|dist)-info$`)
 
-// DetectNovaRelease reads the installed nova Python package's version
-// (Debian, Ubuntu, RDO, pip and kolla virtualenv layouts).
+// DetectNovaRelease reads the installed nova Python package's version.
 func DetectNovaRelease(root string) (nova.Release, error) {
-	var found []string
-	for _, pat := range []string{"/usr/lib/python3*/dist-packages/nova-*-info", "/usr/lib/python3*/site-packages/nova-*-info",
-		"/usr/local/lib/python3*/*-packages/nova-*-info", "/var/lib/kolla/venv/lib/python3*/site-packages/nova-*-info",
-		"/var/lib/openstack/lib/python3*/site-packages/nova-*-info"} {
-		m, _ := filepath.Glob(under(root, pat))
-		found = append(found, m...)
-	}
+	found := novaMetadata(root)
 	for _, f := range found {
 		if m := novaPkg.FindStringSubmatch(f); m != nil {
 			major, _ := strconv.Atoi(m[1])

@@ -23,15 +23,22 @@ import (
 )
 
 // hostCheckOpts points `host check` at the devcloud's real nova.conf,
-// qemu.conf, libvirtd and state dir.
+// qemu.conf, libvirtd and state dir; for a newer release's cloud, as an
+// auditor reads a mounted host: --root at its chroot, paths as its config
+// names them, and its libvirtd's socket.
 func hostCheckOpts(streams *IOStreams, g *globalOptions, extraConf string) *hostCheckOptions {
-	d := devcloudtest.Dir()
+	d := devcloudtest.ConfDir()
 	conf := []string{filepath.Join(d, "etc/nova/nova-cpu.conf")}
 	if extraConf != "" {
 		conf = append(conf, filepath.Join(d, "etc/nova", extraConf))
 	}
-	return &hostCheckOptions{IO: streams, Global: g, NovaConf: conf, QemuConf: filepath.Join(d, "etc/libvirt/qemu.conf"),
-		StateDir: filepath.Join(d, "data/libvirt/lib/swtpm")}
+	o := &hostCheckOptions{IO: streams, Global: g, NovaConf: conf, QemuConf: filepath.Join(d, "etc/libvirt/qemu.conf"),
+		StateDir: filepath.Join(d, "data/libvirt/lib/swtpm"), Root: devcloudtest.Root()}
+	if o.Root != "" {
+		// the chroot's libvirtd keeps its default state dir
+		o.LibvirtURI, o.StateDir = devcloudtest.LibvirtURI(), "/var/lib/libvirt/swtpm"
+	}
+	return o
 }
 
 // TestIntegrationHostCheck runs against the real libvirtd, QEMU and swtpm
@@ -68,7 +75,7 @@ func TestIntegrationHostCheck(t *testing.T) {
 	if guest == nil || guest.Model != "tpm-crb" || guest.Version != "2.0" || guest.SecretID == "" {
 		t.Fatalf("the running vTPM guest is not reported right: %+v", rep.VTPMGuests)
 	}
-	if _, err := os.Stat(guest.StateDir); err != nil {
+	if _, err := os.Stat(devcloudtest.InRoot(guest.StateDir)); err != nil {
 		t.Errorf("state dir %s: %v", guest.StateDir, err)
 	}
 	for _, id := range []string{"SWTPM-ENABLED", "DOMCAPS-TPM", "UEFI-SECURE-BOOT", "SWTPM-BINARIES", "VTPM-GUESTS", "TRAITS"} {

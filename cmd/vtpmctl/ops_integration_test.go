@@ -5,8 +5,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -37,9 +35,11 @@ func bootVTPMGuest(t *testing.T, prefix string) (*gophercloud.ServiceClient, str
 	return dcompute, s.ID
 }
 
-// TestIntegrationUpgradeAndEvacuation: a Zed vTPM guest under a 2024.2
-// scheduler is stranded until some other host reports the model trait;
-// the fleet audit lists it as a guest its host would strand.
+// TestIntegrationUpgradeAndEvacuation: a vTPM guest under the next
+// release's scheduler is stranded until some other host reports the trait
+// that scheduler adds (zed→2025.1: the model trait, which no Zed compute
+// reports; 2025.1→2026.1: the secret security mode's); the fleet audit
+// lists it as a guest its host would strand.
 func TestIntegrationUpgradeAndEvacuation(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
@@ -55,21 +55,31 @@ func TestIntegrationUpgradeAndEvacuation(t *testing.T) {
 			return runUpgradeCheck(ctx, &upgradeOptions{IO: streams, Global: g, To: rel})
 		})
 	}
-	// A 2024.2 scheduler needs COMPUTE_SECURITY_TPM_TIS, which no Zed compute
-	// reports (Zed's Placement does not even know the trait).
-	r := upgrade("2024.2")
-	if r.code != 1 || !strings.Contains(r.stdout, sid) || !strings.Contains(r.stdout, "COMPUTE_SECURITY_TPM_TIS") {
-		t.Fatalf("2024.2 scheduler over Zed computes must strand the guest: exit %d\n%s", r.code, r.stdout)
+	cur := devcloudtest.Release()
+	next, trait := map[string]string{"zed": "2025.1", "2025.1": "2026.1"}[cur], map[string]string{
+		"zed":    "COMPUTE_SECURITY_TPM_TIS", // Zed's Placement does not even know it
+		"2025.1": "COMPUTE_SECURITY_TPM_SECRET_SECURITY_USER",
+	}[cur]
+	if next != "" {
+		r := upgrade(next)
+		if r.code != 1 || !strings.Contains(r.stdout, sid) || !strings.Contains(r.stdout, trait) {
+			t.Fatalf("a %s scheduler over %s computes must strand the guest for %s: exit %d\n%s%s", next, cur, trait, r.code, r.stdout, r.stderr)
+		}
 	}
 	// Today the guest has nowhere to go either: the only other host (fake)
-	// lacks COMPUTE_SECURITY_TPM_2_0 ...
-	if r = upgrade("zed"); r.code != 1 || !strings.Contains(r.stdout, sid) {
-		t.Errorf("one vTPM host only: the guest is stranded: exit %d\n%s", r.code, r.stdout)
+	// lacks the TPM traits ...
+	if r := upgrade(cur); r.code != 1 || !strings.Contains(r.stdout, sid) {
+		t.Errorf("one vTPM host only: the guest is stranded: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	// ... until the fake compute reports it (set by hand, as stale traits are).
+	// ... until the fake compute reports them (set by hand, as stale traits are).
+	rel := devcloudtest.NovaRelease(t)
+	mode := ""
+	if rel.HasSecretSecurity() {
+		mode = "user"
+	}
 	placement, fakeRP, _ := fakeProvider(t)
 	old := setTraits(t, placement, fakeRP, func(ts []string) []string {
-		return append(ts, "COMPUTE_SECURITY_TPM_2_0", "COMPUTE_SECURITY_TPM_1_2")
+		return append(append(ts, "COMPUTE_SECURITY_TPM_1_2"), nova.RequiredTraits(rel, "2.0", "tpm-tis", mode)...)
 	})
 	restored := false
 	restore := func() {
@@ -79,8 +89,8 @@ func TestIntegrationUpgradeAndEvacuation(t *testing.T) {
 		}
 	}
 	t.Cleanup(restore)
-	if r = upgrade("zed"); r.code != 0 || !strings.Contains(r.stdout, "0 vTPM guest(s) stranded") {
-		t.Errorf("with another capable host nothing is stranded: exit %d\n%s", r.code, r.stdout)
+	if r := upgrade(cur); r.code != 0 || !strings.Contains(r.stdout, "0 vTPM guest(s) stranded") {
+		t.Errorf("with another capable host nothing is stranded: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	restore()
 
@@ -123,13 +133,7 @@ func TestIntegrationResumeOnBootTrap(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
 	dcompute, sid := bootVTPMGuest(t, "trap")
-	restart := func(args ...string) {
-		t.Helper()
-		out, err := exec.Command("bash", append([]string{filepath.Join("..", "..", "devcloud", "restart-compute.sh")}, args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("restart-compute.sh %v: %v\n%s", args, err, out)
-		}
-	}
+	restart := func(args ...string) { t.Helper(); devcloudtest.RestartCompute(t, args...) }
 	t.Cleanup(func() { restart("--no-resume-guests-on-boot") })
 	check := func() hostcheck.Check {
 		r := h.run(func(streams *IOStreams) error { return runHostCheck(ctx, hostCheckOpts(streams, h.global(""), "")) })

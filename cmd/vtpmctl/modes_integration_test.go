@@ -1,0 +1,400 @@
+//go:build integration
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/flavors"
+	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
+
+	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
+	"github.com/vtpmctl/vtpmctl/nova"
+)
+
+// TestIntegrationExtraSpecValidatorParity writes each vTPM extra spec at
+// microversion 2.86, where Nova validates it, and compares Nova's answer
+// (stored, or the 400's text) with nova.ValidateExtraSpec for the cloud's
+// release. hw:tpm_secret_security is unknown before 2026.1.
+func TestIntegrationExtraSpecValidatorParity(t *testing.T) {
+	_, acompute, _ := testClients(t)
+	ctx := context.Background()
+	rel := devcloudtest.NovaRelease(t)
+	c := *acompute
+	c.Microversion = "2.86"
+	flv := devcloudtest.CreateFlavor(t, acompute, devcloudtest.Unique("validator"), nil)
+	cases := [][2]string{
+		{"hw:tpm_version", "2.0"}, {"hw:tpm_version", "1.2"}, {"hw:tpm_version", "3.0"}, {"hw:tpm_version", "2"},
+		{"hw:tpm_model", "tpm-crb"}, {"hw:tpm_model", "tpm-tis"}, {"hw:tpm_model", "foo"}, {"hw:tpm_model", "TPM-CRB"},
+		{"hw:tpm_secret_security", "user"}, {"hw:tpm_secret_security", "host"}, {"hw:tpm_secret_security", "deployment"},
+		{"hw:tpm_secret_security", "vault"},
+	}
+	var rows []string
+	for _, kv := range cases {
+		want := "stored"
+		if r := nova.ValidateExtraSpec(kv[0], kv[1], rel); r != nil {
+			want = fmt.Sprintf("HTTP %d: %s", r.HTTPStatus, r.Message)
+		}
+		got := "stored"
+		_, err := flavors.CreateExtraSpecs(ctx, &c, flv, flavors.ExtraSpecsOpts{kv[0]: kv[1]}).Extract()
+		if err != nil {
+			var code gophercloud.ErrUnexpectedResponseCode
+			if !asCode(err, &code) {
+				t.Fatalf("%s=%s: %v", kv[0], kv[1], err)
+			}
+			got = fmt.Sprintf("HTTP %d: %s", code.Actual, badRequestMessage(code.Body))
+		} else {
+			flavors.DeleteExtraSpec(ctx, &c, flv, kv[0])
+		}
+		rows = append(rows, fmt.Sprintf("| %s=%s | %s | %s |", kv[0], kv[1], got, want))
+		if got != want {
+			t.Errorf("%s=%s: Nova %q, vtpmctl %q", kv[0], kv[1], got, want)
+		}
+	}
+	t.Logf("\n| extra spec at 2.86 | Nova (%s) | vtpmctl |\n|---|---|---|\n%s", devcloudtest.Release(), strings.Join(rows, "\n"))
+}
+
+// modeGuest is a vTPM guest booted with one secret security mode ("" on
+// releases without modes).
+type modeGuest struct {
+	mode, id, flavor string
+}
+
+// TestIntegrationOperationsParity tries every operation Nova refuses for
+// vTPM guests, for real, on a guest of each secret security mode the
+// release has, and compares Nova's answer with what `check` lists in
+// unsupported_operations for that flavor.
+func TestIntegrationOperationsParity(t *testing.T) {
+	imageClient, acompute, dcompute := testClients(t)
+	ctx := context.Background()
+	rel := devcloudtest.NovaRelease(t)
+	admin := devcloudtest.Connect(t, "devcloud-admin")
+	acomputeOps, _ := admin.Compute()
+	acomputeOps.Microversion = "2.30"
+	imgName := devcloudtest.Unique("ops-img")
+	img := devcloudtest.CreateImage(t, imageClient, imgName, nil)
+	modes := []string{""}
+	if rel.HasSecretSecurity() {
+		modes = []string{"user", "host", "deployment"}
+	}
+	flavorOf, flavorIDOf := map[string]string{}, map[string]string{}
+	for _, m := range modes {
+		specs := map[string]string{"hw:tpm_version": "2.0"}
+		if m != "" {
+			specs["hw:tpm_secret_security"] = m
+		}
+		name := devcloudtest.Unique("ops-flv-" + m)
+		flavorIDOf[m] = devcloudtest.CreateFlavor(t, acompute, name, specs)
+		flavorOf[m] = name
+	}
+	guests := make([]modeGuest, len(modes))
+	var wg sync.WaitGroup
+	for i, m := range modes {
+		wg.Add(1)
+		go func(i int, m string) {
+			defer wg.Done()
+			fid := flavorIDOf[m]
+			s, err := servers.Create(ctx, dcompute, servers.CreateOpts{Name: devcloudtest.Unique("ops-" + m), ImageRef: img, FlavorRef: fid,
+				Networks: "none", AvailabilityZone: "libvirt"}, nil).Extract()
+			if err != nil {
+				t.Errorf("boot %s: %v", m, err)
+				return
+			}
+			t.Cleanup(func() { deleteAndWait(dcompute, s.ID) })
+			guests[i] = modeGuest{mode: m, id: s.ID, flavor: fid}
+		}(i, m)
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	for _, g := range guests {
+		waitActive(t, dcompute, g.id)
+	}
+
+	var rows []string
+	for _, g := range guests {
+		predicted := map[string]string{}
+		for _, op := range predictOps(t, imgName, flavorOf[g.mode]) {
+			predicted[op.Name] = strings.ReplaceAll(op.Message, "<server-uuid>", g.id)
+		}
+		tries := map[string]struct {
+			c    *gophercloud.ServiceClient
+			body map[string]any
+		}{
+			"rebuild":        {dcompute, map[string]any{"rebuild": map[string]any{"imageRef": img}}},
+			"shelve":         {dcompute, map[string]any{"shelve": nil}},
+			"rescue":         {dcompute, map[string]any{"rescue": map[string]any{}}},
+			"evacuate":       {acomputeOps, map[string]any{"evacuate": map[string]any{"onSharedStorage": false}}},
+			"live-migration": {acomputeOps, map[string]any{"os-migrateLive": map[string]any{"host": nil, "block_migration": "auto", "disk_over_commit": false}}},
+		}
+		if rel.HasSecretSecurity() {
+			other := "deployment"
+			if g.mode == "deployment" {
+				other = "user"
+			}
+			tries["resize-across-deployment"] = struct {
+				c    *gophercloud.ServiceClient
+				body map[string]any
+			}{dcompute, map[string]any{"resize": map[string]any{"flavorRef": flavorIDOf[other]}}}
+		}
+		var names []string
+		for n := range tries {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, op := range names {
+			tr := tries[op]
+			got := action(t, tr.c, g.id, tr.body)
+			want, refused := predicted[op]
+			if !refused {
+				want = "accepted"
+			}
+			gotText := got.message
+			if got.status < 400 {
+				gotText = "accepted"
+			}
+			rows = append(rows, fmt.Sprintf("| %s | %s | HTTP %d: %s | %s |", modeName(g.mode), op, got.status, got.message, want))
+			if gotText != want {
+				t.Errorf("%s mode, %s: Nova HTTP %d %q, check %q", modeName(g.mode), op, got.status, got.message, want)
+			}
+			if got.status < 400 {
+				waitSettled(t, dcompute, g.id)
+			}
+		}
+	}
+	t.Logf("\n| mode | operation | Nova (%s) | vtpmctl check |\n|---|---|---|---|\n%s", devcloudtest.Release(), strings.Join(rows, "\n"))
+}
+
+func modeName(m string) string {
+	if m == "" {
+		return "(none: legacy, user)"
+	}
+	return m
+}
+
+type actionResult struct {
+	status  int
+	message string
+}
+
+// action posts a server action and returns Nova's status and message.
+func action(t *testing.T, c *gophercloud.ServiceClient, id string, body map[string]any) actionResult {
+	t.Helper()
+	resp, err := c.Post(context.Background(), c.ServiceURL("servers", id, "action"), body, nil, &gophercloud.RequestOpts{OkCodes: []int{200, 202}})
+	if err == nil {
+		return actionResult{status: resp.StatusCode}
+	}
+	var code gophercloud.ErrUnexpectedResponseCode
+	if !asCode(err, &code) {
+		t.Fatalf("action %v: %v", body, err)
+	}
+	return actionResult{status: code.Actual, message: faultMessage(code.Body)}
+}
+
+// predictOps is check's unsupported_operations for the pair.
+func predictOps(t *testing.T, image, flavor string) []nova.Operation {
+	t.Helper()
+	raw := runCheckJSON(t, image, flavor)
+	var out struct {
+		Ops []nova.Operation `json:"unsupported_operations"`
+	}
+	if err := json.Unmarshal(raw, &out); err != nil {
+		t.Fatalf("check JSON: %v", err)
+	}
+	return out.Ops
+}
+
+// waitSettled waits for an accepted action (a live migration with no
+// other host to go to) to end, so the next one is not refused for a
+// task state.
+func waitSettled(t *testing.T, c *gophercloud.ServiceClient, id string) {
+	t.Helper()
+	for i := 0; i < 120; i++ {
+		var s struct {
+			Server struct {
+				Status    string `json:"status"`
+				TaskState string `json:"OS-EXT-STS:task_state"`
+			} `json:"server"`
+		}
+		if _, err := c.Get(context.Background(), c.ServiceURL("servers", id), &s, nil); err != nil {
+			t.Fatal(err)
+		}
+		if s.Server.TaskState == "" && s.Server.Status != "MIGRATING" {
+			return
+		}
+		sleep(t)
+	}
+	t.Fatalf("server %s did not settle", id)
+}
+
+func asCode(err error, code *gophercloud.ErrUnexpectedResponseCode) bool { return errors.As(err, code) }
+
+// faultMessage reads Nova's error body ({"conflictingRequest": {"message":
+// …}}, {"badRequest": …}, …) whatever its key.
+func faultMessage(body []byte) string {
+	var m map[string]struct {
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(body, &m) == nil {
+		for _, v := range m {
+			if v.Message != "" {
+				return v.Message
+			}
+		}
+	}
+	return strings.TrimSpace(string(body))
+}
+
+func sleep(*testing.T) { time.Sleep(time.Second) }
+
+// TestIntegrationSchedulingParity: a host that lacks a trait the request
+// needs gets no guest. The fake compute is given the traits of a host
+// with TPM 2.0 and the TIS model only, as a stale or partial host would
+// report; an image asking for CRB then finds no valid host from 2024.2
+// (the model trait) and boots on Zed. check's required_traits must say
+// the same.
+func TestIntegrationSchedulingParity(t *testing.T) {
+	imageClient, acompute, dcompute := testClients(t)
+	rel := devcloudtest.NovaRelease(t)
+	have := []string{"COMPUTE_SECURITY_TPM_2_0"}
+	if rel.RequiresModelTrait() {
+		have = append(have, "COMPUTE_SECURITY_TPM_TIS")
+	}
+	if rel.HasSecretSecurity() {
+		have = append(have, "COMPUTE_SECURITY_TPM_SECRET_SECURITY_USER")
+	}
+	placement, fakeRP, _ := fakeProvider(t)
+	old := setTraits(t, placement, fakeRP, func(ts []string) []string { return append(ts, have...) })
+	t.Cleanup(func() { setTraits(t, placement, fakeRP, func([]string) []string { return old }) })
+	flv := devcloudtest.Unique("sched-flv")
+	flvID := devcloudtest.CreateFlavor(t, acompute, flv, nil)
+	for _, model := range []string{"tpm-tis", "tpm-crb"} {
+		img := devcloudtest.Unique("sched-img-" + model)
+		imgID := devcloudtest.CreateImage(t, imageClient, img, map[string]string{"hw_tpm_version": "2.0", "hw_tpm_model": model})
+		var pred struct {
+			Required []string `json:"required_traits"`
+		}
+		if err := json.Unmarshal(runCheckJSON(t, img, flv), &pred); err != nil {
+			t.Fatal(err)
+		}
+		fits := true
+		for _, tr := range pred.Required {
+			fits = fits && (contains(have, tr) || contains(old, tr))
+		}
+		got := bootIn(t, dcompute, imgID, flvID, "fake")
+		t.Logf("%s on a host with %v: Nova %s; check requires %v", model, have, got, pred.Required)
+		if fits != (got == "ACTIVE") || (!fits && !strings.HasPrefix(got, "ERROR: No valid host was found.")) {
+			t.Errorf("%s: Nova %s, but check's required traits %v fit=%v", model, got, pred.Required, fits)
+		}
+	}
+}
+
+// TestIntegrationModeNotOffered: a libvirt compute whose
+// supported_tpm_secret_security lacks deployment stops reporting its trait
+// (host check predicts exactly Placement's traits for that config), and a
+// deployment-mode flavor then finds no valid host, as check's required
+// traits say.
+func TestIntegrationModeNotOffered(t *testing.T) {
+	devcloudtest.Since(t, nova.Gazpacho)
+	h := newHarness(t)
+	imageClient, acompute, dcompute := testClients(t)
+	ctx := context.Background()
+	devcloudtest.RestartCompute(t, "--secret-security", "user,host")
+	t.Cleanup(func() { devcloudtest.RestartCompute(t, "--secret-security", "default") })
+
+	r := h.run(func(streams *IOStreams) error { return runHostCheck(ctx, hostCheckOpts(streams, h.global(""), "")) })
+	var rep struct {
+		Traits []string `json:"traits"`
+		Facts  struct {
+			Hypervisor string `json:"hypervisor_hostname"`
+		} `json:"facts"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("host check: %v\n%s", err, r.stderr)
+	}
+	if contains(rep.Traits, "COMPUTE_SECURITY_TPM_SECRET_SECURITY_DEPLOYMENT") || !contains(rep.Traits, "COMPUTE_SECURITY_TPM_SECRET_SECURITY_HOST") {
+		t.Errorf("host check with user,host predicts %v", rep.Traits)
+	}
+	// nova-compute updates Placement at startup; wait for it.
+	var placed []string
+	for i := 0; i < 90; i++ {
+		_, _, fleet := fakeProvider(t)
+		for _, f := range fleet {
+			if f.Hypervisor == rep.Facts.Hypervisor {
+				placed = f.Traits
+			}
+		}
+		if !contains(placed, "COMPUTE_SECURITY_TPM_SECRET_SECURITY_DEPLOYMENT") {
+			break
+		}
+		sleep(t)
+	}
+	if !equalSets(tpmTraits(placed), tpmTraits(rep.Traits)) {
+		t.Errorf("host check predicts %v, Placement has %v", tpmTraits(rep.Traits), tpmTraits(placed))
+	}
+	img := devcloudtest.Unique("mode-img")
+	imgID := devcloudtest.CreateImage(t, imageClient, img, nil)
+	flv := devcloudtest.Unique("mode-flv")
+	flvID := devcloudtest.CreateFlavor(t, acompute, flv, map[string]string{"hw:tpm_version": "2.0", "hw:tpm_secret_security": "deployment"})
+	var pred struct {
+		Required []string `json:"required_traits"`
+	}
+	if err := json.Unmarshal(runCheckJSON(t, img, flv), &pred); err != nil {
+		t.Fatal(err)
+	}
+	if !contains(pred.Required, "COMPUTE_SECURITY_TPM_SECRET_SECURITY_DEPLOYMENT") {
+		t.Errorf("check requires %v", pred.Required)
+	}
+	if got := bootIn(t, dcompute, imgID, flvID, "libvirt"); !strings.HasPrefix(got, "ERROR: No valid host was found.") {
+		t.Errorf("deployment mode on a host without it: Nova %s", got)
+	}
+}
+
+// bootIn boots in an availability zone and returns "ACTIVE" or "ERROR: fault".
+func bootIn(t *testing.T, c *gophercloud.ServiceClient, imageID, flavorID, az string) string {
+	t.Helper()
+	s, err := servers.Create(context.Background(), c, servers.CreateOpts{Name: devcloudtest.Unique("sched"), ImageRef: imageID, FlavorRef: flavorID,
+		Networks: "none", AvailabilityZone: az}, nil).Extract()
+	if err != nil {
+		t.Fatalf("server create: %v", err)
+	}
+	t.Cleanup(func() { deleteAndWait(c, s.ID) })
+	for i := 0; i < 300; i++ {
+		s, err = servers.Get(context.Background(), c, s.ID).Extract()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch s.Status {
+		case "ACTIVE":
+			return "ACTIVE"
+		case "ERROR":
+			return "ERROR: " + s.Fault.Message
+		}
+		sleep(t)
+	}
+	t.Fatalf("server %s still %s", s.ID, s.Status)
+	return ""
+}
+
+func tpmTraits(ts []string) []string {
+	var out []string
+	for _, t := range ts {
+		if strings.HasPrefix(t, "COMPUTE_SECURITY_TPM_") {
+			out = append(out, t)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func equalSets(a, b []string) bool { return strings.Join(a, " ") == strings.Join(b, " ") }

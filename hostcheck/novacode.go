@@ -1,0 +1,56 @@
+package hostcheck
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+)
+
+// novaSitePatterns are where an installed nova package's metadata sits:
+// Debian, Ubuntu, RDO, pip and kolla/OpenStack-Helm virtualenv layouts.
+var novaSitePatterns = []string{"/usr/lib/python3*/dist-packages/nova-*-info", "/usr/lib/python3*/site-packages/nova-*-info",
+	"/usr/local/lib/python3*/*-packages/nova-*-info", "/var/lib/kolla/venv/lib/python3*/site-packages/nova-*-info",
+	"/var/lib/openstack/lib/python3*/site-packages/nova-*-info"}
+
+// novaMetadata lists the installed nova packages' metadata directories,
+// as paths on the audited host (inside the root).
+func novaMetadata(root string) []string {
+	var found []string
+	for _, pat := range novaSitePatterns {
+		m, _ := filepath.Glob(under(root, pat))
+		for _, p := range m {
+			if underRoot(root) {
+				p = "/" + strings.TrimPrefix(strings.TrimPrefix(p, root), "/")
+			}
+			found = append(found, p)
+		}
+	}
+	return found
+}
+
+// StateKept says whether a guest's vTPM state survives a stop/start or a
+// hard reboot on a host, and how that is known.
+type StateKept struct {
+	Kept     string `json:"kept"` // "yes", "no" or "unknown"
+	Evidence string `json:"evidence"`
+}
+
+// keepTPMMarker is what the bug 2118888 fix added to Nova's libvirt guest
+// code: the undefine flag that keeps the TPM state (2026.1, backported to
+// 2025.1 and 2025.2 point releases; no release before 2025.1 has it).
+const keepTPMMarker = "VIR_DOMAIN_UNDEFINE_KEEP_TPM"
+
+// installedKeepTPMFix reads the installed Nova's nova/virt/libvirt/guest.py.
+// ok is false when no installed Nova code is readable (a config-only tree,
+// a container image not mounted): then only the release can tell.
+func installedKeepTPMFix(root string) (fixed bool, path string, ok bool) {
+	for _, meta := range novaMetadata(root) {
+		p := filepath.Join(filepath.Dir(meta), "nova/virt/libvirt/guest.py")
+		b, err := readFile(root, p)
+		if err != nil {
+			continue
+		}
+		return bytes.Contains(b, []byte(keepTPMMarker)), p, true
+	}
+	return false, "", false
+}
