@@ -15,6 +15,9 @@ const (
 	// StageScheduling: POST /servers answers 202, the server goes to ERROR
 	// (conductor buries it in cell0 with the exception as fault).
 	StageScheduling Stage = "scheduling"
+	// StageBuild: scheduled, then nova-compute fails the build on every
+	// host it is retried on; the conductor gives up with MaxRetriesExceeded.
+	StageBuild Stage = "build"
 )
 
 // Describe says in words what the user sees at this stage.
@@ -26,6 +29,8 @@ func (s Stage) Describe() string {
 		return "HTTP 400 at server create"
 	case StageScheduling:
 		return "server create returns 202, then the server goes to ERROR with this fault"
+	case StageBuild:
+		return "server create returns 202, nova-compute fails the build on each host tried, then the server goes to ERROR with this fault"
 	}
 	return string(s)
 }
@@ -42,6 +47,7 @@ const (
 	KindInvalidExtraSpec     ErrorKind = "InvalidExtraSpec"
 	KindUnknownExtraSpec     ErrorKind = "UnknownExtraSpec"
 	KindUnsupportedSecretSec ErrorKind = "UnsupportedSecretSecurity"
+	KindSecretCreateRefused  ErrorKind = "SecretCreateRefused"
 )
 
 // Refusal is a refusal exactly as Nova words it.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/vtpmctl/vtpmctl/barbican"
 	"github.com/vtpmctl/vtpmctl/compute"
 	"github.com/vtpmctl/vtpmctl/glance"
 	"github.com/vtpmctl/vtpmctl/internal/output"
@@ -89,6 +90,7 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 	}
 
 	releaseNote := ""
+	var roles []string // the caller's, online: Barbican decides on them
 	if online {
 		sess, err := o.Global.connect(ctx)
 		if err != nil {
@@ -122,8 +124,12 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 			return err
 		}
 		rel, releaseNote = res.Release, res.Note(differ)
+		roles, _ = sess.TokenRoles()
 	}
 	d := nova.Decide(flavor, image, rel)
+	if roles != nil {
+		d = barbican.PredictSecretCreate(d, roles)
+	}
 	if err := output.Write(o.IO.Out, o.Global.Output, checkRecord(d, releaseNote)); err != nil {
 		return err
 	}

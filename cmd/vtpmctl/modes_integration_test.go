@@ -398,3 +398,40 @@ func tpmTraits(ts []string) []string {
 }
 
 func equalSets(a, b []string) bool { return strings.Join(a, " ") == strings.Join(b, " ") }
+
+// TestIntegrationSecretCreateRoleParity: demo2 is a member without
+// Barbican's creator role. Nova creates a user-mode guest's secret with
+// the booting user's token, so whether Barbican lets a member create
+// secrets (not before 2026.1) decides the boot; check, run as demo2, must
+// say what Nova then does.
+func TestIntegrationSecretCreateRoleParity(t *testing.T) {
+	imageClient, acompute, _ := testClients(t)
+	demo2 := devcloudtest.Connect(t, "devcloud-demo2")
+	d2compute, _ := demo2.Compute()
+	d2compute.Microversion = "2.37"
+	img := devcloudtest.Unique("role-img")
+	imgID := devcloudtest.CreateImage(t, imageClient, img, nil)
+	flv := devcloudtest.Unique("role-flv")
+	flvID := devcloudtest.CreateFlavor(t, acompute, flv, map[string]string{"hw:tpm_version": "2.0"})
+	out, _ := checkAs(t, "devcloud-demo2", img, flv)
+	var pred struct {
+		Error string   `json:"error"`
+		Notes []string `json:"notes"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &pred); err != nil {
+		t.Fatal(err)
+	}
+	got := bootIn(t, d2compute, imgID, flvID, "libvirt")
+	want := "ACTIVE"
+	if pred.Error != "" {
+		want = "ERROR: " + pred.Error
+	}
+	// Nova names the instance; check cannot know its UUID beforehand.
+	if i := strings.LastIndex(got, "instance "); i > 0 && strings.HasSuffix(want, "<server-uuid>.") {
+		got = got[:i] + "instance <server-uuid>."
+	}
+	t.Logf("member without creator on %s: Nova %s; check %q %v", devcloudtest.Release(), got, pred.Error, pred.Notes)
+	if got != want {
+		t.Errorf("Nova %q, check %q", got, want)
+	}
+}

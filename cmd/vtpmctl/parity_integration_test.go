@@ -156,9 +156,13 @@ func predict(t *testing.T, image, flavor string) outcome {
 
 // checkAsDemo runs `vtpmctl check` as demo and returns its JSON and exit code.
 func checkAsDemo(t *testing.T, image, flavor string) (*bytes.Buffer, int) {
+	return checkAs(t, "devcloud-demo", image, flavor)
+}
+
+func checkAs(t *testing.T, cloudName, image, flavor string) (*bytes.Buffer, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := Main(context.Background(), []string{"vtpmctl", "--os-cloud", "devcloud-demo", "check", "--image", image, "--flavor", flavor, "-f", "json"},
+	code := Main(context.Background(), []string{"vtpmctl", "--os-cloud", cloudName, "check", "--image", image, "--flavor", flavor, "-f", "json"},
 		&IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb})
 	if code != 0 && code != 1 {
 		t.Fatalf("vtpmctl check exited %d: %s", code, errb.String())

@@ -303,6 +303,24 @@ func (s *Session) ForProject(ctx context.Context, projectID string) (*Session, e
 	return &Session{Provider: pc, Endpoint: s.Endpoint, CloudName: s.CloudName, clientOpt: s.clientOpt, opts: s.opts}, nil
 }
 
+// TokenRoles are the role names the session's token carries (implied
+// roles included, as Keystone lists them).
+func (s *Session) TokenRoles() ([]string, error) {
+	res, ok := s.Provider.GetAuthResult().(tokens.CreateResult)
+	if !ok {
+		return nil, fmt.Errorf("not a Keystone v3 token")
+	}
+	roles, err := res.ExtractRoles()
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, len(roles))
+	for i, r := range roles {
+		names[i] = r.Name
+	}
+	return names, nil
+}
+
 // TokenProject returns the ID of the project the session's token is
 // scoped to, and whether the token carries the admin role.
 func (s *Session) TokenProject() (projectID string, admin bool, err error) {
