@@ -105,7 +105,7 @@ func (s *state) checkBinaries() {
 	switch {
 	case s.rel < nova.Dalmatian && contains(missing, "swtpm") && contains(missing, "swtpm_setup"):
 		nmsg = "vTPM support is configured but the 'swtpm' and 'swtpm_setup' binaries could not be found on PATH."
-	case s.rel >= nova.Dalmatian && s.rel <= nova.Gazpacho && !hasTPMCaps:
+	case s.rel >= nova.Dalmatian && s.rel.ChecksSwtpmBinaries() && !hasTPMCaps:
 		nmsg = "vTPM support is configured but some (or all) of the 'swtpm', 'swtpm_setup' and 'swtpm_ioctl' binaries could not be found on PATH."
 	}
 	st := Warn
@@ -157,6 +157,11 @@ func (s *state) checkDomCaps() {
 	}
 	if s.capsErr != nil {
 		s.add("DOMCAPS-TPM", s.failIfEnabled(), "domain capabilities: "+s.capsErr.Error(), "run as root or a member of libvirt's socket group")
+		return
+	}
+	if s.caps.TPM == nil && !s.rel.ChecksSwtpmBinaries() {
+		// 2026.2 dropped the PATH fallback: no <tpm> means no vTPM.
+		s.add("DOMCAPS-TPM", s.failIfEnabled(), fmt.Sprintf("vTPM support is configured but it's not supported by libvirt. (libvirt %s reports no <tpm> in domain capabilities)", s.libV), "upgrade libvirt to 8.0.0 or later")
 		return
 	}
 	if s.caps.TPM == nil {
@@ -416,6 +421,9 @@ func (s *state) checkHostModeSecrets() {
 // boot capability) report for this host on this release.
 func ExpectedTraits(rel nova.Release, enabled bool, caps *DomCaps, modes []string, secureBoot bool) []string {
 	var t []string
+	if rel.RequiresOwnerNova() {
+		t = append(t, "OWNER_NOVA") // every 2026.2 compute, whatever its config
+	}
 	if secureBoot && rel >= nova.Wallaby {
 		t = append(t, "COMPUTE_SECURITY_UEFI_SECURE_BOOT")
 	}

@@ -31,7 +31,7 @@ type FleetHost struct {
 var TPMTraits = []string{
 	"COMPUTE_SECURITY_TPM_1_2", "COMPUTE_SECURITY_TPM_2_0", "COMPUTE_SECURITY_TPM_TIS", "COMPUTE_SECURITY_TPM_CRB",
 	"COMPUTE_SECURITY_TPM_SECRET_SECURITY_USER", "COMPUTE_SECURITY_TPM_SECRET_SECURITY_HOST",
-	"COMPUTE_SECURITY_TPM_SECRET_SECURITY_DEPLOYMENT", "COMPUTE_SECURITY_UEFI_SECURE_BOOT",
+	"COMPUTE_SECURITY_TPM_SECRET_SECURITY_DEPLOYMENT", "COMPUTE_SECURITY_UEFI_SECURE_BOOT", "OWNER_NOVA",
 }
 
 // ListFleet reads every hypervisor (one paginated list; compute >= 2.53 so
@@ -152,6 +152,11 @@ func AuditFleet(rel nova.Release, hosts []FleetHost, reports map[string]Report, 
 		r.add(capabilityCheck(rel, h, capab))
 		if c, ok := staleTraits(rel, h); ok {
 			r.add(c)
+		}
+		if rel.RequiresOwnerNova() && !contains(h.Traits, "OWNER_NOVA") {
+			r.add(Check{ID: "OWNER-NOVA", Status: Fail,
+				Message: "no OWNER_NOVA trait: the 2026.2 scheduler requires it on every request once all nova-compute services are 2026.2, so this host takes no new guest, vTPM or not",
+				Remedy:  "upgrade this host's nova-compute to 2026.2 (it reports the trait at startup)"})
 		}
 		if on := byHost[h.Host]; len(on) > 0 {
 			r.add(evacuationRisk(rel, on, &r))

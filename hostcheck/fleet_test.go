@@ -99,3 +99,25 @@ func TestFleetReportFacts(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnerNova: 2026.2 computes report OWNER_NOVA, and the scheduler then
+// requires it; a 2026.2 host without it takes no guest.
+func TestOwnerNova(t *testing.T) {
+	if ts := ExpectedTraits(nova.Hibiscus, false, nil, nil, false); len(ts) != 1 || ts[0] != "OWNER_NOVA" {
+		t.Errorf("2026.2 expected traits without vTPM: %v", ts)
+	}
+	if ts := ExpectedTraits(nova.Gazpacho, false, nil, nil, false); len(ts) != 0 {
+		t.Errorf("2026.1 reports no OWNER_NOVA: %v", ts)
+	}
+	hosts := []FleetHost{{Host: "a", State: "up", Status: "enabled", Traits: []string{"COMPUTE_SECURITY_TPM_2_0"}}}
+	for rel, want := range map[nova.Release]bool{nova.Gazpacho: false, nova.Hibiscus: true} {
+		reps, _ := AuditFleet(rel, hosts, nil, nil)
+		if got := findID(reps[0].Checks, "OWNER-NOVA") != nil; got != want {
+			t.Errorf("%s: OWNER-NOVA check present = %v", rel, got)
+		}
+	}
+	up := UpgradeCheck(nova.Gazpacho, nova.Hibiscus, hosts, nil)
+	if len(up.Stranded) != 0 || !strings.Contains(strings.Join(up.Advice, " "), "OWNER_NOVA") {
+		t.Errorf("upgrade to 2026.2: %+v", up)
+	}
+}

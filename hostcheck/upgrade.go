@@ -130,6 +130,9 @@ func UpgradeCheck(from, to nova.Release, hosts []FleetHost, guests []nova.VTPMGu
 		res.Advice = append(res.Advice, fmt.Sprintf("the %s scheduler requires traits that only %s-or-later nova-compute reports (%s): upgrade nova-compute on %s in the same window as the scheduler, or vTPM boots, resizes and migrations find no host until they are",
 			to, to, strings.Join(ts, " "), strings.Join(res.UpgradeNow, ", ")))
 	}
+	if to.RequiresOwnerNova() && !from.RequiresOwnerNova() {
+		res.Advice = append(res.Advice, fmt.Sprintf("the %s scheduler requires OWNER_NOVA only once every nova-compute is %s, and each reports it from its own upgrade: it strands nothing by itself, but a host whose traits are edited by hand must keep it", to, to))
+	}
 	if len(res.Stranded) > 0 {
 		res.Advice = append(res.Advice, fmt.Sprintf("%d vTPM guest(s) could not be resized or migrated anywhere after the upgrade; evacuation is refused for vTPM guests anyway", len(res.Stranded)))
 	}

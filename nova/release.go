@@ -26,7 +26,7 @@ const (
 	Epoxy     // 2025.1
 	Flamingo  // 2025.2
 	Gazpacho  // 2026.1
-	Hibiscus  // 2026.2, unreleased when this table was written
+	Hibiscus  // 2026.2
 )
 
 type releaseInfo struct {
@@ -131,6 +131,17 @@ func (r Release) RequiresModelTrait() bool { return r >= Dalmatian }
 
 // HostModeLiveMigration: 2026.1 lets host-mode vTPM guests live-migrate.
 func (r Release) HostModeLiveMigration() bool { return r >= Gazpacho }
+
+// RequiresOwnerNova: from 2026.2 every nova-compute reports OWNER_NOVA on
+// its provider, and the scheduler requires it on every request once all
+// nova-compute services are 2026.2 (service version 73; request_filter.py
+// owner_nova_filter).
+func (r Release) RequiresOwnerNova() bool { return r >= Hibiscus }
+
+// ChecksSwtpmBinaries: nova-compute refuses to start when swtpm binaries
+// are missing from its PATH (2026.2 trusts libvirt's domain capabilities
+// alone).
+func (r Release) ChecksSwtpmBinaries() bool { return r < Hibiscus }
 
 // Detection is what the compute API's maximum microversion says about the
 // release. Several releases can share a maximum; Candidates then holds all

@@ -128,6 +128,9 @@ func Decide(flavor Flavor, image Image, rel Release) Decision {
 		d.note("hw:tpm_secret_security=%s needs Nova 2026.1 (Gazpacho); %s ignores it and every guest behaves as mode user", s, rel.Long())
 	}
 	d.RequiredTraits = RequiredTraits(rel, d.Version, d.Model, d.SecretSecurity)
+	if rel.RequiresOwnerNova() {
+		d.note("the %s scheduler also requires OWNER_NOVA on the host once every nova-compute is %s (each reports it from its own upgrade)", rel, rel)
+	}
 	d.Unsupported = UnsupportedOperations(rel, d.SecretSecurity)
 	return d
 }

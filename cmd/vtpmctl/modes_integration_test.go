@@ -435,3 +435,37 @@ func TestIntegrationSecretCreateRoleParity(t *testing.T) {
 		t.Errorf("Nova %q, check %q", got, want)
 	}
 }
+
+// TestIntegrationOwnerNova: on 2026.2, with every nova-compute new, the
+// scheduler requires OWNER_NOVA; a host that lost it (traits edited by
+// hand) gets no guest at all, and the fleet audit says so.
+func TestIntegrationOwnerNova(t *testing.T) {
+	devcloudtest.Since(t, nova.Hibiscus)
+	h := newHarness(t)
+	imageClient, acompute, dcompute := testClients(t)
+	placement, fakeRP, _ := fakeProvider(t)
+	old := setTraits(t, placement, fakeRP, func(ts []string) []string {
+		var out []string
+		for _, tr := range ts {
+			if tr != "OWNER_NOVA" {
+				out = append(out, tr)
+			}
+		}
+		return out
+	})
+	t.Cleanup(func() { setTraits(t, placement, fakeRP, func([]string) []string { return old }) })
+	if !contains(old, "OWNER_NOVA") {
+		t.Fatalf("the 2026.2 fake compute does not report OWNER_NOVA: %v", old)
+	}
+	imgID := devcloudtest.CreateImage(t, imageClient, devcloudtest.Unique("owner-img"), nil)
+	flvID := devcloudtest.CreateFlavor(t, acompute, devcloudtest.Unique("owner-flv"), nil)
+	if got := bootIn(t, dcompute, imgID, flvID, "fake"); !strings.HasPrefix(got, "ERROR: No valid host was found.") {
+		t.Errorf("a 2026.2 host without OWNER_NOVA: Nova %s", got)
+	}
+	r := h.run(func(streams *IOStreams) error {
+		return runHostsAudit(context.Background(), &hostsOptions{IO: streams, Global: h.global("devcloud-admin")})
+	})
+	if r.code != 1 || !strings.Contains(r.stdout, "OWNER-NOVA") {
+		t.Errorf("hosts audit: exit %d\n%s", r.code, r.stdout)
+	}
+}
