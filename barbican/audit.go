@@ -59,6 +59,9 @@ type Facts struct {
 	OtherServers   map[string]nova.OtherServer
 	ServiceUserID  string // Nova's service user, for deployment mode
 	ServiceProject string
+	// NovaNamedUsers: Keystone users named "nova", looked up when
+	// deployment-mode guests exist and no service user was given.
+	NovaNamedUsers []string
 	Users          map[string]User
 	// Roles holds, per project, the users with any role there; a project
 	// missing from it could not be read.
@@ -134,6 +137,50 @@ type Result struct {
 	Orphans []Orphan `json:"orphans,omitempty"`
 	// SkippedSecrets: vTPM-named secrets not audited, with why.
 	SkippedSecrets []string `json:"skipped_secrets,omitempty"`
+	// ServiceUser: who deployment-mode secrets must belong to, and how
+	// vtpmctl knows (only when deployment-mode guests exist).
+	ServiceUser *ServiceUser `json:"nova_service_user,omitempty"`
+}
+
+// ServiceUser is Nova's service user as the audit found it.
+type ServiceUser struct {
+	ID       string `json:"id,omitempty"`
+	Evidence string `json:"evidence"`
+}
+
+// resolveServiceUser finds Nova's service user without asking where the
+// cloud tells: --nova-service-user, else the one Keystone user named
+// "nova", else the one creator of every deployment-mode secret in the
+// service project (which then cannot catch a wrong owner, and says so).
+func resolveServiceUser(f Facts) *ServiceUser {
+	if !hasDeployment(f.Guests) {
+		return nil
+	}
+	if f.ServiceUserID != "" {
+		return &ServiceUser{ID: f.ServiceUserID, Evidence: "--nova-service-user"}
+	}
+	if len(f.NovaNamedUsers) == 1 {
+		return &ServiceUser{ID: f.NovaNamedUsers[0], Evidence: `the Keystone user named "nova" (the [service_user] username of the usual deployment tools; pass --nova-service-user if yours differs)`}
+	}
+	deployment := map[string]bool{}
+	for _, g := range f.Guests {
+		if g.Mode == "deployment" {
+			deployment[g.ServerID] = true
+		}
+	}
+	creators := map[string]int{}
+	for _, s := range f.Secrets {
+		if deployment[s.InstanceID] && s.ProjectID == f.ServiceProject {
+			creators[s.CreatorID]++
+		}
+	}
+	why := fmt.Sprintf("%d Keystone users are named \"nova\"", len(f.NovaNamedUsers))
+	if len(creators) == 1 {
+		for id, n := range creators {
+			return &ServiceUser{ID: id, Evidence: fmt.Sprintf("the creator of all %d deployment-mode secret(s) in the service project (%s): SECRET-OWNER cannot catch a wrong owner this way; pass --nova-service-user to check it", n, why)}
+		}
+	}
+	return &ServiceUser{Evidence: fmt.Sprintf("unknown: %s and the service project's deployment-mode secrets have %d creators; pass --nova-service-user", why, len(creators))}
 }
 
 // Audit matches guests and secrets. It is pure: every API answer is in f.
@@ -143,6 +190,9 @@ func Audit(f Facts, now time.Time) Result {
 		byInstance[s.InstanceID] = append(byInstance[s.InstanceID], s)
 	}
 	res := Result{Schema: ResultSchema, Release: f.Release, NotAuditable: map[string]string{}, Guests: []GuestResult{}, Orphans: []Orphan{}, SkippedSecrets: f.SkippedSecrets}
+	if res.ServiceUser = resolveServiceUser(f); res.ServiceUser != nil {
+		f.ServiceUserID = res.ServiceUser.ID
+	}
 	for p, why := range f.NotAuditable {
 		res.NotAuditable[p] = why
 	}
@@ -220,6 +270,12 @@ func auditGuest(f Facts, g Guest, secs []Secret, now time.Time) GuestResult {
 			if g.Mode == "deployment" {
 				why = "deployment mode: the secret is in Nova's service project, which was not audited"
 			}
+		} else if g.Mode == "deployment" {
+			why = fmt.Sprintf("deployment mode: the secret is in Nova's service project %s: %s", f.name(want), why)
+		}
+		if g.Mode == "deployment" {
+			add("PROJECT", "skip", "not auditable: "+why, "give the auditing user a role in the service project (reader is enough to list), or name the right one with --nova-service-project")
+			return gr
 		}
 		add("PROJECT", "skip", "not auditable: "+why, "")
 		return gr
@@ -256,7 +312,7 @@ func auditGuest(f Facts, g Guest, secs []Secret, now time.Time) GuestResult {
 	}
 	switch {
 	case owner == "":
-		add("SECRET-OWNER", "skip", "Nova's service user is unknown (pass --nova-service-user)", "")
+		add("SECRET-OWNER", "skip", "Nova's service user is unknown (see nova_service_user; pass --nova-service-user)", "")
 	case s.CreatorID != owner:
 		add("SECRET-OWNER", "fail", fmt.Sprintf("owned by %s, not by %s (%s)", f.userName(s.CreatorID), f.userName(owner), ownerRole(g.Mode)),
 			"the owner resizes the guest, or grant the right users read access with a Barbican ACL")

@@ -149,3 +149,32 @@ func TestLiveServerSecretIsNeverAnOrphan(t *testing.T) {
 		}
 	}
 }
+
+func TestResolveServiceUser(t *testing.T) {
+	dep := []Guest{{ServerID: "s1", Mode: "deployment"}, {ServerID: "s2", Mode: "deployment"}}
+	sec := func(inst, creator string) Secret { return Secret{InstanceID: inst, CreatorID: creator, ProjectID: "svc"} }
+	for _, c := range []struct {
+		name     string
+		f        Facts
+		id, says string
+	}{
+		{"no deployment guest: nothing to say", Facts{Guests: []Guest{{ServerID: "s1", Mode: "user"}}}, "", ""},
+		{"flag wins", Facts{Guests: dep, ServiceUserID: "u0", NovaNamedUsers: []string{"u1"}}, "u0", "--nova-service-user"},
+		{"the one user named nova", Facts{Guests: dep, NovaNamedUsers: []string{"u1"}, ServiceProject: "svc", Secrets: []Secret{sec("s1", "u2")}}, "u1", `named "nova"`},
+		{"one creator of every deployment secret", Facts{Guests: dep, ServiceProject: "svc", Secrets: []Secret{sec("s1", "u2"), sec("s2", "u2")}}, "u2", "cannot catch a wrong owner"},
+		{"creators disagree", Facts{Guests: dep, ServiceProject: "svc", Secrets: []Secret{sec("s1", "u2"), sec("s2", "u3")}}, "", "2 creators"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := resolveServiceUser(c.f)
+			if c.says == "" {
+				if got != nil {
+					t.Errorf("got %+v", got)
+				}
+				return
+			}
+			if got == nil || got.ID != c.id || !strings.Contains(got.Evidence, c.says) {
+				t.Errorf("got %+v", got)
+			}
+		})
+	}
+}

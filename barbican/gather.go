@@ -97,8 +97,38 @@ func Gather(ctx context.Context, src Sources) (Facts, error) {
 	for _, g := range f.Guests {
 		ids[g.UserID] = true
 	}
+	if f.ServiceUserID == "" && src.Identity != nil && hasDeployment(f.Guests) {
+		f.NovaNamedUsers = novaNamedUsers(ctx, src.Identity)
+		for _, id := range f.NovaNamedUsers {
+			ids[id] = true
+		}
+	}
 	f.Users = lookupUsers(ctx, src.Identity, ids, src.Limit)
 	return f, nil
+}
+
+func hasDeployment(gs []Guest) bool {
+	for _, g := range gs {
+		if g.Mode == "deployment" {
+			return true
+		}
+	}
+	return false
+}
+
+// novaNamedUsers finds Keystone users named "nova": the [service_user]
+// username of every deployment tool's defaults (devstack, kolla-ansible,
+// OpenStack-Helm, OpenStack-Ansible). One list call, filtered by name.
+func novaNamedUsers(ctx context.Context, ks *gophercloud.ServiceClient) []string {
+	var out []string
+	_ = users.List(ks, users.ListOpts{Name: "nova"}).EachPage(paging.Guard(ctx, "user list"), func(_ context.Context, p pagination.Page) (bool, error) {
+		us, err := users.ExtractUsers(p)
+		for _, u := range us {
+			out = append(out, u.ID)
+		}
+		return err == nil, err
+	})
+	return out
 }
 
 // projectSecrets lists a project's vTPM secrets, 100 a page, by name.

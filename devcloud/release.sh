@@ -132,7 +132,12 @@ case $CMD in
   up) up ;;
   bootstrap) bootstrap ;;
   down) down ;;
-  wipe) down; rm -rf "$ROOT$IN_DIR"; log "wiped the cloud's data (the chroot is kept; rm -rf $BASE removes it)" ;;
+  wipe) down; rm -rf "$ROOT$IN_DIR"
+    # the chroot's libvirtd keeps its guests, secrets and TPM state in the
+    # chroot's own /etc and /var: a new database must not meet old guests
+    rm -rf "$ROOT"/etc/libvirt/qemu/*.xml "$ROOT"/etc/libvirt/secrets/* "$ROOT"/var/lib/libvirt/swtpm \
+      "$ROOT"/var/lib/libvirt/qemu/nvram/* "$ROOT"/var/lib/libvirt/qemu/domain-* "$ROOT"/var/log/swtpm/libvirt/qemu/*
+    log "wiped the cloud's data (the chroot is kept; rm -rf $BASE removes it)" ;;
   status) if [ -e /run/netns/$NS ]; then in_ns /bin/bash /opt/devcloud/status.sh; else echo "$REL: down"; exit 1; fi ;;
   clouds) echo "$ROOT$IN_DIR/clouds.yaml" ;;
   root) echo "$ROOT" ;;

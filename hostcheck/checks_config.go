@@ -153,19 +153,28 @@ func (s *state) checkResumeOnBoot() {
 		s.add("RESUME-ON-BOOT", Pass, "resume_guests_state_on_host_boot is off: vTPM guests stay stopped after a host reboot until their owner starts them", "")
 		return
 	}
-	userMode := 0
+	// Live on 2026.1: host-mode guests come back from the persistent
+	// libvirt secret, deployment-mode ones with Nova's service user; only
+	// user-mode (and every pre-2026.1) guest needs a token there is none of.
+	userMode, others := 0, 0
 	for _, g := range s.r.VTPMGuests {
-		if !s.hostModeSecret(g.UUID) {
+		if g.Mode == "" || g.Mode == "user" {
 			userMode++
+		} else {
+			others++
 		}
 	}
+	back := ""
+	if others > 0 {
+		back = fmt.Sprintf("; the %d host- or deployment-mode guest(s) come back (their secrets need no user token)", others)
+	}
 	if userMode == 0 {
-		s.add("RESUME-ON-BOOT", Warn, "resume_guests_state_on_host_boot = True: any user-mode vTPM guest placed here will come back in ERROR after a host reboot (no user token to fetch its Barbican secret)",
-			"after a reboot the owner hard-reboots such guests; on 2026.1+ resize them to a flavor with hw:tpm_secret_security=host")
+		s.add("RESUME-ON-BOOT", Warn, "resume_guests_state_on_host_boot = True: any user-mode vTPM guest placed here will come back in ERROR after a host reboot (no user token to fetch its Barbican secret)"+back,
+			"after a reboot the owner hard-reboots such guests; on 2026.1+ resize them to a flavor with hw:tpm_secret_security=host or deployment")
 		return
 	}
-	s.add("RESUME-ON-BOOT", Fail, fmt.Sprintf("resume_guests_state_on_host_boot = True with %d user-mode vTPM guest(s) here: after a host reboot they come back in ERROR (no user token to fetch the Barbican secret)", userMode),
-		"the owners hard-reboot them after a host reboot (an admin first resets ERROR to active); on 2026.1+ resize them to hw:tpm_secret_security=host")
+	s.add("RESUME-ON-BOOT", Fail, fmt.Sprintf("resume_guests_state_on_host_boot = True with %d user-mode vTPM guest(s) here: after a host reboot they come back in ERROR (no user token to fetch the Barbican secret)%s", userMode, back),
+		"the owners hard-reboot them after a host reboot (an admin first resets ERROR to active); on 2026.1+ resize them to hw:tpm_secret_security=host or deployment")
 }
 
 func (s *state) failIfEnabled() Status {

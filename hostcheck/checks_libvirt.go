@@ -358,6 +358,7 @@ func (s *state) checkGuests() {
 		if t.Backend.Encryption != nil {
 			g.SecretID = t.Backend.Encryption.Secret
 		}
+		g.Mode = s.guestMode(d)
 		s.r.VTPMGuests = append(s.r.VTPMGuests, g)
 		if g.SecretID == "" {
 			bad = append(bad, d.Name+": no <encryption secret=…> (its TPM state is not encrypted; Nova never creates such a guest)")
@@ -374,6 +375,23 @@ func (s *state) checkGuests() {
 	default:
 		s.add("VTPM-GUESTS", Pass, fmt.Sprintf("%d vTPM guest(s): state present and encrypted", len(doms)), "")
 	}
+}
+
+// guestMode is a guest's secret security mode on 2026.1+: its flavor's
+// hw:tpm_secret_security from the domain's Nova metadata (user when
+// unset), or host when its libvirt secret is persistent. Before 2026.1
+// every guest is "" (legacy: user).
+func (s *state) guestMode(d *Domain) string {
+	if !s.rel.HasSecretSecurity() {
+		return ""
+	}
+	if s.hostModeSecret(d.UUID) {
+		return "host"
+	}
+	if m, ok := d.ExtraSpec(nova.FlavorTPMSecretSecurity); ok && m != "" {
+		return m
+	}
+	return nova.DefaultSecSecMode
 }
 
 func (s *state) hostModeSecret(uuid string) bool {

@@ -474,3 +474,49 @@ func findID(cs []Check, id string) *Check {
 	}
 	return nil
 }
+
+// TestResumeOnBootByMode: on 2026.1 a guest's mode comes from its flavor's
+// spec in the domain's Nova metadata; only user-mode guests come back in
+// ERROR after a host reboot (host and deployment modes resume, live).
+func TestResumeOnBootByMode(t *testing.T) {
+	withMode := func(uuid, mode string) string {
+		x := domainXML(uuid, true)
+		meta := `<metadata><nova:instance xmlns:nova="http://openstack.org/xmlns/libvirt/nova/1.1"><nova:flavor name="f"><nova:extraSpecs>` +
+			`<nova:extraSpec name="hw:tpm_version">2.0</nova:extraSpec>`
+		if mode != "" {
+			meta += `<nova:extraSpec name="hw:tpm_secret_security">` + mode + `</nova:extraSpec>`
+		}
+		meta += `</nova:extraSpecs></nova:flavor></nova:instance></metadata>`
+		return strings.Replace(x, "<devices>", meta+"<devices>", 1)
+	}
+	for _, c := range []struct {
+		name   string
+		rel    nova.Release
+		modes  []string
+		status Status
+		msg    string
+	}{
+		{"deployment only", nova.Gazpacho, []string{"deployment"}, Warn, "the 1 host- or deployment-mode guest(s) come back"},
+		{"unset is user", nova.Gazpacho, []string{"", "deployment"}, Fail, "with 1 user-mode vTPM guest(s)"},
+		{"before 2026.1 the spec is ignored", nova.Epoxy, []string{"deployment"}, Fail, "with 1 user-mode vTPM guest(s)"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tr := newTree(t)
+			tr.o.Release = c.rel
+			cfg := strings.Replace(novaConfOK, "[DEFAULT]\n", "[DEFAULT]\nresume_guests_state_on_host_boot = true\n", 1)
+			if c.rel.HasSecretSecurity() {
+				cfg += "[service_user]\nsend_service_user_token = true\nauth_type = password\n"
+			}
+			tr.write("/etc/nova/nova.conf", cfg)
+			for i, m := range c.modes {
+				uuid := fmt.Sprintf("0000000%d-1111-2222-3333-444444444444", i)
+				tr.hv.domains = append(tr.hv.domains, withMode(uuid, m))
+				tr.mkdir("/var/lib/libvirt/swtpm/"+uuid+"/tpm2", 0o700)
+			}
+			r := tr.run()
+			if ch := find(r, "RESUME-ON-BOOT"); ch.Status != c.status || !strings.Contains(ch.Message, c.msg) {
+				t.Errorf("%s: %s", ch.Status, ch.Message)
+			}
+		})
+	}
+}

@@ -47,6 +47,16 @@ type DomCaps struct {
 	} `xml:"devices>tpm"`
 }
 
+// ExtraSpec reads one flavor extra spec from the domain's Nova metadata.
+func (d *Domain) ExtraSpec(name string) (string, bool) {
+	for _, e := range d.ExtraSpecs {
+		if e.Name == name {
+			return e.Value, true
+		}
+	}
+	return "", false
+}
+
 type capEnum struct {
 	Name   string   `xml:"name,attr"`
 	Values []string `xml:"value"`
@@ -101,6 +111,12 @@ type Domain struct {
 			} `xml:"encryption"`
 		} `xml:"backend"`
 	} `xml:"devices>tpm"`
+	// ExtraSpecs: the flavor's, as Nova writes them into the domain's
+	// <nova:instance> metadata (schema 1.1, from 2026.1).
+	ExtraSpecs []struct {
+		Name  string `xml:"name,attr"`
+		Value string `xml:",chardata"`
+	} `xml:"metadata>instance>flavor>extraSpecs>extraSpec"`
 }
 
 // ParseDomain parses a domain XML.

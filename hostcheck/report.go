@@ -69,6 +69,8 @@ type Guest struct {
 	Version  string `json:"version"`
 	SecretID string `json:"secret"`
 	StateDir string `json:"state_dir"`
+	// Mode: the secret security mode (2026.1+; "" before: legacy user).
+	Mode string `json:"secret_security,omitempty"`
 	// StateKept: does this guest's TPM survive stop/start ("yes", "no",
 	// "unknown"), from the host's libvirt and installed Nova code.
 	StateKept string `json:"vtpm_state_kept,omitempty"`
