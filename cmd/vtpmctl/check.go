@@ -177,8 +177,12 @@ func checkRecord(d nova.Decision, releaseNote string) output.Record {
 		}
 		return v + " (" + src + ")"
 	}
+	msgs := map[string]string{} // Nova's refusal per operation, for scripts and parity
+	for _, op := range d.Unsupported {
+		msgs[op.Name] = op.Message
+	}
 	if d.Error == nil && !d.VTPM {
-		ops = []string{}
+		ops, msgs = []string{}, map[string]string{}
 	}
 	return output.Record{
 		{Name: "nova_release", Value: rel},
@@ -189,6 +193,7 @@ func checkRecord(d nova.Decision, releaseNote string) output.Record {
 		{Name: "secret_security", Value: from(d.SecretSecurity, d.SecretSecurityFrom)},
 		{Name: "required_traits", Value: d.RequiredTraits},
 		{Name: "unsupported_operations", Value: ops},
+		{Name: "operation_messages", Value: msgs},
 		{Name: "error", Value: errMsg},
 		{Name: "error_kind", Value: errKind},
 		{Name: "error_when", Value: when},
