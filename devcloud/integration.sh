@@ -17,14 +17,17 @@ strict=0
 TAGS=${TAGS:-libvirt_dlopen}
 BIN=$PWD/bin/integration
 mkdir -p "$BIN"
+# this run's own test binaries: another run may be using the last ones
+EXE=$(mktemp -d "$BIN/exe.XXXXXX")
+trap 'rm -rf "$EXE"' EXIT
 pkgs=$(grep -l '^//go:build integration' $(git ls-files '*_test.go') | xargs -n1 dirname | sort -u)
 for p in $pkgs; do
   # the test binaries are built here, with the module cache and network
-  go test -c -tags "$TAGS integration" -o "$BIN/$(echo "$p" | tr / _).test" "./$p" || exit 1
+  go test -c -tags "$TAGS integration" -o "$EXE/$(echo "$p" | tr / _).test" "./$p" || exit 1
 done
 testable=""
 for p in $pkgs; do
-  list=$("$BIN/$(echo "$p" | tr / _).test" -test.list '^TestIntegration') || exit 1
+  list=$("$EXE/$(echo "$p" | tr / _).test" -test.list '^TestIntegration') || exit 1
   case $list in *TestIntegration*) testable="$testable $p" ;; esac
 done
 
@@ -51,7 +54,7 @@ for rel in "$@"; do
   : > "$log"
   for p in $testable; do
     mod=$(go list "./$p")
-    ( cd "$p" && "${run[@]}" go tool test2json -t -p "$mod" "$BIN/$(echo "$p" | tr / _).test" \
+    ( cd "$p" && "${run[@]}" go tool test2json -t -p "$mod" "$EXE/$(echo "$p" | tr / _).test" \
         -test.v=test2json -test.count=1 -test.run '^TestIntegration' -test.timeout 40m ) >> "$log"
   done
   echo "== integration on $rel"

@@ -309,11 +309,19 @@ func driftCheck(h FleetHost, rep Report) Check {
 	if len(missing) > 0 {
 		parts = append(parts, "config says Nova reports "+strings.Join(missing, " ")+" but Placement lacks it")
 	}
+	remedy := "restart nova-compute after a config change; remove stale traits by hand"
 	if len(extra) > 0 {
 		parts = append(parts, "Placement has "+strings.Join(extra, " ")+" that the config does not give")
+		for _, t := range extra {
+			if strings.HasPrefix(t, "COMPUTE_SECURITY_TPM_SECRET_SECURITY_") {
+				// Seen live on 2026.1: the driver only ever adds mode traits.
+				parts = append(parts, "Nova never removes a secret security mode's trait when the mode leaves [libvirt] supported_tpm_secret_security, so guests of that mode still land here")
+				remedy = "remove the stale trait by hand (openstack resource provider trait set --trait … without it, on the host's provider); a restart does not"
+				break
+			}
+		}
 	}
-	return Check{ID: "CONFIG-DRIFT", Status: Fail, Message: strings.Join(parts, "; "),
-		Remedy: "restart nova-compute after a config change; remove stale traits by hand"}
+	return Check{ID: "CONFIG-DRIFT", Status: Fail, Message: strings.Join(parts, "; "), Remedy: remedy}
 }
 
 // evacuationRisk: Nova refuses evacuate for every vTPM guest, so a dead

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -17,6 +19,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/flavors"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
 
+	"github.com/vtpmctl/vtpmctl/hostcheck"
 	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
 	"github.com/vtpmctl/vtpmctl/nova"
 )
@@ -134,8 +137,8 @@ func TestIntegrationOperationsParity(t *testing.T) {
 			"rebuild":        {dcompute, map[string]any{"rebuild": map[string]any{"imageRef": img}}},
 			"shelve":         {dcompute, map[string]any{"shelve": nil}},
 			"rescue":         {dcompute, map[string]any{"rescue": map[string]any{}}},
-			"evacuate":       {acomputeOps, map[string]any{"evacuate": map[string]any{"onSharedStorage": false}}},
-			"live-migration": {acomputeOps, map[string]any{"os-migrateLive": map[string]any{"host": nil, "block_migration": "auto", "disk_over_commit": false}}},
+			"evacuate":       {acomputeOps, map[string]any{"evacuate": map[string]any{}}},
+			"live-migration": {acomputeOps, map[string]any{"os-migrateLive": map[string]any{"host": nil, "block_migration": "auto"}}},
 		}
 		if rel.HasSecretSecurity() {
 			other := "deployment"
@@ -304,49 +307,51 @@ func TestIntegrationSchedulingParity(t *testing.T) {
 	}
 }
 
-// TestIntegrationModeNotOffered: a libvirt compute whose
-// supported_tpm_secret_security lacks deployment stops reporting its trait
-// (host check predicts exactly Placement's traits for that config), and a
-// deployment-mode flavor then finds no valid host, as check's required
-// traits say.
+// TestIntegrationModeNotOffered: what Nova 2026.1+ really does when a
+// mode leaves [libvirt] supported_tpm_secret_security. Its driver only ever
+// adds the mode traits (_get_tpm_traits sets True for listed modes, never
+// False), so the removed mode's trait stays in Placement and guests of that
+// mode keep landing and booting there; host check predicts the config's
+// traits and the fleet audit flags the stale one. Once the trait is
+// removed by hand, a deployment-mode flavor finds no valid host, as
+// check's required traits say.
 func TestIntegrationModeNotOffered(t *testing.T) {
 	devcloudtest.Since(t, nova.Gazpacho)
 	h := newHarness(t)
 	imageClient, acompute, dcompute := testClients(t)
 	ctx := context.Background()
+	const dep = "COMPUTE_SECURITY_TPM_SECRET_SECURITY_DEPLOYMENT"
 	devcloudtest.RestartCompute(t, "--secret-security", "user,host")
 	t.Cleanup(func() { devcloudtest.RestartCompute(t, "--secret-security", "default") })
 
+	dir := t.TempDir()
 	r := h.run(func(streams *IOStreams) error { return runHostCheck(ctx, hostCheckOpts(streams, h.global(""), "")) })
-	var rep struct {
-		Traits []string `json:"traits"`
-		Facts  struct {
-			Hypervisor string `json:"hypervisor_hostname"`
-		} `json:"facts"`
-	}
+	var rep hostcheck.Report
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 		t.Fatalf("host check: %v\n%s", err, r.stderr)
 	}
-	if contains(rep.Traits, "COMPUTE_SECURITY_TPM_SECRET_SECURITY_DEPLOYMENT") || !contains(rep.Traits, "COMPUTE_SECURITY_TPM_SECRET_SECURITY_HOST") {
+	os.WriteFile(filepath.Join(dir, "devcloud.json"), []byte(r.stdout), 0o644)
+	if contains(rep.Traits, dep) || !contains(rep.Traits, "COMPUTE_SECURITY_TPM_SECRET_SECURITY_HOST") {
 		t.Errorf("host check with user,host predicts %v", rep.Traits)
 	}
-	// nova-compute updates Placement at startup; wait for it.
+	placement, _, fleet := fakeProvider(t)
+	var rp string
 	var placed []string
-	for i := 0; i < 90; i++ {
-		_, _, fleet := fakeProvider(t)
-		for _, f := range fleet {
-			if f.Hypervisor == rep.Facts.Hypervisor {
-				placed = f.Traits
-			}
+	for _, f := range fleet {
+		if f.Host == "devcloud" {
+			rp, placed = f.RPUUID, f.Traits
 		}
-		if !contains(placed, "COMPUTE_SECURITY_TPM_SECRET_SECURITY_DEPLOYMENT") {
-			break
-		}
-		sleep(t)
 	}
-	if !equalSets(tpmTraits(placed), tpmTraits(rep.Traits)) {
-		t.Errorf("host check predicts %v, Placement has %v", tpmTraits(rep.Traits), tpmTraits(placed))
+	if !contains(placed, dep) {
+		t.Fatalf("Nova removed %s after all (%v): the model of stale mode traits is wrong", dep, placed)
 	}
+	audit := h.run(func(streams *IOStreams) error {
+		return runHostsAudit(ctx, &hostsOptions{IO: streams, Global: h.global("devcloud-admin"), Dir: dir})
+	})
+	if audit.code != 1 || !strings.Contains(audit.stdout, "Placement has "+dep+" that the config does not give") {
+		t.Errorf("hosts audit must flag the stale trait: exit %d\n%s", audit.code, audit.stdout)
+	}
+
 	img := devcloudtest.Unique("mode-img")
 	imgID := devcloudtest.CreateImage(t, imageClient, img, nil)
 	flv := devcloudtest.Unique("mode-flv")
@@ -357,11 +362,24 @@ func TestIntegrationModeNotOffered(t *testing.T) {
 	if err := json.Unmarshal(runCheckJSON(t, img, flv), &pred); err != nil {
 		t.Fatal(err)
 	}
-	if !contains(pred.Required, "COMPUTE_SECURITY_TPM_SECRET_SECURITY_DEPLOYMENT") {
+	if !contains(pred.Required, dep) {
 		t.Errorf("check requires %v", pred.Required)
 	}
+	if got := bootIn(t, dcompute, imgID, flvID, "libvirt"); got != "ACTIVE" {
+		t.Errorf("with the stale trait Nova still places deployment mode here: %s", got)
+	}
+	old := setTraits(t, placement, rp, func(ts []string) []string {
+		var out []string
+		for _, tr := range ts {
+			if tr != dep {
+				out = append(out, tr)
+			}
+		}
+		return out
+	})
+	t.Cleanup(func() { setTraits(t, placement, rp, func([]string) []string { return old }) })
 	if got := bootIn(t, dcompute, imgID, flvID, "libvirt"); !strings.HasPrefix(got, "ERROR: No valid host was found.") {
-		t.Errorf("deployment mode on a host without it: Nova %s", got)
+		t.Errorf("deployment mode on a host without its trait: Nova %s", got)
 	}
 }
 

@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -129,10 +130,28 @@ func TestIntegrationUpgradeAndEvacuation(t *testing.T) {
 // TestIntegrationResumeOnBootTrap: with resume_guests_state_on_host_boot a
 // user-mode vTPM guest comes back in ERROR after a host reboot; host check
 // says so before it happens, and stops saying so once the option is off.
+// From 2026.1 host- and deployment-mode guests on the same host come back
+// ACTIVE, and host check counts them apart.
 func TestIntegrationResumeOnBootTrap(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
 	dcompute, sid := bootVTPMGuest(t, "trap")
+	var others []string // host- and deployment-mode guests (2026.1+)
+	if devcloudtest.NovaRelease(t).HasSecretSecurity() {
+		imageClient, acompute, _ := testClients(t)
+		img := devcloudtest.CreateImage(t, imageClient, devcloudtest.Unique("trap-img"), nil)
+		for _, m := range []string{"host", "deployment"} {
+			flv := devcloudtest.CreateFlavor(t, acompute, devcloudtest.Unique("trap-"+m), map[string]string{"hw:tpm_version": "2.0", "hw:tpm_secret_security": m})
+			s, err := servers.Create(ctx, dcompute, servers.CreateOpts{Name: devcloudtest.Unique("trap-" + m), ImageRef: img, FlavorRef: flv,
+				Networks: "none", AvailabilityZone: "libvirt"}, nil).Extract()
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { deleteAndWait(dcompute, s.ID) })
+			waitActive(t, dcompute, s.ID)
+			others = append(others, s.ID)
+		}
+	}
 	restart := func(args ...string) { t.Helper(); devcloudtest.RestartCompute(t, args...) }
 	t.Cleanup(func() { restart("--no-resume-guests-on-boot") })
 	check := func() hostcheck.Check {
@@ -142,7 +161,8 @@ func TestIntegrationResumeOnBootTrap(t *testing.T) {
 		return findCheck(rep, "RESUME-ON-BOOT")
 	}
 	restart("--resume-guests-on-boot")
-	if c := check(); c.Status != hostcheck.Fail || !strings.Contains(c.Message, "1 user-mode vTPM guest(s)") {
+	if c := check(); c.Status != hostcheck.Fail || !strings.Contains(c.Message, "1 user-mode vTPM guest(s)") ||
+		(len(others) > 0 && !strings.Contains(c.Message, fmt.Sprintf("the %d host- or deployment-mode guest(s) come back", len(others)))) {
 		t.Errorf("host check before the reboot: %+v", c)
 	}
 	// The trap, for real: a host reboot with the option on.
@@ -162,6 +182,10 @@ func TestIntegrationResumeOnBootTrap(t *testing.T) {
 		t.Fatalf("after the host reboot the user-mode vTPM guest is %s, not ERROR", status)
 	}
 	t.Logf("after the host reboot: %s (%s)", status, fault)
+	for _, id := range others {
+		waitActive(t, dcompute, id) // they resume by themselves
+		t.Logf("after the host reboot: %s ACTIVE", id)
+	}
 
 	// The fix: option off; an admin resets the state, the owner hard-reboots.
 	restart("--no-resume-guests-on-boot")

@@ -68,6 +68,11 @@ func runUpgradeCheck(ctx context.Context, o *upgradeOptions) error {
 		return err
 	}
 	from := resolved.Release
+	for _, c := range resolved.Candidates {
+		if c == to && to < from {
+			from = to // the cloud may well be that release: --to names today's
+		}
+	}
 	if to < from {
 		return usagef("--to %s is older than the cloud's %s", to, from)
 	}
