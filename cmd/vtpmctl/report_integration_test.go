@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
 	"github.com/vtpmctl/vtpmctl/nova"
 )
 
@@ -24,10 +25,15 @@ func TestIntegrationReportInBrowser(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
 	_, sid := bootVTPMGuest(t, "report")
+	// the report's upgrade section: to the next release, or today's on the newest
+	to := map[string]nova.Release{"zed": nova.Dalmatian, "2025.1": nova.Gazpacho, "2026.1": nova.Hibiscus}[devcloudtest.Release()]
+	if to == nova.ReleaseUnknown {
+		to = devcloudtest.NovaRelease(t)
+	}
 	os.MkdirAll(reportDir, 0o755)
 	html := filepath.Join(reportDir, "report.html")
 	r := h.run(func(streams *IOStreams) error {
-		return runReport(ctx, &reportOptions{IO: streams, Global: h.global("devcloud-admin"), Out: html, UpgradeTo: nova.Dalmatian})
+		return runReport(ctx, &reportOptions{IO: streams, Global: h.global("devcloud-admin"), Out: html, UpgradeTo: to})
 	})
 	if r.code != 0 {
 		t.Fatalf("report: exit %d: %s", r.code, r.stderr)
@@ -48,7 +54,7 @@ func TestIntegrationReportInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatalf("chromium --dump-dom: %v", err)
 	}
-	for _, want := range []string{"vTPM readiness report", "Fleet and scheduling", "vTPM secrets (Barbican)", "Upgrade to 2024.2",
+	for _, want := range []string{"vTPM readiness report", "Fleet and scheduling", "vTPM secrets (Barbican)", "Upgrade to " + to.String(),
 		"Hosts by vTPM capability", "vTPM guests by risk", "EVACUATION-RISK", "STRANDED", sid} {
 		if !strings.Contains(string(dom), want) {
 			t.Errorf("the rendered page lacks %q", want)
