@@ -4,23 +4,26 @@
 #   --host-reboot                   destroy the running guests first (a host reboot does)
 #   --resume-guests-on-boot         set [DEFAULT] resume_guests_state_on_host_boot = True
 #   --no-resume-guests-on-boot      set it back to False (the default)
+#   --config-only                   write nova-cpu.conf with these settings, do not restart
 #   --secret-security MODES         Nova 2026.1+: [libvirt] supported_tpm_secret_security
 #                                   (comma-separated; "default" = user,host,deployment)
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 DEVCLOUD_FUNCTIONS_ONLY=1 . "$HERE/up.sh"
-reboot=0
+reboot=0 configonly=0
 while [ $# -gt 0 ]; do
   a=$1; shift
   case $a in
     --secret-security) m=${1:?--secret-security needs MODES}; shift
       if [ "$m" = default ]; then rm -f "$D/nova/secret-security"; else echo "$m" > "$D/nova/secret-security"; fi ;;
     --host-reboot) reboot=1 ;;
+    --config-only) configonly=1 ;;
     --resume-guests-on-boot) mkdir -p "$D/nova"; touch "$D/nova/resume-on-boot" ;;
     --no-resume-guests-on-boot) rm -f "$D/nova/resume-on-boot" ;;
     *) echo "restart-compute.sh: unknown option $a" >&2; exit 2 ;;
   esac
 done
+if [ $configonly = 1 ]; then write_nova_conf; log "nova-cpu.conf rewritten (nova-compute not restarted)"; exit 0; fi
 pid=$(pid_of nova-compute || true)
 if alive "$pid"; then
   kill -TERM "$pid"
