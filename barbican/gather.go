@@ -167,7 +167,7 @@ func projectSecrets(ctx context.Context, src Sources, project string) ([]Secret,
 		return true, err
 	})
 	if gophercloud.ResponseCodeIs(err, http.StatusForbidden) {
-		return nil, nil, fmt.Errorf("Barbican refuses to list its secrets (403): the caller needs a role there that may list secrets (member on Barbican 2024.1+; admin, creator or observer with the legacy policy)")
+		return nil, nil, fmt.Errorf("Barbican refuses to list its secrets (403): the caller needs a role there that may list secrets (admin, creator or observer under Barbican's default policy before 2026.1; reader or member from 2026.1)")
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("listing secrets: %v", oneLine(err))

@@ -20,6 +20,7 @@ import (
 
 	"github.com/vtpmctl/vtpmctl/barbican"
 	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
+	"github.com/vtpmctl/vtpmctl/nova"
 )
 
 type auditOut struct {
@@ -238,6 +239,14 @@ func TestIntegrationSecretsNotAuditable(t *testing.T) {
 	})
 	var out auditOut
 	json.Unmarshal([]byte(r.stdout), &out)
+	if devcloudtest.NovaRelease(t) >= nova.Gazpacho {
+		// Barbican 23 with oslo.policy 6 enforces the new defaults: a
+		// member (reader) lists the project's secrets (seen live).
+		if r.code != 0 || out.Summary.NotAuditable != 0 {
+			t.Errorf("a member on 2026.1+ audits her project: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+		}
+		return
+	}
 	if r.code != 1 || out.Summary.NotAuditable != 1 || !strings.Contains(r.stdout, "Barbican refuses to list its secrets (403)") {
 		t.Errorf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
