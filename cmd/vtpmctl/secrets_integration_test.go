@@ -295,3 +295,64 @@ func contains(l []string, v string) bool {
 	}
 	return false
 }
+
+// TestIntegrationSecretsAuditModes: on 2026.1+, where Nova really puts a
+// host- and a deployment-mode guest's secret, and who owns it: the audit
+// must find each (host mode: the owner's project, created by the owner;
+// deployment mode: the service project, created by Nova's service user,
+// which the audit finds by itself and says how).
+func TestIntegrationSecretsAuditModes(t *testing.T) {
+	devcloudtest.Since(t, nova.Gazpacho)
+	h := newHarness(t)
+	ctx := context.Background()
+	imageClient, acompute, dcompute := testClients(t)
+	img := devcloudtest.CreateImage(t, imageClient, devcloudtest.Unique("sam-img"), nil)
+	ids := map[string]string{}
+	for _, m := range []string{"host", "deployment"} {
+		flv := devcloudtest.CreateFlavor(t, acompute, devcloudtest.Unique("sam-"+m), map[string]string{"hw:tpm_version": "2.0", "hw:tpm_secret_security": m})
+		s, err := servers.Create(ctx, dcompute, servers.CreateOpts{Name: devcloudtest.Unique("sam-" + m), ImageRef: img, FlavorRef: flv,
+			Networks: "none", AvailabilityZone: "libvirt"}, nil).Extract()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { deleteAndWait(dcompute, s.ID) })
+		waitActive(t, dcompute, s.ID)
+		ids[m] = s.ID
+	}
+	r := h.run(func(streams *IOStreams) error {
+		return runSecretsAudit(ctx, &secretsAuditOptions{IO: streams, Global: h.global("devcloud-admin"), AllProjects: true, Concurrency: 4, ServiceProject: "service"})
+	})
+	var out struct {
+		auditOut
+		ServiceUser *barbican.ServiceUser `json:"nova_service_user"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("exit %d: %v\n%s", r.code, err, r.stderr)
+	}
+	if out.ServiceUser == nil || out.ServiceUser.ID == "" || !strings.Contains(out.ServiceUser.Evidence, `named "nova"`) {
+		t.Fatalf("nova_service_user: %+v", out.ServiceUser)
+	}
+	for m, id := range ids {
+		var g *barbican.GuestResult
+		for i := range out.Guests {
+			if out.Guests[i].ServerID == id {
+				g = &out.Guests[i]
+			}
+		}
+		if g == nil {
+			t.Fatalf("%s-mode guest not audited:\n%s", m, r.stdout)
+		}
+		want := map[string]string{"SECRET-EXISTS": "pass", "SECRET-OWNER": "pass"}
+		for _, f := range g.Findings {
+			if w, ok := want[f.Check]; ok && string(f.Status) != w {
+				t.Errorf("%s mode %s: %s %s", m, f.Check, f.Status, f.Message)
+			}
+			if f.Check == "SECRET-OWNER" {
+				t.Logf("%s mode: %s", m, f.Message)
+			}
+		}
+		if g.Mode != m {
+			t.Errorf("%s-mode guest audited as %q", m, g.Mode)
+		}
+	}
+}
