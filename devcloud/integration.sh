@@ -19,7 +19,11 @@ BIN=$PWD/bin/integration
 mkdir -p "$BIN"
 # this run's own test binaries: another run may be using the last ones
 EXE=$(mktemp -d "$BIN/exe.XXXXXX")
+# The test binary runs in a process group of its own (setsid): an
+# interrupted run stops it too, and nothing else.
+tests_pid=""
 trap 'rm -rf "$EXE"' EXIT
+trap '[ -n "$tests_pid" ] && kill -TERM -- "-$tests_pid" 2> /dev/null; exit 130' INT TERM
 pkgs=$(grep -l '^//go:build integration' $(git ls-files '*_test.go') | xargs -n1 dirname | sort -u)
 for p in $pkgs; do
   # the test binaries are built here, with the module cache and network
@@ -54,8 +58,11 @@ for rel in "$@"; do
   : > "$log"
   for p in $testable; do
     mod=$(go list "./$p")
-    ( cd "$p" && "${run[@]}" go tool test2json -t -p "$mod" "$EXE/$(echo "$p" | tr / _).test" \
-        -test.v=test2json -test.count=1 -test.run '^TestIntegration' -test.timeout 40m ) >> "$log"
+    ( cd "$p" && exec setsid "${run[@]}" go tool test2json -t -p "$mod" "$EXE/$(echo "$p" | tr / _).test" \
+        -test.v=test2json -test.count=1 -test.run '^TestIntegration' -test.timeout 40m ) >> "$log" &
+    tests_pid=$!
+    wait $tests_pid
+    tests_pid=""
   done
   echo "== integration on $rel"
   go run ./internal/tools/testsummary < "$log" | tee "$BIN/$rel.out"; ok=${PIPESTATUS[0]}
