@@ -109,6 +109,12 @@ up() {
   rm -rf "$ROOT/opt/devcloud"; cp -a "$HERE" "$ROOT/opt/devcloud"
   # Packages come in over the host's network (the namespace has none)…
   in_chroot /bin/bash /opt/devcloud/up.sh install 2>&1 | sed -u "s/^/[$REL] /"
+  # /dev/kvm as a real host has it (root:kvm 0660). Unreadable by QEMU's
+  # group, libvirt 11 (trixie) re-probes QEMU on every capabilities call:
+  # 4-8 s each, so every nova-compute start and every spawn took minutes.
+  local kvm
+  kvm=$(chroot "$ROOT" getent group kvm | cut -d: -f3)
+  [ -n "$kvm" ] && [ -e "$ROOT/dev/kvm" ] && chgrp "$kvm" "$ROOT/dev/kvm"
   # …and the cloud runs inside the namespace.
   log "devcloud/up.sh inside the chroot and namespace"
   in_ns /bin/bash /opt/devcloud/up.sh 2>&1 | sed -u "s/^/[$REL] /"
