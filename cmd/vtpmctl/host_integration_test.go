@@ -17,6 +17,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
 	"github.com/gophercloud/gophercloud/v2/openstack/placement/v1/resourceproviders"
 
+	"github.com/vtpmctl/vtpmctl/compute"
 	"github.com/vtpmctl/vtpmctl/hostcheck"
 	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
 	"github.com/vtpmctl/vtpmctl/nova"
@@ -225,4 +226,29 @@ func fakeProvider(t *testing.T) (placement *gophercloud.ServiceClient, rp string
 		t.Fatalf("no devcloud-fake provider in %+v", fleet)
 	}
 	return placement, rp, fleet
+}
+
+// TestIntegrationReleaseDetected: what the live cloud tells vtpmctl about
+// its release. The compute API's maximum names the release or the pair
+// sharing it (2025.1 shares 2.100 with 2025.2), and the installed nova
+// package under the compute's root names it exactly.
+func TestIntegrationReleaseDetected(t *testing.T) {
+	_, acompute, _ := testClients(t)
+	want := devcloudtest.NovaRelease(t)
+	det, err := compute.DetectCloudRelease(context.Background(), acompute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, c := range det.Candidates {
+		found = found || c == want
+	}
+	if !found {
+		t.Errorf("compute API maximum %s gives %v, not %s", det.MaxMicroversion, det.Candidates, want)
+	}
+	installed, err := hostcheck.DetectNovaRelease(devcloudtest.Root())
+	if err != nil || installed != want {
+		t.Errorf("installed nova package: %v %v, want %s", installed, err, want)
+	}
+	t.Logf("%s: compute API maximum %s → %v; installed package → %s", devcloudtest.Release(), det.MaxMicroversion, det.Candidates, installed)
 }
