@@ -209,9 +209,17 @@ func releaseMismatch(rel nova.Release, rep Report) (Check, bool) {
 	if rep.NovaRelease == "" || rel == nova.ReleaseUnknown || rep.NovaRelease == rel.String() {
 		return Check{}, false
 	}
-	return Check{ID: "NOVA-RELEASE", Status: Warn,
-		Message: fmt.Sprintf("the host check report says Nova %s, the audit assumes %s for the cloud: rules (traits, modes) follow each compute's own release", rep.NovaRelease, rel),
-		Remedy:  "finish the upgrade, or re-run host check on this host"}, true
+	msg := fmt.Sprintf("the host check report says Nova %s, the audit assumes %s for the cloud: rules (traits, modes) follow each compute's own release", rep.NovaRelease, rel)
+	var hostRel nova.Release
+	if hostRel.Set(rep.NovaRelease) == nil && rel.HostModeLiveMigration() && !hostRel.HostModeLiveMigration() {
+		// compute/api.py: the cell's oldest nova-compute gates host-mode
+		// live migration (MIN_COMPUTE_VTPM_LIVE_MIGRATION, service version 72).
+		msg += "; while it runs, Nova refuses every host-mode live migration in its cell: \"vTPM live migration is not supported by old nova-compute services. Upgrade your nova-compute services to Gazpacho (33.0.0) or later.\""
+		if rel.RequiresOwnerNova() {
+			msg += " (and a 2026.2 control plane supports no nova-compute older than 2026.1: it refuses to start)"
+		}
+	}
+	return Check{ID: "NOVA-RELEASE", Status: Warn, Message: msg, Remedy: "finish the upgrade, or re-run host check on this host"}, true
 }
 
 func capabilityCheck(rel nova.Release, h FleetHost, c Capability) Check {

@@ -121,3 +121,18 @@ func TestOwnerNova(t *testing.T) {
 		t.Errorf("upgrade to 2026.2: %+v", up)
 	}
 }
+
+// TestOldComputeGatesHostModeLiveMigration: a pre-2026.1 compute in a
+// 2026.1 cell makes Nova refuse host-mode live migration (VTPMOldCompute).
+func TestOldComputeGatesHostModeLiveMigration(t *testing.T) {
+	hosts := []FleetHost{{Host: "a", Hypervisor: "a", State: "up", Status: "enabled"}}
+	reps, _ := AuditFleet(nova.Gazpacho, hosts, map[string]Report{"a": {Host: "a", NovaRelease: "2025.1"}}, nil)
+	c := findID(reps[0].Checks, "NOVA-RELEASE")
+	if c == nil || !strings.Contains(c.Message, "Upgrade your nova-compute services to Gazpacho (33.0.0) or later.") {
+		t.Errorf("%+v", reps[0].Checks)
+	}
+	reps, _ = AuditFleet(nova.Gazpacho, hosts, map[string]Report{"a": {Host: "a", NovaRelease: "2026.1"}}, nil)
+	if findID(reps[0].Checks, "NOVA-RELEASE") != nil {
+		t.Errorf("same release: no finding: %+v", reps[0].Checks)
+	}
+}
