@@ -2,6 +2,7 @@ package plans
 
 import (
 	"fmt"
+	"net"
 	"sort"
 	"strings"
 	"time"
@@ -236,15 +237,22 @@ func planVM(v SourceVM, o ImportOptions) (PlanVM, PlanImage) {
 	default:
 		reason("vTPM unknown (RVTools has no vTPM column; give govc JSON or --vtpm-column): none added")
 	}
-	if os.Win11 && img.TPMVersion == "" {
+	if os.Win11 && img.TPMVersion == "" && v.Firmware != "bios" {
 		img.TPMVersion, img.TPMModel = "2.0", o.TPMModel
 		flag("Windows 11 requires TPM 2.0, UEFI and Secure Boot: the target gets them although the source vTPM is %s", v.VTPM)
 	}
-	if os.Win11 && !uefi {
-		flag("Windows 11 on %s firmware: convert the disk to GPT (mbr2gpt /convert) before migrating; the target boots UEFI", pv.Firmware)
+	win11BIOS := os.Win11 && v.Firmware == "bios"
+	if win11BIOS {
+		// MTV's rule: the target boots the way the source did. The disk is
+		// MBR; UEFI cannot boot it until mbr2gpt has run in the guest.
+		img.TPMVersion, img.TPMModel = "", ""
+		flag("Windows 11 on BIOS firmware: it moves as BIOS (no UEFI, Secure Boot or vTPM at cutover: the MBR disk would not boot); convert it afterwards (follow_up)")
+		pv.FollowUp = biosToUEFI(pv.Name, o.TPMModel)
+	} else if os.Win11 && !uefi {
+		flag("Windows 11 on %s firmware: confirm it is EFI; the target boots UEFI", pv.Firmware)
 		uefi, secure = true, true
 	}
-	if os.Win11 {
+	if os.Win11 && !win11BIOS {
 		secure = true
 	}
 	switch {
@@ -285,6 +293,23 @@ func planVM(v SourceVM, o ImportOptions) (PlanVM, PlanImage) {
 	}
 	pv.Checklist = checklist(pv, os, img, o.Release)
 	return pv, img
+}
+
+// biosToUEFI is the later step for a Windows 11 guest that moved as BIOS:
+// convert its disk in the guest, then boot a UEFI + Secure Boot + vTPM
+// server from a snapshot (an image's firmware cannot change under a
+// running server, and rebuild keeps the server's image properties).
+func biosToUEFI(name, model string) []string {
+	q := quote.Shell(name)
+	img := quote.Shell(name + "-uefi")
+	return []string{
+		"in the guest, as Administrator: mbr2gpt /validate /allowFullOS, then mbr2gpt /convert /allowFullOS (do not enable BitLocker yet)",
+		"openstack server stop " + q,
+		"openstack server image create --wait --name " + img + " " + q,
+		"openstack image set --property hw_firmware_type=uefi --property hw_machine_type=q35 --property os_secure_boot=required --property hw_tpm_version=2.0 --property hw_tpm_model=" + model + " " + img,
+		"openstack server create --image " + img + " --flavor <the plan's vTPM flavor> --wait " + quote.Shell(name+"-uefi") + " (then retire " + q + ")",
+		"in the new guest: confirm Secure Boot and TPM 2.0 (msinfo32, tpm.msc), then enable BitLocker and escrow its recovery key",
+	}
 }
 
 // checklist is what to do before cutover and check after it.
@@ -366,12 +391,33 @@ func mapFlavor(cat []PlanFlavor, pv PlanVM, img PlanImage) (PlanFlavor, bool) {
 	return f, true
 }
 
+// shortHost is the first label of a vCenter's host name, whatever form the
+// export wrote it in (URL, user@host:port, FQDN): it goes into image names.
 func shortHost(h string) string {
+	if i := strings.Index(h, "://"); i >= 0 {
+		h = h[i+3:]
+	}
+	if i := strings.IndexAny(h, "/?#"); i >= 0 {
+		h = h[:i]
+	}
+	if i := strings.LastIndexByte(h, '@'); i >= 0 {
+		h = h[i+1:]
+	}
+	if strings.HasPrefix(h, "[") { // an IPv6 literal stays whole
+		if i := strings.IndexByte(h, ']'); i > 0 {
+			return strings.NewReplacer(":", "-").Replace(h[1:i])
+		}
+	}
+	if i := strings.IndexByte(h, ':'); i >= 0 {
+		h = h[:i]
+	}
+	if net.ParseIP(h) == nil {
+		if i := strings.IndexByte(h, '.'); i > 0 {
+			h = h[:i]
+		}
+	}
 	if h == "" {
 		return "vc"
-	}
-	if i := strings.IndexByte(h, '.'); i > 0 {
-		return h[:i]
 	}
 	return h
 }

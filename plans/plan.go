@@ -72,6 +72,9 @@ type PlanVM struct {
 	Reasons      []string `yaml:"reasons,omitempty"`
 	Flags        []string `yaml:"flags,omitempty"`
 	Checklist    []string `yaml:"checklist,omitempty"`
+	// FollowUp is work after cutover, in order, with the exact commands:
+	// a Windows 11 guest on BIOS moves as BIOS, then is converted to UEFI.
+	FollowUp []string `yaml:"follow_up,omitempty"`
 }
 
 // ReadPlan parses and validates a plan; errors carry the line.

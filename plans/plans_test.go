@@ -72,7 +72,7 @@ func TestParseRVToolsVariants(t *testing.T) {
 		t.Errorf("-DBColumnNames: %+v %v", db, rows)
 	}
 	cv, _, _ := parseFile(t, "testdata/RVTools_tabvInfo-custom-vTPM.csv", RVToolsOptions{VTPMColumn: "vTPM"})
-	if cv[0].VTPM != "yes" || cv[1].VTPM != "no" || cv[0].VTPMEvidence != "column vTPM" {
+	if cv[0].VTPM != "yes" || cv[1].VTPM != "no" || cv[0].VTPMEvidence != `column vTPM = "yes"` {
 		t.Errorf("custom vTPM column: %+v %+v", cv[0], cv[1])
 	}
 }
@@ -214,8 +214,12 @@ func TestImportRules(t *testing.T) {
 	if v, img := get("w11-none"); img.TPMVersion != "2.0" || len(v.Flags) == 0 || !strings.Contains(v.Flags[0], "Windows 11 requires TPM 2.0") {
 		t.Errorf("Windows 11 always gets TPM 2.0, flagged: %+v %+v", v, img)
 	}
-	if v, _ := get("w11-bios"); !strings.Contains(strings.Join(v.Flags, " "), "mbr2gpt") {
-		t.Errorf("Windows 11 on BIOS: %+v", v.Flags)
+	// MTV's rule: BIOS moves as BIOS; the conversion is a later, planned step.
+	if v, img := get("w11-bios"); img.TPMVersion != "" || img.Windows || img.Properties["hw_firmware_type"] != "" || v.TargetVTPM != "none" ||
+		!strings.Contains(strings.Join(v.Flags, " "), "moves as BIOS") || len(v.FollowUp) == 0 ||
+		!strings.Contains(strings.Join(v.FollowUp, "\n"), "mbr2gpt /convert /allowFullOS") ||
+		!strings.Contains(strings.Join(v.FollowUp, "\n"), "openstack image set --property hw_firmware_type=uefi --property hw_machine_type=q35 --property os_secure_boot=required --property hw_tpm_version=2.0") {
+		t.Errorf("Windows 11 on BIOS: %+v %+v", v, img)
 	}
 	if v, img := get("srv16-bios-sb"); img.TPMVersion != "" || !strings.Contains(strings.Join(v.Flags, " "), "BIOS with Secure Boot enabled is inconsistent") || img.Properties["hw_firmware_type"] != "" {
 		t.Errorf("BIOS + Secure Boot: %+v %+v", v, img)
@@ -223,7 +227,7 @@ func TestImportRules(t *testing.T) {
 	if v, img := get("rhel-unknown"); img.TPMVersion != "" || !strings.Contains(strings.Join(v.Checklist, " "), "confirm whether the source has a vTPM") || !strings.Contains(strings.Join(v.Checklist, " "), "LUKS") {
 		t.Errorf("unknown vTPM on Linux: %+v %+v", v, img)
 	}
-	if sum.VMs != 6 || sum.SourceVTPM != 1 || sum.UnknownVTPM != 2 || sum.TargetVTPM != 3 {
+	if sum.VMs != 6 || sum.SourceVTPM != 1 || sum.UnknownVTPM != 2 || sum.TargetVTPM != 2 {
 		t.Errorf("summary %+v", sum)
 	}
 	var buf bytes.Buffer
@@ -315,4 +319,41 @@ func FuzzPlanYAML(f *testing.F) {
 			Checklist(p)
 		}
 	})
+}
+
+// TestVTPMColumnValues: what vSphere custom attributes and people write;
+// anything else is a warning naming the row and value (fatal with Strict).
+func TestVTPMColumnValues(t *testing.T) {
+	csv := "VM,CPUs,Memory,vTPM\n" +
+		"a,1,1024,Enabled\nb,1,1024,\nc,1,1024,PRESENT\nd,1,1024,disabled\ne,1,1024,1\nf,1,1024,No\ng,1,1024,maybe\n"
+	vms, _, rows, err := ParseRVTools(strings.NewReader(csv), RVToolsOptions{File: "x.csv", VTPMColumn: "vTPM"})
+	if err != nil || len(rows) != 0 || len(vms) != 7 {
+		t.Fatalf("%v %v %d", err, rows, len(vms))
+	}
+	want := map[string]string{"a": "yes", "b": "no", "c": "yes", "d": "no", "e": "yes", "f": "no", "g": "unknown"}
+	for _, v := range vms {
+		if v.VTPM != want[v.Name] {
+			t.Errorf("%s: %s, want %s", v.Name, v.VTPM, want[v.Name])
+		}
+		if (v.Name == "g") != (len(v.Warnings) == 1) {
+			t.Errorf("%s warnings %v", v.Name, v.Warnings)
+		}
+	}
+	if w := vms[6].Warnings[0]; !strings.Contains(w, "x.csv:8") || !strings.Contains(w, `"maybe"`) {
+		t.Errorf("warning %q", w)
+	}
+	if _, _, _, err := ParseRVTools(strings.NewReader(csv), RVToolsOptions{File: "x.csv", VTPMColumn: "vTPM", Strict: true}); err == nil || !strings.Contains(err.Error(), "maybe") {
+		t.Errorf("strict: %v", err)
+	}
+}
+
+func TestShortHost(t *testing.T) {
+	for in, want := range map[string]string{
+		"vc01.example.net": "vc01", "https://vc01-lab.example.net/sdk": "vc01-lab", "administrator@vsphere.local@vc02.corp:443": "vc02",
+		"10.0.0.5": "10.0.0.5", "https://[fd00::5]:443/sdk": "fd00--5", "": "vc", "vc03": "vc03",
+	} {
+		if got := shortHost(in); got != want {
+			t.Errorf("shortHost(%q) = %q, want %q", in, got, want)
+		}
+	}
 }

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/vtpmctl/vtpmctl/internal/quote"
 )
 
 // SourceVM is one VM as the inventory describes it.
@@ -34,6 +36,8 @@ type SourceVM struct {
 	VTPM          string // yes, no, unknown
 	VTPMEvidence  string
 	Line          int // CSV line, for messages
+	// Warnings: values read but not understood, "file:line: …" each.
+	Warnings []string
 }
 
 // RowError is a malformed inventory row: reported and skipped, or fatal
@@ -244,11 +248,32 @@ func rvtoolsRow(rec []string, col map[string]int, line int, o RVToolsOptions) (S
 	}
 	vm.HWVersion = digits(get("hwversion"))
 	if _, ok := col["vtpm"]; ok {
-		if b, ok := parseBool(get("vtpm")); ok {
-			vm.VTPM, vm.VTPMEvidence = yesNo(b), "column "+o.VTPMColumn
+		raw := get("vtpm")
+		if b, ok := parseVTPM(raw); ok {
+			vm.VTPM, vm.VTPMEvidence = yesNo(b), fmt.Sprintf("column %s = %q", o.VTPMColumn, raw)
+		} else {
+			w := &RowError{File: o.File, Line: line, Msg: fmt.Sprintf("VM %s: column %s: %q is not a vTPM value (Enabled/Disabled, Present/Absent, True/False, Yes/No, 1/0 or empty): vTPM unknown",
+				quote.OneLine(vm.Name), o.VTPMColumn, quote.OneLine(raw))}
+			if o.Strict {
+				return vm, nil, w
+			}
+			vm.Warnings = append(vm.Warnings, w.Error())
 		}
 	}
 	return vm, nil, nil
+}
+
+// parseVTPM reads a vTPM column the way vSphere custom attributes and
+// people write it. Empty is "no": a custom attribute set only on the VMs
+// that have a vTPM ("Enabled" / empty) is the usual convention.
+func parseVTPM(s string) (bool, bool) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "enabled", "present":
+		return true, true
+	case "disabled", "absent", "":
+		return false, true
+	}
+	return parseBool(s)
 }
 
 func parseBool(s string) (bool, bool) {

@@ -128,6 +128,11 @@ func runPlanImport(ctx context.Context, o *planImportOptions) error {
 	for _, s := range skipped {
 		fmt.Fprintf(o.IO.Err, "vtpmctl: skipped %s (line %d): %s\n", s.Name, s.Line, s.Reason)
 	}
+	for _, v := range vms {
+		for _, w := range v.Warnings {
+			fmt.Fprintf(o.IO.Err, "vtpmctl: warning: %s\n", w)
+		}
+	}
 	out := o.Out
 	if out == "" {
 		out = "-"
