@@ -214,7 +214,7 @@ func planVM(v SourceVM, o ImportOptions) (PlanVM, PlanImage) {
 	os := IdentifyOS(v.OSTools, v.GuestDetailed, v.GuestID, v.OSConfig)
 	pv := PlanVM{Name: v.Name, VCenter: v.VCenter, VCenterUUID: v.VCenterUUID, MoRef: v.MoRef, BIOSUUID: v.BIOSUUID,
 		GuestOS: os.Name, GuestID: v.GuestID, Firmware: firstNonEmpty(v.Firmware, "unknown"), SecureBoot: "unknown",
-		SourceVTPM: v.VTPM, VTPMEvidence: v.VTPMEvidence, VCPUs: v.VCPUs, RAM: v.MemoryMiB, DiskGiB: (v.DiskMiB + 1023) / 1024,
+		SourceVTPM: v.VTPM, VTPMEvidence: v.VTPMEvidence, KeyProvider: v.KeyProvider, Snapshots: v.Snapshots, VCPUs: v.VCPUs, RAM: v.MemoryMiB, DiskGiB: (v.DiskMiB + 1023) / 1024,
 		TargetImage: v.Name, TargetVTPM: "none"}
 	if v.SecureBoot != nil {
 		pv.SecureBoot = yesNo(*v.SecureBoot)
@@ -320,6 +320,9 @@ func checklist(pv PlanVM, os GuestOS, img PlanImage, rel nova.Release) []string 
 		c = append(c, "the source vTPM (its Endorsement Key and everything sealed to it) does not migrate: the target starts with a new, blank TPM")
 	case pv.SourceVTPM == "unknown":
 		c = append(c, "confirm whether the source has a vTPM: govc device.info -json -vm "+quote.Shell(pv.Name)+" | grep VirtualTPM")
+	}
+	if pv.Snapshots > 0 {
+		c = append(c, fmt.Sprintf("the source has %d snapshot(s): consolidate or delete them before the export (a converter reads the current state only): govc snapshot.remove -vm %s '*'", pv.Snapshots, quote.Shell(pv.Name)))
 	}
 	if os.Windows && pv.SourceVTPM != "no" {
 		c = append(c, "BitLocker: back up the recovery key (manage-bde -protectors -get C:) to AD DS / Entra ID / MBAM, or suspend it (manage-bde -protectors -disable C: -RebootCount 2) before cutover; expect one recovery-key prompt at first boot",

@@ -63,6 +63,8 @@ type PlanVM struct {
 	SecureBoot   string   `yaml:"secure_boot"` // yes, no, unknown
 	SourceVTPM   string   `yaml:"source_vtpm"` // yes, no, unknown
 	VTPMEvidence string   `yaml:"vtpm_evidence,omitempty"`
+	KeyProvider  string   `yaml:"source_key_provider,omitempty"` // vSphere VM encryption (a vTPM needs it)
+	Snapshots    int      `yaml:"source_snapshots,omitempty"`
 	VCPUs        int      `yaml:"vcpus"`
 	RAM          int      `yaml:"ram"`
 	DiskGiB      int      `yaml:"disk"`

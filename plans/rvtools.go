@@ -38,6 +38,10 @@ type SourceVM struct {
 	Line          int // CSV line, for messages
 	// Warnings: values read but not understood, "file:line: …" each.
 	Warnings []string
+	// KeyProvider: the VM encryption key provider (a vTPM needs VM
+	// encryption on vSphere); Snapshots: how many the VM has (vCenter only).
+	KeyProvider string
+	Snapshots   int
 }
 
 // RowError is a malformed inventory row: reported and skipped, or fatal

@@ -4,15 +4,19 @@ import (
 	"context"
 	"fmt"
 	stdio "io"
+	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/vtpmctl/vtpmctl/compute"
+	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/fileout"
 	"github.com/vtpmctl/vtpmctl/internal/output"
+	"github.com/vtpmctl/vtpmctl/internal/quote"
 	"github.com/vtpmctl/vtpmctl/nova"
 	"github.com/vtpmctl/vtpmctl/plans"
 )
@@ -23,6 +27,7 @@ type planImportOptions struct {
 
 	RVTools    string
 	Govc       []string
+	VCenters   []string
 	Flavors    string
 	FromCloud  bool
 	VTPMColumn string
@@ -69,10 +74,20 @@ Boot even without a source vTPM (flagged); no TPM is added to any other guest
 that had none; EFI gives hw_firmware_type=uefi and q35; Secure Boot gives
 os_secure_boot=required; BIOS with Secure Boot is flagged. Each VM maps to the
 smallest catalogue flavor that fits and carries matching vTPM specs (or none);
-with no fit a new flavor is proposed in the plan.`, []string{
+with no fit a new flavor is proposed in the plan.
+
+--vcenter URL reads the VMs straight from vCenter (govc's conventions:
+GOVC_USERNAME, GOVC_PASSWORD, GOVC_INSECURE=1 to accept any certificate,
+GOVC_DATACENTER to read one datacenter): one property-collector pass over
+every VM, its firmware, Secure Boot, VirtualTPM device, guest OS, size,
+encryption key provider and snapshot count. Several --vcenter merge; the same
+VM name on two vCenters stays two VMs (told apart by vCenter and instance
+UUID). Credentials never go on the command line: a URL with a user or
+password in it is refused.`, []string{
 				"vtpmctl plan import --rvtools RVTools_tabvInfo.csv --govc vms.json --flavors catalogue.yaml -o plan.yaml",
 				"vtpmctl plan import --rvtools vInfo.csv --govc win2022=device-info.json --flavors-from-cloud --os-cloud prod -o plan.yaml",
 				"vtpmctl plan import --rvtools vInfo.csv --vtpm-column vTPM --strict -o plan.yaml",
+				"GOVC_USERNAME=auditor@vsphere.local GOVC_PASSWORD=… vtpmctl plan import --vcenter vc01.example.net --vcenter vc02.example.net -o plan.yaml",
 			}, `EXIT STATUS:
    0  the plan was written (skipped rows and flags are reported)
    1  the plan could not be written
@@ -80,6 +95,7 @@ with no fit a new flavor is proposed in the plan.`, []string{
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "rvtools", Usage: "RVTools vInfo CSV `FILE`", Destination: &imp.RVTools},
 				&cli.StringSliceFlag{Name: "govc", Usage: "govc JSON `[VMNAME=]FILE` (repeatable)", Destination: &imp.Govc},
+				&cli.StringSliceFlag{Name: "vcenter", Usage: "read every VM from vCenter `URL` (repeatable; GOVC_URL if the value is 'env'; credentials from GOVC_USERNAME/GOVC_PASSWORD only)", Destination: &imp.VCenters},
 				&cli.StringFlag{Name: "flavors", Usage: "flavor catalogue YAML `FILE`", Destination: &imp.Flavors},
 				&cli.BoolFlag{Name: "flavors-from-cloud", Usage: "use the cloud's flavors as the catalogue", Destination: &imp.FromCloud},
 				&cli.StringFlag{Name: "vtpm-column", Usage: "custom attribute `COLUMN` that says whether a VM has a vTPM", Destination: &imp.VTPMColumn},
@@ -100,8 +116,11 @@ with no fit a new flavor is proposed in the plan.`, []string{
 
 func runPlanImport(ctx context.Context, o *planImportOptions) error {
 	start := time.Now()
-	if o.RVTools == "" && len(o.Govc) == 0 {
-		return usagef("plan import: give --rvtools FILE and/or --govc FILE")
+	if o.RVTools == "" && len(o.Govc) == 0 && len(o.VCenters) == 0 {
+		return usagef("plan import: give --rvtools FILE, --govc FILE and/or --vcenter URL")
+	}
+	if len(o.VCenters) > 0 && (o.RVTools != "" || len(o.Govc) > 0) {
+		return usagef("plan import: --vcenter reads the source of truth; it does not mix with --rvtools or --govc files")
 	}
 	if o.Flavors != "" && o.FromCloud {
 		return usagef("plan import: --flavors and --flavors-from-cloud exclude each other")
@@ -113,7 +132,7 @@ func runPlanImport(ctx context.Context, o *planImportOptions) error {
 	if rel == nova.ReleaseUnknown {
 		rel = nova.Gazpacho
 	}
-	vms, skipped, rowErrs, err := readInventory(o)
+	vms, skipped, rowErrs, err := readInventory(ctx, o)
 	if err != nil {
 		return err
 	}
@@ -154,7 +173,11 @@ func runPlanImport(ctx context.Context, o *planImportOptions) error {
 
 // readInventory reads the RVTools export and the govc files and joins
 // them; unmatched govc VMs are named on stderr.
-func readInventory(o *planImportOptions) (vms []plans.SourceVM, skipped []plans.Skipped, rowErrs []error, err error) {
+func readInventory(ctx context.Context, o *planImportOptions) (vms []plans.SourceVM, skipped []plans.Skipped, rowErrs []error, err error) {
+	if len(o.VCenters) > 0 {
+		vms, skipped, err = readVCenters(ctx, o)
+		return vms, skipped, nil, err
+	}
 	if o.RVTools != "" {
 		f, err := os.Open(o.RVTools)
 		if err != nil {
@@ -313,4 +336,56 @@ asks for csv, json, yaml, value or table.`,
 			return output.Write(streams.Out, g.Output, plans.NewChecklist(p))
 		},
 	}
+}
+
+// readVCenters reads each --vcenter in turn with govc's environment.
+func readVCenters(ctx context.Context, o *planImportOptions) ([]plans.SourceVM, []plans.Skipped, error) {
+	getenv := os.Getenv
+	user, pass := getenv("GOVC_USERNAME"), getenv("GOVC_PASSWORD")
+	insecure := false
+	if v := getenv("GOVC_INSECURE"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, nil, usagef("GOVC_INSECURE=%q: use 1 or 0", quote.OneLine(v))
+		}
+		insecure = b
+	}
+	cloud.RegisterSecret(pass)
+	var vms []plans.SourceVM
+	var skipped []plans.Skipped
+	for _, raw := range o.VCenters {
+		target, fromEnv := raw, false
+		if raw == "env" {
+			target, fromEnv = getenv("GOVC_URL"), true
+			if target == "" {
+				return nil, nil, usagef("--vcenter env: GOVC_URL is not set")
+			}
+		}
+		if !strings.Contains(target, "://") {
+			target = "https://" + target // govc's default scheme
+		}
+		u, err := url.Parse(target)
+		if err != nil {
+			return nil, nil, usagef("--vcenter %q is not a URL", quote.OneLine(target))
+		}
+		vuser, vpass := user, pass
+		if u.User != nil {
+			if !fromEnv {
+				return nil, nil, usagef("--vcenter: credentials never go on the command line; set GOVC_USERNAME and GOVC_PASSWORD")
+			}
+			vuser = u.User.Username()
+			vpass, _ = u.User.Password()
+			cloud.RegisterSecret(vpass)
+			u.User = nil
+		}
+		if vuser == "" {
+			return nil, nil, usagef("--vcenter %s: set GOVC_USERNAME and GOVC_PASSWORD", u.Host)
+		}
+		got, skip, _, err := plans.ReadVCenter(ctx, plans.VCenter{URL: u.String(), Username: vuser, Password: vpass, Insecure: insecure, Datacenter: getenv("GOVC_DATACENTER")})
+		if err != nil {
+			return nil, nil, err
+		}
+		vms, skipped = append(vms, got...), append(skipped, skip...)
+	}
+	return vms, skipped, nil
 }
