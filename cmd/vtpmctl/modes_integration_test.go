@@ -163,7 +163,12 @@ func TestIntegrationOperationsParity(t *testing.T) {
 				want = "accepted"
 			}
 			gotText := got.message
-			if got.status < 400 {
+			switch {
+			case got.status < 400:
+				gotText = "accepted"
+			case op == "live-migration" && strings.HasPrefix(got.message, "No valid host was found."):
+				// past the vTPM gate; the scheduler (called synchronously
+				// for a live migration) found no second libvirt host
 				gotText = "accepted"
 			}
 			rows = append(rows, fmt.Sprintf("| %s | %s | HTTP %d: %s | %s |", modeName(g.mode), op, got.status, got.message, want))
