@@ -100,8 +100,16 @@ mounts() {
 }
 
 umounts() {
-  local m
-  for m in dev/shm dev/pts dev run sys proc; do mountpoint -q "$ROOT/$m" && umount "$ROOT/$m"; done; true
+  local m i
+  # a process that has just exited may still hold a mount for a moment
+  for m in dev/shm dev/pts dev run sys proc; do
+    for i in 1 2 3 4 5 6 7 8 9 10; do
+      mountpoint -q "$ROOT/$m" || break
+      umount "$ROOT/$m" 2> /dev/null && break
+      sleep 0.5
+    done
+    mountpoint -q "$ROOT/$m" && log "cannot unmount $ROOT/$m (busy)"
+  done; true
 }
 
 up() {
