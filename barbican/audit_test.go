@@ -152,7 +152,9 @@ func TestLiveServerSecretIsNeverAnOrphan(t *testing.T) {
 
 func TestResolveServiceUser(t *testing.T) {
 	dep := []Guest{{ServerID: "s1", Mode: "deployment"}, {ServerID: "s2", Mode: "deployment"}}
-	sec := func(inst, creator string) Secret { return Secret{InstanceID: inst, CreatorID: creator, ProjectID: "svc"} }
+	sec := func(inst, creator string) Secret {
+		return Secret{InstanceID: inst, CreatorID: creator, ProjectID: "svc"}
+	}
 	for _, c := range []struct {
 		name     string
 		f        Facts

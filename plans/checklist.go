@@ -27,8 +27,17 @@ func Checklist(p *Plan) []ChecklistItem {
 		for _, f := range vm.Flags {
 			out = append(out, ChecklistItem{vm.Name, "flag", f, target})
 		}
+		switch vm.BitLockerEscrow {
+		case "unconfirmed":
+			out = append(out, ChecklistItem{vm.Name, "before", "BitLocker recovery keys NOT confirmed escrowed: confirm every volume's key is in AD DS / Entra ID / MBAM, then set bitlocker_escrow: confirmed for this VM in the plan", target})
+		case "confirmed":
+			out = append(out, ChecklistItem{vm.Name, "before", "BitLocker recovery keys confirmed escrowed", target})
+		}
 		for _, c := range vm.Checklist {
 			out = append(out, ChecklistItem{vm.Name, phaseOf(c), c, target})
+		}
+		for _, c := range vm.FollowUp {
+			out = append(out, ChecklistItem{vm.Name, "follow-up", c, target})
 		}
 	}
 	return out

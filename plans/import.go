@@ -291,6 +291,9 @@ func planVM(v SourceVM, o ImportOptions) (PlanVM, PlanImage) {
 	if len(img.Properties) == 0 {
 		img.Properties = nil
 	}
+	if os.Windows && v.VTPM != "no" {
+		pv.BitLockerEscrow = "unconfirmed"
+	}
 	pv.Checklist = checklist(pv, os, img, o.Release)
 	return pv, img
 }

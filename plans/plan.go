@@ -77,6 +77,10 @@ type PlanVM struct {
 	// FollowUp is work after cutover, in order, with the exact commands:
 	// a Windows 11 guest on BIOS moves as BIOS, then is converted to UEFI.
 	FollowUp []string `yaml:"follow_up,omitempty"`
+	// BitLockerEscrow: a Windows guest whose source may have a vTPM starts
+	// "unconfirmed"; the team sets "confirmed" once every recovery key is
+	// escrowed (the TPM's contents and EK do not move).
+	BitLockerEscrow string `yaml:"bitlocker_escrow,omitempty"`
 }
 
 // ReadPlan parses and validates a plan; errors carry the line.
@@ -143,6 +147,11 @@ func (p *Plan) Validate() error {
 		}
 		if s := f.SecretSecurity; s != "" && s != "user" && s != "host" && s != "deployment" {
 			return fmt.Errorf("%s: secret_security %q (choose user, host or deployment)", where, s)
+		}
+	}
+	for i, vm := range p.VMs {
+		if e := vm.BitLockerEscrow; e != "" && e != "unconfirmed" && e != "confirmed" {
+			return fmt.Errorf("vms[%d] (%s): bitlocker_escrow %q (unconfirmed, or confirmed once every recovery key is escrowed)", i, vm.Name, e)
 		}
 	}
 	return nil

@@ -357,3 +357,35 @@ func TestShortHost(t *testing.T) {
 		}
 	}
 }
+
+// TestBitLockerEscrow: a Windows guest whose source may have a vTPM starts
+// unconfirmed; the checklist says so until the team confirms in the plan.
+func TestBitLockerEscrow(t *testing.T) {
+	yes := true
+	p, _ := Import([]SourceVM{
+		{Name: "w", VCPUs: 2, MemoryMiB: 4096, GuestID: "windows2019srvNext_64Guest", OSConfig: "Microsoft Windows Server 2022 (64-bit)", Firmware: "efi", SecureBoot: &yes, VTPM: "yes"},
+		{Name: "l", VCPUs: 2, MemoryMiB: 4096, GuestID: "rhel9_64Guest", Firmware: "efi", VTPM: "yes"},
+	}, ImportOptions{TPMModel: "tpm-crb"})
+	if p.VMs[0].BitLockerEscrow != "unconfirmed" || p.VMs[1].BitLockerEscrow != "" {
+		t.Fatalf("%q %q", p.VMs[0].BitLockerEscrow, p.VMs[1].BitLockerEscrow)
+	}
+	has := func(s string) bool {
+		for _, it := range Checklist(p) {
+			if it.VM == "w" && strings.Contains(it.Item, s) {
+				return true
+			}
+		}
+		return false
+	}
+	if !has("NOT confirmed escrowed") {
+		t.Error("unconfirmed escrow is not in the checklist")
+	}
+	p.VMs[0].BitLockerEscrow = "confirmed"
+	if !has("confirmed escrowed") || has("NOT confirmed") {
+		t.Error("confirmed escrow")
+	}
+	p.VMs[0].BitLockerEscrow = "maybe"
+	if err := p.Validate(); err == nil || !strings.Contains(err.Error(), "bitlocker_escrow") {
+		t.Errorf("validate: %v", err)
+	}
+}
