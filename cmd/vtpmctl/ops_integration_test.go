@@ -36,6 +36,21 @@ func bootVTPMGuest(t *testing.T, prefix string) (*gophercloud.ServiceClient, str
 	return dcompute, s.ID
 }
 
+// bootModeGuest boots a TPM 2.0 guest of one secret security mode (2026.1+)
+// as demo on the libvirt host and waits for it.
+func bootModeGuest(t *testing.T, acompute, dcompute *gophercloud.ServiceClient, img, prefix, mode string) string {
+	t.Helper()
+	flv := devcloudtest.CreateFlavor(t, acompute, devcloudtest.Unique(prefix+"-"+mode), map[string]string{"hw:tpm_version": "2.0", "hw:tpm_secret_security": mode})
+	s, err := servers.Create(context.Background(), dcompute, servers.CreateOpts{Name: devcloudtest.Unique(prefix + "-" + mode), ImageRef: img, FlavorRef: flv,
+		Networks: "none", AvailabilityZone: "libvirt"}, nil).Extract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { deleteAndWait(dcompute, s.ID) })
+	waitActive(t, dcompute, s.ID)
+	return s.ID
+}
+
 // TestIntegrationUpgradeAndEvacuation: a vTPM guest under the next
 // release's scheduler is stranded until some other host reports the trait
 // that scheduler adds (zed→2025.1: the model trait, which no Zed compute
@@ -141,15 +156,7 @@ func TestIntegrationResumeOnBootTrap(t *testing.T) {
 		imageClient, acompute, _ := testClients(t)
 		img := devcloudtest.CreateImage(t, imageClient, devcloudtest.Unique("trap-img"), nil)
 		for _, m := range []string{"host", "deployment"} {
-			flv := devcloudtest.CreateFlavor(t, acompute, devcloudtest.Unique("trap-"+m), map[string]string{"hw:tpm_version": "2.0", "hw:tpm_secret_security": m})
-			s, err := servers.Create(ctx, dcompute, servers.CreateOpts{Name: devcloudtest.Unique("trap-" + m), ImageRef: img, FlavorRef: flv,
-				Networks: "none", AvailabilityZone: "libvirt"}, nil).Extract()
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { deleteAndWait(dcompute, s.ID) })
-			waitActive(t, dcompute, s.ID)
-			others = append(others, s.ID)
+			others = append(others, bootModeGuest(t, acompute, dcompute, img, "trap", m))
 		}
 	}
 	restart := func(args ...string) { t.Helper(); devcloudtest.RestartCompute(t, args...) }

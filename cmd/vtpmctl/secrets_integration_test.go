@@ -309,15 +309,7 @@ func TestIntegrationSecretsAuditModes(t *testing.T) {
 	img := devcloudtest.CreateImage(t, imageClient, devcloudtest.Unique("sam-img"), nil)
 	ids := map[string]string{}
 	for _, m := range []string{"host", "deployment"} {
-		flv := devcloudtest.CreateFlavor(t, acompute, devcloudtest.Unique("sam-"+m), map[string]string{"hw:tpm_version": "2.0", "hw:tpm_secret_security": m})
-		s, err := servers.Create(ctx, dcompute, servers.CreateOpts{Name: devcloudtest.Unique("sam-" + m), ImageRef: img, FlavorRef: flv,
-			Networks: "none", AvailabilityZone: "libvirt"}, nil).Extract()
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { deleteAndWait(dcompute, s.ID) })
-		waitActive(t, dcompute, s.ID)
-		ids[m] = s.ID
+		ids[m] = bootModeGuest(t, acompute, dcompute, img, "sam", m)
 	}
 	r := h.run(func(streams *IOStreams) error {
 		return runSecretsAudit(ctx, &secretsAuditOptions{IO: streams, Global: h.global("devcloud-admin"), AllProjects: true, Concurrency: 4, ServiceProject: "service"})
