@@ -215,3 +215,24 @@ func TestFixtureAmbiguousReleaseLabel(t *testing.T) {
 		t.Errorf("upgrade check:\n%s", out)
 	}
 }
+
+// TestFixturePlanVerify: plan verify against the captured cloud: the
+// captured vTPM server keeps its promise, a VM without a server is named.
+func TestFixturePlanVerify(t *testing.T) {
+	fixtureCloud(t)
+	plan := filepath.Join(t.TempDir(), "plan.yaml")
+	os.WriteFile(plan, []byte("version: 1\nvms:\n"+
+		"  - {name: "+fakecloud.FixtureServer+", guest_os: w, firmware: efi, secure_boot: \"yes\", source_vtpm: \"yes\", vcpus: 1, ram: 64, disk: 1, target_flavor: "+fakecloud.FixtureFlavor+", target_image: "+fakecloud.FixtureImage+", target_vtpm: 2.0 tpm-crb, bitlocker_escrow: unconfirmed}\n"+
+		"  - {name: not-migrated-yet, guest_os: w, firmware: efi, secure_boot: \"yes\", source_vtpm: \"yes\", vcpus: 1, ram: 64, disk: 1, target_flavor: f, target_image: i, target_vtpm: 2.0 tpm-crb}\n"), 0o644)
+	out, errs, code := runCLI(t, "--os-cloud", "fake", "plan", "verify", plan, "-f", "json")
+	var r struct {
+		VMs []struct {
+			VM, Verdict string
+		} `json:"vms"`
+		Unconfirmed []string `json:"bitlocker_escrow_unconfirmed"`
+	}
+	jsonOut(t, out, &r)
+	if code != 1 || len(r.VMs) != 2 || r.VMs[0].Verdict != "verified" || r.VMs[1].Verdict != "not found" || len(r.Unconfirmed) != 1 {
+		t.Errorf("exit %d %+v\n%s", code, r, errs)
+	}
+}

@@ -110,7 +110,7 @@ password in it is refused.`, []string{
 				}
 				return runPlanImport(ctx, imp)
 			},
-		}, newPlanApplyCommand(g, streams, false), newPlanApplyCommand(g, streams, true), newPlanChecklistCommand(g, streams)},
+		}, newPlanApplyCommand(g, streams, false), newPlanApplyCommand(g, streams, true), newPlanChecklistCommand(g, streams), newPlanVerifyCommand(g, streams)},
 	}
 }
 

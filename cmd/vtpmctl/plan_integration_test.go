@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -12,9 +13,11 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
 	"github.com/vtpmctl/vtpmctl/compute"
 	"github.com/vtpmctl/vtpmctl/glance"
 	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
+	"github.com/vtpmctl/vtpmctl/plans"
 )
 
 // TestIntegrationPlanApply converges real Glance and Nova to a plan, with a
@@ -120,5 +123,80 @@ vms: []
 		if err != nil || f.ExtraSpecs["hw:tpm_version"] != "2.0" || f.ExtraSpecs["hw:tpm_model"] != want {
 			t.Errorf("flavor %s: %v %v", name, f.ExtraSpecs, err)
 		}
+	}
+}
+
+// TestIntegrationPlanVerify: plan → apply → boot the servers a migration
+// would create → verify; the VM booted with the wrong flavor and image is
+// named as missing its vTPM, with the remedy, and the run exits 1.
+func TestIntegrationPlanVerify(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	imageClient, acompute, dcompute := testClients(t)
+	u := devcloudtest.Unique("pv")
+	img := u + "-img"
+	devcloudtest.CreateImage(t, imageClient, img, nil)
+	plain := devcloudtest.CreateImage(t, imageClient, u+"-plain", nil)
+	plainFlavor := devcloudtest.CreateFlavor(t, acompute, u+"-plain", nil)
+	flv := u + "-vtpm"
+	t.Cleanup(func() {
+		if f, err := compute.FindFlavor(ctx, compute.ComputeClient(acompute), flv); err == nil {
+			compute.DeleteFlavor(ctx, acompute, f.ID)
+		}
+	})
+	vmOK, vmWrong := u+"-ok", u+"-wrong"
+	plan := fmt.Sprintf(`version: 1
+images:
+  - {name: %[1]s, tpm_version: "2.0", tpm_model: tpm-crb}
+flavors:
+  - {name: %[2]s, vcpus: 1, ram: 64, disk: 1, tpm_version: "2.0", tpm_model: tpm-crb}
+vms:
+  - {name: %[3]s, guest_os: w, firmware: efi, secure_boot: "no", source_vtpm: "yes", vcpus: 1, ram: 64, disk: 1, target_flavor: %[2]s, target_image: %[1]s, target_vtpm: 2.0 tpm-crb, bitlocker_escrow: unconfirmed}
+  - {name: %[4]s, guest_os: w, firmware: efi, secure_boot: "no", source_vtpm: "yes", vcpus: 1, ram: 64, disk: 1, target_flavor: %[2]s, target_image: %[1]s, target_vtpm: 2.0 tpm-crb, bitlocker_escrow: confirmed}
+`, img, flv, vmOK, vmWrong)
+	file := filepath.Join(t.TempDir(), "plan.yaml")
+	os.WriteFile(file, []byte(plan), 0o644)
+	if r := h.run(func(streams *IOStreams) error {
+		return runPlanApply(ctx, &planApplyOptions{IO: streams, Global: h.global("devcloud-admin"), File: file}, true)
+	}); r.code != 0 {
+		t.Fatalf("apply: exit %d\n%s", r.code, r.stderr)
+	}
+	f, err := compute.FindFlavor(ctx, compute.ComputeClient(acompute), flv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ci, err := glance.FindImage(ctx, imageClient, img)
+	if err != nil {
+		t.Fatal(err)
+	}
+	boot := func(name, image, flavor string) {
+		s, err := servers.Create(ctx, dcompute, servers.CreateOpts{Name: name, ImageRef: image, FlavorRef: flavor, Networks: "none", AvailabilityZone: "libvirt"}, nil).Extract()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { deleteAndWait(dcompute, s.ID) })
+		waitActive(t, dcompute, s.ID)
+	}
+	boot(vmOK, ci.ID, f.ID)
+	boot(vmWrong, plain, plainFlavor) // the break: converted with the wrong flavor and image
+
+	junit := filepath.Join(t.TempDir(), "verify.xml")
+	r := h.run(func(streams *IOStreams) error {
+		return runPlanVerify(ctx, &planVerifyOptions{IO: streams, Global: h.global("devcloud-admin"), File: file, JUnit: junit})
+	})
+	var out plans.VerifyResult
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("exit %d: %v\n%s", r.code, err, r.stderr)
+	}
+	got := map[string]plans.VMVerdict{}
+	for _, v := range out.VMs {
+		got[v.VM] = v
+	}
+	if r.code != 1 || got[vmOK].Verdict != plans.Verified || got[vmWrong].Verdict != plans.Missing || got[vmWrong].Actual != "none" ||
+		!strings.Contains(got[vmWrong].Remedy, flv) || len(out.Unconfirmed) != 1 || out.Unconfirmed[0] != vmOK {
+		t.Errorf("exit %d\n%s", r.code, r.stdout)
+	}
+	if x, err := os.ReadFile(junit); err != nil || !strings.Contains(string(x), "failures=\"1\"") {
+		t.Errorf("junit: %v\n%s", err, x)
 	}
 }
