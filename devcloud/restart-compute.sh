@@ -38,13 +38,19 @@ fi
 write_nova_conf
 t0=$(date -u '+%Y-%m-%d %H:%M:%S')
 start_bg nova-compute nova-compute --config-file "$E/nova/nova-cpu.conf" --log-file "$L/nova-compute.log"
-# Ready means its first service report, which follows init_host: an action
-# sent earlier would meet init_host's own recovery (which has no user token).
+# Ready means two periodic service reports after the start (report_state
+# runs only once init_host is over and the RPC server listens): an action
+# sent earlier meets init_host's own recovery, which has no user token
+# (on 2026.1 a failed vTPM hard reboot there even stops nova-compute).
+seen="" ready=0
 for _ in $(seq 1 300); do
-  [ "$(psql -h "$PG_SOCK" -U nova -d nova_cell1 -Atc "select updated_at > '$t0' from services where host = 'devcloud' and \"binary\" = 'nova-compute' and deleted = 0" 2> /dev/null)" = t ] && break
+  u=$(psql -h "$PG_SOCK" -U nova -d nova_cell1 -Atc "select updated_at from services where host = 'devcloud' and \"binary\" = 'nova-compute' and deleted = 0 and updated_at > '$t0'" 2> /dev/null)
+  if [ -n "$u" ] && [ -n "$seen" ] && [ "$u" != "$seen" ]; then ready=1; break; fi
+  [ -n "$u" ] && seen=$u
   alive "$(pid_of nova-compute)" || { log "nova-compute died; see $L/nova-compute.log"; exit 1; }
   sleep 0.5
 done
+[ $ready = 1 ] || { log "nova-compute did not report twice within 150 s; see $L/nova-compute.log"; exit 1; }
 resume=False
 [ -f "$D/nova/resume-on-boot" ] && resume=True
 log "nova-compute restarted (resume_guests_state_on_host_boot=$resume)"
