@@ -11,7 +11,10 @@ import (
 // encoding/json matches keys case-insensitively, so one struct reads both
 // govc < 0.31 (PascalCase) and later (camelCase) output.
 type GovcVM struct {
-	Name         string
+	Name string
+	// VCenter is the vCenter the file was taken from (--govc-from): govc's
+	// JSON does not say, and MoRefs repeat across vCenters.
+	VCenter      string
 	MoRef        string
 	BIOSUUID     string
 	InstanceUUID string

@@ -32,35 +32,44 @@ type ImportSummary struct {
 }
 
 // JoinGovc attaches govc facts to the inventory's VMs: by BIOS UUID, then
-// instance UUID, then MoRef (one vCenter only), then a unique name. With
-// no inventory (addUnmatched) govc's VMs are the inventory; otherwise an
+// instance UUID, then MoRef, then a unique name, never across vCenters
+// when both sides name theirs. A MoRef joins only within one vCenter: the
+// export has one, or the govc file says which (--govc-from). With no
+// inventory (addUnmatched) govc's VMs are the inventory; otherwise an
 // unmatched govc VM (a template the export skipped, say) is only named.
 func JoinGovc(vms []SourceVM, govc []GovcVM, addUnmatched bool) ([]SourceVM, []string) {
 	var unmatched []string
 	vcenters := map[string]bool{}
-	names := map[string]int{}
 	for _, v := range vms {
-		vcenters[v.VCenter] = true
-		names[v.Name]++
+		vcenters[hostOf(v.VCenter)] = true
 	}
 	for _, g := range govc {
+		gvc := hostOf(g.VCenter)
+		sameVC := func(v SourceVM) bool { return gvc == "" || v.VCenter == "" || gvc == hostOf(v.VCenter) }
 		idx := -1
 		for i, v := range vms {
+			if !sameVC(v) {
+				continue
+			}
 			switch {
 			case g.BIOSUUID != "" && strings.EqualFold(g.BIOSUUID, v.BIOSUUID),
 				g.InstanceUUID != "" && strings.EqualFold(g.InstanceUUID, v.InstanceUUID),
-				g.MoRef != "" && g.MoRef == v.MoRef && len(vcenters) == 1:
+				g.MoRef != "" && g.MoRef == v.MoRef && (len(vcenters) == 1 || gvc != ""):
 				idx = i
 			}
 			if idx >= 0 {
 				break
 			}
 		}
-		if idx < 0 && names[g.Name] == 1 {
+		if idx < 0 {
+			var same []int
 			for i, v := range vms {
-				if v.Name == g.Name {
-					idx = i
+				if v.Name == g.Name && sameVC(v) {
+					same = append(same, i)
 				}
+			}
+			if len(same) == 1 {
+				idx = same[0]
 			}
 		}
 		if idx < 0 && !addUnmatched {
@@ -68,8 +77,7 @@ func JoinGovc(vms []SourceVM, govc []GovcVM, addUnmatched bool) ([]SourceVM, []s
 			continue
 		}
 		if idx < 0 {
-			vms = append(vms, SourceVM{Name: g.Name, MoRef: g.MoRef, BIOSUUID: g.BIOSUUID, InstanceUUID: g.InstanceUUID, VTPM: "unknown"})
-			names[g.Name]++
+			vms = append(vms, SourceVM{Name: g.Name, VCenter: g.VCenter, MoRef: g.MoRef, BIOSUUID: g.BIOSUUID, InstanceUUID: g.InstanceUUID, VTPM: "unknown"})
 			idx = len(vms) - 1
 		}
 		v := &vms[idx]
@@ -400,22 +408,9 @@ func mapFlavor(cat []PlanFlavor, pv PlanVM, img PlanImage) (PlanFlavor, bool) {
 // shortHost is the first label of a vCenter's host name, whatever form the
 // export wrote it in (URL, user@host:port, FQDN): it goes into image names.
 func shortHost(h string) string {
-	if i := strings.Index(h, "://"); i >= 0 {
-		h = h[i+3:]
-	}
-	if i := strings.IndexAny(h, "/?#"); i >= 0 {
-		h = h[:i]
-	}
-	if i := strings.LastIndexByte(h, '@'); i >= 0 {
-		h = h[i+1:]
-	}
-	if strings.HasPrefix(h, "[") { // an IPv6 literal stays whole
-		if i := strings.IndexByte(h, ']'); i > 0 {
-			return strings.NewReplacer(":", "-").Replace(h[1:i])
-		}
-	}
-	if i := strings.IndexByte(h, ':'); i >= 0 {
-		h = h[:i]
+	h = hostOf(h)
+	if strings.Contains(h, ":") { // an IPv6 literal stays whole
+		return strings.NewReplacer(":", "-").Replace(h)
 	}
 	if net.ParseIP(h) == nil {
 		if i := strings.IndexByte(h, '.'); i > 0 {
@@ -426,4 +421,26 @@ func shortHost(h string) string {
 		return "vc"
 	}
 	return h
+}
+
+// hostOf is the host name alone of a vCenter as an export wrote it.
+func hostOf(h string) string {
+	if i := strings.Index(h, "://"); i >= 0 {
+		h = h[i+3:]
+	}
+	if i := strings.IndexAny(h, "/?#"); i >= 0 {
+		h = h[:i]
+	}
+	if i := strings.LastIndexByte(h, '@'); i >= 0 {
+		h = h[i+1:]
+	}
+	if strings.HasPrefix(h, "[") {
+		if i := strings.IndexByte(h, ']'); i > 0 {
+			return strings.ToLower(h[1:i])
+		}
+	}
+	if i := strings.IndexByte(h, ':'); i >= 0 {
+		h = h[:i]
+	}
+	return strings.ToLower(h)
 }

@@ -27,6 +27,7 @@ type planImportOptions struct {
 
 	RVTools    string
 	Govc       []string
+	GovcFrom   []string // VCENTER=[VMNAME=]FILE
 	VCenters   []string
 	Flavors    string
 	FromCloud  bool
@@ -66,7 +67,9 @@ its line and skipped (--strict: fatal). RVTools has no vTPM column, so the
 vTPM comes from govc JSON (vm.info for many VMs; device.info or
 object.collect as NAME=FILE), joined on the VM's UUIDs, or from a custom
 attribute column (--vtpm-column); otherwise it is unknown and the checklist
-says how to find out.
+says how to find out. govc's JSON does not say which vCenter it came from:
+with several vCenters give each file as --govc-from VCENTER=FILE, and VMs
+join by (vCenter, MoRef) and never across vCenters.
 
 Rules, written into the plan as reasons: a source vTPM gives TPM 2.0 on the
 target (its contents never travel); Windows 11 gets TPM 2.0, UEFI and Secure
@@ -95,6 +98,7 @@ password in it is refused.`, []string{
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "rvtools", Usage: "RVTools vInfo CSV `FILE`", Destination: &imp.RVTools},
 				&cli.StringSliceFlag{Name: "govc", Usage: "govc JSON `[VMNAME=]FILE` (repeatable)", Destination: &imp.Govc},
+				&cli.StringSliceFlag{Name: "govc-from", Usage: "govc JSON taken from one vCenter: `VCENTER=[VMNAME=]FILE` (repeatable): joins by that vCenter's MoRefs", Destination: &imp.GovcFrom},
 				&cli.StringSliceFlag{Name: "vcenter", Usage: "read every VM from vCenter `URL` (repeatable; GOVC_URL if the value is 'env'; credentials from GOVC_USERNAME/GOVC_PASSWORD only)", Destination: &imp.VCenters},
 				&cli.StringFlag{Name: "flavors", Usage: "flavor catalogue YAML `FILE`", Destination: &imp.Flavors},
 				&cli.BoolFlag{Name: "flavors-from-cloud", Usage: "use the cloud's flavors as the catalogue", Destination: &imp.FromCloud},
@@ -116,10 +120,10 @@ password in it is refused.`, []string{
 
 func runPlanImport(ctx context.Context, o *planImportOptions) error {
 	start := time.Now()
-	if o.RVTools == "" && len(o.Govc) == 0 && len(o.VCenters) == 0 {
+	if o.RVTools == "" && len(o.Govc)+len(o.GovcFrom) == 0 && len(o.VCenters) == 0 {
 		return usagef("plan import: give --rvtools FILE, --govc FILE and/or --vcenter URL")
 	}
-	if len(o.VCenters) > 0 && (o.RVTools != "" || len(o.Govc) > 0) {
+	if len(o.VCenters) > 0 && (o.RVTools != "" || len(o.Govc)+len(o.GovcFrom) > 0) {
 		return usagef("plan import: --vcenter reads the source of truth; it does not mix with --rvtools or --govc files")
 	}
 	if o.Flavors != "" && o.FromCloud {
@@ -159,7 +163,7 @@ func runPlanImport(ctx context.Context, o *planImportOptions) error {
 	opts := plans.ImportOptions{Catalogue: catalogue, TPMModel: o.TPMModel, Release: rel, Now: time.Now()}
 	err = fileout.Write(out, fileout.Public, o.IO.Out, func(w stdio.Writer) error {
 		var err error
-		sum, err = plans.WriteImport(ctx, w, vms, opts, plans.PlanSource{RVTools: o.RVTools, Govc: o.Govc})
+		sum, err = plans.WriteImport(ctx, w, vms, opts, plans.PlanSource{RVTools: o.RVTools, Govc: append(append([]string{}, o.Govc...), o.GovcFrom...)})
 		return err
 	})
 	if err != nil {
@@ -190,18 +194,33 @@ func readInventory(ctx context.Context, o *planImportOptions) (vms []plans.Sourc
 		}
 	}
 	var govc []plans.GovcVM
+	type govcFile struct{ flag, vcenter, arg string }
+	var files []govcFile
 	for _, arg := range o.Govc {
-		name, file := "", arg
-		if k, v, ok := strings.Cut(arg, "="); ok && !strings.ContainsAny(k, "/\\") {
+		files = append(files, govcFile{"--govc", "", arg})
+	}
+	for _, arg := range o.GovcFrom {
+		vc, rest, ok := strings.Cut(arg, "=")
+		if !ok || vc == "" || rest == "" {
+			return nil, nil, nil, usagef("--govc-from %q: expected VCENTER=[VMNAME=]FILE", arg)
+		}
+		files = append(files, govcFile{"--govc-from", vc, rest})
+	}
+	for _, f := range files {
+		name, file := "", f.arg
+		if k, v, ok := strings.Cut(f.arg, "="); ok && !strings.ContainsAny(k, "/\\") {
 			name, file = k, v
 		}
 		data, err := os.ReadFile(file)
 		if err != nil {
-			return nil, nil, nil, usagef("--govc: %w", err)
+			return nil, nil, nil, usagef("%s: %w", f.flag, err)
 		}
 		g, err := plans.ParseGovc(data, name, file)
 		if err != nil {
-			return nil, nil, nil, usagef("--govc: %w", err)
+			return nil, nil, nil, usagef("%s: %w", f.flag, err)
+		}
+		for i := range g {
+			g[i].VCenter = f.vcenter
 		}
 		govc = append(govc, g...)
 	}
