@@ -37,7 +37,7 @@ func ListVTPMGuests(ctx context.Context, computeClient, imageClient *gophercloud
 			imgs[i.ID] = i.Image
 		}
 	}
-	inv := nova.Inventory{Others: map[string]nova.OtherServer{}}
+	inv := nova.Inventory{Others: map[string]nova.OtherServer{}, Servers: make(map[string]nova.Server, len(srvs))}
 	for _, s := range srvs {
 		fl := nova.Flavor{Name: str(s.Flavor["original_name"]), ExtraSpecs: map[string]string{}}
 		if es, ok := s.Flavor["extra_specs"].(map[string]any); ok {
@@ -48,6 +48,11 @@ func ListVTPMGuests(ctx context.Context, computeClient, imageClient *gophercloud
 		imgID := str(s.Image["id"])
 		img, known := imgs[imgID]
 		d := nova.Decide(fl, img, rel)
+		facts := nova.Server{ID: s.ID, Name: s.Name, ProjectID: s.TenantID, Status: s.Status, Host: s.Host, Metadata: s.Metadata, ImageID: imgID, Flavor: fl}
+		if known {
+			facts.Image = &img
+		}
+		inv.Servers[s.ID] = facts
 		if !d.VTPM {
 			inv.Others[s.ID] = nova.OtherServer{Name: s.Name, ImageUnknown: imgID != "" && !known}
 			continue

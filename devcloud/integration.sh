@@ -29,9 +29,12 @@ for p in $pkgs; do
   # the test binaries are built here, with the module cache and network
   go test -c -tags "$TAGS integration" -o "$EXE/$(echo "$p" | tr / _).test" "./$p" || exit 1
 done
+# INTEGRATION_RUN narrows the run while working on one test (a regexp of
+# test names, as go test -run takes).
+pattern=${INTEGRATION_RUN:-^TestIntegration}
 testable=""
 for p in $pkgs; do
-  list=$("$EXE/$(echo "$p" | tr / _).test" -test.list '^TestIntegration') || exit 1
+  list=$("$EXE/$(echo "$p" | tr / _).test" -test.list "$pattern") || exit 1
   case $list in *TestIntegration*) testable="$testable $p" ;; esac
 done
 
@@ -59,7 +62,7 @@ for rel in "$@"; do
   for p in $testable; do
     mod=$(go list "./$p")
     ( cd "$p" && exec setsid "${run[@]}" go tool test2json -t -p "$mod" "$EXE/$(echo "$p" | tr / _).test" \
-        -test.v=test2json -test.count=1 -test.run '^TestIntegration' -test.timeout 40m ) >> "$log" &
+        -test.v=test2json -test.count=1 -test.run "$pattern" -test.timeout 40m ) >> "$log" &
     tests_pid=$!
     wait $tests_pid
     tests_pid=""

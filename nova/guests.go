@@ -24,6 +24,24 @@ type Inventory struct {
 	// could not be read (deleted, or not visible to the caller): their
 	// image properties may have asked for a vTPM all the same.
 	Others map[string]OtherServer
+	// Servers holds, by ID, what the one server list said of each server,
+	// for readers that check more than the vTPM (plan verify).
+	Servers map[string]Server
+}
+
+// Server is one listed server with what Nova reads to build it.
+type Server struct {
+	ID        string            `json:"id"`
+	Name      string            `json:"name"`
+	ProjectID string            `json:"project_id"`
+	Status    string            `json:"status"`
+	Host      string            `json:"host,omitempty"` // admins only
+	Metadata  map[string]string `json:"metadata,omitempty"`
+	ImageID   string            `json:"image_id,omitempty"`
+	// Image is nil when the image could not be read (deleted, not
+	// visible, or a volume-backed server).
+	Image  *Image `json:"-"`
+	Flavor Flavor `json:"-"`
 }
 
 // OtherServer is a server without a (visible) vTPM request.

@@ -46,6 +46,7 @@ func (e *PlanError) Error() string { return e.Msg }
 // and nothing is ever removed.
 func DiffPlan(ctx context.Context, imageClient, computeClient *gophercloud.ServiceClient, p *Plan, rel nova.Release) (*Convergence, error) {
 	c := &Convergence{}
+	sources := imageSources(p)
 	for _, pi := range p.Images {
 		img, err := glance.FindImage(ctx, imageClient, pi.Name)
 		var nf *nova.NotFoundError
@@ -59,6 +60,9 @@ func DiffPlan(ctx context.Context, imageClient, computeClient *gophercloud.Servi
 		want := map[string]string{}
 		for k, v := range pi.Properties {
 			want[k] = v
+		}
+		if src, ok := sources[pi.Name]; ok && want[SourceKey] == "" {
+			want[SourceKey] = src
 		}
 		var notes []string
 		if pi.TPMVersion != "" || pi.Windows {
@@ -115,6 +119,26 @@ func DiffPlan(ctx context.Context, imageClient, computeClient *gophercloud.Servi
 		c.create = append(c.create, nil)
 	}
 	return c, nil
+}
+
+// imageSources maps each plan image that exactly one VM boots from to that
+// VM's source: plan apply stamps it as vtpmctl:source so plan verify finds
+// the server created from the image. A shared image says nothing of which
+// VM a server came from and is left alone.
+func imageSources(p *Plan) map[string]string {
+	users := map[string][]string{}
+	for _, vm := range p.VMs {
+		if vm.TargetImage != "" {
+			users[vm.TargetImage] = append(users[vm.TargetImage], vm.Source())
+		}
+	}
+	out := map[string]string{}
+	for img, srcs := range users {
+		if len(srcs) == 1 {
+			out[img] = srcs[0]
+		}
+	}
+	return out
 }
 
 // ApplyConvergence writes what DiffPlan found. Each object succeeds or

@@ -5,7 +5,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/vtpmctl/vtpmctl/internal/output"
+	"github.com/vtpmctl/vtpmctl/barbican"
+	"github.com/vtpmctl/vtpmctl/hostcheck"
 	"github.com/vtpmctl/vtpmctl/internal/result"
 	"github.com/vtpmctl/vtpmctl/nova"
 )
@@ -17,18 +18,39 @@ const VerifySchema = "vtpmctl.plan-verify/1"
 const (
 	Verified = "verified"  // the server has what the plan promised
 	Missing  = "missing"   // a promise is not kept
-	NotFound = "not found" // no server by the VM's name
+	NotFound = "not found" // no server matched the VM
 )
+
+// Checks of one VM, in the order they run.
+const (
+	CheckVTPM       = "VTPM"        // version and model from flavor + image
+	CheckFirmware   = "FIRMWARE"    // hw_firmware_type as the source booted
+	CheckSecureBoot = "SECURE-BOOT" // os:secure_boot / os_secure_boot
+	CheckSecret     = "SECRET"      // the Barbican secret (secrets audit)
+	CheckHostTraits = "HOST-TRAITS" // the server's host reports the traits
+	CheckDomainTPM  = "DOMAIN-TPM"  // the running domain has its <tpm>
+)
+
+// VerifyCheck is one check of one VM.
+type VerifyCheck struct {
+	Check   string        `json:"check"`
+	Status  result.Status `json:"status"`
+	Message string        `json:"message"`
+	Remedy  string        `json:"remedy,omitempty"`
+}
 
 // VMVerdict is what the cloud shows for one planned VM.
 type VMVerdict struct {
-	VM       string   `json:"vm"`
-	ServerID string   `json:"server_id,omitempty"`
-	Verdict  string   `json:"verdict"`
-	Promised string   `json:"promised_vtpm"` // the plan's target_vtpm
-	Actual   string   `json:"actual_vtpm"`   // what Nova gives the server
-	Findings []string `json:"findings,omitempty"`
-	Remedy   string   `json:"remedy,omitempty"`
+	VM        string        `json:"vm"`
+	Source    string        `json:"source"` // the vtpmctl:source value that ties a server to this VM
+	ServerID  string        `json:"server_id,omitempty"`
+	MatchedBy string        `json:"matched_by,omitempty"`
+	Verdict   string        `json:"verdict"`
+	Promised  string        `json:"promised_vtpm"` // the plan's target_vtpm
+	Actual    string        `json:"actual_vtpm"`   // what Nova gives the server
+	Checks    []VerifyCheck `json:"checks"`
+	Findings  []string      `json:"findings,omitempty"` // every check not passed, and notes
+	Remedy    string        `json:"remedy,omitempty"`
 	// EscrowUnconfirmed: bitlocker_escrow is still "unconfirmed" in the plan.
 	EscrowUnconfirmed bool `json:"bitlocker_escrow_unconfirmed,omitempty"`
 }
@@ -41,6 +63,8 @@ type VerifyResult struct {
 	Verified int         `json:"verified"`
 	Missing  int         `json:"missing"`
 	NotFound int         `json:"not_found"`
+	// NotChecked says which checks could not run at all, and why.
+	NotChecked map[string]string `json:"not_checked"`
 	// Unconfirmed lists the VMs whose BitLocker escrow the team has not
 	// confirmed in the plan.
 	Unconfirmed []string `json:"bitlocker_escrow_unconfirmed"`
@@ -49,93 +73,97 @@ type VerifyResult struct {
 // Failed: something promised is missing or a VM has no server.
 func (r *VerifyResult) Failed() bool { return r.Missing+r.NotFound > 0 }
 
-// Verify checks each planned VM against the servers Nova holds: found by
-// name, its vTPM (version and model, as Nova decides from its flavor and
-// image for the cloud's release) what the plan promised.
-func Verify(p *Plan, inv nova.Inventory, rel nova.Release) VerifyResult {
-	res := VerifyResult{Schema: VerifySchema, Release: rel.String(), VMs: []VMVerdict{}, Unconfirmed: []string{}}
-	byName := map[string][]string{} // name -> server IDs
+// VerifyInput is what the cloud showed; a nil map is a check that could
+// not run, with its reason in NotChecked.
+type VerifyInput struct {
+	Inventory nova.Inventory
+	Release   nova.Release
+	Matches   map[int]Match // MatchServers
+	// HostTraits: each service host's TPM traits in Placement.
+	HostTraits map[string][]string
+	// Secrets: the secrets audit's result per server ID.
+	Secrets map[string]barbican.GuestResult
+	// Reports: host check reports by host and hypervisor hostname.
+	Reports    map[string]hostcheck.Report
+	NotChecked map[string]string
+}
+
+// Verify checks each planned VM against the server found for it, with
+// Nova's rules for the cloud's release: the vTPM (version and model from
+// flavor and image), UEFI and Secure Boot as the source booted, its
+// Barbican secret, its host's traits and the running domain's <tpm>.
+func Verify(p *Plan, in VerifyInput) VerifyResult {
+	res := VerifyResult{Schema: VerifySchema, Release: in.Release.String(), VMs: []VMVerdict{}, Unconfirmed: []string{}, NotChecked: map[string]string{}}
+	for k, v := range in.NotChecked {
+		res.NotChecked[k] = v
+	}
+	claimed := map[string][]string{} // server ID -> VMs matched to it
+	for i, m := range in.Matches {
+		claimed[m.ServerIDs[0]] = append(claimed[m.ServerIDs[0]], p.VMs[i].Name)
+	}
 	vtpm := map[string]nova.VTPMGuest{}
-	for _, g := range inv.Guests {
-		byName[g.Name] = append(byName[g.Name], g.ServerID)
+	for _, g := range in.Inventory.Guests {
 		vtpm[g.ServerID] = g
 	}
-	for id, o := range inv.Others {
-		byName[o.Name] = append(byName[o.Name], id)
-	}
-	for _, vm := range p.VMs {
-		v := VMVerdict{VM: vm.Name, Promised: vm.TargetVTPM, EscrowUnconfirmed: vm.BitLockerEscrow == "unconfirmed"}
+	for i, vm := range p.VMs {
+		v := VMVerdict{VM: vm.Name, Source: vm.Source(), Promised: vm.TargetVTPM, Checks: []VerifyCheck{}, EscrowUnconfirmed: vm.BitLockerEscrow == "unconfirmed"}
 		if v.EscrowUnconfirmed {
 			res.Unconfirmed = append(res.Unconfirmed, vm.Name)
 		}
-		ids := byName[vm.Name]
-		sort.Strings(ids)
-		switch {
-		case len(ids) == 0:
-			v.Verdict, v.Remedy = NotFound, "create the server "+vm.Name+" from image "+vm.TargetImage+" and flavor "+vm.TargetFlavor
+		m, ok := in.Matches[i]
+		if !ok {
+			v.Verdict, v.Remedy = NotFound, fmt.Sprintf("create the server %s from image %s and flavor %s, or tie an existing one to it: --match %s=SERVER, or server metadata %s=%s",
+				vm.Name, vm.TargetImage, vm.TargetFlavor, vm.Name, SourceKey, v.Source)
 			res.NotFound++
 			res.VMs = append(res.VMs, v)
 			continue
-		case len(ids) > 1:
-			v.Findings = append(v.Findings, fmt.Sprintf("%d servers are named %s; verified %s, the first by ID", len(ids), vm.Name, ids[0]))
 		}
-		v.ServerID = ids[0]
+		v.ServerID, v.MatchedBy = m.ServerIDs[0], m.By
+		if len(m.ServerIDs) > 1 {
+			v.Findings = append(v.Findings, fmt.Sprintf("%d servers match (by %s); verified %s, the first by ID", len(m.ServerIDs), m.By, v.ServerID))
+		}
+		if others := claimed[v.ServerID]; len(others) > 1 {
+			v.Findings = append(v.Findings, fmt.Sprintf("server %s also matches planned VM(s) %s: tie each to its own server with --match or %s", v.ServerID, strings.Join(without(others, vm.Name), ", "), SourceKey))
+		}
+		g, hasVTPM := vtpm[v.ServerID]
+		v.Checks = verifyServer(vm, in.Inventory.Servers[v.ServerID], g, hasVTPM, in)
 		v.Actual = "none"
-		if g, ok := vtpm[v.ServerID]; ok {
+		if hasVTPM {
 			v.Actual = g.Version + " " + g.Model
 		}
-		switch {
-		case v.Actual == vm.TargetVTPM:
-			v.Verdict = Verified
-			res.Verified++
-		case vm.TargetVTPM == "none":
-			v.Verdict = Verified
-			v.Findings = append(v.Findings, "the server has a vTPM ("+v.Actual+") the plan did not ask for")
-			res.Verified++
-		default:
-			v.Verdict = Missing
-			v.Findings = append(v.Findings, fmt.Sprintf("the plan promised vTPM %s; Nova gives this server %s", vm.TargetVTPM, v.Actual))
-			v.Remedy = fmt.Sprintf("resize the server to flavor %s (or tag image %s with vtpmctl image set) and hard-reboot it; a vTPM added now starts blank", vm.TargetFlavor, vm.TargetImage)
+		var remedies []string
+		for _, c := range v.Checks {
+			// A check the whole run could not make is said once, in not_checked.
+			if c.Status == result.Pass || c.Status == result.Skip && in.NotChecked[c.Check] != "" {
+				continue
+			}
+			v.Findings = append(v.Findings, c.Check+": "+c.Message)
+			if c.Status == result.Fail {
+				v.Verdict = Missing
+				if c.Remedy != "" {
+					remedies = append(remedies, c.Remedy)
+				}
+			}
+		}
+		v.Remedy = strings.Join(remedies, "; ")
+		if v.Verdict == Missing {
 			res.Missing++
+		} else {
+			v.Verdict = Verified
+			res.Verified++
 		}
 		res.VMs = append(res.VMs, v)
 	}
 	return res
 }
 
-// Table is one row per planned VM.
-func (r *VerifyResult) Table() output.Table {
-	t := output.Table{Columns: []string{"vm", "verdict", "promised_vtpm", "actual_vtpm", "server_id", "findings", "remedy"}}
-	for _, v := range r.VMs {
-		f := v.Findings
-		if v.EscrowUnconfirmed {
-			f = append(append([]string{}, f...), "BitLocker escrow not confirmed in the plan")
+func without(l []string, x string) []string {
+	var out []string
+	for _, s := range l {
+		if s != x {
+			out = append(out, s)
 		}
-		t.Rows = append(t.Rows, output.Record{{Name: "vm", Value: v.VM}, {Name: "verdict", Value: v.Verdict}, {Name: "promised_vtpm", Value: v.Promised},
-			{Name: "actual_vtpm", Value: v.Actual}, {Name: "server_id", Value: v.ServerID}, {Name: "findings", Value: f}, {Name: "remedy", Value: v.Remedy}})
 	}
-	t.Footer = append(t.Footer, fmt.Sprintf("%d verified, %d missing, %d not found; BitLocker escrow unconfirmed: %s (Nova %s)",
-		r.Verified, r.Missing, r.NotFound, orNone(r.Unconfirmed), r.Release))
-	return t
-}
-
-func orNone(l []string) string {
-	if len(l) == 0 {
-		return "none"
-	}
-	return strings.Join(l, ", ")
-}
-
-// Suites is the JUnit view: one case per planned VM.
-func (r *VerifyResult) Suites() []result.Suite {
-	s := result.Suite{Name: "plan verify", Class: "vtpmctl.plan.verify"}
-	for _, v := range r.VMs {
-		st := result.Pass
-		if v.Verdict != Verified {
-			st = result.Fail
-		}
-		msg := strings.Join(append([]string{v.Verdict}, v.Findings...), "; ")
-		s.Cases = append(s.Cases, result.Case{Name: v.VM, Status: st, Message: msg, Remedy: v.Remedy})
-	}
-	return []result.Suite{s}
+	sort.Strings(out)
+	return out
 }

@@ -4,35 +4,122 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vtpmctl/vtpmctl/barbican"
+	"github.com/vtpmctl/vtpmctl/hostcheck"
+	"github.com/vtpmctl/vtpmctl/internal/result"
 	"github.com/vtpmctl/vtpmctl/nova"
 )
 
+// verifyCloud is a small cloud: servers with their flavor, image and
+// metadata, built the way compute.ListVTPMGuests sorts them.
+func verifyCloud(rel nova.Release, srvs ...nova.Server) nova.Inventory {
+	inv := nova.Inventory{Others: map[string]nova.OtherServer{}, Servers: map[string]nova.Server{}}
+	for _, s := range srvs {
+		if s.Status == "" {
+			s.Status = "ACTIVE"
+		}
+		inv.Servers[s.ID] = s
+		img := nova.Image{}
+		if s.Image != nil {
+			img = *s.Image
+		}
+		d := nova.Decide(s.Flavor, img, rel)
+		if !d.VTPM {
+			inv.Others[s.ID] = nova.OtherServer{Name: s.Name}
+			continue
+		}
+		mode := d.SecretSecurity
+		if mode == "" {
+			mode = "user"
+		}
+		inv.Guests = append(inv.Guests, nova.VTPMGuest{ServerID: s.ID, Name: s.Name, ProjectID: s.ProjectID, Host: s.Host, Version: d.Version, Model: d.Model, Mode: mode})
+	}
+	return inv
+}
+
+var (
+	crbFlavor = nova.Flavor{Name: "vtpm.crb", ExtraSpecs: map[string]string{"hw:tpm_version": "2.0", "hw:tpm_model": "tpm-crb", "os:secure_boot": "required"}}
+	tisFlavor = nova.Flavor{Name: "vtpm.tis", ExtraSpecs: map[string]string{"hw:tpm_version": "2.0"}}
+	plainFl   = nova.Flavor{Name: "m1", ExtraSpecs: map[string]string{}}
+	uefiImg   = &nova.Image{Name: "uefi", Properties: map[string]string{"hw_firmware_type": "uefi"}}
+	biosImg   = &nova.Image{Name: "bios", Properties: map[string]string{}}
+)
+
+func winVM(name string) PlanVM {
+	return PlanVM{Name: name, VCenter: "https://vc01.example.com/sdk", MoRef: "vm-" + name, Firmware: "efi", SecureBoot: "yes",
+		TargetVTPM: "2.0 tpm-crb", TargetFlavor: "vtpm.crb", TargetImage: "vc01.example.com-" + name}
+}
+
 func TestVerify(t *testing.T) {
+	rel := nova.Gazpacho
 	p := &Plan{Version: 1, VMs: []PlanVM{
-		{Name: "ok", TargetVTPM: "2.0 tpm-crb", TargetFlavor: "vtpm.2c4g40d", TargetImage: "ok"},
-		{Name: "wrong-model", TargetVTPM: "2.0 tpm-crb", TargetFlavor: "vtpm.2c4g40d", TargetImage: "wrong-model", BitLockerEscrow: "unconfirmed"},
-		{Name: "no-vtpm", TargetVTPM: "2.0 tpm-crb", TargetFlavor: "vtpm.2c4g40d", TargetImage: "no-vtpm", BitLockerEscrow: "confirmed"},
-		{Name: "linux", TargetVTPM: "none"},
-		{Name: "gone", TargetVTPM: "2.0 tpm-crb", TargetFlavor: "f", TargetImage: "i"},
+		winVM("ok"), winVM("wrong-model"), winVM("no-vtpm"),
+		{Name: "linux", TargetVTPM: "none", Firmware: "bios", SecureBoot: "no"},
+		winVM("gone"),
+		winVM("bios-image"),
+		{Name: "w11-bios", TargetVTPM: "none", Firmware: "bios", SecureBoot: "no", FollowUp: []string{"mbr2gpt"}},
 	}}
-	inv := nova.Inventory{
-		Guests: []nova.VTPMGuest{{ServerID: "s1", Name: "ok", Version: "2.0", Model: "tpm-crb"}, {ServerID: "s2", Name: "wrong-model", Version: "2.0", Model: "tpm-tis"}},
-		Others: map[string]nova.OtherServer{"s3": {Name: "no-vtpm"}, "s4": {Name: "linux"}},
+	p.VMs[1].BitLockerEscrow, p.VMs[2].BitLockerEscrow = "unconfirmed", "confirmed"
+	inv := verifyCloud(rel,
+		nova.Server{ID: "s1", Name: "ok", ProjectID: "p", Host: "cmp1", Flavor: crbFlavor, Image: uefiImg},
+		nova.Server{ID: "s2", Name: "wrong-model", Host: "cmp1", Flavor: tisFlavor, Image: uefiImg},
+		nova.Server{ID: "s3", Name: "no-vtpm", Flavor: plainFl, Image: uefiImg},
+		nova.Server{ID: "s4", Name: "linux", Flavor: plainFl, Image: biosImg},
+		nova.Server{ID: "s6", Name: "bios-image", Host: "cmp1", Flavor: crbFlavor, Image: biosImg},
+		nova.Server{ID: "s7", Name: "w11-bios", Flavor: plainFl, Image: uefiImg},
+	)
+	in := VerifyInput{Inventory: inv, Release: rel, Matches: MatchServers(p, inv, nil),
+		HostTraits: map[string][]string{"cmp1": {"COMPUTE_SECURITY_TPM_2_0", "COMPUTE_SECURITY_TPM_CRB", "COMPUTE_SECURITY_TPM_SECRET_SECURITY_USER"}},
+		Secrets:    map[string]barbican.GuestResult{"s1": {SecretID: "sec1", Findings: []barbican.Finding{{Check: "SECRET-EXISTS", Status: result.Pass}}}},
+		Reports:    map[string]hostcheck.Report{"cmp1": {Host: "cmp1", VTPMGuests: []hostcheck.Guest{{UUID: "s1", Version: "2.0", Model: "tpm-crb"}}}},
 	}
-	r := Verify(p, inv, nova.Gazpacho)
-	want := map[string]string{"ok": Verified, "wrong-model": Missing, "no-vtpm": Missing, "linux": Verified, "gone": NotFound}
+	r := Verify(p, in)
+	type want struct {
+		verdict string
+		failed  []string // checks that fail
+	}
+	wants := map[string]want{
+		"ok":          {Verified, nil},
+		"wrong-model": {Missing, []string{CheckVTPM, CheckSecureBoot, CheckHostTraits, CheckDomainTPM}},
+		"no-vtpm":     {Missing, []string{CheckVTPM, CheckSecureBoot}},
+		"linux":       {Verified, nil},
+		"gone":        {NotFound, nil},
+		"bios-image":  {Missing, []string{CheckFirmware, CheckDomainTPM}},
+		"w11-bios":    {Missing, []string{CheckFirmware}},
+	}
 	for _, v := range r.VMs {
-		if v.Verdict != want[v.VM] {
-			t.Errorf("%s: %s %v", v.VM, v.Verdict, v.Findings)
+		w := wants[v.VM]
+		var failed []string
+		for _, c := range v.Checks {
+			if c.Status == result.Fail {
+				failed = append(failed, c.Check)
+				if c.Remedy == "" {
+					t.Errorf("%s %s: no remedy", v.VM, c.Check)
+				}
+			}
 		}
-		if v.Verdict == Missing && (!strings.Contains(v.Remedy, "resize") || len(v.Findings) == 0) {
-			t.Errorf("%s: remedy %q findings %v", v.VM, v.Remedy, v.Findings)
+		if v.Verdict != w.verdict || strings.Join(failed, ",") != strings.Join(w.failed, ",") {
+			t.Errorf("%s: %s, failed %v; want %s %v\n%+v", v.VM, v.Verdict, failed, w.verdict, w.failed, v.Checks)
 		}
 	}
-	if !r.Failed() || r.Verified != 2 || r.Missing != 2 || r.NotFound != 1 || strings.Join(r.Unconfirmed, ",") != "wrong-model" {
+	if !r.Failed() || r.Verified != 2 || r.Missing != 4 || r.NotFound != 1 || strings.Join(r.Unconfirmed, ",") != "wrong-model" {
 		t.Errorf("%+v", r)
 	}
-	if s := r.Suites(); len(s[0].Cases) != 5 {
+	// The secret of s2 was not audited (a skip that says so); cmp1 lacks
+	// the TIS trait this guest needs on 2026.1.
+	for _, v := range r.VMs {
+		if v.VM == "wrong-model" {
+			for _, c := range v.Checks {
+				if c.Check == CheckSecret && (c.Status != result.Skip || c.Message != "not audited") {
+					t.Errorf("secret: %+v", c)
+				}
+				if c.Check == CheckHostTraits && !strings.Contains(c.Message, "does not report COMPUTE_SECURITY_TPM_TIS") {
+					t.Errorf("traits: %+v", c)
+				}
+			}
+		}
+	}
+	if s := r.Suites(); len(s[0].Cases) < len(p.VMs) {
 		t.Errorf("junit cases %d", len(s[0].Cases))
 	}
 }

@@ -222,17 +222,36 @@ func TestFixturePlanVerify(t *testing.T) {
 	fixtureCloud(t)
 	plan := filepath.Join(t.TempDir(), "plan.yaml")
 	os.WriteFile(plan, []byte("version: 1\nvms:\n"+
-		"  - {name: "+fakecloud.FixtureServer+", guest_os: w, firmware: efi, secure_boot: \"yes\", source_vtpm: \"yes\", vcpus: 1, ram: 64, disk: 1, target_flavor: "+fakecloud.FixtureFlavor+", target_image: "+fakecloud.FixtureImage+", target_vtpm: 2.0 tpm-crb, bitlocker_escrow: unconfirmed}\n"+
+		"  - {name: "+fakecloud.FixtureServer+", guest_os: w, firmware: unknown, secure_boot: unknown, source_vtpm: \"yes\", vcpus: 1, ram: 64, disk: 1, target_flavor: "+fakecloud.FixtureFlavor+", target_image: "+fakecloud.FixtureImage+", target_vtpm: 2.0 tpm-crb, bitlocker_escrow: unconfirmed}\n"+
 		"  - {name: not-migrated-yet, guest_os: w, firmware: efi, secure_boot: \"yes\", source_vtpm: \"yes\", vcpus: 1, ram: 64, disk: 1, target_flavor: f, target_image: i, target_vtpm: 2.0 tpm-crb}\n"), 0o644)
 	out, errs, code := runCLI(t, "--os-cloud", "fake", "plan", "verify", plan, "-f", "json")
 	var r struct {
 		VMs []struct {
 			VM, Verdict string
+			Checks      []struct{ Check, Status string }
 		} `json:"vms"`
 		Unconfirmed []string `json:"bitlocker_escrow_unconfirmed"`
 	}
 	jsonOut(t, out, &r)
 	if code != 1 || len(r.VMs) != 2 || r.VMs[0].Verdict != "verified" || r.VMs[1].Verdict != "not found" || len(r.Unconfirmed) != 1 {
 		t.Errorf("exit %d %+v\n%s", code, r, errs)
+	}
+	// The secret (secrets audit) and the host's traits (Placement) were read.
+	got := map[string]string{}
+	for _, c := range r.VMs[0].Checks {
+		got[c.Check] = c.Status
+	}
+	if got["SECRET"] != "pass" || got["HOST-TRAITS"] != "pass" || got["VTPM"] != "pass" || got["DOMAIN-TPM"] != "skip" {
+		t.Errorf("checks %v", got)
+	}
+	// A host report that lacks the domain: DOMAIN-TPM names it.
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "devcloud.json"), []byte(`{"schema":"vtpmctl.host-check/1","host":"devcloud","nova_release":"zed","checks":[],"traits":[],"vtpm_guests":[],"facts":{}}`), 0o644)
+	out, _, code = runCLI(t, "--os-cloud", "fake", "plan", "verify", plan, "--host-reports", dir, "--match", "not-migrated-yet="+fakecloud.FixtureServer)
+	if code != 1 || !strings.Contains(out, "DOMAIN-TPM: host devcloud's report lists no vTPM domain") || !strings.Contains(out, "also matches planned VM") {
+		t.Errorf("host report: exit %d\n%s", code, out)
+	}
+	if _, errs, code := runCLI(t, "--os-cloud", "fake", "plan", "verify", plan, "--match", "{name}"); code != 2 || !strings.Contains(errs, "{vm}") {
+		t.Errorf("bad --match: exit %d %s", code, errs)
 	}
 }

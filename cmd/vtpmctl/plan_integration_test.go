@@ -126,16 +126,21 @@ vms: []
 	}
 }
 
-// TestIntegrationPlanVerify: plan → apply → boot the servers a migration
-// would create → verify; the VM booted with the wrong flavor and image is
-// named as missing its vTPM, with the remedy, and the run exits 1.
+// TestIntegrationPlanVerify is the cutover a migration team runs: plan
+// apply stamps each VM's image with vtpmctl:source, the migration creates
+// servers from it (under a new name: found by the image's stamp), host
+// check reports the compute, and plan verify confirms every promise
+// (vTPM, UEFI, Secure Boot, the secret, the host's traits, the domain's
+// <tpm>); a VM converted with the wrong flavor and image is named with
+// what it lacks.
 func TestIntegrationPlanVerify(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
 	imageClient, acompute, dcompute := testClients(t)
 	u := devcloudtest.Unique("pv")
-	img := u + "-img"
-	devcloudtest.CreateImage(t, imageClient, img, nil)
+	imgOK, imgWrong := u+"-ok-img", u+"-wrong-img"
+	devcloudtest.CreateImage(t, imageClient, imgOK, nil)
+	devcloudtest.CreateImage(t, imageClient, imgWrong, nil)
 	plain := devcloudtest.CreateImage(t, imageClient, u+"-plain", nil)
 	plainFlavor := devcloudtest.CreateFlavor(t, acompute, u+"-plain", nil)
 	flv := u + "-vtpm"
@@ -145,15 +150,19 @@ func TestIntegrationPlanVerify(t *testing.T) {
 		}
 	})
 	vmOK, vmWrong := u+"-ok", u+"-wrong"
+	// UEFI + Secure Boot + vTPM as the Windows profile sets them, without
+	// os_type=windows: its Hyper-V enlightenments need a KVM that allows
+	// them ("kernel doesn't allow setting HyperV VP_INDEX" when nested).
 	plan := fmt.Sprintf(`version: 1
 images:
-  - {name: %[1]s, tpm_version: "2.0", tpm_model: tpm-crb}
+  - {name: %[1]s, tpm_version: "2.0", tpm_model: tpm-crb, properties: {hw_firmware_type: uefi, hw_machine_type: q35, os_secure_boot: required}}
+  - {name: %[2]s, tpm_version: "2.0", tpm_model: tpm-crb, properties: {hw_firmware_type: uefi, hw_machine_type: q35, os_secure_boot: required}}
 flavors:
-  - {name: %[2]s, vcpus: 1, ram: 64, disk: 1, tpm_version: "2.0", tpm_model: tpm-crb}
+  - {name: %[3]s, vcpus: 1, ram: 64, disk: 1, tpm_version: "2.0", tpm_model: tpm-crb}
 vms:
-  - {name: %[3]s, guest_os: w, firmware: efi, secure_boot: "no", source_vtpm: "yes", vcpus: 1, ram: 64, disk: 1, target_flavor: %[2]s, target_image: %[1]s, target_vtpm: 2.0 tpm-crb, bitlocker_escrow: unconfirmed}
-  - {name: %[4]s, guest_os: w, firmware: efi, secure_boot: "no", source_vtpm: "yes", vcpus: 1, ram: 64, disk: 1, target_flavor: %[2]s, target_image: %[1]s, target_vtpm: 2.0 tpm-crb, bitlocker_escrow: confirmed}
-`, img, flv, vmOK, vmWrong)
+  - {name: %[4]s, vcenter: "https://VC01.example.com/sdk", vm_id: vm-1, guest_os: w, firmware: efi, secure_boot: "yes", source_vtpm: "yes", vcpus: 1, ram: 64, disk: 1, target_flavor: %[3]s, target_image: %[1]s, target_vtpm: 2.0 tpm-crb, bitlocker_escrow: unconfirmed}
+  - {name: %[5]s, vcenter: vc01.example.com, vm_id: vm-2, guest_os: w, firmware: efi, secure_boot: "yes", source_vtpm: "yes", vcpus: 1, ram: 64, disk: 1, target_flavor: %[3]s, target_image: %[2]s, target_vtpm: 2.0 tpm-crb, bitlocker_escrow: confirmed}
+`, imgOK, imgWrong, flv, vmOK, vmWrong)
 	file := filepath.Join(t.TempDir(), "plan.yaml")
 	os.WriteFile(file, []byte(plan), 0o644)
 	if r := h.run(func(streams *IOStreams) error {
@@ -165,24 +174,34 @@ vms:
 	if err != nil {
 		t.Fatal(err)
 	}
-	ci, err := glance.FindImage(ctx, imageClient, img)
+	ci, err := glance.FindImage(ctx, imageClient, imgOK)
 	if err != nil {
 		t.Fatal(err)
 	}
-	boot := func(name, image, flavor string) {
+	if got := ci.Properties[plans.SourceKey]; got != "vc01.example.com/vm-1" {
+		t.Fatalf("plan apply stamped %s=%q on %s", plans.SourceKey, got, imgOK)
+	}
+	boot := func(name, image, flavor string) string {
 		s, err := servers.Create(ctx, dcompute, servers.CreateOpts{Name: name, ImageRef: image, FlavorRef: flavor, Networks: "none", AvailabilityZone: "libvirt"}, nil).Extract()
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { deleteAndWait(dcompute, s.ID) })
 		waitActive(t, dcompute, s.ID)
+		return s.ID
 	}
-	boot(vmOK, ci.ID, f.ID)
-	boot(vmWrong, plain, plainFlavor) // the break: converted with the wrong flavor and image
+	okID := boot(vmOK+"-migrated", ci.ID, f.ID) // another name: found by the image's stamp
+	boot(vmWrong, plain, plainFlavor)           // the break: converted with the wrong flavor and image
+
+	reports := t.TempDir()
+	hr := h.run(func(streams *IOStreams) error { return runHostCheck(ctx, hostCheckOpts(streams, h.global(""), "")) })
+	if err := os.WriteFile(filepath.Join(reports, "libvirt.json"), []byte(hr.stdout), 0o644); err != nil || !strings.Contains(hr.stdout, okID) {
+		t.Fatalf("host check (exit %d) does not list %s: %v\n%s", hr.code, okID, err, hr.stderr)
+	}
 
 	junit := filepath.Join(t.TempDir(), "verify.xml")
 	r := h.run(func(streams *IOStreams) error {
-		return runPlanVerify(ctx, &planVerifyOptions{IO: streams, Global: h.global("devcloud-admin"), File: file, JUnit: junit})
+		return runPlanVerify(ctx, &planVerifyOptions{IO: streams, Global: h.global("devcloud-admin"), File: file, JUnit: junit, HostReports: reports, ServiceProject: "service"})
 	})
 	var out plans.VerifyResult
 	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
@@ -192,11 +211,24 @@ vms:
 	for _, v := range out.VMs {
 		got[v.VM] = v
 	}
-	if r.code != 1 || got[vmOK].Verdict != plans.Verified || got[vmWrong].Verdict != plans.Missing || got[vmWrong].Actual != "none" ||
-		!strings.Contains(got[vmWrong].Remedy, flv) || len(out.Unconfirmed) != 1 || out.Unconfirmed[0] != vmOK {
+	status := func(v plans.VMVerdict) map[string]string {
+		m := map[string]string{}
+		for _, c := range v.Checks {
+			m[c.Check] = string(c.Status)
+		}
+		return m
+	}
+	ok, wrong := got[vmOK], got[vmWrong]
+	wantOK := map[string]string{"STATUS": "pass", "VTPM": "pass", "FIRMWARE": "pass", "SECURE-BOOT": "pass", "SECRET": "pass", "HOST-TRAITS": "pass", "DOMAIN-TPM": "pass"}
+	if ok.Verdict != plans.Verified || ok.ServerID != okID || ok.MatchedBy != "image metadata "+plans.SourceKey || fmt.Sprint(status(ok)) != fmt.Sprint(wantOK) {
+		t.Errorf("%s: %+v", vmOK, ok)
+	}
+	sw := status(wrong)
+	if r.code != 1 || wrong.Verdict != plans.Missing || wrong.Actual != "none" || sw["VTPM"] != "fail" || sw["FIRMWARE"] != "fail" || sw["SECURE-BOOT"] != "fail" ||
+		!strings.Contains(wrong.Remedy, flv) || len(out.Unconfirmed) != 1 || out.Unconfirmed[0] != vmOK {
 		t.Errorf("exit %d\n%s", r.code, r.stdout)
 	}
-	if x, err := os.ReadFile(junit); err != nil || !strings.Contains(string(x), "failures=\"1\"") {
+	if x, err := os.ReadFile(junit); err != nil || !strings.Contains(string(x), "failures=\"3\"") {
 		t.Errorf("junit: %v\n%s", err, x)
 	}
 }

@@ -1,0 +1,199 @@
+package plans
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/vtpmctl/vtpmctl/internal/quote"
+	"github.com/vtpmctl/vtpmctl/internal/result"
+	"github.com/vtpmctl/vtpmctl/nova"
+)
+
+// CheckStatus: the server runs (an ERROR server never booted its disk).
+const CheckStatus = "STATUS"
+
+// verifyServer runs the checks of one matched server that the plan gives
+// a promise to check (no firmware check for a source whose firmware is
+// unknown, no secret for a server without a vTPM). Image properties
+// are read as they are now: Nova copied them into the instance at boot, so
+// a property changed since then shows here but not in the guest (the
+// DOMAIN-TPM check, from the host, sees the guest).
+func verifyServer(vm PlanVM, srv nova.Server, g nova.VTPMGuest, hasVTPM bool, in VerifyInput) []VerifyCheck {
+	var cs []VerifyCheck
+	add := func(id string, st result.Status, msg, remedy string) {
+		cs = append(cs, VerifyCheck{Check: id, Status: st, Message: msg, Remedy: remedy})
+	}
+	// Nova copied the image's properties at boot and refuses to rebuild a
+	// vTPM guest: a corrected image helps only a server created again.
+	recreate := "create the server again from it"
+
+	switch srv.Status {
+	case "ACTIVE":
+		add(CheckStatus, result.Pass, "ACTIVE", "")
+	case "ERROR":
+		add(CheckStatus, result.Fail, "the server is in ERROR", "openstack server show "+quote.Shell(srv.ID)+" names Nova's fault")
+	default:
+		add(CheckStatus, result.Warn, "the server is "+srv.Status+", not ACTIVE", "")
+	}
+
+	actual := "none"
+	if hasVTPM {
+		actual = g.Version + " " + g.Model
+	}
+	from := fmt.Sprintf("flavor %s, image %s", srv.Flavor.Name, imageName(srv))
+	switch {
+	case actual == vm.TargetVTPM:
+		add(CheckVTPM, result.Pass, "vTPM "+actual+" ("+from+")", "")
+	case vm.TargetVTPM == "none":
+		add(CheckVTPM, result.Warn, "the server has a vTPM ("+actual+") the plan did not ask for", "")
+	default:
+		add(CheckVTPM, result.Fail, fmt.Sprintf("the plan promised vTPM %s; Nova gives this server %s (%s)", vm.TargetVTPM, actual, from),
+			fmt.Sprintf("resize the server to flavor %s and hard-reboot it (a vTPM added now starts blank)", vm.TargetFlavor))
+	}
+
+	if srv.Image == nil {
+		if vm.Firmware == "efi" || vm.Firmware == "bios" {
+			add(CheckFirmware, result.Skip, "the server's image "+srv.ImageID+" cannot be read (deleted, not visible, or boot from volume)", "")
+		}
+	} else {
+		fw := nova.BootFirmware(srv.Flavor, *srv.Image)
+		switch {
+		case vm.Firmware == "efi" && fw.UEFI:
+			add(CheckFirmware, result.Pass, "UEFI (hw_firmware_type=uefi), as the source", "")
+		case vm.Firmware == "efi":
+			add(CheckFirmware, result.Fail, fmt.Sprintf("the source boots UEFI; image %s has hw_firmware_type=%q: the guest gets BIOS and does not find its EFI boot partition", imageName(srv), srv.Image.Properties["hw_firmware_type"]),
+				"openstack image set --property hw_firmware_type=uefi --property hw_machine_type=q35 "+quote.Shell(imageName(srv))+", and "+recreate)
+		case vm.Firmware == "bios" && fw.UEFI:
+			add(CheckFirmware, result.Fail, "the source boots BIOS (an MBR disk); image "+imageName(srv)+" asks for UEFI: the guest does not boot",
+				"openstack image unset --property hw_firmware_type "+quote.Shell(imageName(srv))+" until the follow-up conversion (follow_up in the plan), and "+recreate)
+		case vm.Firmware == "bios":
+			msg := "BIOS, as the source"
+			if len(vm.FollowUp) > 0 {
+				msg += "; the UEFI conversion is a follow-up step"
+			}
+			add(CheckFirmware, result.Pass, msg, "")
+		} // firmware unknown: the plan promised none, nothing to check
+		switch {
+		case vm.SecureBoot != "yes" || vm.Firmware != "efi":
+			// not promised
+		case fw.SecureBoot == "required":
+			add(CheckSecureBoot, result.Pass, "required, as the source", "")
+		case fw.SecureBoot == "optional":
+			add(CheckSecureBoot, result.Warn, "optional: on only where the host has a Secure Boot loader", "set os_secure_boot=required on the image")
+		default:
+			add(CheckSecureBoot, result.Fail, fmt.Sprintf("the source boots with Secure Boot; Nova's policy here is %q (flavor os:secure_boot, image os_secure_boot)", fw.SecureBoot),
+				"resize to a flavor with os:secure_boot=required, or openstack image set --property os_secure_boot=required "+quote.Shell(imageName(srv))+" and "+recreate)
+		}
+	}
+	if !hasVTPM {
+		return cs
+	}
+	cs = append(cs, secretCheck(srv, in), hostTraitsCheck(srv, g, in), domainCheck(srv, g, in))
+	return cs
+}
+
+func imageName(s nova.Server) string {
+	if s.Image != nil && s.Image.Name != "" {
+		return s.Image.Name
+	}
+	return s.ImageID
+}
+
+func secretCheck(srv nova.Server, in VerifyInput) VerifyCheck {
+	c := VerifyCheck{Check: CheckSecret, Status: result.Skip}
+	if in.Secrets == nil {
+		c.Message = "not checked: " + in.NotChecked[CheckSecret]
+		return c
+	}
+	gr, ok := in.Secrets[srv.ID]
+	if !ok || len(gr.Findings) == 0 {
+		c.Message = "not audited"
+		return c
+	}
+	var fails, remedies []string
+	for _, f := range gr.Findings {
+		if f.Status == result.Fail {
+			fails = append(fails, f.Check+": "+f.Message)
+			if f.Remedy != "" {
+				remedies = append(remedies, f.Remedy)
+			}
+		}
+	}
+	switch {
+	case len(fails) > 0:
+		c.Status, c.Message, c.Remedy = result.Fail, strings.Join(fails, "; "), strings.Join(remedies, "; ")
+	case gr.Findings[0].Status == result.Skip:
+		c.Message = gr.Findings[0].Message
+	default:
+		c.Status, c.Message = result.Pass, "secret "+gr.SecretID+" (secrets audit passed)"
+	}
+	return c
+}
+
+func hostTraitsCheck(srv nova.Server, g nova.VTPMGuest, in VerifyInput) VerifyCheck {
+	c := VerifyCheck{Check: CheckHostTraits, Status: result.Skip}
+	mode := ""
+	if in.Release.HasSecretSecurity() {
+		mode = g.Mode
+	}
+	need := nova.RequiredTraits(in.Release, g.Version, g.Model, mode)
+	traits, ok := in.HostTraits[srv.Host]
+	switch {
+	case in.HostTraits == nil:
+		c.Message = "not checked: " + in.NotChecked[CheckHostTraits]
+		return c
+	case srv.Host == "":
+		c.Message = "the server's host is not shown to this user (admins see it)"
+		return c
+	case !ok:
+		c.Message = "host " + srv.Host + " is not in the hypervisor list"
+		return c
+	}
+	have := map[string]bool{}
+	for _, t := range traits {
+		have[t] = true
+	}
+	var lack []string
+	for _, t := range need {
+		if !have[t] {
+			lack = append(lack, t)
+		}
+	}
+	if len(lack) > 0 {
+		c.Status = result.Fail
+		c.Message = fmt.Sprintf("host %s does not report %s: the guest runs, but Nova will not place it there again (resize, cold migration, unshelve)", srv.Host, strings.Join(lack, ", "))
+		c.Remedy = "vtpmctl host check on " + srv.Host + " says why"
+		return c
+	}
+	c.Status, c.Message = result.Pass, "host "+srv.Host+" reports "+strings.Join(need, ", ")
+	return c
+}
+
+func domainCheck(srv nova.Server, g nova.VTPMGuest, in VerifyInput) VerifyCheck {
+	c := VerifyCheck{Check: CheckDomainTPM, Status: result.Skip}
+	if len(in.Reports) == 0 {
+		c.Message = "not checked: no --host-reports"
+		return c
+	}
+	rep, ok := in.Reports[srv.Host]
+	if srv.Host == "" || !ok {
+		c.Message = "no host report for the server's host " + srv.Host
+		return c
+	}
+	for _, d := range rep.VTPMGuests {
+		if d.UUID != srv.ID {
+			continue
+		}
+		if d.Version != g.Version || d.Model != g.Model {
+			c.Status, c.Message = result.Fail, fmt.Sprintf("the domain on %s has a <tpm> %s %s, Nova's rules give %s %s", rep.Host, d.Version, d.Model, g.Version, g.Model)
+			c.Remedy = "hard-reboot the server: Nova redefines the domain from its flavor and image"
+			return c
+		}
+		c.Status, c.Message = result.Pass, fmt.Sprintf("the domain on %s has its <tpm> %s %s", rep.Host, d.Version, d.Model)
+		return c
+	}
+	c.Status = result.Fail
+	c.Message = "host " + rep.Host + "'s report lists no vTPM domain for this server"
+	c.Remedy = "if the report is older than the server, run host check again; otherwise hard-reboot the server so Nova redefines its domain"
+	return c
+}
