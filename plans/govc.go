@@ -28,6 +28,9 @@ type GovcVM struct {
 	HWVersion    int
 	VTPM         bool
 	Evidence     string
+	// Template: config.template; a template is no VM to migrate (the
+	// vCenter import and RVTools skip them too).
+	Template bool
 }
 
 type govcDevice struct {
@@ -52,6 +55,7 @@ type govcVMInfo struct {
 			GuestID      string `json:"guestId"`
 			GuestFull    string `json:"guestFullName"`
 			Version      string `json:"version"`
+			Template     bool   `json:"template"`
 			BootOptions  *struct {
 				EfiSecureBootEnabled *bool `json:"efiSecureBootEnabled"`
 			} `json:"bootOptions"`
@@ -139,6 +143,7 @@ func ParseGovc(data []byte, vmName, file string) ([]GovcVM, error) {
 		if c := v.Config; c != nil {
 			g.BIOSUUID, g.InstanceUUID, g.Firmware, g.GuestID, g.GuestFull = c.UUID, c.InstanceUUID, strings.ToLower(c.Firmware), c.GuestID, c.GuestFull
 			g.VCPUs, g.MemoryMiB, g.HWVersion = c.Hardware.NumCPU, c.Hardware.MemoryMB, digits(c.Version)
+			g.Template = c.Template
 			if c.BootOptions != nil && c.BootOptions.EfiSecureBootEnabled != nil {
 				sb := *c.BootOptions.EfiSecureBootEnabled
 				g.SecureBoot = &sb

@@ -31,6 +31,18 @@ type ImportSummary struct {
 	ProposedFlavors int `json:"proposed_flavors"`
 }
 
+// GovcTemplates are the govc VMs that are templates, skipped as the other
+// sources skip them.
+func GovcTemplates(govc []GovcVM) []Skipped {
+	var out []Skipped
+	for _, g := range govc {
+		if g.Template {
+			out = append(out, Skipped{Name: g.Name, Reason: "a template (govc: config.template)"})
+		}
+	}
+	return out
+}
+
 // JoinGovc attaches govc facts to the inventory's VMs: by BIOS UUID, then
 // instance UUID, then MoRef, then a unique name, never across vCenters
 // when both sides name theirs. A MoRef joins only within one vCenter: the
@@ -44,6 +56,9 @@ func JoinGovc(vms []SourceVM, govc []GovcVM, addUnmatched bool) ([]SourceVM, []s
 		vcenters[hostOf(v.VCenter)] = true
 	}
 	for _, g := range govc {
+		if g.Template {
+			continue // GovcTemplates names them
+		}
 		gvc := hostOf(g.VCenter)
 		sameVC := func(v SourceVM) bool { return gvc == "" || v.VCenter == "" || gvc == hostOf(v.VCenter) }
 		idx := -1

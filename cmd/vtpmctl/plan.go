@@ -224,6 +224,7 @@ func readInventory(ctx context.Context, o *planImportOptions) (vms []plans.Sourc
 		}
 		govc = append(govc, g...)
 	}
+	skipped = append(skipped, plans.GovcTemplates(govc)...)
 	vms, unmatched := plans.JoinGovc(vms, govc, o.RVTools == "")
 	for _, n := range unmatched {
 		fmt.Fprintf(o.IO.Err, "vtpmctl: govc VM %s is not a VM of the RVTools export (a template or placeholder?): ignored\n", n)

@@ -218,6 +218,9 @@ vms:
 		}
 		return m
 	}
+	for _, v := range out.VMs { // the record the closing note quotes
+		t.Logf("%s: %s (server %s by %s) %v findings %q remedy %q", v.VM, v.Verdict, v.ServerID, v.MatchedBy, status(v), v.Findings, v.Remedy)
+	}
 	ok, wrong := got[vmOK], got[vmWrong]
 	wantOK := map[string]string{"STATUS": "pass", "VTPM": "pass", "FIRMWARE": "pass", "SECURE-BOOT": "pass", "SECRET": "pass", "HOST-TRAITS": "pass", "DOMAIN-TPM": "pass"}
 	if ok.Verdict != plans.Verified || ok.ServerID != okID || ok.MatchedBy != "image metadata "+plans.SourceKey || fmt.Sprint(status(ok)) != fmt.Sprint(wantOK) {
