@@ -62,6 +62,7 @@ examples-check:
 	@command -v ansible-playbook > /dev/null || { apt-get -o DPkg::Lock::Timeout=900 update -qq && \
 	  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends ansible-core > /dev/null; }
 	ANSIBLE_LOCALHOST_WARNING=false ansible-playbook --syntax-check -i examples/ansible/inventory.ini examples/ansible/host-audit.yml
+	ANSIBLE_LOCALHOST_WARNING=false ansible-playbook --syntax-check -i examples/ansible/inventory.ini examples/ansible/kolla-host-check.yml
 
 ## browser: Debian's chromium, for the HTML report test (as root, once).
 browser:

@@ -9,10 +9,27 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
+// TestDaemonSetManifest checks the OpenStack-Helm example against what the
+// charts name: the Secrets nova-etc (key nova-compute.conf, mounted at
+// /etc/nova/nova.conf: nova/templates/daemonset-compute.yaml:339-341,
+// configmap-etc.yaml:224) and libvirt-etc (key qemu.conf at
+// /etc/libvirt/qemu.conf: libvirt/templates/daemonset-libvirt.yaml:248-250),
+// the node's /run/libvirt and /var/lib/libvirt, and the compute label.
 func TestDaemonSetManifest(t *testing.T) {
 	data, err := os.ReadFile("kubernetes/host-check-daemonset.yaml")
 	if err != nil {
 		t.Fatal(err)
+	}
+	type mount struct {
+		Name      string `yaml:"name"`
+		MountPath string `yaml:"mountPath"`
+		SubPath   string `yaml:"subPath"`
+	}
+	type container struct {
+		Image        string   `yaml:"image"`
+		Command      []string `yaml:"command"`
+		Args         []string `yaml:"args"`
+		VolumeMounts []mount  `yaml:"volumeMounts"`
 	}
 	var ds struct {
 		APIVersion string `yaml:"apiVersion"`
@@ -20,18 +37,18 @@ func TestDaemonSetManifest(t *testing.T) {
 		Spec       struct {
 			Template struct {
 				Spec struct {
-					Containers []struct {
-						Args         []string `yaml:"args"`
-						VolumeMounts []struct {
-							Name      string `yaml:"name"`
-							MountPath string `yaml:"mountPath"`
-						} `yaml:"volumeMounts"`
-					} `yaml:"containers"`
-					Volumes []struct {
+					NodeSelector   map[string]string `yaml:"nodeSelector"`
+					InitContainers []container       `yaml:"initContainers"`
+					Containers     []container       `yaml:"containers"`
+					Volumes        []struct {
 						Name     string `yaml:"name"`
-						HostPath struct {
+						HostPath *struct {
 							Path string `yaml:"path"`
 						} `yaml:"hostPath"`
+						Secret *struct {
+							SecretName string `yaml:"secretName"`
+						} `yaml:"secret"`
+						EmptyDir any `yaml:"emptyDir"`
 					} `yaml:"volumes"`
 				} `yaml:"spec"`
 			} `yaml:"template"`
@@ -42,34 +59,73 @@ func TestDaemonSetManifest(t *testing.T) {
 	if err := dec.Decode(&ds); err != nil {
 		t.Fatalf("manifest does not parse: %v", err)
 	}
-	if ds.APIVersion != "apps/v1" || ds.Kind != "DaemonSet" || len(ds.Spec.Template.Spec.Containers) != 1 {
-		t.Fatalf("not a one-container apps/v1 DaemonSet: %+v", ds)
+	spec := ds.Spec.Template.Spec
+	if ds.APIVersion != "apps/v1" || ds.Kind != "DaemonSet" || len(spec.Containers) != 1 || len(spec.InitContainers) != 1 {
+		t.Fatalf("not an apps/v1 DaemonSet with one init container and one container: %+v", ds)
 	}
-	c := ds.Spec.Template.Spec.Containers[0]
-	if !strings.Contains(strings.Join(c.Args, " "), "vtpmctl host check -f json --root /host") {
-		t.Errorf("the container does not run host check: %q", c.Args)
+	if spec.NodeSelector["openstack-compute-node"] != "enabled" {
+		t.Errorf("nodeSelector %v: the libvirt chart runs on openstack-compute-node=enabled", spec.NodeSelector)
 	}
-	hostPaths := map[string]string{}
-	for _, v := range ds.Spec.Template.Spec.Volumes {
-		hostPaths[v.Name] = v.HostPath.Path
+	c := spec.Containers[0]
+	if !strings.Contains(strings.Join(c.Args, " "), "/opt/vtpmctl/vtpmctl host check --layout openstack-helm -f json") {
+		t.Errorf("the container does not run host check with the openstack-helm layout: %q", c.Args)
 	}
+	if !strings.HasPrefix(c.Image, "quay.io/airshipit/libvirt:") {
+		t.Errorf("image %s: the check runs in the libvirt chart's image (its swtpm user and binaries)", c.Image)
+	}
+	secrets, hostPaths := map[string]string{}, map[string]string{}
+	for _, v := range spec.Volumes {
+		switch {
+		case v.Secret != nil:
+			secrets[v.Name] = v.Secret.SecretName
+		case v.HostPath != nil:
+			hostPaths[v.Name] = v.HostPath.Path
+		}
+	}
+	type want struct{ secret, key, path string }
+	got := map[string]bool{}
 	for _, m := range c.VolumeMounts {
-		hp, ok := hostPaths[m.Name]
-		if !ok {
-			t.Errorf("mount %s has no volume", m.Name)
-			continue
-		}
-		if m.MountPath != "/host"+hp {
-			t.Errorf("%s mounted at %s, want /host%s (host check reads below --root /host)", hp, m.MountPath, hp)
+		switch {
+		case secrets[m.Name] != "":
+			got[secrets[m.Name]+":"+m.SubPath+"->"+m.MountPath] = true
+		case hostPaths[m.Name] != "":
+			if hostPaths[m.Name] != m.MountPath {
+				t.Errorf("node path %s mounted at %s: the layout reads it where the node has it", hostPaths[m.Name], m.MountPath)
+			}
+			got[hostPaths[m.Name]] = true
 		}
 	}
-	for _, want := range []string{"/etc/nova", "/etc/libvirt", "/run/libvirt"} {
-		found := false
-		for _, p := range hostPaths {
-			found = found || p == want
+	for _, w := range []string{"nova-etc:nova-compute.conf->/etc/nova/nova.conf", "libvirt-etc:qemu.conf->/etc/libvirt/qemu.conf", "/run/libvirt", "/var/lib/libvirt"} {
+		if !got[w] {
+			t.Errorf("missing mount %s (have %v)", w, got)
 		}
-		if !found {
-			t.Errorf("no hostPath %s", want)
+	}
+	ic := spec.InitContainers[0]
+	if len(ic.VolumeMounts) != 1 || ic.VolumeMounts[0].Name != "vtpmctl-bin" || !strings.Contains(strings.Join(ic.Command, " "), "/opt/vtpmctl/vtpmctl") {
+		t.Errorf("init container does not copy vtpmctl into the shared volume: %+v", ic)
+	}
+}
+
+// TestKollaPlaybook: the kolla-ansible example runs the check with the
+// kolla layout on every host of kolla's compute group.
+func TestKollaPlaybook(t *testing.T) {
+	data, err := os.ReadFile("ansible/kolla-host-check.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plays []struct {
+		Hosts string           `yaml:"hosts"`
+		Tasks []map[string]any `yaml:"tasks"`
+	}
+	if err := yaml.Unmarshal(data, &plays); err != nil {
+		t.Fatalf("playbook does not parse: %v", err)
+	}
+	if len(plays) != 2 || plays[0].Hosts != "compute" {
+		t.Fatalf("want kolla's compute group, then the fleet report: %+v", plays)
+	}
+	for _, want := range []string{"'--layout', 'kolla'", "'host', 'check'", "failed_when: host_check.rc == 2", "'hosts', 'report'"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("playbook lacks %q", want)
 		}
 	}
 }

@@ -64,6 +64,11 @@ func (s *state) checkVirtType() {
 func (s *state) checkAccounts() {
 	s.user = s.conf.String("libvirt", "swtpm_user", "tss")
 	s.group = s.conf.String("libvirt", "swtpm_group", "tss")
+	if why := s.layout.Unread["nova"]; why != "" {
+		s.add("SWTPM-USER", Skip, "Nova looks up [libvirt] swtpm_user "+s.user+" where nova-compute runs: "+why, "")
+		s.add("SWTPM-GROUP", Skip, "Nova looks up [libvirt] swtpm_group "+s.group+" where nova-compute runs: "+why, "")
+		return
+	}
 	if _, ok := s.acc.users[s.user]; ok {
 		s.add("SWTPM-USER", Pass, fmt.Sprintf("[libvirt] swtpm_user %s exists (uid %d)", s.user, s.acc.users[s.user]), "")
 	} else {
@@ -87,6 +92,15 @@ func (s *state) checkQemuConfMatch() {
 		where = s.qemu.Path
 	}
 	lu, lg := s.qemu.String("swtpm_user", "tss"), s.qemu.String("swtpm_group", "tss")
+	// In a container layout libvirtd has its own /etc/passwd: the user it
+	// runs swtpm as must exist there, whatever nova-compute's has.
+	if (s.libvirtRoot != s.novaRoot || s.layout.Unread["nova"] != "") && s.layout.Unread["libvirt"] == "" {
+		if _, ok := s.lacc.users[lu]; !ok {
+			s.add("SWTPM-USER-LIBVIRT", s.failIfEnabled(), fmt.Sprintf("libvirt (%s) runs swtpm as %s, which does not exist in libvirtd's filesystem (%s): no vTPM guest starts", where, lu, s.libvirtRoot),
+				"install swtpm in the libvirt image (its package creates the user) or set swtpm_user in qemu.conf to a user the image has")
+			return
+		}
+	}
 	if lu == s.user && lg == s.group {
 		s.add("SWTPM-USER-LIBVIRT", Pass, fmt.Sprintf("nova.conf and %s agree: swtpm runs as %s:%s", where, lu, lg), "")
 		return

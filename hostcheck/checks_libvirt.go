@@ -77,13 +77,55 @@ func (s *state) connect() {
 	}
 }
 
+// binaryRoots are the filesystems whose PATH must hold swtpm: libvirtd's
+// (it runs swtpm) and, when it is another one, nova-compute's (Nova looks
+// for the binaries at startup on the releases that check them).
+func (s *state) binaryRoots() (roots map[string]string, unread []string) {
+	roots = map[string]string{}
+	add := func(role, dir, label string) {
+		if why := s.layout.Unread[role]; why != "" {
+			unread = append(unread, why)
+			return
+		}
+		roots[label] = dir
+	}
+	if s.novaRoot == s.libvirtRoot && s.layout.Unread["nova"] == "" && s.layout.Unread["libvirt"] == "" {
+		return map[string]string{"": s.libvirtRoot}, nil
+	}
+	add("libvirt", s.libvirtRoot, "libvirtd's filesystem")
+	if s.rel.ChecksSwtpmBinaries() {
+		add("nova", s.novaRoot, "nova-compute's filesystem")
+	}
+	return roots, unread
+}
+
 func (s *state) checkBinaries() {
 	var missing, found []string
+	roots, unread := s.binaryRoots()
+	if len(roots) == 0 {
+		s.add("SWTPM-BINARIES", Skip, strings.Join(unread, "; "), "")
+		return
+	}
+	var where []string // missing, with the filesystem when there are two
 	for _, b := range []string{"swtpm", "swtpm_setup", "swtpm_ioctl"} {
-		if p := lookPath(s.o.Root, b); p != "" {
-			found = append(found, p)
+		var lacking []string
+		for label, root := range roots {
+			p := lookPath(root, b)
+			switch {
+			case p == "":
+				lacking = append(lacking, label)
+			case label == "":
+				found = append(found, p)
+			}
+		}
+		if len(lacking) == 0 {
+			continue
+		}
+		missing = append(missing, b)
+		if lacking[0] == "" {
+			where = append(where, b)
 		} else {
-			missing = append(missing, b)
+			where = append(where, b+" (in "+strings.Join(sortedCopy(lacking), " and ")+")")
 		}
 	}
 	if s.o.RunVersion != nil && len(found) > 0 {
@@ -93,6 +135,13 @@ func (s *state) checkBinaries() {
 	}
 	if len(missing) == 0 {
 		msg := "swtpm, swtpm_setup and swtpm_ioctl on PATH"
+		if _, host := roots[""]; !host {
+			var labels []string
+			for l := range roots {
+				labels = append(labels, l)
+			}
+			msg += " in " + strings.Join(sortedCopy(labels), " and ")
+		}
 		if v := s.r.Facts.SwtpmVersion; v != "" {
 			msg += " (" + v + ")"
 		}
@@ -112,7 +161,7 @@ func (s *state) checkBinaries() {
 	if contains(missing, "swtpm") || contains(missing, "swtpm_setup") {
 		st = s.failIfEnabled()
 	}
-	msg := "missing on PATH: " + strings.Join(missing, ", ") + "; libvirt cannot start a vTPM without swtpm and swtpm_setup"
+	msg := "missing on PATH: " + strings.Join(where, ", ") + "; libvirt cannot start a vTPM without swtpm and swtpm_setup"
 	if nmsg != "" {
 		msg = nmsg + " (" + msg + ")"
 	} else {
@@ -223,7 +272,7 @@ func (s *state) checkKeepState() {
 		return
 	}
 	const wiped = "wipes vTPM state on every stop/start and hard reboot (bug 2118888): BitLocker asks for its recovery key"
-	if fixed, path, ok := installedKeepTPMFix(s.o.Root); ok {
+	if fixed, path, ok := installedKeepTPMFix(s.novaRoot); ok {
 		if fixed {
 			kept("yes", fmt.Sprintf("libvirt %s and %s passes %s", s.libV, path, keepTPMMarker))
 			s.add("KEEP-TPM-STATE", Pass, fmt.Sprintf("libvirt %s >= 8.9.0 and the installed Nova carries the bug 2118888 fix (%s uses %s): vTPM state survives stop/start and hard reboot", s.libV, path, keepTPMMarker), "")
@@ -276,7 +325,7 @@ func (s *state) checkStateDir() {
 		return
 	}
 	sys := st.Sys().(*syscall.Stat_t)
-	owner, perm := s.acc.userName(int(sys.Uid)), st.Mode().Perm()
+	owner, perm := s.lacc.userName(int(sys.Uid)), st.Mode().Perm()
 	switch {
 	case perm&0o022 != 0:
 		s.add("SWTPM-STATE-DIR", Fail, fmt.Sprintf("%s is writable by group or others (%04o): any local user can replace a guest's TPM state", dir, perm), "chmod 0711 "+dir)
@@ -291,19 +340,23 @@ func (s *state) checkStateDir() {
 
 func (s *state) checkLocalCA() {
 	dir := "/var/lib/swtpm-localca"
-	st, err := statIn(s.o.Root, dir)
+	if why := s.layout.Unread["libvirt"]; why != "" {
+		s.add("SWTPM-LOCALCA", Skip, dir+" is in libvirtd's filesystem: "+why, "")
+		return
+	}
+	st, err := statIn(s.libvirtRoot, dir)
 	if err != nil {
 		s.add("SWTPM-LOCALCA", s.warnIfEnabled(), dir+" does not exist: swtpm_setup creates it on first use only if its parent is writable by "+s.user, "install swtpm-tools (it creates the directory for the swtpm user)")
 		return
 	}
 	sys := st.Sys().(*syscall.Stat_t)
-	uid, ok := s.acc.users[s.user]
-	gid := s.acc.groups[s.group]
+	uid, ok := s.lacc.users[s.user]
+	gid := s.lacc.groups[s.group]
 	perm := st.Mode().Perm()
 	writable := ok && ((int(sys.Uid) == uid && perm&0o200 != 0) || (int(sys.Gid) == gid && perm&0o020 != 0) || perm&0o002 != 0)
 	if !writable {
 		s.add("SWTPM-LOCALCA", s.failIfEnabled(), fmt.Sprintf("%s (%s:%s %04o) is not writable by the swtpm user %s: swtpm_setup cannot create the TPM's EK certificate and the guest will not start",
-			dir, s.acc.userName(int(sys.Uid)), s.acc.groupName(int(sys.Gid)), perm, s.user), fmt.Sprintf("chown -R %s:%s %s", s.user, s.group, dir))
+			dir, s.lacc.userName(int(sys.Uid)), s.lacc.groupName(int(sys.Gid)), perm, s.user), fmt.Sprintf("chown -R %s:%s %s", s.user, s.group, dir))
 		return
 	}
 	s.add("SWTPM-LOCALCA", Pass, fmt.Sprintf("%s writable by %s", dir, s.user), "")

@@ -7,10 +7,11 @@ import (
 )
 
 // novaSitePatterns are where an installed nova package's metadata sits:
-// Debian, Ubuntu, RDO, pip and kolla/OpenStack-Helm virtualenv layouts.
+// Debian, Ubuntu, RDO, pip, and the kolla, OpenStack-Helm and
+// OpenStack-Ansible virtualenvs.
 var novaSitePatterns = []string{"/usr/lib/python3*/dist-packages/nova-*-info", "/usr/lib/python3*/site-packages/nova-*-info",
 	"/usr/local/lib/python3*/*-packages/nova-*-info", "/var/lib/kolla/venv/lib/python3*/site-packages/nova-*-info",
-	"/var/lib/openstack/lib/python3*/site-packages/nova-*-info"}
+	"/var/lib/openstack/lib/python3*/site-packages/nova-*-info", "/openstack/venvs/nova-*/lib/python3*/site-packages/nova-*-info"}
 
 // novaMetadata lists the installed nova packages' metadata directories,
 // as paths on the audited host (inside the root).

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/internal/result"
@@ -45,6 +46,8 @@ type Report struct {
 	// VTPMGuests are the domains with a <tpm> on this host.
 	VTPMGuests []Guest  `json:"vtpm_guests"`
 	Facts      HostInfo `json:"facts"`
+	// Layout: the deployment layout read, and where its files were.
+	Layout *Layout `json:"layout,omitempty"`
 	// AtRisk (fleet audit): the vTPM guests this host would strand if it
 	// died, since Nova refuses to evacuate them.
 	AtRisk []RiskGuest `json:"at_risk_guests,omitempty"`
@@ -126,6 +129,9 @@ func (r *Report) Table() output.Table {
 	for _, c := range r.Checks {
 		t.Rows = append(t.Rows, output.Record{{Name: "id", Value: c.ID}, {Name: "status", Value: string(c.Status)},
 			{Name: "message", Value: c.Message}, {Name: "remedy", Value: c.Remedy}})
+	}
+	if l := r.Layout; l != nil {
+		t.Footer = append(t.Footer, fmt.Sprintf("layout %s (%s): nova.conf %s, qemu.conf %s, swtpm state %s", l.Name, l.Evidence, strings.Join(l.NovaConf, " + "), l.QemuConf, l.StateDir))
 	}
 	return t
 }

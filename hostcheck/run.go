@@ -28,6 +28,13 @@ type Options struct {
 	// --root (a mounted image's binaries are not run).
 	RunVersion func(bin string) (string, error)
 	Hostname   string
+	// Layout: a deployment's layout name, or "auto"/"" to detect it.
+	Layout string
+	// NovaRoot, LibvirtRoot: directories holding the filesystems
+	// nova-compute and libvirtd run in (a container's), overriding the
+	// layout's; ContainerRoot finds a running container's (docker/podman).
+	NovaRoot, LibvirtRoot string
+	ContainerRoot         func(name string) (string, error)
 }
 
 // state is what the checks share while running.
@@ -52,6 +59,10 @@ type state struct {
 	capsErr       error
 	domains       []*Domain
 	secrets       []*Secret
+	layout        Layout
+	novaRoot      string   // where nova-compute's files are ("" = the host's)
+	libvirtRoot   string   // where libvirtd's files are
+	lacc          accounts // libvirtd's accounts (the swtpm user it runs swtpm as)
 }
 
 // Run performs every check. It returns an error only for input the checks
@@ -62,18 +73,47 @@ func Run(o Options) (*Report, error) {
 		o.Root = filepath.Clean(o.Root)
 	}
 	s := &state{o: o, r: &Report{Schema: ReportSchema, Traits: []string{}, VTPMGuests: []Guest{}}}
-	if len(o.NovaConf) == 0 && o.NovaConfDir == "" {
-		o.NovaConf = []string{"/etc/nova/nova.conf"}
-		if _, err := statIn(o.Root, "/etc/nova/nova-compute.conf"); err == nil {
-			o.NovaConf = append(o.NovaConf, "/etc/nova/nova-compute.conf")
-		}
-	}
-	var err error
-	if s.conf, err = LoadNovaConf(o.Root, o.NovaConf, o.NovaConfDir); err != nil {
+	l, err := ResolveLayout(o.Layout, o.Root, o.ContainerRoot)
+	if err != nil {
 		return nil, err
 	}
+	if o.NovaRoot != "" {
+		l.NovaRoot = filepath.Clean(o.NovaRoot)
+		delete(l.Unread, "nova")
+	}
+	if o.LibvirtRoot != "" {
+		l.LibvirtRoot = filepath.Clean(o.LibvirtRoot)
+		delete(l.Unread, "libvirt")
+	}
+	if len(o.NovaConf) == 0 && o.NovaConfDir == "" {
+		o.NovaConf, o.NovaConfDir = l.NovaConf, l.NovaConfDir
+		if len(o.NovaConf) == 0 {
+			o.NovaConf = []string{"/etc/nova/nova.conf"}
+			if _, err := statIn(o.Root, "/etc/nova/nova-compute.conf"); err == nil {
+				o.NovaConf = append(o.NovaConf, "/etc/nova/nova-compute.conf")
+			}
+		}
+	}
 	if o.QemuConf == "" {
-		o.QemuConf = "/etc/libvirt/qemu.conf"
+		o.QemuConf = l.QemuConf
+	}
+	if o.StateDir == "" {
+		o.StateDir = l.StateDir
+	}
+	if o.LibvirtURI == "" {
+		o.LibvirtURI = l.LibvirtURI
+	}
+	l.NovaConf, l.NovaConfDir, l.QemuConf, l.StateDir, l.LibvirtURI = o.NovaConf, o.NovaConfDir, o.QemuConf, o.StateDir, o.LibvirtURI
+	s.layout, s.novaRoot, s.libvirtRoot = l, o.Root, o.Root
+	if l.NovaRoot != "" {
+		s.novaRoot = l.NovaRoot
+	}
+	if l.LibvirtRoot != "" {
+		s.libvirtRoot = l.LibvirtRoot
+	}
+	s.r.Layout = &s.layout
+	if s.conf, err = LoadNovaConf(o.Root, o.NovaConf, o.NovaConfDir); err != nil {
+		return nil, err
 	}
 	if _, err := statIn(o.Root, o.QemuConf); err == nil { // absent: libvirt's defaults apply
 		if s.qemu, err = LoadQemuConf(o.Root, o.QemuConf); err != nil {
@@ -82,7 +122,7 @@ func Run(o Options) (*Report, error) {
 	}
 	ev := nova.ReleaseEvidence{Flag: o.Release}
 	if o.Release == nova.ReleaseUnknown {
-		if ev.Installed, err = DetectNovaRelease(o.Root); err != nil {
+		if ev.Installed, err = DetectNovaRelease(s.novaRoot); err != nil {
 			return nil, err
 		}
 	}
@@ -102,7 +142,7 @@ func Run(o Options) (*Report, error) {
 		s.o.Hostname = o.Hostname
 	}
 	s.r.Host = s.conf.String("DEFAULT", "host", o.Hostname)
-	s.acc = loadAccounts(o.Root)
+	s.acc, s.lacc = loadAccounts(s.novaRoot), loadAccounts(s.libvirtRoot)
 	s.connect()
 	if s.hv != nil {
 		defer s.hv.Close()
@@ -160,10 +200,11 @@ func rootName(root string) string {
 	return root
 }
 
-// lookPath finds an executable on PATH below the root.
+// lookPath finds an executable on PATH below the root (a container's
+// filesystem is searched along the standard PATH too).
 func lookPath(root, name string) string {
 	path := os.Getenv("PATH")
-	if root != "" && root != "/" {
+	if underRoot(root) {
 		path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 	}
 	for _, dir := range filepath.SplitList(path) {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 
 	"github.com/urfave/cli/v3"
 
@@ -28,6 +29,9 @@ type hostCheckOptions struct {
 	Root        string
 	StateDir    string
 	JUnit       string
+	Layout      string
+	NovaRoot    string
+	LibvirtRoot string
 }
 
 const auditExit = `EXIT STATUS:
@@ -61,20 +65,38 @@ DIR, never a path on this machine; only regular files under 16 MiB are read.
 Binaries are then not run, AppArmor is skipped, the host name comes from its
 nova.conf or /etc/hostname, and libvirt is not asked unless --libvirt-uri names
 the audited host's. The Nova release is read from the installed nova package
-unless --nova-release is given.`, []string{
+unless --nova-release is given.
+
+--layout says where the deployment keeps things (auto detects it and the
+report names it):
+  packages           distribution packages: /etc/nova, /etc/libvirt, /var/lib/libvirt/swtpm
+  kolla              /etc/kolla/nova-compute/nova.conf, /etc/kolla/nova-libvirt/qemu.conf,
+                     the swtpm user and binaries in the nova_compute and nova_libvirt
+                     containers (found with docker/podman inspect, read, never run),
+                     the swtpm state in the "libvirtd" volume
+  openstack-helm     run in the libvirt image with the nova-etc and libvirt-etc
+                     Secrets mounted as the charts mount them
+                     (examples/kubernetes/host-check-daemonset.yaml)
+  openstack-ansible  Nova in /openstack/venvs/nova-*, /etc/nova a link into it
+--nova-root and --libvirt-root name the filesystems nova-compute and
+libvirtd run in (a container's) when they cannot be found.`, []string{
 				"vtpmctl host check",
 				"vtpmctl host check -f json > $(hostname).json",
 				"vtpmctl host check --nova-conf /etc/nova/nova.conf --nova-conf /etc/nova/nova-compute.conf --junit host.xml",
 				"vtpmctl host check --root /mnt/compute07 --nova-release 2024.2",
+				"vtpmctl host check --layout kolla --junit host.xml",
 			}, auditExit),
 			Flags: []cli.Flag{
 				&cli.StringSliceFlag{Name: "nova-conf", Usage: "nova.conf `FILE` (repeatable, in order; default /etc/nova/nova.conf and nova-compute.conf)", Destination: &o.NovaConf},
 				&cli.StringFlag{Name: "nova-config-dir", Usage: "`DIR` whose *.conf are read after the files", Destination: &o.NovaConfDir},
-				&cli.StringFlag{Name: "qemu-conf", Usage: "libvirt's qemu.conf `FILE`", Value: "/etc/libvirt/qemu.conf", Destination: &o.QemuConf},
+				&cli.StringFlag{Name: "layout", Usage: "deployment `LAYOUT`: auto, packages, kolla, openstack-helm, openstack-ansible", Value: "auto", Destination: &o.Layout},
+				&cli.StringFlag{Name: "nova-root", Usage: "`DIR` holding nova-compute's filesystem (a container image's), for its swtpm user and binaries", Destination: &o.NovaRoot},
+				&cli.StringFlag{Name: "libvirt-root", Usage: "`DIR` holding libvirtd's filesystem (a container image's)", Destination: &o.LibvirtRoot},
+				&cli.StringFlag{Name: "qemu-conf", Usage: "libvirt's qemu.conf `FILE`", DefaultText: "the layout's, /etc/libvirt/qemu.conf with packages", Destination: &o.QemuConf},
 				&cli.StringFlag{Name: "libvirt-uri", Usage: "libvirt `URI` (default: [libvirt] connection_uri, else qemu:///system)", Destination: &o.LibvirtURI},
 				releaseFlag("nova-release", &o.Release, "Nova `RELEASE`", "the installed nova package's"),
 				&cli.StringFlag{Name: "root", Usage: "read every file below `DIR`", Destination: &o.Root},
-				&cli.StringFlag{Name: "swtpm-state-dir", Usage: "vTPM state `DIR`", Value: "/var/lib/libvirt/swtpm", Destination: &o.StateDir},
+				&cli.StringFlag{Name: "swtpm-state-dir", Usage: "vTPM state `DIR`", DefaultText: "the layout's, /var/lib/libvirt/swtpm with packages", Destination: &o.StateDir},
 				&cli.StringFlag{Name: "junit", Usage: "also write JUnit XML to `FILE` (- for stdout; a device such as /dev/null is written, never replaced)", Destination: &o.JUnit},
 			},
 			Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -91,12 +113,13 @@ func runHostCheck(ctx context.Context, o *hostCheckOptions) error {
 	rel := o.Release
 	hn, _ := os.Hostname()
 	opts := hostcheck.Options{Root: o.Root, NovaConf: o.NovaConf, NovaConfDir: o.NovaConfDir, QemuConf: o.QemuConf,
-		LibvirtURI: o.LibvirtURI, Release: rel, StateDir: o.StateDir, Hostname: hn}
+		LibvirtURI: o.LibvirtURI, Release: rel, StateDir: o.StateDir, Hostname: hn, Layout: o.Layout, NovaRoot: o.NovaRoot, LibvirtRoot: o.LibvirtRoot}
 	if o.Root == "" || o.Root == "/" {
 		opts.RunVersion = func(bin string) (string, error) {
 			out, err := exec.CommandContext(ctx, bin, "--version").CombinedOutput()
 			return string(out), err
 		}
+		opts.ContainerRoot = func(name string) (string, error) { return containerRoot(ctx, name) }
 	}
 	rep, err := hostcheck.Run(opts)
 	if err != nil {
@@ -112,6 +135,28 @@ func runHostCheck(ctx context.Context, o *hostCheckOptions) error {
 		return &reportedError{code: exitFailed, msg: fmt.Sprintf("host %s: %d check(s) failed", rep.Host, rep.Summary.Fail)}
 	}
 	return nil
+}
+
+// containerRoot asks Docker, then Podman, where a running container's
+// filesystem is mounted on this host: host check reads it like --root
+// (never runs anything inside it).
+func containerRoot(ctx context.Context, name string) (string, error) {
+	var errs []string
+	for _, engine := range []string{"docker", "podman"} {
+		if _, err := exec.LookPath(engine); err != nil {
+			continue
+		}
+		out, err := exec.CommandContext(ctx, engine, "inspect", "--format", "{{.GraphDriver.Data.MergedDir}}", "--", name).Output()
+		dir := strings.TrimSpace(string(out))
+		if err == nil && strings.HasPrefix(dir, "/") {
+			return dir, nil
+		}
+		errs = append(errs, engine+": no running container "+name)
+	}
+	if len(errs) == 0 {
+		return "", fmt.Errorf("neither docker nor podman is installed here")
+	}
+	return "", fmt.Errorf("%s", strings.Join(errs, "; "))
 }
 
 // writeJUnit writes the file through fileout: atomically for a regular
