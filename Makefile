@@ -56,13 +56,20 @@ bench: devcloud-up build
 	bash bench/vs_openstack.sh
 	$(GO) run ./internal/tools/secretsbench -guests $${GUESTS:-2000} -projects $${PROJECTS:-20}
 
-## examples-check: ansible-playbook --syntax-check of the fleet playbook
-## (installs Debian's ansible-core once, as root).
+## examples-check: ansible-playbook --syntax-check of the fleet playbooks
+## (installs Debian's ansible-core once, as root); promtool check and test
+## of the alert rules (promtool unpacked from Debian's prometheus package).
 examples-check:
 	@command -v ansible-playbook > /dev/null || { apt-get -o DPkg::Lock::Timeout=900 update -qq && \
 	  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends ansible-core > /dev/null; }
 	ANSIBLE_LOCALHOST_WARNING=false ansible-playbook --syntax-check -i examples/ansible/inventory.ini examples/ansible/host-audit.yml
 	ANSIBLE_LOCALHOST_WARNING=false ansible-playbook --syntax-check -i examples/ansible/inventory.ini examples/ansible/kolla-host-check.yml
+	@# promtool from Debian's prometheus package, unpacked (no daemon installed or started)
+	@test -x bin/tools/promtool || { mkdir -p bin/tools/deb && cd bin/tools/deb && \
+	  { apt-get download prometheus > /dev/null 2>&1 || { apt-get -o DPkg::Lock::Timeout=900 update -qq && apt-get download prometheus > /dev/null; }; } && \
+	  dpkg-deb -x prometheus_*.deb x && cp x/usr/bin/promtool ../promtool && cd .. && rm -rf deb; }
+	bin/tools/promtool check rules examples/prometheus/vtpmctl-alerts.yml
+	bin/tools/promtool test rules examples/prometheus/vtpmctl-alerts_test.yml
 
 ## browser: Debian's chromium, for the HTML report test (as root, once).
 browser:

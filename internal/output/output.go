@@ -11,7 +11,7 @@ import (
 )
 
 // Formats lists the accepted -f values.
-var Formats = []string{"table", "json", "yaml", "value", "csv", "markdown"}
+var Formats = []string{"table", "json", "yaml", "value", "csv", "markdown", "prometheus"}
 
 // Options are the user's -f and -c choices.
 type Options struct {

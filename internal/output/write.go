@@ -9,6 +9,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/vtpmctl/vtpmctl/internal/metrics"
 	"github.com/vtpmctl/vtpmctl/internal/quote"
 )
 
@@ -81,6 +82,13 @@ func Write(w io.Writer, o Options, v any) error {
 		}
 		return m.Markdown(w)
 	}
+	if o.Format == "prometheus" {
+		g, ok := v.(metrics.Gauges)
+		if !ok {
+			return &FormatError{Format: "prometheus"}
+		}
+		return metrics.Write(w, g.Gauges())
+	}
 	t, tabular := v.(Tabular)
 	switch {
 	case tabular && (len(o.Columns) > 0 || o.Format == "table" || o.Format == "value" || o.Format == "" || o.Format == "csv"):
@@ -111,6 +119,9 @@ func Write(w io.Writer, o Options, v any) error {
 type FormatError struct{ Format string }
 
 func (e *FormatError) Error() string {
+	if e.Format == "prometheus" {
+		return "-f prometheus is for host check, hosts audit and secrets audit (choose from table, json, yaml, value, csv)"
+	}
 	return fmt.Sprintf("-f %s is not available for this command (choose from table, json, yaml, value, csv)", e.Format)
 }
 

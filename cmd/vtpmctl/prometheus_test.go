@@ -1,0 +1,80 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// parseProm reads -f prometheus back with the client library's parser.
+func parseProm(t *testing.T, text string) map[string]*dto.MetricFamily {
+	t.Helper()
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(strings.NewReader(text))
+	if err != nil {
+		t.Fatalf("does not parse: %v\n%s", err, text)
+	}
+	return fams
+}
+
+// sample finds the value of a series with these labels.
+func sample(fams map[string]*dto.MetricFamily, name string, labels ...string) (float64, bool) {
+	f := fams[name]
+	if f == nil {
+		return 0, false
+	}
+next:
+	for _, m := range f.Metric {
+		have := map[string]string{}
+		for _, l := range m.Label {
+			have[l.GetName()] = l.GetValue()
+		}
+		for i := 0; i < len(labels); i += 2 {
+			if have[labels[i]] != labels[i+1] {
+				continue next
+			}
+		}
+		return m.GetGauge().GetValue(), true
+	}
+	return 0, false
+}
+
+func TestPrometheusOutput(t *testing.T) {
+	fixtureCloud(t)
+	out, errs, code := runCLI(t, "--os-cloud", "fake", "hosts", "audit", "-f", "prometheus")
+	fams := parseProm(t, out)
+	if code > 1 || len(fams) == 0 {
+		t.Fatalf("hosts audit: exit %d %s", code, errs)
+	}
+	if v, ok := sample(fams, "vtpmctl_fleet_hosts"); !ok || v < 1 {
+		t.Errorf("vtpmctl_fleet_hosts %v %v\n%s", v, ok, out)
+	}
+	if _, ok := sample(fams, "vtpmctl_fleet_hosts_capable", "capability", "tpm_2_0"); !ok {
+		t.Errorf("no capability gauge\n%s", out)
+	}
+	if _, ok := sample(fams, "vtpmctl_host_trait", "trait", "COMPUTE_SECURITY_TPM_2_0"); !ok {
+		t.Errorf("no trait series\n%s", out)
+	}
+
+	out, errs, code = runCLI(t, "--os-cloud", "fake", "secrets", "audit", "-f", "prometheus")
+	fams = parseProm(t, out)
+	if code > 1 {
+		t.Fatalf("secrets audit: exit %d %s", code, errs)
+	}
+	for _, name := range []string{"vtpmctl_secrets_guests", "vtpmctl_secrets_orphans", "vtpmctl_secrets_projects_not_auditable", "vtpmctl_last_run_timestamp_seconds"} {
+		if fams[name] == nil {
+			t.Errorf("no %s\n%s", name, out)
+		}
+	}
+	if _, ok := sample(fams, "vtpmctl_secrets_guests", "result", "ok"); !ok {
+		t.Errorf("no ok guests series\n%s", out)
+	}
+
+	// A command without a metrics view says so, as a usage error.
+	if _, errs, code := runCLI(t, "--os-cloud", "fake", "flavor", "list", "-f", "prometheus"); code != 2 || !strings.Contains(errs, "-f prometheus is for host check, hosts audit and secrets audit") {
+		t.Errorf("flavor list -f prometheus: exit %d %s", code, errs)
+	}
+}
