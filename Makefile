@@ -10,14 +10,31 @@ DEVCLOUD_DIR ?= /var/tmp/vtpmctl-devcloud
 export DEVCLOUD_DIR
 
 
-.PHONY: build test test-releases unit cover lint fuzz bench examples-check browser integration demo devcloud-up devcloud-down devcloud-wipe devcloud-status clean
+.PHONY: dist dist-test build test test-releases unit cover lint fuzz bench examples-check browser integration demo devcloud-up devcloud-down devcloud-wipe devcloud-status clean
+
+# --version says which build this is (GOFLAGS may turn Go's own VCS stamp off).
+COMMIT     := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
+VERSION    ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS    := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 
 build:
-	$(GO) build -tags '$(TAGS)' -o bin/vtpmctl ./cmd/vtpmctl
+	$(GO) build -tags '$(TAGS)' -ldflags '$(LDFLAGS)' -o bin/vtpmctl ./cmd/vtpmctl
+
+## dist: vtpmctl for linux/amd64 and arm64 (glibc its only shared library,
+## libvirt loaded at run time), man page, completions, .deb and .rpm (nfpm),
+## SHA256SUMS, in dist/ (installs Debian's arm64 cross compiler once).
+dist:
+	bash packaging/dist.sh
+
+## dist-test: the amd64 .deb installed in a fresh debootstrap chroot, run
+## there (--version, check, host check without libvirt), removed (~30 s).
+dist-test: dist
+	bash packaging/dist-test.sh
 
 ## test: everything CI runs: lint, unit tests, a short fuzz of every parser,
-## then the local cloud and the integration tests against it.
-test: lint unit fuzz examples-check integration
+## the examples, the packages installed in a fresh Debian, then the local
+## cloud and the integration tests against it.
+test: lint unit fuzz examples-check dist-test integration
 
 # Every go test run closes with "tests: N passed, N failed, N skipped".
 GOTEST = set -o pipefail; $(GO) test -json

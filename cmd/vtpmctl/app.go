@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"runtime"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -48,7 +50,27 @@ func (g *globalOptions) connect(ctx context.Context) (*cloud.Session, error) {
 	return s, nil
 }
 
-var version = "dev"
+// version and commit are set by `make build`/`make dist` (-ldflags -X);
+// a plain go build falls back to the VCS stamp Go records.
+var version, commit = "dev", ""
+
+// versionString is what --version prints.
+func versionString() string {
+	c := commit
+	if c == "" {
+		if bi, ok := debug.ReadBuildInfo(); ok {
+			for _, st := range bi.Settings {
+				if st.Key == "vcs.revision" && len(st.Value) >= 12 {
+					c = st.Value[:12]
+				}
+			}
+		}
+	}
+	if c == "" {
+		c = "unknown"
+	}
+	return fmt.Sprintf("%s (commit %s, %s, %s/%s)", version, c, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
 
 // sessionOpened, when set (tests), sees every session a command opens.
 var sessionOpened func(*cloud.Session)
@@ -70,7 +92,7 @@ func newRootCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 	root := &cli.Command{
 		Name:    "vtpmctl",
 		Usage:   "virtual TPM for Windows and other UEFI guests on OpenStack",
-		Version: version,
+		Version: versionString(),
 		Description: `vtpmctl answers, before anything boots, whether Nova gives a guest a vTPM,
 which version and model, which host traits it needs and what the guest can no
 longer do; and it audits the hosts and Barbican secrets behind vTPM guests.
@@ -88,9 +110,20 @@ EXAMPLES:
 		Writer:                streams.Out,
 		ErrWriter:             streams.Err,
 		Reader:                streams.In,
-		EnableShellCompletion: false,
-		Suggest:               true,
-		Flags:                 globalFlags(g),
+		EnableShellCompletion: true,
+		ConfigureShellCompletionCommand: func(c *cli.Command) {
+			c.Hidden = false
+			c.Usage = "print the shell completion script: vtpmctl completion bash|zsh|fish"
+			c.Description = commandHelp("Prints the completion script for a shell; the .deb and .rpm install them.", []string{
+				"source <(vtpmctl completion bash)",
+				"vtpmctl completion zsh > \"${fpath[1]}/_vtpmctl\"",
+				"vtpmctl completion fish > ~/.config/fish/completions/vtpmctl.fish",
+			}, "EXIT STATUS:\n   0  printed\n   2  unknown shell")
+			c.Action = groupAction
+			setUsageHandlers(c)
+		},
+		Suggest: true,
+		Flags:   globalFlags(g),
 		Before: func(ctx context.Context, cmd *cli.Command) (context.Context, error) {
 			if err := g.Output.Validate(); err != nil {
 				return ctx, &usageError{msg: err.Error(), err: err}
@@ -136,6 +169,7 @@ EXAMPLES:
 			newPlanCommand(g, streams),
 			newUpgradeCommand(g, streams),
 			newReportCommand(g, streams),
+			newManCommand(streams),
 		},
 	}
 	for _, c := range root.Commands {
