@@ -189,6 +189,15 @@ func TestLayoutOpenStackAnsible(t *testing.T) {
 	}
 }
 
+// TestLayoutPackages: a host with none of the deployers' files is a
+// distribution-packages host, and the report says why.
+func TestLayoutPackages(t *testing.T) {
+	r := newTree(t).run()
+	if r.Layout == nil || r.Layout.Name != LayoutPackages || !strings.Contains(r.Layout.Evidence, "detected") || r.Layout.QemuConf != "/etc/libvirt/qemu.conf" {
+		t.Errorf("%+v", r.Layout)
+	}
+}
+
 func TestLayoutUnknown(t *testing.T) {
 	if _, err := Run(Options{Root: t.TempDir(), Layout: "juju", Release: nova.Zed}); err == nil || !strings.Contains(err.Error(), "choose auto, packages, kolla") {
 		t.Errorf("%v", err)
