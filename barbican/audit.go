@@ -125,11 +125,8 @@ const ResultSchema = "vtpmctl.secrets-audit/1"
 
 // Result is the whole audit, and the JSON of `secrets audit`.
 type Result struct {
-	Schema  string       `json:"schema"`
-	Release nova.Release `json:"nova_release"`
-	// Candidates: the releases left open by the cloud's evidence, when
-	// several share its compute API maximum.
-	Candidates   []nova.Release    `json:"nova_release_candidates,omitempty"`
+	Schema string `json:"schema"`
+	nova.ReleaseContext
 	Summary      Summary           `json:"summary"`
 	Guests       []GuestResult     `json:"guests"`
 	NotAuditable map[string]string `json:"not_auditable"`
@@ -189,7 +186,7 @@ func Audit(f Facts, now time.Time) Result {
 	for _, s := range f.Secrets {
 		byInstance[s.InstanceID] = append(byInstance[s.InstanceID], s)
 	}
-	res := Result{Schema: ResultSchema, Release: f.Release, NotAuditable: map[string]string{}, Guests: []GuestResult{}, Orphans: []Orphan{}, SkippedSecrets: f.SkippedSecrets}
+	res := Result{Schema: ResultSchema, ReleaseContext: nova.ReleaseContext{Release: f.Release}, NotAuditable: map[string]string{}, Guests: []GuestResult{}, Orphans: []Orphan{}, SkippedSecrets: f.SkippedSecrets}
 	if res.ServiceUser = resolveServiceUser(f); res.ServiceUser != nil {
 		f.ServiceUserID = res.ServiceUser.ID
 	}

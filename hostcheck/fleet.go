@@ -367,19 +367,16 @@ const FleetSchema = "vtpmctl.hosts-audit/1"
 // Fleet is the result of `hosts audit`: every host, its Placement traits,
 // its findings (Reports, in the order of Hosts) and the summary.
 type Fleet struct {
-	Schema  string       `json:"schema"`
-	Release nova.Release `json:"nova_release"`
-	// Candidates: the releases the cloud's evidence leaves open when
-	// several share its compute API maximum (2.100: 2025.1 or 2025.2).
-	Candidates []nova.Release `json:"nova_release_candidates,omitempty"`
-	Summary    FleetSummary   `json:"summary"`
-	Hosts      []FleetHost    `json:"hosts"`
-	Reports    []Report       `json:"reports"`
+	Schema string `json:"schema"`
+	nova.ReleaseContext
+	Summary FleetSummary `json:"summary"`
+	Hosts   []FleetHost  `json:"hosts"`
+	Reports []Report     `json:"reports"`
 }
 
 // NewFleet assembles the audit's result.
 func NewFleet(rel nova.Release, hosts []FleetHost, reports []Report, sum FleetSummary) *Fleet {
-	return &Fleet{Schema: FleetSchema, Release: rel, Summary: sum, Hosts: hosts, Reports: reports}
+	return &Fleet{Schema: FleetSchema, ReleaseContext: nova.ReleaseContext{Release: rel}, Summary: sum, Hosts: hosts, Reports: reports}
 }
 
 // Table is one row per host.

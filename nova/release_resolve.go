@@ -98,6 +98,23 @@ func Label(rel Release, candidates []Release) string {
 // Ambiguous says whether the evidence left several releases open.
 func (r ResolvedRelease) Ambiguous() bool { return len(r.Candidates) > 1 }
 
+// ReleaseContext is how every audit's JSON states the release whose rules
+// it applied, and the releases the cloud's evidence left open (2.100:
+// 2025.1 or 2025.2) when there are several.
+type ReleaseContext struct {
+	Release    Release   `json:"nova_release"`
+	Candidates []Release `json:"nova_release_candidates,omitempty"`
+}
+
+// Context is the resolution as a result carries it.
+func (r ResolvedRelease) Context() ReleaseContext {
+	c := ReleaseContext{Release: r.Release}
+	if r.Ambiguous() {
+		c.Candidates = r.Candidates
+	}
+	return c
+}
+
 // Note says how the release was settled. differ answers whether two
 // candidates give different answers to the caller's question (nil: the
 // vTPM rules at all, RulesDiffer).

@@ -172,7 +172,7 @@ func runHostsAudit(ctx context.Context, o *hostsOptions) error {
 	reps, sum := hostcheck.AuditFleet(rel, hosts, reports, inv.Guests)
 	fleet := hostcheck.NewFleet(rel, hosts, reps, sum)
 	if res.Ambiguous() {
-		fleet.Candidates = res.Candidates
+		fleet.ReleaseContext = res.Context()
 	}
 	if err := output.Write(o.IO.Out, o.Global.Output, fleet); err != nil {
 		return err

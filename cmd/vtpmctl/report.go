@@ -112,7 +112,7 @@ func auditCloud(ctx context.Context, o *reportOptions, in *report.Inputs, byHost
 	reps, sum := hostcheck.AuditFleet(rel, hosts, byHost, inv.Guests)
 	in.Fleet = hostcheck.NewFleet(rel, hosts, reps, sum)
 	if resolved.Ambiguous() {
-		in.Fleet.Candidates = resolved.Candidates
+		in.Fleet.ReleaseContext = resolved.Context()
 	}
 	_, admin, err := svc.sess.TokenProject()
 	if err != nil {
@@ -123,7 +123,7 @@ func auditCloud(ctx context.Context, o *reportOptions, in *report.Inputs, byHost
 		return fmt.Errorf("secrets audit: %w", err)
 	}
 	if resolved.Ambiguous() {
-		sec.Candidates = resolved.Candidates
+		sec.ReleaseContext = resolved.Context()
 	}
 	in.Secrets = &sec
 	if o.UpgradeTo != nova.ReleaseUnknown {

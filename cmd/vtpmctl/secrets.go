@@ -121,7 +121,7 @@ func runSecretsAudit(ctx context.Context, o *secretsAuditOptions) error {
 		return err
 	}
 	if resolved.Ambiguous() {
-		res.Candidates = resolved.Candidates
+		res.ReleaseContext = resolved.Context()
 	}
 	if o.CleanupPlan {
 		return printCleanupPlan(o, svc.sess.CloudName, secretsURL, res)
