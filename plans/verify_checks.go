@@ -61,7 +61,7 @@ func verifyServer(vm PlanVM, srv nova.Server, g nova.VTPMGuest, hasVTPM bool, in
 		case vm.Firmware == "efi" && fw.UEFI:
 			add(CheckFirmware, result.Pass, "UEFI (hw_firmware_type=uefi), as the source", "")
 		case vm.Firmware == "efi":
-			add(CheckFirmware, result.Fail, fmt.Sprintf("the source boots UEFI; image %s has hw_firmware_type=%q: the guest gets BIOS and does not find its EFI boot partition", imageName(srv), srv.Image.Properties["hw_firmware_type"]),
+			add(CheckFirmware, result.Fail, fmt.Sprintf("the source boots UEFI; image %s does not set hw_firmware_type=uefi: the guest gets BIOS and does not find its EFI boot partition", imageName(srv)),
 				"openstack image set --property hw_firmware_type=uefi --property hw_machine_type=q35 "+quote.Shell(imageName(srv))+", and "+recreate)
 		case vm.Firmware == "bios" && fw.UEFI:
 			add(CheckFirmware, result.Fail, "the source boots BIOS (an MBR disk); image "+imageName(srv)+" asks for UEFI: the guest does not boot",
@@ -81,7 +81,11 @@ func verifyServer(vm PlanVM, srv nova.Server, g nova.VTPMGuest, hasVTPM bool, in
 		case fw.SecureBoot == "optional":
 			add(CheckSecureBoot, result.Warn, "optional: on only where the host has a Secure Boot loader", "set os_secure_boot=required on the image")
 		default:
-			add(CheckSecureBoot, result.Fail, fmt.Sprintf("the source boots with Secure Boot; Nova's policy here is %q (flavor os:secure_boot, image os_secure_boot)", fw.SecureBoot),
+			policy := "not set"
+			if fw.SecureBoot != "" {
+				policy = fw.SecureBoot
+			}
+			add(CheckSecureBoot, result.Fail, fmt.Sprintf("the source boots with Secure Boot; neither the flavor's os:secure_boot nor the image's os_secure_boot requires it (%s)", policy),
 				"resize to a flavor with os:secure_boot=required, or openstack image set --property os_secure_boot=required "+quote.Shell(imageName(srv))+" and "+recreate)
 		}
 	}
