@@ -76,8 +76,10 @@ func ResolveLayout(name, root string, containerRoot func(string) (string, error)
 		// as nova/templates/daemonset-compute.yaml:339-341 mounts it, the
 		// libvirt-etc Secret's qemu.conf at /etc/libvirt/qemu.conf
 		// (libvirt/templates/daemonset-libvirt.yaml:248-250), and the node's
-		// /var/lib/libvirt and /run (ibid. :340, :346). nova-compute runs in
-		// the nova image, which is not here.
+		// /var/lib/libvirt and /run (ibid. :340, :346). Atmosphere deploys
+		// the same charts (vexxhost/atmosphere charts/libvirt/templates/
+		// daemonset-libvirt.yaml: Secret libvirt-etc, the same host paths).
+		// nova-compute runs in the nova image, which is not here.
 		l := Layout{Name: name, Evidence: ev, NovaConf: []string{"/etc/nova/nova.conf"}, NovaConfDir: "/etc/nova/nova.conf.d",
 			QemuConf: "/etc/libvirt/qemu.conf", StateDir: "/var/lib/libvirt/swtpm", LibvirtURI: "qemu:///system",
 			Unread: map[string]string{"nova": "nova-compute runs in the nova image, not in this pod: its swtpm user is not checked (give --nova-root DIR with that image's filesystem)"}}
