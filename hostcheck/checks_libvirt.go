@@ -80,6 +80,8 @@ func (s *state) connect() {
 // binaryRoots are the filesystems whose PATH must hold swtpm: libvirtd's
 // (it runs swtpm) and, when it is another one, nova-compute's (Nova looks
 // for the binaries at startup on the releases that check them).
+const novaFS = "nova-compute's filesystem"
+
 func (s *state) binaryRoots() (roots map[string]string, unread []string) {
 	roots = map[string]string{}
 	add := func(role, dir, label string) {
@@ -94,7 +96,7 @@ func (s *state) binaryRoots() (roots map[string]string, unread []string) {
 	}
 	add("libvirt", s.libvirtRoot, "libvirtd's filesystem")
 	if s.rel.ChecksSwtpmBinaries() {
-		add("nova", s.novaRoot, "nova-compute's filesystem")
+		add("nova", s.novaRoot, novaFS)
 	}
 	return roots, unread
 }
@@ -106,7 +108,8 @@ func (s *state) checkBinaries() {
 		s.add("SWTPM-BINARIES", Skip, strings.Join(unread, "; "), "")
 		return
 	}
-	var where []string // missing, with the filesystem when there are two
+	var where []string       // missing, with the filesystem when there are two
+	var novaMissing []string // what nova-compute itself fails to find
 	for _, b := range []string{"swtpm", "swtpm_setup", "swtpm_ioctl"} {
 		var lacking []string
 		for label, root := range roots {
@@ -114,6 +117,9 @@ func (s *state) checkBinaries() {
 			switch {
 			case p == "":
 				lacking = append(lacking, label)
+				if label == "" || label == novaFS {
+					novaMissing = append(novaMissing, b)
+				}
 			case label == "":
 				found = append(found, p)
 			}
@@ -152,9 +158,9 @@ func (s *state) checkBinaries() {
 	nmsg := ""
 	hasTPMCaps := s.caps != nil && s.caps.TPM != nil
 	switch {
-	case s.rel < nova.Dalmatian && contains(missing, "swtpm") && contains(missing, "swtpm_setup"):
+	case s.rel < nova.Dalmatian && contains(novaMissing, "swtpm") && contains(novaMissing, "swtpm_setup"):
 		nmsg = "vTPM support is configured but the 'swtpm' and 'swtpm_setup' binaries could not be found on PATH."
-	case s.rel >= nova.Dalmatian && s.rel.ChecksSwtpmBinaries() && !hasTPMCaps:
+	case s.rel >= nova.Dalmatian && s.rel.ChecksSwtpmBinaries() && !hasTPMCaps && len(novaMissing) > 0:
 		nmsg = "vTPM support is configured but some (or all) of the 'swtpm', 'swtpm_setup' and 'swtpm_ioctl' binaries could not be found on PATH."
 	}
 	st := Warn
