@@ -117,7 +117,7 @@ func runPlanVerify(ctx context.Context, o *planVerifyOptions) error {
 	if len(reports) == 0 {
 		in.NotChecked[plans.CheckDomainTPM] = "no --host-reports"
 	}
-	in.HostTraits, in.NotChecked[plans.CheckHostTraits] = verifyHostTraits(ctx, o, svc, admin)
+	in.HostTraits, in.NotChecked[plans.CheckHostTraits] = verifyHostTraits(ctx, svc, admin)
 	in.Secrets, in.NotChecked[plans.CheckSecret] = verifySecrets(ctx, o, svc, res.Release, inv, in.Matches)
 	for k, v := range in.NotChecked {
 		if v == "" {
@@ -140,7 +140,7 @@ func runPlanVerify(ctx context.Context, o *planVerifyOptions) error {
 // verifyHostTraits reads each service host's TPM traits (the fleet audit's
 // lists: one Placement list per trait); a cloud that will not show them is
 // a reason, not an error.
-func verifyHostTraits(ctx context.Context, o *planVerifyOptions, svc *services, admin bool) (map[string][]string, string) {
+func verifyHostTraits(ctx context.Context, svc *services, admin bool) (map[string][]string, string) {
 	if !admin {
 		return nil, "needs an admin's credentials (hypervisor list and Placement)"
 	}
