@@ -118,7 +118,7 @@ func runPlanVerify(ctx context.Context, o *planVerifyOptions) error {
 		in.NotChecked[plans.CheckDomainTPM] = "no --host-reports"
 	}
 	in.HostTraits, in.NotChecked[plans.CheckHostTraits] = verifyHostTraits(ctx, svc, admin)
-	in.Secrets, in.NotChecked[plans.CheckSecret] = verifySecrets(ctx, o, svc, res.Release, inv, in.Matches)
+	in.Secrets, in.NotChecked[plans.CheckSecret] = verifySecrets(ctx, o, svc, res.Release, inv, in.Matches, admin)
 	for k, v := range in.NotChecked {
 		if v == "" {
 			delete(in.NotChecked, k)
@@ -161,7 +161,7 @@ func verifyHostTraits(ctx context.Context, svc *services, admin bool) (map[strin
 
 // verifySecrets runs the secrets audit over the projects of the matched
 // vTPM servers only (and Nova's service project for deployment mode).
-func verifySecrets(ctx context.Context, o *planVerifyOptions, svc *services, rel nova.Release, inv nova.Inventory, matches map[int]plans.Match) (map[string]barbican.GuestResult, string) {
+func verifySecrets(ctx context.Context, o *planVerifyOptions, svc *services, rel nova.Release, inv nova.Inventory, matches map[int]plans.Match, admin bool) (map[string]barbican.GuestResult, string) {
 	if o.NoSecrets {
 		return nil, "--no-secrets"
 	}
@@ -184,13 +184,15 @@ func verifySecrets(ctx context.Context, o *planVerifyOptions, svc *services, rel
 		return map[string]barbican.GuestResult{}, ""
 	}
 	ao := &secretsAuditOptions{IO: o.IO, Global: o.Global, Concurrency: 8, ServiceProject: o.ServiceProject}
-	for p := range projects {
-		ao.Projects = append(ao.Projects, p)
+	if admin { // a member sees, and audits, the token's own project only
+		for p := range projects {
+			ao.Projects = append(ao.Projects, p)
+		}
+		if deployment {
+			ao.Projects = append(ao.Projects, o.ServiceProject)
+		}
+		sort.Strings(ao.Projects)
 	}
-	if deployment {
-		ao.Projects = append(ao.Projects, o.ServiceProject)
-	}
-	sort.Strings(ao.Projects)
 	audit, _, err := secretsAudit(ctx, ao, svc, rel, &inv)
 	if err != nil {
 		return nil, errorLine(err.Error())
