@@ -53,3 +53,12 @@ done
 chroot "$root" dpkg -r vtpmctl > /dev/null
 [ ! -e "$root/usr/bin/vtpmctl" ] || fail "dpkg -r left /usr/bin/vtpmctl"
 echo "dist-test: installed, ran and removed in $(( $(date +%s) - start ))s"
+
+# The .rpm: no RPM distribution here, so rpm reads it: digests, requires, files.
+command -v rpm > /dev/null || DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends rpm > /dev/null
+for f in dist/vtpmctl-*.rpm; do
+  rpm -K --nosignature "$f" > /dev/null || fail "$f: digests do not verify"
+  rpm -qpR "$f" 2>/dev/null | grep -q '^glibc >= 2.34' || fail "$f does not require glibc >= 2.34"
+  rpm -qpl "$f" 2>/dev/null | grep -qx /usr/bin/vtpmctl || fail "$f has no /usr/bin/vtpmctl"
+done
+echo "dist-test: rpm -K and contents of $(ls dist/vtpmctl-*.rpm | wc -l) .rpm packages"
