@@ -55,7 +55,10 @@ chroot "$root" dpkg -r vtpmctl > /dev/null
 echo "dist-test: installed, ran and removed in $(( $(date +%s) - start ))s"
 
 # The .rpm: no RPM distribution here, so rpm reads it: digests, requires, files.
-command -v rpm > /dev/null || DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends rpm > /dev/null
+command -v rpm > /dev/null || {
+  apt-get -o DPkg::Lock::Timeout=900 update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends rpm > /dev/null
+}
 for f in dist/vtpmctl-*.rpm; do
   rpm -K --nosignature "$f" > /dev/null || fail "$f: digests do not verify"
   rpm -qpR "$f" 2>/dev/null | grep -q '^glibc >= 2.34' || fail "$f does not require glibc >= 2.34"
