@@ -85,6 +85,7 @@ libvirtd run in (a container's) when they cannot be found.`, []string{
 				"vtpmctl host check --nova-conf /etc/nova/nova.conf --nova-conf /etc/nova/nova-compute.conf --junit host.xml",
 				"vtpmctl host check --root /mnt/compute07 --nova-release 2024.2",
 				"vtpmctl host check --layout kolla --junit host.xml",
+				"vtpmctl host check -f prometheus > /var/lib/node_exporter/textfile/vtpm.prom.tmp; mv /var/lib/node_exporter/textfile/vtpm.prom.tmp /var/lib/node_exporter/textfile/vtpm.prom",
 			}, auditExit),
 			Flags: []cli.Flag{
 				&cli.StringSliceFlag{Name: "nova-conf", Usage: "nova.conf `FILE` (repeatable, in order; default /etc/nova/nova.conf and nova-compute.conf)", Destination: &o.NovaConf},

@@ -44,6 +44,7 @@ merges 'host check -f json' files (matched by hypervisor hostname or host) to
 flag drift between a host's configuration and what Placement says.`, []string{
 				"vtpmctl --os-cloud prod hosts audit",
 				"vtpmctl --os-cloud prod hosts audit --host-reports ./reports --junit fleet.xml",
+				"vtpmctl --os-cloud prod hosts audit -f prometheus > vtpm-fleet.prom",
 				"vtpmctl --os-cloud prod hosts audit -f json -c host -c findings",
 			}, auditExit),
 			Flags: []cli.Flag{

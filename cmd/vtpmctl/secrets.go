@@ -74,6 +74,7 @@ No request for a secret's payload can leave vtpmctl.`, []string{
 				"vtpmctl --os-cloud prod secrets audit --all-projects --include-orphans --junit vtpm-secrets.xml",
 				"vtpmctl --os-cloud prod secrets audit --project windows-team -f json",
 				"vtpmctl --os-cloud prod secrets audit --all-projects --cleanup-plan > cleanup.sh",
+				"vtpmctl --os-cloud prod secrets audit --all-projects -f prometheus > vtpm-secrets.prom",
 			}, `EXIT STATUS:
    0  every audited guest passed (warnings allowed), no project was left unaudited,
       and with --include-orphans there is no orphan
