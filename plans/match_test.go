@@ -77,6 +77,13 @@ func TestMatchServers(t *testing.T) {
 	if p.VMs[0].Source() != "vc01/vm-1" || (PlanVM{Name: "x"}).Source() != "x" || (PlanVM{Name: "x", BIOSUUID: "u"}).Source() != "u" {
 		t.Errorf("sources %q", p.VMs[0].Source())
 	}
+	// The same VM name on two vCenters matched by name to one server: each
+	// names the other by its source.
+	twin := &Plan{VMs: []PlanVM{{Name: "web", VCenter: "vc01", MoRef: "vm-50"}, {Name: "web", VCenter: "vc02", MoRef: "vm-50"}}}
+	tr := Verify(twin, VerifyInput{Inventory: inv, Matches: MatchServers(twin, inv, nil)})
+	if f := strings.Join(tr.VMs[0].Findings, ";"); !strings.Contains(f, "also matches planned VM(s) web (vc02/vm-50)") {
+		t.Errorf("twins: %v", tr.VMs[0].Findings)
+	}
 	// Two planned VMs on one server: both say so.
 	r := Verify(p, VerifyInput{Inventory: inv, Matches: m})
 	for _, v := range r.VMs {

@@ -2,7 +2,6 @@ package plans
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/vtpmctl/vtpmctl/barbican"
@@ -97,9 +96,9 @@ func Verify(p *Plan, in VerifyInput) VerifyResult {
 	for k, v := range in.NotChecked {
 		res.NotChecked[k] = v
 	}
-	claimed := map[string][]string{} // server ID -> VMs matched to it
+	claimed := map[string][]int{} // server ID -> the planned VMs matched to it
 	for i, m := range in.Matches {
-		claimed[m.ServerIDs[0]] = append(claimed[m.ServerIDs[0]], p.VMs[i].Name)
+		claimed[m.ServerIDs[0]] = append(claimed[m.ServerIDs[0]], i)
 	}
 	vtpm := map[string]nova.VTPMGuest{}
 	for _, g := range in.Inventory.Guests {
@@ -123,7 +122,13 @@ func Verify(p *Plan, in VerifyInput) VerifyResult {
 			v.Findings = append(v.Findings, fmt.Sprintf("%d servers match (by %s); verified %s, the first by ID", len(m.ServerIDs), m.By, v.ServerID))
 		}
 		if others := claimed[v.ServerID]; len(others) > 1 {
-			v.Findings = append(v.Findings, fmt.Sprintf("server %s also matches planned VM(s) %s: tie each to its own server with --match or %s", v.ServerID, strings.Join(without(others, vm.Name), ", "), SourceKey))
+			var names []string // by source too: the same name on two vCenters
+			for _, j := range others {
+				if j != i {
+					names = append(names, p.VMs[j].Name+" ("+p.VMs[j].Source()+")")
+				}
+			}
+			v.Findings = append(v.Findings, fmt.Sprintf("server %s also matches planned VM(s) %s: tie each to its own server with --match or %s", v.ServerID, strings.Join(names, ", "), SourceKey))
 		}
 		g, hasVTPM := vtpm[v.ServerID]
 		v.Checks = verifyServer(vm, in.Inventory.Servers[v.ServerID], g, hasVTPM, in)
@@ -155,15 +160,4 @@ func Verify(p *Plan, in VerifyInput) VerifyResult {
 		res.VMs = append(res.VMs, v)
 	}
 	return res
-}
-
-func without(l []string, x string) []string {
-	var out []string
-	for _, s := range l {
-		if s != x {
-			out = append(out, s)
-		}
-	}
-	sort.Strings(out)
-	return out
 }
