@@ -132,6 +132,12 @@ EXAMPLES:
 			if g.Output.Format == "markdown" && !argsHave(cmd.Args().Slice(), "checklist") {
 				return ctx, usagef("-f markdown is not available for %s (only plan checklist writes markdown; choose table, json, yaml, value or csv)", strings.Join(commandWords(cmd.Args().Slice()), " "))
 			}
+			if g.Output.Format == "prometheus" {
+				words := commandWords(cmd.Args().Slice())
+				if len(words) < 2 || !metricsCommands[words[0]+" "+words[1]] {
+					return ctx, &usageError{msg: (&output.FormatError{Format: "prometheus"}).Error()}
+				}
+			}
 			g.Output.Explicit = cmd.IsSet("format")
 			if g.Cloud.Timeout <= 0 {
 				return ctx, usagef("--timeout %s: must be positive (a request without a deadline can hang for ever)", g.Cloud.Timeout)
@@ -213,6 +219,9 @@ func globalFlags(g *globalOptions) []cli.Flag {
 }
 
 // commandWords are the leading non-flag words: the command's name.
+// metricsCommands have a -f prometheus view (their results' Gauges).
+var metricsCommands = map[string]bool{"host check": true, "hosts audit": true, "secrets audit": true}
+
 func commandWords(args []string) []string {
 	var out []string
 	for _, a := range args {

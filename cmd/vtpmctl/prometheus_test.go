@@ -73,8 +73,12 @@ func TestPrometheusOutput(t *testing.T) {
 		t.Errorf("no ok guests series\n%s", out)
 	}
 
-	// A command without a metrics view says so, as a usage error.
-	if _, errs, code := runCLI(t, "--os-cloud", "fake", "flavor", "list", "-f", "prometheus"); code != 2 || !strings.Contains(errs, "-f prometheus is for host check, hosts audit and secrets audit") {
-		t.Errorf("flavor list -f prometheus: exit %d %s", code, errs)
+	// A command without a metrics view says so, as a usage error, before
+	// any work (a single-object result and a document included).
+	for _, args := range [][]string{{"--os-cloud", "fake", "flavor", "list"}, {"check", "--image-property", "hw_tpm_version=2.0", "--nova-release", "zed"}, {"plan", "checklist", "../../examples/plan.yaml"}} {
+		out, errs, code := runCLI(t, append(args, "-f", "prometheus")...)
+		if code != 2 || out != "" || !strings.Contains(errs, "-f prometheus is for host check, hosts audit and secrets audit") {
+			t.Errorf("%v -f prometheus: exit %d %q %s", args, code, out, errs)
+		}
 	}
 }

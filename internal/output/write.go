@@ -62,6 +62,13 @@ func rowsOf(rs []Record) []orderedMap {
 //     its Table; with -c every format shows the chosen columns of the rows;
 //   - markdown: the result's own document.
 func Write(w io.Writer, o Options, v any) error {
+	if o.Format == "prometheus" {
+		g, ok := v.(metrics.Gauges)
+		if !ok {
+			return &FormatError{Format: "prometheus"}
+		}
+		return metrics.Write(w, g.Gauges())
+	}
 	if r, ok := v.(Record); ok {
 		if o.Format == "csv" { // one object: its fields are the columns of one row
 			names := make([]string, len(r))
@@ -81,13 +88,6 @@ func Write(w io.Writer, o Options, v any) error {
 			return &FormatError{Format: "markdown"}
 		}
 		return m.Markdown(w)
-	}
-	if o.Format == "prometheus" {
-		g, ok := v.(metrics.Gauges)
-		if !ok {
-			return &FormatError{Format: "prometheus"}
-		}
-		return metrics.Write(w, g.Gauges())
 	}
 	t, tabular := v.(Tabular)
 	switch {
