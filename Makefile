@@ -34,7 +34,14 @@ dist-test: dist
 ## test: everything CI runs: lint, unit tests, a short fuzz of every parser,
 ## the examples, the packages installed in a fresh Debian, then the local
 ## cloud and the integration tests against it.
-test: lint unit fuzz examples-check dist-test integration
+PHASES := lint unit fuzz examples-check dist-test integration
+test:
+	@log=$$(mktemp); rc=0; \
+	for p in $(PHASES); do s=$$(date +%s); $(MAKE) --no-print-directory $$p; r=$$?; \
+	  echo "$$p $$(( $$(date +%s) - s )) $$r" >> $$log; [ $$r = 0 ] || { rc=$$r; break; }; done; \
+	echo "== make test: time per phase"; \
+	awk '{ printf "  %-15s %6d s  %s\n", $$1, $$2, ($$3 == 0 ? "ok" : "FAILED") ; t += $$2 } END { printf "  %-15s %6d s\n", "total", t }' $$log; \
+	rm -f $$log; exit $$rc
 
 # Every go test run closes with "tests: N passed, N failed, N skipped".
 GOTEST = set -o pipefail; $(GO) test -json
