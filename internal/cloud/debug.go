@@ -102,7 +102,7 @@ func RedactJSON(body []byte) string {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(redact(v)); err != nil {
+	if err := enc.Encode(redactValue(v)); err != nil {
 		return "<unprintable>"
 	}
 	out := bytes.TrimSpace(buf.Bytes())
@@ -112,19 +112,19 @@ func RedactJSON(body []byte) string {
 	return string(out)
 }
 
-func redact(v any) any {
+func redactValue(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		for k, val := range x {
 			if sensitiveKey(k) {
 				x[k] = "<redacted>"
 			} else {
-				x[k] = redact(val)
+				x[k] = redactValue(val)
 			}
 		}
 	case []any:
 		for i := range x {
-			x[i] = redact(x[i])
+			x[i] = redactValue(x[i])
 		}
 	}
 	return v
