@@ -129,14 +129,35 @@ func (s *state) checkSecretSecurity() {
 		s.add("SECRET-SECURITY", Skip, fmt.Sprintf("secret security modes arrive in 2026.1; %s has none (every guest behaves as user mode)", s.rel.Long()), "")
 		return
 	}
-	s.modes = s.conf.List("libvirt", "supported_tpm_secret_security", []string{"user", "host", "deployment"})
-	for _, m := range s.modes {
-		if !contains(nova.SecretSecurities, m) {
-			s.add("SECRET-SECURITY", Fail, fmt.Sprintf("[libvirt] supported_tpm_secret_security has %q; allowed: user, host, deployment", m), "remove the unknown mode")
-			return
+	// Nova 2026.1: a ListOpt without choices; _get_tpm_traits sets the
+	// trait of each known mode it finds and ignores anything else, and
+	// tpm_secret_security_filter makes every vTPM request require one
+	// mode's trait (user when the flavor names none).
+	listed := s.conf.List("libvirt", "supported_tpm_secret_security", []string{"user", "host", "deployment"})
+	var unknown []string
+	s.modes = nil
+	for _, m := range listed {
+		if contains(nova.SecretSecurities, m) {
+			s.modes = append(s.modes, m)
+		} else {
+			unknown = append(unknown, fmt.Sprintf("%q", m))
 		}
 	}
-	s.add("SECRET-SECURITY", Pass, "supported modes: "+strings.Join(s.modes, ", "), "")
+	if len(s.modes) == 0 {
+		what := "is empty"
+		if len(unknown) > 0 {
+			what = "names no mode Nova knows (" + strings.Join(unknown, ", ") + ")"
+		}
+		s.add("SECRET-SECURITY", s.failIfEnabled(), fmt.Sprintf("[libvirt] supported_tpm_secret_security %s: Nova reports no COMPUTE_SECURITY_TPM_SECRET_SECURITY_* trait, and every vTPM request requires one (user by default), so no vTPM guest can land on this host", what),
+			"list the modes this host supports (Nova's default: user, host, deployment); traits this host reported before stay in Placement (Nova never removes them), so the scheduler may still send guests here until they are cleared")
+		return
+	}
+	if len(unknown) > 0 {
+		s.add("SECRET-SECURITY", Warn, fmt.Sprintf("[libvirt] supported_tpm_secret_security has %s, which Nova ignores (known modes: user, host, deployment); supported modes: %s", strings.Join(unknown, ", "), strings.Join(s.modes, ", ")),
+			"remove the unknown entries (a misspelt mode is a mode this host does not offer)")
+	} else {
+		s.add("SECRET-SECURITY", Pass, "supported modes: "+strings.Join(s.modes, ", "), "")
+	}
 	if !contains(s.modes, "deployment") {
 		return
 	}

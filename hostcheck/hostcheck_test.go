@@ -221,7 +221,15 @@ func TestFailingHosts(t *testing.T) {
 		{"unknown secret security mode", func(tr *tree) {
 			tr.o.Release = nova.Gazpacho
 			tr.write("/etc/nova/nova.conf", novaConfOK+"supported_tpm_secret_security = user,vault\n")
-		}, "SECRET-SECURITY", Fail, `"vault"`},
+		}, "SECRET-SECURITY", Warn, `has "vault", which Nova ignores (known modes: user, host, deployment); supported modes: user`},
+		{"empty secret security list", func(tr *tree) {
+			tr.o.Release = nova.Gazpacho
+			tr.write("/etc/nova/nova.conf", novaConfOK+"supported_tpm_secret_security =\n")
+		}, "SECRET-SECURITY", Fail, "is empty: Nova reports no COMPUTE_SECURITY_TPM_SECRET_SECURITY_* trait"},
+		{"only unknown secret security modes", func(tr *tree) {
+			tr.o.Release = nova.Gazpacho
+			tr.write("/etc/nova/nova.conf", novaConfOK+"supported_tpm_secret_security = vault\n")
+		}, "SECRET-SECURITY", Fail, `names no mode Nova knows ("vault")`},
 		{"resume on boot with user-mode guests", func(tr *tree) {
 			tr.write("/etc/nova/nova.conf", strings.Replace(novaConfOK, "[DEFAULT]\n", "[DEFAULT]\nresume_guests_state_on_host_boot = yes\n", 1))
 			tr.addGuest(true, true)
