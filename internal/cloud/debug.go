@@ -65,6 +65,8 @@ func (t *debugTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		fmt.Fprintf(&b, "RESP: error after %s: %v\n", time.Since(start).Round(time.Millisecond), err)
 	} else {
+		// the policy layer registers it too, but only after this line is logged
+		RegisterSecret(resp.Header.Get("X-Subject-Token"))
 		fmt.Fprintf(&b, "RESP: %s (%s)\n", resp.Status, time.Since(start).Round(time.Millisecond))
 		writeHeaders(&b, resp.Header)
 		if resp.Body != nil && strings.Contains(resp.Header.Get("Content-Type"), "json") {

@@ -17,21 +17,28 @@ var ErrPayloadRefused = errors.New("vtpmctl never reads secret payloads: request
 
 // policyTransport is the outermost layer of every session's HTTP client,
 // so no command, call order or future code path can skip it: it refuses
-// secret payloads and lets internal/paging stop runaway lists.
+// secret payloads, lets internal/paging stop runaway lists, and registers
+// for scrubbing every token the session holds: the one it sends, and the
+// one Keystone issues (first login, re-authentication after a 401, the
+// per-project tokens of ForProject), before any caller can see it.
 type policyTransport struct{ next http.RoundTripper }
 
 func (t policyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if IsPayloadPath(r.URL.Path) {
 		return nil, ErrPayloadRefused
 	}
+	RegisterSecret(r.Header.Get("X-Auth-Token"))
 	if r.Method == http.MethodGet {
 		if err := paging.Check(r.Context(), r.URL); err != nil {
 			return nil, err
 		}
 	}
 	resp, err := t.next.RoundTrip(r)
-	if err == nil && resp.StatusCode == http.StatusUnauthorized {
-		paging.Unauthorized(r.Context(), r.URL)
+	if err == nil {
+		RegisterSecret(resp.Header.Get("X-Subject-Token"))
+		if resp.StatusCode == http.StatusUnauthorized {
+			paging.Unauthorized(r.Context(), r.URL)
+		}
 	}
 	return resp, err
 }

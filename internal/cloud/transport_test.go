@@ -1,6 +1,7 @@
 package cloud
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -57,9 +58,6 @@ func TestPayloadRefused(t *testing.T) {
 	}
 	if hits != 4 {
 		t.Errorf("metadata requests: %d hits, want 4", hits)
-	}
-	if !HasPolicy(testClient()) {
-		t.Error("the session's client lacks the policy layer")
 	}
 }
 
@@ -232,5 +230,77 @@ func TestScrub(t *testing.T) {
 	}
 	if out := Scrub("about a tab"); out != "about a tab" {
 		t.Errorf("short value scrubbed: %q", out)
+	}
+}
+
+// TestEveryTokenScrubbed: the token gophercloud gets by re-authenticating
+// after a 401, and a per-project token, are scrubbed from error text and
+// --debug when a server echoes them (Connect only sees the first token).
+func TestEveryTokenScrubbed(t *testing.T) {
+	var issued atomic.Int32
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.Method == "POST" && r.URL.Path == "/v3/auth/tokens":
+			w.Header().Set("X-Subject-Token", fmt.Sprintf("gAAAAissued-token-%d-Qw8", issued.Add(1)))
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(201)
+			fmt.Fprintf(w, `{"token":{"expires_at":"2099-01-01T00:00:00Z","project":{"id":"p1","name":"p"},"catalog":[{"type":"compute","endpoints":[{"interface":"public","region":"RegionOne","url":"%s/compute"}]}]}}`, srv.URL)
+		case r.Header.Get("X-Auth-Token") == "gAAAAissued-token-1-Qw8":
+			w.WriteHeader(401) // the first token "expired": gophercloud re-authenticates
+		default:
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(500)
+			fmt.Fprintf(w, `{"error":"token %s is not welcome here"}`, r.Header.Get("X-Auth-Token"))
+		}
+	}))
+	defer srv.Close()
+	t.Setenv("OS_CLIENT_CONFIG_FILE", "/nonexistent")
+	t.Setenv("OS_CLOUD", "")
+	for k, v := range map[string]string{"OS_AUTH_URL": srv.URL + "/v3", "OS_USERNAME": "u", "OS_PASSWORD": "pw-Zr81", "OS_PROJECT_ID": "p1", "OS_USER_DOMAIN_NAME": "Default"} {
+		t.Setenv(k, v)
+	}
+	var debug bytes.Buffer
+	s, err := Connect(context.Background(), Options{Timeout: 10 * time.Second, Debug: &debug})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// HasPolicy on what Connect built, and on clients that lack the layer
+	if !HasPolicy(&s.Provider.HTTPClient) {
+		t.Error("Connect's client lacks the policy layer")
+	}
+	for _, c := range []*http.Client{{}, {Transport: http.DefaultTransport}, {Transport: retryTransport{policyTransport{http.DefaultTransport}}}} {
+		if HasPolicy(c) {
+			t.Errorf("HasPolicy(%T) is true", c.Transport)
+		}
+	}
+	get := func(s *Session) string {
+		sc := &gophercloud.ServiceClient{ProviderClient: s.Provider, Endpoint: srv.URL + "/compute/"}
+		_, err := sc.Get(context.Background(), sc.ServiceURL("thing"), nil, nil)
+		if err == nil {
+			t.Fatal("the echoing server's 500 was not an error")
+		}
+		return Scrub(Friendly(err).Error())
+	}
+	lines := []string{get(s)}
+	p2, err := s.ForProject(context.Background(), "p2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines = append(lines, get(p2))
+	if issued.Load() != 3 {
+		t.Fatalf("%d tokens issued, want 3 (login, re-auth, project)", issued.Load())
+	}
+	for _, out := range append(lines, debug.String()) {
+		for i := 1; i <= 3; i++ {
+			if tok := fmt.Sprintf("gAAAAissued-token-%d-Qw8", i); strings.Contains(out, tok) {
+				t.Errorf("token %d leaked:\n%s", i, out)
+			}
+		}
+	}
+	for _, l := range lines {
+		if !strings.Contains(l, "HTTP 500") || !strings.Contains(l, "token <redacted> is not welcome") {
+			t.Errorf("error line: %s", l)
+		}
 	}
 }
