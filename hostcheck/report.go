@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
+	"github.com/vtpmctl/vtpmctl/internal/infile"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/internal/result"
 )
@@ -152,9 +152,11 @@ func Suites(reports []Report) []result.Suite {
 	return out
 }
 
-// ReadReport reads one `host check -f json` file.
+// ReadReport reads one `host check -f json` file. It is a file someone
+// handed us: a FIFO or a link to /dev/zero is refused, not waited on or
+// read for ever.
 func ReadReport(path string) (Report, error) {
-	data, err := os.ReadFile(path)
+	data, err := infile.ReadFile(path, 0)
 	if err != nil {
 		return Report{}, err
 	}
