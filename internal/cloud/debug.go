@@ -70,11 +70,23 @@ func (t *debugTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		fmt.Fprintf(&b, "RESP: %s (%s)\n", resp.Status, time.Since(start).Round(time.Millisecond))
 		writeHeaders(&b, resp.Header)
 		if resp.Body != nil && strings.Contains(resp.Header.Get("Content-Type"), "json") {
-			body, rerr := io.ReadAll(resp.Body)
+			// This layer sits below the size cap, so it keeps the cap
+			// itself: never more than MaxResponseBytes+1 bytes in memory.
+			var body []byte
+			var rerr error
+			if resp.ContentLength <= MaxResponseBytes {
+				body, rerr = io.ReadAll(io.LimitReader(resp.Body, MaxResponseBytes+1))
+			}
 			resp.Body.Close()
-			resp.Body = io.NopCloser(bytes.NewReader(body))
-			if rerr == nil && len(body) > 0 {
-				fmt.Fprintf(&b, "  body: %s\n", RedactJSON(body))
+			if resp.ContentLength > MaxResponseBytes || int64(len(body)) > MaxResponseBytes {
+				resp, err = nil, &ResponseTooLargeError{URL: req.URL.Redacted(), Limit: MaxResponseBytes}
+				fmt.Fprintf(&b, "  body: %v\n", err)
+			} else {
+				// a body cut short stays an error for the caller
+				resp.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errReader{rerr}))
+				if rerr == nil && len(body) > 0 {
+					fmt.Fprintf(&b, "  body: %s\n", RedactJSON(body))
+				}
 			}
 		}
 	}
@@ -82,6 +94,17 @@ func (t *debugTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	io.WriteString(t.w, Scrub(b.String()))
 	t.mu.Unlock()
 	return resp, err
+}
+
+// errReader ends a replayed body with the error the first read met (nil:
+// io.EOF).
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) {
+	if e.err == nil {
+		return 0, io.EOF
+	}
+	return 0, e.err
 }
 
 func writeHeaders(b *strings.Builder, h http.Header) {

@@ -2,12 +2,17 @@ package cloud
 
 import (
 	"bytes"
+	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func TestRedactJSON(t *testing.T) {
@@ -70,5 +75,91 @@ func TestRedactSubtrees(t *testing.T) {
 	}
 	if !strings.Contains(out, "kept-name") {
 		t.Errorf("ordinary data lost: %s", out)
+	}
+}
+
+// countingTransport counts the body bytes that come off the network.
+type countingTransport struct {
+	next http.RoundTripper
+	n    *atomic.Int64
+}
+
+func (c countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := c.next.RoundTrip(r)
+	if err == nil {
+		resp.Body = countingBody{resp.Body, c.n}
+	}
+	return resp, err
+}
+
+type countingBody struct {
+	io.ReadCloser
+	n *atomic.Int64
+}
+
+func (b countingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	b.n.Add(int64(n))
+	return n, err
+}
+
+// TestDebugKeepsSizeCap: with --debug, a 200 MB JSON answer (streamed, or
+// announced by Content-Length) is refused after at most the cap is read,
+// not read whole into memory first.
+func TestDebugKeepsSizeCap(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path == "/sized" {
+			w.Header().Set("Content-Length", strconv.Itoa(200<<20))
+		}
+		chunk := []byte(strings.Repeat(`{"id":"x"},`, 6000))
+		io.WriteString(w, `{"servers":[`)
+		for sent := 0; sent < 200<<20; sent += len(chunk) {
+			if _, err := w.Write(chunk); err != nil {
+				return // the client hung up: what the cap is for
+			}
+		}
+	}))
+	defer srv.Close()
+	for _, p := range []string{"/streamed", "/sized"} {
+		var read atomic.Int64
+		var log bytes.Buffer
+		c := httpClient(&tls.Config{}, Options{Timeout: time.Minute, Debug: &log,
+			WrapTransport: func(rt http.RoundTripper) http.RoundTripper { return countingTransport{rt, &read} }})
+		resp, err := c.Get(srv.URL + p)
+		if err == nil {
+			_, err = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		var big *ResponseTooLargeError
+		if !errors.As(err, &big) {
+			t.Errorf("%s: %v, want a ResponseTooLargeError", p, err)
+		}
+		if n := read.Load(); n > MaxResponseBytes+64<<10 {
+			t.Errorf("%s: %d MiB read from the network, cap %d MiB", p, n>>20, MaxResponseBytes>>20)
+		}
+		if !strings.Contains(log.String(), "RESP: 200 OK") {
+			t.Errorf("%s: no debug line:\n%s", p, log.String())
+		}
+	}
+}
+
+// TestDebugKeepsReadError: a body cut short under --debug is still an
+// error for the caller, not a silently truncated document.
+func TestDebugKeepsReadError(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", "1000")
+		io.WriteString(w, `{"servers":[`) // then hang up
+	}))
+	defer srv.Close()
+	c := httpClient(&tls.Config{}, Options{Timeout: 10 * time.Second, Debug: io.Discard})
+	resp, err := c.Get(srv.URL)
+	if err == nil {
+		_, err = io.ReadAll(resp.Body)
+		resp.Body.Close()
+	}
+	if err == nil {
+		t.Error("a truncated body read without error")
 	}
 }

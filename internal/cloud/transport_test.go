@@ -7,9 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -302,5 +304,48 @@ func TestEveryTokenScrubbed(t *testing.T) {
 		if !strings.Contains(l, "HTTP 500") || !strings.Contains(l, "token <redacted> is not welcome") {
 			t.Errorf("error line: %s", l)
 		}
+	}
+}
+
+// TestConnectionsReused: 64 workers × 20 sequential requests (the most
+// --concurrency allows) reuse their connections: at most 2 per worker are
+// opened, not one per request beyond Go's 2 idle per host.
+func TestConnectionsReused(t *testing.T) {
+	var opened atomic.Int32
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(time.Millisecond) // keep the workers overlapping
+		io.WriteString(w, `{"ok":true}`)
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			opened.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	c := testClient()
+	var wg sync.WaitGroup
+	var failed atomic.Int32
+	for w := 0; w < 64; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 20; i++ {
+				resp, err := c.Get(srv.URL)
+				if err != nil {
+					failed.Add(1)
+					continue
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		}()
+	}
+	wg.Wait()
+	if failed.Load() > 0 {
+		t.Fatalf("%d requests failed", failed.Load())
+	}
+	if n := opened.Load(); n > 2*64 {
+		t.Errorf("%d TCP connections for 64 workers, want ≤ 128", n)
 	}
 }
