@@ -186,6 +186,11 @@ func tlsConfig(c *clientconfig.Cloud, o Options) (*tls.Config, error) {
 func httpClient(conf *tls.Config, o Options) http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.TLSClientConfig = conf
+	// Up to 64 requests are in flight (--concurrency); Go keeps 2
+	// idle connections per host, so every other one was closed after
+	// use and a new one (a TLS handshake) opened for the next request.
+	tr.MaxIdleConnsPerHost = 128
+	tr.MaxIdleConns = 512
 	var rt http.RoundTripper = tr
 	if o.WrapTransport != nil {
 		rt = o.WrapTransport(rt)
