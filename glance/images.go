@@ -62,8 +62,27 @@ func ListImages(ctx context.Context, c *gophercloud.ServiceClient, opts ImageLis
 	return out, err
 }
 
+// propertyPatch is one JSON-patch operation on an image property.
+// gophercloud's UpdateImageProperty puts the key in the path raw, so a
+// key "tags/-" would append to the image's tags.
+type propertyPatch struct {
+	op    images.UpdateOp
+	key   string
+	value string
+}
+
+func (p propertyPatch) ToImagePatchMap() map[string]any {
+	m := map[string]any{"op": p.op, "path": "/" + pointerSegment(p.key)}
+	if p.op != images.RemoveOp {
+		m["value"] = p.value
+	}
+	return m
+}
+
 // UpdateImageProperties sends all writes of one image in one JSON-patch
 // request: "add" for a new key, "replace" for an existing one, "remove".
+// Each key is one escaped pointer segment; a core attribute is refused
+// (ReservedProperty) before anything is sent.
 func UpdateImageProperties(ctx context.Context, c *gophercloud.ServiceClient, id string, writes []nova.Change) error {
 	var patch images.UpdateOpts
 	for _, w := range writes {
@@ -76,7 +95,10 @@ func UpdateImageProperties(ctx context.Context, c *gophercloud.ServiceClient, id
 		case nova.Unchanged:
 			continue
 		}
-		patch = append(patch, images.UpdateImageProperty{Op: op, Name: w.Key, Value: w.New})
+		if why := ReservedProperty(w.Key); why != "" {
+			return fmt.Errorf("image %s: %q is %s; not written", id, w.Key, why)
+		}
+		patch = append(patch, propertyPatch{op: op, key: w.Key, value: w.New})
 	}
 	if len(patch) == 0 {
 		return nil

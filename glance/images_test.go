@@ -3,6 +3,9 @@ package glance
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -70,5 +73,41 @@ func TestApplyImagePlansExplains403(t *testing.T) {
 	ApplyImagePlans(context.Background(), gl, plans, []nova.CloudImage{img})
 	if plans[0].Err != nil || c.Count("PATCH") != 1 {
 		t.Errorf("no change must send no write: %v %d", plans[0].Err, c.Count("PATCH"))
+	}
+}
+
+// TestUpdateImagePropertiesPointerSegments: each key is one JSON-pointer
+// segment (RFC 6901), so "tags/-" is a property, never the image's tags;
+// a core attribute is refused before any request.
+func TestUpdateImagePropertiesPointerSegments(t *testing.T) {
+	c := fakecloud.New(t)
+	var bodies []string
+	c.Handle("PATCH /image/v2/images/*", func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		bodies = append(bodies, string(b))
+		fakecloud.JSON(200, `{"id":"i1","name":"x","status":"active"}`)(w, r)
+	})
+	gl := c.ServiceClient("image")
+	cases := []struct {
+		change nova.Change
+		want   string
+	}{
+		{nova.Change{Key: "tags/-", New: "x", Action: nova.Added}, `[{"op":"add","path":"/tags~1-","value":"x"}]`},
+		{nova.Change{Key: "a~b/c", New: "y", Action: nova.Replaced}, `[{"op":"replace","path":"/a~0b~1c","value":"y"}]`},
+		{nova.Change{Key: "~1", Action: nova.Removed}, `[{"op":"remove","path":"/~01"}]`},
+		{nova.Change{Key: "os_secure_boot", New: "required", Action: nova.Added}, `[{"op":"add","path":"/os_secure_boot","value":"required"}]`},
+	}
+	for _, tc := range cases {
+		bodies = nil
+		if err := UpdateImageProperties(context.Background(), gl, "i1", []nova.Change{tc.change}); err != nil || len(bodies) != 1 || bodies[0] != tc.want {
+			t.Errorf("%q: %v %q, want %s", tc.change.Key, err, bodies, tc.want)
+		}
+	}
+	for _, k := range []string{"visibility", "owner", "tags", "locations", "os_glance_x", ""} {
+		bodies = nil
+		err := UpdateImageProperties(context.Background(), gl, "i1", []nova.Change{{Key: "ok", New: "1", Action: nova.Added}, {Key: k, New: "public", Action: nova.Added}})
+		if err == nil || len(bodies) != 0 || !strings.Contains(err.Error(), fmt.Sprintf("%q", k)) {
+			t.Errorf("%q: %v, %d requests", k, err, len(bodies))
+		}
 	}
 }

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/vtpmctl/vtpmctl/glance"
 	"github.com/vtpmctl/vtpmctl/nova"
 )
 
@@ -122,9 +124,19 @@ func (p *Plan) Validate() error {
 		if _, _, err := nova.PlanImageSet(img.Properties, nova.ImageRequest{TPMVersion: img.TPMVersion, TPMModel: img.TPMModel, Windows: img.Windows}); err != nil && (img.TPMVersion != "" || img.Windows) {
 			return fmt.Errorf("%s: %v", where, err)
 		}
+		keys := make([]string, 0, len(img.Properties))
 		for k := range img.Properties {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys) // the same key named on every run
+		for _, k := range keys {
 			if nova.IsVTPMImageKey(k) {
 				return fmt.Errorf("%s: set %s with tpm_version/tpm_model, not properties", where, k)
+			}
+			// A plan is another team's data: it may set image properties,
+			// never the image itself (visibility, owner, tags, ...).
+			if why := glance.ReservedProperty(k); why != "" {
+				return fmt.Errorf("%s: properties key %q is %s; a plan sets image properties only", where, k, why)
 			}
 		}
 	}

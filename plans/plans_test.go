@@ -3,6 +3,7 @@ package plans
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -268,12 +269,34 @@ func TestPlanValidate(t *testing.T) {
 		{"version: 1\nimages:\n  - name: a\n    properties: {hw_tpm_version: '2.0'}\n", "set hw_tpm_version with tpm_version"},
 		{"version: 1\nbogus: 1\n", "field bogus not found"},
 		{"version: 1\nimages: [\n", "line"},
+		// A plan writes image properties, never the image itself.
+		{"version: 1\nimages:\n  - name: win\n    properties: {visibility: public}\n", `images[0] (win): properties key "visibility" is a Glance core attribute`},
+		{"version: 1\nimages:\n  - name: win\n    properties: {owner: 9a8b}\n", `properties key "owner" is a Glance core attribute`},
+		{"version: 1\nimages:\n  - name: win\n    properties: {zz: a, tags: x, name: y}\n", `properties key "name"`}, // first in order, every run
+		{"version: 1\nimages:\n  - name: win\n    properties: {locations: x}\n", `"locations" is a Glance core attribute`},
+		{"version: 1\nimages:\n  - name: win\n    properties: {metadata: x}\n", `"metadata" is read as a field of the image`},
+		{"version: 1\nimages:\n  - name: win\n    properties: {os_glance_import_task: x}\n", "reserved os_glance namespace"},
+		{"version: 1\nimages:\n  - name: win\n    properties: {'': x}\n", "an empty key"},
 	}
 	for _, c := range cases {
 		_, err := ReadPlan(strings.NewReader(c.yaml), "plan.yaml")
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "plan.yaml: ") {
 			t.Errorf("%q: %v, want %q", c.yaml, err, c.want)
 		}
+	}
+	// Every core attribute of Glance's image schema is refused.
+	for _, k := range []string{"id", "name", "status", "visibility", "protected", "os_hidden", "checksum", "os_hash_algo", "os_hash_value",
+		"owner", "size", "virtual_size", "container_format", "disk_format", "created_at", "updated_at", "tags", "direct_url",
+		"min_ram", "min_disk", "self", "file", "schema", "locations"} {
+		p := Plan{Version: 1, Images: []PlanImage{{Name: "i", Properties: map[string]string{k: "x"}}}}
+		if err := p.Validate(); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%q", k)) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("core attribute %s: %v", k, err)
+		}
+	}
+	// A key with "/" or "~" is a property like any other.
+	p := Plan{Version: 1, Images: []PlanImage{{Name: "i", Properties: map[string]string{"tags/-": "x", "vendor~1/a": "y", "os_distro": "windows"}}}}
+	if err := p.Validate(); err != nil {
+		t.Errorf("legitimate properties: %v", err)
 	}
 }
 
