@@ -1,0 +1,249 @@
+package barbican
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/gophercloud/gophercloud/v2"
+
+	"github.com/vtpmctl/vtpmctl/nova"
+)
+
+// fakeCloud is a strict Barbican + Keystone for Gather: it answers only the
+// requests the real APIs answer (any other path or query parameter fails
+// the test) and counts them by kind. Barbican pages in either style: old
+// (Zed … 2025.1: the next link keeps limit and offset only, dropping the
+// name filter) or new (the next link keeps every filter).
+type fakeCloud struct {
+	t         testing.TB
+	srv       *httptest.Server
+	oldPaging bool
+	// ignoreOffset: every page is the first (a broken or hostile server).
+	ignoreOffset bool
+	// usersList, rolesList: status of GET /v3/users and of the unscoped
+	// role assignment list (0: 200); usersHidden exist but are not listed
+	// (LDAP, another domain).
+	usersList, rolesList int
+	secrets              map[string][]fakeSecret // project -> in Barbican's order
+	users                map[string]fakeUser
+	usersHidden          map[string]bool
+	members              map[string][]string // project -> user IDs with a role
+
+	mu       sync.Mutex
+	counts   map[string]int
+	requests []string
+}
+
+type fakeSecret struct{ id, name, creator string }
+
+type fakeUser struct {
+	name    string
+	enabled bool
+}
+
+func newFakeCloud(t testing.TB) *fakeCloud {
+	c := &fakeCloud{t: t, secrets: map[string][]fakeSecret{}, users: map[string]fakeUser{}, usersHidden: map[string]bool{},
+		members: map[string][]string{}, counts: map[string]int{}}
+	c.srv = httptest.NewServer(http.HandlerFunc(c.serve))
+	t.Cleanup(c.srv.Close)
+	return c
+}
+
+func fakeUUID(a, b int) string { return fmt.Sprintf("%08x-0000-4000-8000-%012x", a, b) }
+
+// addSecrets gives project vtpm vTPM-named secrets (instances fakeUUID(9, i+base))
+// and others non-vTPM ones, shuffled together as Barbican's order would.
+func (c *fakeCloud) addSecrets(project string, pi, base, vtpm, others int, creator func(i int) string) {
+	var l []fakeSecret
+	for i := 0; i < vtpm; i++ {
+		l = append(l, fakeSecret{id: fakeUUID(pi, i), name: NamePrefix + fakeUUID(9, base+i), creator: creator(i)})
+	}
+	for i := 0; i < others; i++ {
+		l = append(l, fakeSecret{id: fakeUUID(pi, 100000+i), name: fmt.Sprintf("db password %d", i), creator: creator(i)})
+	}
+	r := rand.New(rand.NewSource(int64(pi)))
+	r.Shuffle(len(l), func(i, j int) { l[i], l[j] = l[j], l[i] })
+	c.secrets[project] = append(c.secrets[project], l...)
+}
+
+func (c *fakeCloud) count(kind string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.counts[kind]
+}
+
+func (c *fakeCloud) total() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.requests)
+}
+
+// sources: Identity and a per-project Barbican client (same endpoint, the
+// project's own token, as secrets audit builds them).
+func (c *fakeCloud) sources(projects ...string) Sources {
+	client := func(path, token string) *gophercloud.ServiceClient {
+		pc := &gophercloud.ProviderClient{HTTPClient: *c.srv.Client()}
+		pc.SetToken(token)
+		ep := c.srv.URL + path
+		return &gophercloud.ServiceClient{ProviderClient: pc, Endpoint: ep, ResourceBase: ep}
+	}
+	km := func(_ context.Context, p string) (*gophercloud.ServiceClient, error) {
+		sc := client("/key-manager/", "tok-"+p)
+		sc.ResourceBase = sc.Endpoint + "v1/"
+		return sc, nil
+	}
+	return Sources{Identity: client("/identity/v3/", "tok-admin"), KeyManager: km, Projects: projects, ReadACLs: true, Limit: 8,
+		Release: nova.Zed, AllTenants: true, Inventory: &nova.Inventory{}}
+}
+
+func (c *fakeCloud) bad(w http.ResponseWriter, r *http.Request) {
+	c.t.Errorf("fake cloud: unexpected request %s %s", r.Method, r.URL.RequestURI())
+	http.Error(w, `{"error":"unexpected"}`, 400)
+}
+
+func reply(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+// onlyParams says whether q has no parameter outside allowed.
+func onlyParams(q url.Values, allowed ...string) bool {
+	for k := range q {
+		ok := false
+		for _, a := range allowed {
+			ok = ok || k == a
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *fakeCloud) serve(w http.ResponseWriter, r *http.Request) {
+	p, q := r.URL.Path, r.URL.Query()
+	kind := ""
+	switch {
+	case r.Method != "GET":
+	case p == "/key-manager/v1/secrets" && onlyParams(q, "name", "limit", "offset"):
+		kind = "secrets"
+	case strings.HasPrefix(p, "/key-manager/v1/secrets/") && strings.HasSuffix(p, "/acl") && len(q) == 0:
+		kind = "acl"
+	case p == "/identity/v3/users" && onlyParams(q, "domain_id"):
+		kind = "users"
+	case strings.HasPrefix(p, "/identity/v3/users/") && len(q) == 0:
+		kind = "user"
+	case p == "/identity/v3/role_assignments" && q.Get("effective") == "true" && onlyParams(q, "effective", "scope.project.id"):
+		kind = "roles"
+		if !q.Has("scope.project.id") {
+			kind = "roles-all"
+		}
+	}
+	c.mu.Lock()
+	c.requests = append(c.requests, r.URL.RequestURI())
+	c.counts[kind]++
+	c.mu.Unlock()
+	switch kind {
+	case "secrets":
+		c.listSecrets(w, r)
+	case "acl":
+		reply(w, 200, map[string]any{"read": map[string]any{"project-access": true, "users": []string{}}})
+	case "users":
+		if c.usersList != 0 {
+			reply(w, c.usersList, map[string]any{"error": map[string]any{"code": c.usersList}})
+			return
+		}
+		var l []map[string]any
+		for id, u := range c.users {
+			if !c.usersHidden[id] {
+				l = append(l, map[string]any{"id": id, "name": u.name, "enabled": u.enabled, "domain_id": "default"})
+			}
+		}
+		reply(w, 200, map[string]any{"users": l, "links": map[string]any{"next": nil}})
+	case "user":
+		id := strings.TrimPrefix(p, "/identity/v3/users/")
+		u, ok := c.users[id]
+		if !ok {
+			reply(w, 404, map[string]any{"error": map[string]any{"code": 404}})
+			return
+		}
+		reply(w, 200, map[string]any{"user": map[string]any{"id": id, "name": u.name, "enabled": u.enabled, "domain_id": "default"}})
+	case "roles", "roles-all":
+		c.listRoles(w, kind, q.Get("scope.project.id"))
+	default:
+		c.bad(w, r)
+	}
+}
+
+func (c *fakeCloud) listRoles(w http.ResponseWriter, kind, project string) {
+	if kind == "roles-all" && c.rolesList != 0 {
+		reply(w, c.rolesList, map[string]any{"error": map[string]any{"code": c.rolesList}})
+		return
+	}
+	a := func(scope map[string]any, user string) map[string]any {
+		return map[string]any{"role": map[string]any{"id": "r-member"}, "scope": scope, "user": map[string]any{"id": user}}
+	}
+	var l []map[string]any
+	for p, us := range c.members {
+		if kind == "roles" && p != project {
+			continue
+		}
+		for _, u := range us {
+			l = append(l, a(map[string]any{"project": map[string]any{"id": p}}, u))
+		}
+	}
+	if kind == "roles-all" { // what an unscoped list holds besides projects
+		l = append(l, a(map[string]any{"domain": map[string]any{"id": "default"}}, "domain-admin"),
+			a(map[string]any{"system": map[string]any{"all": true}}, "system-admin"))
+	}
+	reply(w, 200, map[string]any{"role_assignments": l, "links": map[string]any{"next": nil}})
+}
+
+// listSecrets is Barbican's GET /v1/secrets for the token's project: name
+// as SQL LIKE (a trailing %), then offset and limit, and a next link while
+// more remain — without the name in the old style.
+func (c *fakeCloud) listSecrets(w http.ResponseWriter, r *http.Request) {
+	project := strings.TrimPrefix(r.Header.Get("X-Auth-Token"), "tok-")
+	q := r.URL.Query()
+	name := q.Get("name")
+	var match []fakeSecret
+	for _, s := range c.secrets[project] {
+		if name == "" || s.name == name || strings.HasSuffix(name, "%") && strings.HasPrefix(s.name, strings.TrimSuffix(name, "%")) {
+			match = append(match, s)
+		}
+	}
+	limit, offset := 10, 0
+	if v := q.Get("limit"); v != "" {
+		limit, _ = strconv.Atoi(v)
+	}
+	if v := q.Get("offset"); v != "" && !c.ignoreOffset {
+		offset, _ = strconv.Atoi(v)
+	}
+	base := "http://" + r.Host + "/key-manager/v1/secrets"
+	body := map[string]any{"total": len(match)}
+	var page []map[string]any
+	for i := offset; i < len(match) && i < offset+limit; i++ {
+		s := match[i]
+		page = append(page, map[string]any{"name": s.name, "secret_ref": base + "/" + s.id, "creator_id": s.creator,
+			"secret_type": "passphrase", "status": "ACTIVE", "created": "2026-01-02T03:04:05.000000", "expiration": nil})
+	}
+	body["secrets"] = page
+	if offset+limit < len(match) {
+		next := url.Values{"limit": {strconv.Itoa(limit)}, "offset": {strconv.Itoa(offset + limit)}}
+		if !c.oldPaging && name != "" {
+			next.Set("name", name)
+		}
+		body["next"] = base + "?" + next.Encode()
+	}
+	reply(w, 200, body)
+}

@@ -1,0 +1,137 @@
+package barbican
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/keymanager/v1/acls"
+	"github.com/gophercloud/gophercloud/v2/openstack/keymanager/v1/secrets"
+
+	"github.com/vtpmctl/vtpmctl/internal/paging"
+	"github.com/vtpmctl/vtpmctl/internal/parallel"
+)
+
+// secretPage is the secrets asked for per list request (Barbican's cap).
+const secretPage = 100
+
+// projectSecrets lists a project's vTPM secrets, each once, and reads
+// their ACLs (those asked for).
+func projectSecrets(ctx context.Context, src Sources, project string) ([]Secret, []string, error) {
+	km, err := src.KeyManager(ctx, project)
+	if err != nil {
+		if gophercloud.ResponseCodeIs(err, http.StatusUnauthorized) {
+			return nil, nil, fmt.Errorf("Keystone will not scope a token to it (401): the caller has no role in the project")
+		}
+		return nil, nil, fmt.Errorf("cannot get a token for the project: %v", oneLine(err))
+	}
+	var out []Secret
+	var bad []string
+	seen := map[string]bool{} // by secret ID (by ref for a ref that is no secret's)
+	err = listSecrets(ctx, km, func(s secrets.Secret) {
+		inst, ok := InstanceOf(s.Name)
+		if !ok {
+			return // LIKE's _ matches any character; keep exact names only
+		}
+		id, ok := secretID(s.SecretRef)
+		key := "id " + id
+		if !ok {
+			key = "ref " + s.SecretRef
+		}
+		if seen[key] {
+			return // offset paging over a list that changed meanwhile
+		}
+		seen[key] = true
+		if !ok {
+			// a secret_ref that is no secret's URL (…/payload, another
+			// host): named, never requested, and the project still audited
+			bad = append(bad, fmt.Sprintf("secret %q has a secret_ref that is not a secret's URL (%s): not audited", s.Name, s.SecretRef))
+			return
+		}
+		sec := Secret{ID: id, Ref: s.SecretRef, InstanceID: inst, ProjectID: project, CreatorID: s.CreatorID,
+			Type: s.SecretType, Status: s.Status, Created: s.Created}
+		if !s.Expiration.IsZero() {
+			e := s.Expiration
+			sec.Expiration = &e
+		}
+		out = append(out, sec)
+	})
+	if gophercloud.ResponseCodeIs(err, http.StatusForbidden) {
+		return nil, nil, fmt.Errorf("Barbican refuses to list its secrets (403): the caller needs a role there that may list secrets (admin, creator or observer under Barbican's default policy before 2026.1; reader or member from 2026.1)")
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("listing secrets: %v", oneLine(err))
+	}
+	if src.ReadACLs {
+		readACLs(ctx, km, out, src.ACLInstances, src.Limit)
+	}
+	return out, bad, nil
+}
+
+// listSecrets asks for the vTPM-named secrets page by page, each page's
+// URL built here with the name filter. Barbican's next link is never
+// followed: before the 2025 fix (Zed … 2025.1) it drops every filter but
+// limit and offset, so the next page would be of all the project's
+// secrets. A short page, or none further announced, ends the list.
+func listSecrets(ctx context.Context, km *gophercloud.ServiceClient, each func(secrets.Secret)) error {
+	ctx = paging.Guard(ctx, "secret list")
+	base := km.ServiceURL("secrets")
+	refs := map[string]bool{}
+	for page := 0; ; page++ {
+		if page >= paging.MaxPages { // the transport's guard too; this holds without it
+			return &paging.Error{Msg: fmt.Sprintf("secret list: more than %d pages; stopped (a server that never ends its list?)", paging.MaxPages)}
+		}
+		q := url.Values{"name": {NamePrefix + "%"}, "limit": {strconv.Itoa(secretPage)}, "offset": {strconv.Itoa(page * secretPage)}}
+		var body struct {
+			Secrets []secrets.Secret `json:"secrets"`
+			Next    string           `json:"next"`
+		}
+		if _, err := km.Get(ctx, base+"?"+q.Encode(), &body, nil); err != nil {
+			return err
+		}
+		fresh := 0
+		for _, s := range body.Secrets {
+			if !refs[s.SecretRef] {
+				refs[s.SecretRef] = true
+				fresh++
+			}
+			each(s)
+		}
+		if fresh == 0 && len(body.Secrets) > 0 {
+			// a server that ignores offset would otherwise be asked MaxPages times
+			return &paging.Error{Msg: fmt.Sprintf("secret list: the page at offset %d holds only secrets already listed; stopped (the server ignores offset?)", page*secretPage)}
+		}
+		if len(body.Secrets) < secretPage || body.Next == "" {
+			return nil
+		}
+	}
+}
+
+// readACLs reads the ACL of each secret (of the instances in only, when
+// non-nil). A failed read (after the transport's retries) is this
+// secret's problem, reported on it; the rest of the project is audited.
+func readACLs(ctx context.Context, km *gophercloud.ServiceClient, out []Secret, only map[string]bool, limit int) {
+	var idx []int
+	for i := range out {
+		if only == nil || only[out[i].InstanceID] {
+			idx = append(idx, i)
+		}
+	}
+	parallel.Do(ctx, len(idx), limit, func(ctx context.Context, j int) error {
+		s := &out[idx[j]]
+		acl, err := acls.GetSecretACL(ctx, km, s.ID).Extract()
+		if err != nil {
+			s.ACLError = oneLine(err)
+			return nil
+		}
+		pa := true // no ACL row: Barbican forces project access on
+		if r, ok := (*acl)["read"]; ok {
+			pa = r.ProjectAccess
+		}
+		s.ProjectAccess = &pa
+		return nil
+	})
+}
