@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // Modes: Public files get 0666 less the umask, Private ones (naming
@@ -42,7 +43,10 @@ func Write(path string, mode os.FileMode, stdout io.Writer, fill func(io.Writer)
 	case err != nil && !errors.Is(err, os.ErrNotExist):
 		return fmt.Errorf("%s: %v", path, err)
 	}
-	return writeAtomic(path, target, mode, fill)
+	if err != nil {
+		st = nil // a new file
+	}
+	return writeAtomic(path, target, mode, st, fill)
 }
 
 func writeInPlace(path, target string, fill func(io.Writer) error) error {
@@ -60,7 +64,22 @@ func writeInPlace(path, target string, fill func(io.Writer) error) error {
 	return nil
 }
 
-func writeAtomic(path, target string, mode os.FileMode, fill func(io.Writer) error) error {
+// keepAccess gives the temp file that replaces old the old file's owner,
+// group and permission bits, never wider than mode: a 0600 plan must not
+// become 0644, a 0640 report must stay readable by its group and no other.
+// Who cannot set the group (not root, not a member) drops the group bits,
+// so a default group never gets what the old one had.
+func keepAccess(f *os.File, old os.FileInfo, mode os.FileMode) error {
+	perm := old.Mode().Perm() & mode
+	if sys, ok := old.Sys().(*syscall.Stat_t); ok {
+		if f.Chown(int(sys.Uid), int(sys.Gid)) != nil && f.Chown(-1, int(sys.Gid)) != nil {
+			perm &^= 0o070
+		}
+	}
+	return f.Chmod(perm)
+}
+
+func writeAtomic(path, target string, mode os.FileMode, old os.FileInfo, fill func(io.Writer) error) error {
 	dir, base := filepath.Split(target)
 	if dir == "" {
 		dir = "."
@@ -87,6 +106,12 @@ func writeAtomic(path, target string, mode os.FileMode, fill func(io.Writer) err
 			os.Remove(tmp)
 		}
 	}()
+	if old != nil {
+		// before any byte is written: the content never has wider access
+		if err := keepAccess(f, old, mode); err != nil {
+			return fmt.Errorf("%s: %v", path, err)
+		}
+	}
 	if err := fill(f); err != nil {
 		return err
 	}

@@ -116,3 +116,59 @@ func TestStdoutAndDirectory(t *testing.T) {
 		t.Error("a directory was accepted")
 	}
 }
+
+// TestReplaceKeepsAccess: replacing a file keeps its permission bits and
+// group (never wider than asked for); a new file gets today's defaults.
+func TestReplaceKeepsAccess(t *testing.T) {
+	old := syscall.Umask(0o022)
+	defer syscall.Umask(old)
+	root := os.Geteuid() == 0
+	for _, tc := range []struct {
+		name      string
+		perm      os.FileMode // 0: no old file
+		gid       int         // -1: leave the group
+		mode      os.FileMode
+		wantPerm  os.FileMode
+		needsRoot bool
+	}{
+		{"0600 plan with group 1", 0o600, 1, Public, 0o600, true},
+		{"0640 with group 1", 0o640, 1, Public, 0o640, true},
+		{"0640 stays 0640", 0o640, -1, Public, 0o640, false},
+		{"0644 written private", 0o644, -1, Private, 0o600, false},
+		{"new public", 0, -1, Public, 0o644, false},
+		{"new private", 0, -1, Private, 0o600, false},
+	} {
+		if tc.needsRoot && !root {
+			t.Logf("%s: needs root (CI runs as root)", tc.name)
+			continue
+		}
+		p := filepath.Join(t.TempDir(), "out")
+		if tc.perm != 0 {
+			os.WriteFile(p, []byte("old"), 0o600)
+			os.Chmod(p, tc.perm)
+			if tc.gid >= 0 {
+				if err := os.Chown(p, -1, tc.gid); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		var before syscall.Stat_t
+		syscall.Stat(p, &before)
+		if err := Write(p, tc.mode, nil, hello); err != nil {
+			t.Fatal(err)
+		}
+		var st syscall.Stat_t
+		if err := syscall.Stat(p, &st); err != nil {
+			t.Fatal(err)
+		}
+		if got := os.FileMode(st.Mode).Perm(); got != tc.wantPerm {
+			t.Errorf("%s: mode %v, want %v", tc.name, got, tc.wantPerm)
+		}
+		if tc.gid >= 0 && int(st.Gid) != tc.gid {
+			t.Errorf("%s: group %d, want %d", tc.name, st.Gid, tc.gid)
+		}
+		if tc.perm != 0 && st.Uid != before.Uid {
+			t.Errorf("%s: owner %d, was %d", tc.name, st.Uid, before.Uid)
+		}
+	}
+}
