@@ -4,7 +4,9 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -20,6 +22,7 @@ import (
 
 	"github.com/vtpmctl/vtpmctl/barbican"
 	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
+	"github.com/vtpmctl/vtpmctl/internal/parallel"
 	"github.com/vtpmctl/vtpmctl/nova"
 )
 
@@ -347,4 +350,120 @@ func TestIntegrationSecretsAuditModes(t *testing.T) {
 			t.Errorf("%s-mode guest audited as %q", m, g.Mode)
 		}
 	}
+}
+
+// TestIntegrationSecretsPaging: 152 vTPM secrets and 38 others in one
+// project. Barbican before the 2025 paging fix (Zed … 2025.1) answers
+// next: …/v1/secrets?limit=100&offset=100, the name filter dropped; seen
+// live on Zed, following it counted 172 secrets, 20 of them twice. Every
+// release must count 152 secrets, each once, all orphans (no servers).
+func TestIntegrationSecretsPaging(t *testing.T) {
+	h := newHarness(t)
+	ctx := context.Background()
+	admin := devcloudtest.Connect(t, "devcloud-admin")
+	ks, _ := admin.Identity()
+
+	// A project of its own: no other test's secrets or servers in it.
+	name := devcloudtest.Unique("sa-paging")
+	p, err := projects.Create(ctx, ks, projects.CreateOpts{Name: name, DomainID: "default"}).Extract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { projects.Delete(context.Background(), ks, p.ID) })
+	var adminRole, adminUser string
+	pages, _ := roles.List(ks, roles.ListOpts{Name: "admin"}).AllPages(ctx)
+	if rs, _ := roles.ExtractRoles(pages); len(rs) == 1 {
+		adminRole = rs[0].ID
+	}
+	pages, _ = users.List(ks, users.ListOpts{Name: "admin", DomainID: "default"}).AllPages(ctx)
+	if us, _ := users.ExtractUsers(pages); len(us) == 1 {
+		adminUser = us[0].ID
+	}
+	if err := roles.Assign(ctx, ks, adminRole, roles.AssignOpts{UserID: adminUser, ProjectID: p.ID}).ExtractErr(); err != nil {
+		t.Fatalf("admin role in %s: %v", name, err)
+	}
+	ps, err := admin.ForProject(ctx, p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	km, err := ps.KeyManager()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// One other secret in five, created in between: on an old Barbican the
+	// unfiltered second page then repeats vTPM secrets of the first.
+	const vtpm, others = 152, 38
+	ids := make([]string, vtpm+others)
+	names := make([]string, len(ids))
+	for i, nv, no := 0, 0, 0; i < len(ids); i++ {
+		if i%5 == 4 && no < others {
+			names[i], no = fmt.Sprintf("sa-paging-other-%d", no), no+1
+		} else {
+			names[i], nv = barbican.NamePrefix+randomUUID(t), nv+1
+		}
+	}
+	// Bounded concurrency: a create is ~20 ms; ordered enough to interleave.
+	errs := parallel.Do(ctx, len(ids), 8, func(ctx context.Context, i int) error {
+		s, err := secrets.Create(ctx, km, secrets.CreateOpts{Name: names[i], Payload: "not-a-real-vtpm-passphrase",
+			PayloadContentType: "text/plain", SecretType: secrets.PassphraseSecret}).Extract()
+		if err == nil {
+			ids[i] = s.SecretRef[strings.LastIndex(s.SecretRef, "/")+1:]
+		}
+		return err
+	})
+	t.Cleanup(func() {
+		parallel.Do(context.Background(), len(ids), 8, func(ctx context.Context, i int) error {
+			if ids[i] != "" {
+				secrets.Delete(ctx, km, ids[i])
+			}
+			return nil
+		})
+	})
+	want := map[string]bool{}
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("creating secret %d: %v", i, err)
+		}
+		if strings.HasPrefix(names[i], barbican.NamePrefix) {
+			want[ids[i]] = true
+		}
+	}
+
+	r := h.run(func(streams *IOStreams) error {
+		return runSecretsAudit(ctx, &secretsAuditOptions{IO: streams, Global: h.global("devcloud-admin"), Projects: []string{name},
+			IncludeOrphans: true, Concurrency: 4, ServiceProject: "service"})
+	})
+	var out auditOut
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("exit %d: %v\n%s", r.code, err, r.stderr)
+	}
+	seen := map[string]bool{}
+	for _, o := range out.Orphans {
+		if seen[o.ID] || !want[o.ID] {
+			t.Errorf("orphan %s listed twice or not one of the vTPM secrets created", o.ID)
+		}
+		seen[o.ID] = true
+	}
+	if out.Summary.Secrets != vtpm || out.Summary.Orphans != vtpm || len(seen) != vtpm || r.code != 1 {
+		t.Errorf("exit %d, summary %+v, %d distinct orphans; want %d secrets, %d orphans\n%s", r.code, out.Summary, len(seen), vtpm, vtpm, r.stderr)
+	}
+	lists := 0
+	for _, req := range r.requests { // "GET …/v1/secrets": the path, query apart
+		if strings.HasPrefix(req, "GET ") && strings.HasSuffix(req, "/v1/secrets") {
+			lists++
+		}
+	}
+	if lists != 2 {
+		t.Errorf("%d secret list requests, want 2 (ceil(152/100))", lists)
+	}
+}
+
+func randomUUID(t *testing.T) string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		t.Fatal(err)
+	}
+	b[6], b[8] = b[6]&0x0f|0x40, b[8]&0x3f|0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }
