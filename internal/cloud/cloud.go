@@ -44,8 +44,14 @@ type Session struct {
 	Provider  *gophercloud.ProviderClient
 	Endpoint  gophercloud.EndpointOpts
 	CloudName string
-	clientOpt *clientconfig.ClientOpts
-	opts      Options
+	// auth: the credentials Connect resolved from clouds.yaml or OS_*,
+	// kept (in memory only) so ForProject neither re-reads the file nor
+	// re-parses it.
+	auth gophercloud.AuthOptions
+	// identityV3: the Keystone v3 endpoint Connect discovered; "" when
+	// the cloud offered no v3 (ForProject then discovers again).
+	identityV3 string
+	opts       Options
 }
 
 // SearchPaths lists where clouds.yaml is looked for, in the openstack
@@ -128,7 +134,8 @@ func Connect(ctx context.Context, o Options) (*Session, error) {
 		return nil, &ConfigError{Scrub(fmt.Sprintf("cloud %q: auth_url %q: %v", name, ao.IdentityEndpoint, err))}
 	}
 	pc.HTTPClient = httpClient(tlsConf, o)
-	if err := openstack.Authenticate(ctx, pc, *ao); err != nil {
+	v3, err := authenticate(ctx, pc, *ao)
+	if err != nil {
 		return nil, fmt.Errorf("authenticating to %s: %w", Scrub(ao.IdentityEndpoint), Friendly(err))
 	}
 	if t := pc.Token(); t != "" {
@@ -146,11 +153,12 @@ func Connect(ctx context.Context, o Options) (*Session, error) {
 		iface = os.Getenv("OS_INTERFACE")
 	}
 	return &Session{
-		Provider:  pc,
-		Endpoint:  gophercloud.EndpointOpts{Region: region, Availability: clientconfig.GetEndpointType(iface)},
-		CloudName: name,
-		clientOpt: copts,
-		opts:      o,
+		Provider:   pc,
+		Endpoint:   gophercloud.EndpointOpts{Region: region, Availability: clientconfig.GetEndpointType(iface)},
+		CloudName:  name,
+		auth:       *ao,
+		identityV3: v3,
+		opts:       o,
 	}, nil
 }
 
@@ -260,6 +268,8 @@ func (s *Session) service(kind string, f func(*gophercloud.ProviderClient, gophe
 }
 
 // Friendly shortens gophercloud's errors to one line a user can act on.
+// The gophercloud error stays underneath, so callers still ask
+// gophercloud.ResponseCodeIs(err, 401) rather than match the text.
 func Friendly(err error) error {
 	var code gophercloud.ErrUnexpectedResponseCode
 	if errors.As(err, &code) {
@@ -267,10 +277,19 @@ func Friendly(err error) error {
 		if len(body) > 300 {
 			body = body[:300] + "…"
 		}
-		return fmt.Errorf("%s %s: HTTP %d: %s", code.Method, code.URL, code.Actual, oneLine(body))
+		return &friendlyError{msg: fmt.Sprintf("%s %s: HTTP %d: %s", code.Method, code.URL, code.Actual, oneLine(body)), err: err}
 	}
 	return err
 }
+
+// friendlyError is Friendly's one line over the error it shortens.
+type friendlyError struct {
+	msg string
+	err error
+}
+
+func (e *friendlyError) Error() string { return e.msg }
+func (e *friendlyError) Unwrap() error { return e.err }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
@@ -285,27 +304,25 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // ForProject authenticates again with the same credentials, scoped to
 // another project, over the same HTTP client (so guards and the debug log
-// apply): Barbican only lists the token's own project's secrets.
+// apply): Barbican only lists the token's own project's secrets. It costs
+// one token POST: the credentials and the v3 endpoint are Connect's. A
+// refusal keeps gophercloud's typed error (gophercloud.ResponseCodeIs).
 func (s *Session) ForProject(ctx context.Context, projectID string) (*Session, error) {
-	ao, err := clientconfig.AuthOptions(s.clientOpt)
-	if err != nil {
-		return nil, err
-	}
+	ao := s.auth
 	if ao.ApplicationCredentialID != "" || ao.ApplicationCredentialName != "" {
 		return nil, fmt.Errorf("application credentials are bound to one project and cannot be rescoped")
 	}
 	ao.AllowReauth = true
 	ao.TenantID, ao.TenantName = "", ""
 	ao.Scope = &gophercloud.AuthScope{ProjectID: projectID}
-	pc, err := openstack.NewClient(ao.IdentityEndpoint)
+	pc, err := rescope(ctx, s.Provider.HTTPClient, s.identityV3, ao)
 	if err != nil {
-		return nil, err
-	}
-	pc.HTTPClient = s.Provider.HTTPClient
-	if err := openstack.Authenticate(ctx, pc, *ao); err != nil {
 		return nil, Friendly(err)
 	}
-	return &Session{Provider: pc, Endpoint: s.Endpoint, CloudName: s.CloudName, clientOpt: s.clientOpt, opts: s.opts}, nil
+	if t := pc.Token(); t != "" {
+		RegisterSecret(t)
+	}
+	return &Session{Provider: pc, Endpoint: s.Endpoint, CloudName: s.CloudName, auth: s.auth, identityV3: s.identityV3, opts: s.opts}, nil
 }
 
 // TokenRoles are the role names the session's token carries (implied

@@ -6,10 +6,64 @@ import (
 	"net/http"
 
 	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
+	"github.com/gophercloud/gophercloud/v2/openstack/utils"
 
 	"github.com/vtpmctl/vtpmctl/internal/paging"
 )
+
+// authenticate is openstack.Authenticate (one version discovery GET, none
+// when auth_url names /v3, then one token POST) that also returns the
+// Keystone v3 endpoint it chose, so rescoping can skip the discovery. ""
+// when Keystone offers no v3.
+func authenticate(ctx context.Context, pc *gophercloud.ProviderClient, ao gophercloud.AuthOptions) (string, error) {
+	v3 := &utils.Version{ID: "v3", Priority: 30, Suffix: "/v3/"}
+	chosen, endpoint, err := utils.ChooseVersion(ctx, pc, []*utils.Version{{ID: "v2.0", Priority: 20, Suffix: "/v2.0/"}, v3})
+	if err != nil {
+		return "", err
+	}
+	if chosen != v3 {
+		return "", openstack.Authenticate(ctx, pc, ao)
+	}
+	if err := useIdentityV3(pc, endpoint); err != nil {
+		return "", err
+	}
+	return endpoint, openstack.AuthenticateV3(ctx, pc, &ao, gophercloud.EndpointOpts{})
+}
+
+// useIdentityV3 points a provider client at a discovered v3 endpoint:
+// AuthenticateV3 (and its re-authentication after a 401) posts to
+// IdentityBase + "v3/".
+func useIdentityV3(pc *gophercloud.ProviderClient, endpoint string) error {
+	base, err := utils.BaseEndpoint(endpoint)
+	if err != nil {
+		return err
+	}
+	pc.IdentityEndpoint = endpoint
+	pc.IdentityBase = gophercloud.NormalizeURL(base)
+	return nil
+}
+
+// rescope authenticates a new provider client over hc with ao: straight
+// to the v3 endpoint when one was discovered (one POST), by discovery
+// otherwise.
+func rescope(ctx context.Context, hc http.Client, v3 string, ao gophercloud.AuthOptions) (*gophercloud.ProviderClient, error) {
+	if v3 == "" {
+		pc, err := openstack.NewClient(ao.IdentityEndpoint)
+		if err != nil {
+			return nil, err
+		}
+		pc.HTTPClient = hc
+		return pc, openstack.Authenticate(ctx, pc, ao)
+	}
+	pc, err := openstack.NewClient(v3)
+	if err != nil {
+		return nil, err
+	}
+	pc.HTTPClient = hc
+	return pc, openstack.AuthenticateV3(ctx, pc, &ao, gophercloud.EndpointOpts{})
+}
 
 // ProjectIDs resolves project names or IDs with Keystone (admin, or a
 // reader of those projects).
