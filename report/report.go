@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"os"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/vtpmctl/vtpmctl/barbican"
 	"github.com/vtpmctl/vtpmctl/hostcheck"
+	"github.com/vtpmctl/vtpmctl/internal/infile"
 	"github.com/vtpmctl/vtpmctl/internal/result"
 )
 
@@ -26,9 +26,10 @@ type Inputs struct {
 	Upgrade   *hostcheck.UpgradeResult
 }
 
-// Load reads a saved JSON result.
+// Load reads a saved JSON result: a regular file only, under the size cap
+// (a FIFO would hang the page, /dev/zero would fill memory).
 func (in *Inputs) Load(path string) error {
-	data, err := os.ReadFile(path)
+	data, err := infile.ReadFile(path, 0)
 	if err != nil {
 		return err
 	}
