@@ -77,12 +77,26 @@ per host: its release, pass/warn/fail/skip counts, failing checks, traits.`, []s
 	}
 }
 
+// readReports reads host check reports. Two reports naming the same host
+// (by host or hypervisor hostname) are a usage error: which one is
+// current is the user's call, and silently keeping the later hid the
+// other's findings.
 func readReports(paths []string) ([]hostcheck.Report, error) {
 	var out []hostcheck.Report
+	seen := map[string]string{} // host name → file that reports it
 	for _, p := range paths {
 		r, err := hostcheck.ReadReport(p)
 		if err != nil {
 			return nil, usagef("%w", err)
+		}
+		for _, name := range []string{r.Host, r.Facts.HypervisorHostname} {
+			if name == "" {
+				continue
+			}
+			if prev, ok := seen[name]; ok && prev != p {
+				return nil, usagef("%s and %s both report host %s: keep one", prev, p, name)
+			}
+			seen[name] = p
 		}
 		out = append(out, r)
 	}
