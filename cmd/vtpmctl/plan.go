@@ -15,6 +15,7 @@ import (
 	"github.com/vtpmctl/vtpmctl/compute"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/fileout"
+	"github.com/vtpmctl/vtpmctl/internal/infile"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/internal/quote"
 	"github.com/vtpmctl/vtpmctl/nova"
@@ -183,7 +184,7 @@ func readInventory(ctx context.Context, o *planImportOptions) (vms []plans.Sourc
 		return vms, skipped, nil, err
 	}
 	if o.RVTools != "" {
-		f, err := os.Open(o.RVTools)
+		f, err := infile.Open(o.RVTools, 0)
 		if err != nil {
 			return nil, nil, nil, usagef("--rvtools: %w", err)
 		}
@@ -211,7 +212,7 @@ func readInventory(ctx context.Context, o *planImportOptions) (vms []plans.Sourc
 		if k, v, ok := strings.Cut(f.arg, "="); ok && !strings.ContainsAny(k, "/\\") {
 			name, file = k, v
 		}
-		data, err := os.ReadFile(file)
+		data, err := infile.ReadFile(file, 0)
 		if err != nil {
 			return nil, nil, nil, usagef("%s: %w", f.flag, err)
 		}
@@ -237,7 +238,7 @@ func readInventory(ctx context.Context, o *planImportOptions) (vms []plans.Sourc
 func readCatalogue(ctx context.Context, o *planImportOptions) ([]plans.PlanFlavor, error) {
 	switch {
 	case o.Flavors != "":
-		f, err := os.Open(o.Flavors)
+		f, err := infile.Open(o.Flavors, 0)
 		if err != nil {
 			return nil, usagef("--flavors: %w", err)
 		}
@@ -290,8 +291,10 @@ object's outcome is printed, the exit status is 1, and a rerun converges.`
 	return c
 }
 
+// readPlanFile reads a plan through infile: a FIFO or /dev/zero named as
+// the plan is refused at once, never waited on or read for ever.
 func readPlanFile(path string) (*plans.Plan, error) {
-	f, err := os.Open(path)
+	f, err := infile.Open(path, 0)
 	if err != nil {
 		return nil, usagef("%w", err)
 	}
