@@ -92,7 +92,7 @@ type GuestResult struct {
 // Failed says whether any check failed.
 func (g GuestResult) Failed() bool {
 	for _, f := range g.Findings {
-		if f.Status == "fail" {
+		if f.Status == result.Fail {
 			return true
 		}
 	}
@@ -201,7 +201,7 @@ func Audit(f Facts, now time.Time) Result {
 		switch {
 		case gr.Failed():
 			res.Summary.Failed++
-		case gr.Findings[0].Status == "skip":
+		case gr.Findings[0].Status == result.Skip:
 		default:
 			res.Summary.OK++
 		}
@@ -256,8 +256,8 @@ func expectedProject(f Facts, g Guest) string {
 
 func auditGuest(f Facts, g Guest, secs []Secret, now time.Time) GuestResult {
 	gr := GuestResult{Guest: g, Cannot: cannot(f.Release, g.Mode), Operations: operations(f.Release, g.Mode)}
-	add := func(check, status, msg, remedy string) {
-		gr.Findings = append(gr.Findings, Finding{check, result.Status(status), msg, remedy})
+	add := func(check string, status result.Status, msg, remedy string) {
+		gr.Findings = append(gr.Findings, Finding{check, status, msg, remedy})
 	}
 	want := expectedProject(f, g)
 	if want == "" || !f.Audited[want] {
@@ -271,10 +271,10 @@ func auditGuest(f Facts, g Guest, secs []Secret, now time.Time) GuestResult {
 			why = fmt.Sprintf("deployment mode: the secret is in Nova's service project %s: %s", f.name(want), why)
 		}
 		if g.Mode == "deployment" {
-			add("PROJECT", "skip", "not auditable: "+why, "give the auditing user a role in the service project (reader is enough to list), or name the right one with --nova-service-project")
+			add("PROJECT", result.Skip, "not auditable: "+why, "give the auditing user a role in the service project (reader is enough to list), or name the right one with --nova-service-project")
 			return gr
 		}
-		add("PROJECT", "skip", "not auditable: "+why, "")
+		add("PROJECT", result.Skip, "not auditable: "+why, "")
 		return gr
 	}
 	var inProject, elsewhere []Secret
@@ -289,17 +289,17 @@ func auditGuest(f Facts, g Guest, secs []Secret, now time.Time) GuestResult {
 	case len(inProject) == 0 && len(elsewhere) > 0:
 		s := elsewhere[0]
 		gr.SecretID = s.ID
-		add("SECRET-PROJECT", "fail", fmt.Sprintf("the secret lives in project %s, not in the guest's project %s (created by %s, e.g. an admin who resized the guest)",
+		add("SECRET-PROJECT", result.Fail, fmt.Sprintf("the secret lives in project %s, not in the guest's project %s (created by %s, e.g. an admin who resized the guest)",
 			f.name(s.ProjectID), f.name(want), f.userName(s.CreatorID)), "only principals of that project can restart or move the guest; re-create access with an ACL, or have the owner resize")
 		return gr
 	case len(inProject) == 0:
-		add("SECRET-EXISTS", "fail", fmt.Sprintf("no %q in project %s: the guest will not start again (Nova: \"Your vTPM is likely to be unrecoverable.\")", NamePrefix+g.ServerID, f.name(want)),
+		add("SECRET-EXISTS", result.Fail, fmt.Sprintf("no %q in project %s: the guest will not start again (Nova: \"Your vTPM is likely to be unrecoverable.\")", NamePrefix+g.ServerID, f.name(want)),
 			"keep the guest running; restore the secret from a Barbican backup before it stops")
 		return gr
 	case len(inProject) > 1:
-		add("SECRET-UNIQUE", "fail", fmt.Sprintf("%d secrets for this guest in project %s; only one is in use", len(inProject), f.name(want)), "find the one in the domain's <encryption secret> (virsh dumpxml) and delete the others")
+		add("SECRET-UNIQUE", result.Fail, fmt.Sprintf("%d secrets for this guest in project %s; only one is in use", len(inProject), f.name(want)), "find the one in the domain's <encryption secret> (virsh dumpxml) and delete the others")
 	default:
-		add("SECRET-EXISTS", "pass", "secret "+inProject[0].ID, "")
+		add("SECRET-EXISTS", result.Pass, "secret "+inProject[0].ID, "")
 	}
 	s := inProject[0]
 	gr.SecretID = s.ID
@@ -309,32 +309,32 @@ func auditGuest(f Facts, g Guest, secs []Secret, now time.Time) GuestResult {
 	}
 	switch {
 	case owner == "":
-		add("SECRET-OWNER", "skip", "Nova's service user is unknown (see nova_service_user; pass --nova-service-user)", "")
+		add("SECRET-OWNER", result.Skip, "Nova's service user is unknown (see nova_service_user; pass --nova-service-user)", "")
 	case s.CreatorID != owner:
-		add("SECRET-OWNER", "fail", fmt.Sprintf("owned by %s, not by %s (%s)", f.userName(s.CreatorID), f.userName(owner), ownerRole(g.Mode)),
+		add("SECRET-OWNER", result.Fail, fmt.Sprintf("owned by %s, not by %s (%s)", f.userName(s.CreatorID), f.userName(owner), ownerRole(g.Mode)),
 			"the owner resizes the guest, or grant the right users read access with a Barbican ACL")
 	default:
-		add("SECRET-OWNER", "pass", "created by "+f.userName(owner), "")
+		add("SECRET-OWNER", result.Pass, "created by "+f.userName(owner), "")
 	}
 	switch {
 	case s.Type != "passphrase" || s.Status != "ACTIVE":
-		add("SECRET-STATE", "fail", fmt.Sprintf("type %s, status %s: Nova stores an ACTIVE passphrase", s.Type, s.Status), "")
+		add("SECRET-STATE", result.Fail, fmt.Sprintf("type %s, status %s: Nova stores an ACTIVE passphrase", s.Type, s.Status), "")
 	case s.Expiration != nil:
-		add("SECRET-STATE", "fail", fmt.Sprintf("expires %s (in %s): then Barbican stops returning it and the guest will not start again", s.Expiration.Format(time.RFC3339), humanAge(s.Expiration.Sub(now))),
+		add("SECRET-STATE", result.Fail, fmt.Sprintf("expires %s (in %s): then Barbican stops returning it and the guest will not start again", s.Expiration.Format(time.RFC3339), humanAge(s.Expiration.Sub(now))),
 			"Barbican cannot clear an expiration: keep the guest running and migrate its data to a new vTPM guest before then")
 	default:
-		add("SECRET-STATE", "pass", "ACTIVE passphrase, no expiration", "")
+		add("SECRET-STATE", result.Pass, "ACTIVE passphrase, no expiration", "")
 	}
 	add(ownerValidity(f, s.CreatorID, want))
 	switch {
 	case s.ProjectAccess == nil && s.ACLError != "":
-		add("SECRET-ACL", "skip", "ACL could not be read: "+s.ACLError, "run the audit again; if it persists, check the key manager's logs")
+		add("SECRET-ACL", result.Skip, "ACL could not be read: "+s.ACLError, "run the audit again; if it persists, check the key manager's logs")
 	case s.ProjectAccess == nil:
-		add("SECRET-ACL", "skip", "ACL not read", "")
+		add("SECRET-ACL", result.Skip, "ACL not read", "")
 	case !*s.ProjectAccess:
-		add("SECRET-ACL", "warn", "project-access=false: only the owner (and project admins or ACL users) can restart, resize or move this guest", "openstack acl delete <secret> to restore project access, or add the operators to the read ACL")
+		add("SECRET-ACL", result.Warn, "project-access=false: only the owner (and project admins or ACL users) can restart, resize or move this guest", "openstack acl delete <secret> to restore project access, or add the operators to the read ACL")
 	default:
-		add("SECRET-ACL", "pass", "project members can read it (default ACL)", "")
+		add("SECRET-ACL", result.Pass, "project members can read it (default ACL)", "")
 	}
 	return gr
 }
@@ -346,7 +346,7 @@ func ownerRole(mode string) string {
 	return "the guest's user"
 }
 
-func ownerValidity(f Facts, creator, project string) (string, string, string, string) {
+func ownerValidity(f Facts, creator, project string) (string, result.Status, string, string) {
 	u, ok := f.Users[creator]
 	switch {
 	case !ok || u.Unknown != "":
@@ -354,20 +354,20 @@ func ownerValidity(f Facts, creator, project string) (string, string, string, st
 		if ok {
 			why = u.Unknown
 		}
-		return "OWNER-VALID", "skip", "owner " + creator + ": " + why, ""
+		return "OWNER-VALID", result.Skip, "owner " + creator + ": " + why, ""
 	case !u.Exists:
-		return "OWNER-VALID", "fail", "owner " + creator + " no longer exists in Keystone: nobody can create a new token as the owner", "give the guest's operators an ACL on the secret (openstack acl user add) before anything restarts it"
+		return "OWNER-VALID", result.Fail, "owner " + creator + " no longer exists in Keystone: nobody can create a new token as the owner", "give the guest's operators an ACL on the secret (openstack acl user add) before anything restarts it"
 	case !u.Enabled:
-		return "OWNER-VALID", "fail", "owner " + f.userName(creator) + " is disabled", "re-enable the user, or add an ACL for the operators"
+		return "OWNER-VALID", result.Fail, "owner " + f.userName(creator) + " is disabled", "re-enable the user, or add an ACL for the operators"
 	}
 	roles, known := f.Roles[project]
 	switch {
 	case !known:
-		return "OWNER-VALID", "skip", "owner " + f.userName(creator) + " exists and is enabled; role assignments in the project could not be read", ""
+		return "OWNER-VALID", result.Skip, "owner " + f.userName(creator) + " exists and is enabled; role assignments in the project could not be read", ""
 	case !roles[creator]:
-		return "OWNER-VALID", "fail", "owner " + f.userName(creator) + " has no role in project " + f.name(project) + " any more", "grant a role back, or add an ACL for the operators"
+		return "OWNER-VALID", result.Fail, "owner " + f.userName(creator) + " has no role in project " + f.name(project) + " any more", "grant a role back, or add an ACL for the operators"
 	}
-	return "OWNER-VALID", "pass", "owner " + f.userName(creator) + " exists, is enabled, has a role in the project", ""
+	return "OWNER-VALID", result.Pass, "owner " + f.userName(creator) + " exists, is enabled, has a role in the project", ""
 }
 
 // cannot lists what Nova refuses for the guest (reference §3.3).
