@@ -73,12 +73,15 @@ fuzz:
 ## bench: Go benchmarks, then vtpmctl against an openstack-client loop on
 ## the local cloud (200 images, 100 flavors; minutes, mostly the loop), then
 ## the secret audit of GUESTS vTPM guests over PROJECTS projects (the first
-## run builds them on the fake compute: long; later runs reuse them).
+## run builds them on the fake compute: long; later runs reuse them), then
+## the scale table: secrets/hosts audits and plan verify against a synthetic
+## cloud of SCALE_GUESTS guests (requests vs. floor, peak RSS, connections).
 bench: devcloud-up build
 	$(GO) test -tags '$(TAGS)' -run '^$$' -bench . -benchmem ./...
 	$(GO) run ./internal/tools/planbench -vms 100000 -max-rss-mb 200
 	bash bench/vs_openstack.sh
 	$(GO) run ./internal/tools/secretsbench -guests $${GUESTS:-2000} -projects $${PROJECTS:-20}
+	$(GO) run ./internal/tools/scalebench -vtpmctl bin/vtpmctl -guests $${SCALE_GUESTS:-50000} -projects $${SCALE_PROJECTS:-500} -hypervisors $${SCALE_HYPERVISORS:-2000} -paging $${SCALE_PAGING:-old}
 
 ## examples-check: ansible-playbook --syntax-check of the fleet playbooks
 ## (installs Debian's ansible-core once, as root); promtool check and test

@@ -1,0 +1,97 @@
+package scalecloud
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+func start(t *testing.T, cfg Config) *Cloud {
+	t.Helper()
+	c, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// get sends a GET with token tok and decodes the JSON answer.
+func get(t *testing.T, tok, u string, v any) int {
+	t.Helper()
+	req, _ := http.NewRequest("GET", u, nil)
+	req.Header.Set("X-Auth-Token", tok)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if v != nil {
+		json.NewDecoder(resp.Body).Decode(v)
+	}
+	return resp.StatusCode
+}
+
+func TestStrictAndCounted(t *testing.T) {
+	c := start(t, Config{Guests: 10, Projects: 2, Hypervisors: 3})
+	tok := c.issueToken(pAdmin)
+	if s := get(t, tok, c.URL+"/compute/v2.1/os-aggregates", nil); s != 501 {
+		t.Errorf("unknown route: %d", s)
+	}
+	if s := get(t, tok, c.URL+"/compute/v2.1/servers/detail?name=x", nil); s != 501 {
+		t.Errorf("unserved filter: %d", s)
+	}
+	if s := get(t, "nope", c.URL+"/compute/v2.1/servers/detail", nil); s != 401 {
+		t.Errorf("no token: %d", s)
+	}
+	st := c.Stats()
+	if st.NUnexpected != 2 || st.Requests != 3 || st.ByRoute["GET /compute/v2.1/servers/detail"] != 2 || st.Connections < 1 {
+		t.Errorf("stats: %+v", st)
+	}
+}
+
+// Nova pages by marker with a next link on every full page; Barbican's
+// old next link loses the name filter, the new one keeps it.
+func TestPaging(t *testing.T) {
+	for _, style := range []string{"old", "new"} {
+		c := start(t, Config{Guests: 300, Projects: 1, Hypervisors: 3, OtherSecrets: 40, Paging: style})
+		tok := c.issueToken(pTenant0)
+		var srv struct {
+			Servers []struct{ ID string }
+			Links   []struct{ Href string } `json:"servers_links"`
+		}
+		get(t, tok, c.URL+"/compute/v2.1/servers/detail?limit=300", &srv)
+		if len(srv.Servers) != 300 || len(srv.Links) != 1 {
+			t.Fatalf("full page: %d servers, links %v", len(srv.Servers), srv.Links)
+		}
+		get(t, tok, srv.Links[0].Href, &srv)
+		if len(srv.Servers) != 0 {
+			t.Errorf("after the last: %d", len(srv.Servers))
+		}
+		var sec struct {
+			Secrets []struct{ Name string }
+			Total   int
+			Next    string
+		}
+		get(t, tok, c.URL+"/key-manager/v1/secrets?limit=100&name="+url.QueryEscape("vTPM secret for instance %"), &sec)
+		if sec.Total != 300 || len(sec.Secrets) != 100 || sec.Next == "" {
+			t.Fatalf("%s: first page %d of %d, next %q", style, len(sec.Secrets), sec.Total, sec.Next)
+		}
+		next, _ := url.Parse(sec.Next)
+		if kept := next.Query().Has("name"); kept != (style == "new") {
+			t.Errorf("%s: next link %s", style, sec.Next)
+		}
+		get(t, tok, sec.Next, &sec)
+		others := 0
+		for _, s := range sec.Secrets {
+			if !strings.HasPrefix(s.Name, "vTPM") {
+				others++
+			}
+		}
+		if (others > 0) != (style == "old") {
+			t.Errorf("%s: second page has %d other secrets", style, others)
+		}
+	}
+}
