@@ -18,6 +18,8 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/tokens"
 	"github.com/gophercloud/utils/v2/openstack/clientconfig"
+
+	"github.com/vtpmctl/vtpmctl/internal/infile"
 )
 
 // Options are the global connection flags.
@@ -171,7 +173,9 @@ func tlsConfig(c *clientconfig.Cloud, o Options) (*tls.Config, error) {
 		conf = &tls.Config{}
 	}
 	if o.CACert != "" {
-		pem, err := os.ReadFile(o.CACert)
+		// A file the user names: a FIFO must not hang Connect, nor
+		// /dev/zero fill memory; a CA bundle is well under 16 MiB.
+		pem, err := infile.ReadFile(o.CACert, 16<<20)
 		if err != nil {
 			return nil, &ConfigError{fmt.Sprintf("--os-cacert: %v", err)}
 		}
