@@ -165,6 +165,23 @@ func Connect(ctx context.Context, o Options) (*Session, error) {
 }
 
 func tlsConfig(c *clientconfig.Cloud, o Options) (*tls.Config, error) {
+	// clientconfig reads the CA, certificate and key files that clouds.yaml
+	// or OS_CACERT/OS_CERT/OS_KEY name with a plain read: refuse a FIFO or
+	// a device there first, as for every file a user names.
+	for _, f := range []struct{ what, path string }{
+		{"OS_CACERT", os.Getenv("OS_CACERT")}, {"cacert", c.CACertFile},
+		{"OS_CERT", os.Getenv("OS_CERT")}, {"cert", c.ClientCertFile},
+		{"OS_KEY", os.Getenv("OS_KEY")}, {"key", c.ClientKeyFile},
+	} {
+		if f.path == "" {
+			continue
+		}
+		fh, err := infile.Open(f.path, 16<<20)
+		if err != nil {
+			return nil, &ConfigError{fmt.Sprintf("TLS settings: %s: %v", f.what, err)}
+		}
+		fh.Close()
+	}
 	conf, err := clientconfig.PrepareTLSConfig("OS_", c)
 	if err != nil {
 		return nil, &ConfigError{fmt.Sprintf("TLS settings: %v", err)}
