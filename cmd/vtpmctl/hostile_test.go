@@ -328,3 +328,34 @@ func TestPayloadGuardOnEverySession(t *testing.T) {
 		}
 	}
 }
+
+// TestBidiControlsNeutralised: a name with Unicode bidi controls (Trojan
+// source: "\u202e" shows "exe.pdf" as "fdp.exe") reaches neither the
+// table, nor an error line, nor the markdown checklist; json keeps it exact.
+func TestBidiControlsNeutralised(t *testing.T) {
+	const evil = "win\u202egpj.exe\u2066x\u2069"
+	c := secretsCloud(t)
+	c.Handle("GET /compute/v2.1/servers/detail", fakecloud.JSON(200, fmt.Sprintf(`{"servers":[{"id":%q,"name":%q,"tenant_id":%q,"user_id":%q,"status":"ACTIVE",
+"image":{"id":"img1"},"flavor":{"original_name":"v","extra_specs":{"hw:tpm_version":"2.0","hw:tpm_model":"tpm-crb"}}}]}`, guestID, evil, fakecloud.ProjectID, fakecloud.UserID)))
+	bidi := func(s string) bool {
+		return strings.ContainsAny(s, "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")
+	}
+	out, _, _ := runCLI(t, "--os-cloud", "fake", "secrets", "audit")
+	if bidi(out) || !strings.Contains(out, "win\uFFFDgpj.exe\uFFFDx\uFFFD") {
+		t.Errorf("table output:\n%q", out)
+	}
+	if out, _, _ = runCLI(t, "--os-cloud", "fake", "secrets", "audit", "-f", "json"); !strings.Contains(out, evil) {
+		t.Errorf("json output lost the exact name:\n%s", out)
+	}
+	c.Handle("GET /compute/v2.1/", fakecloud.JSON(503, `{"error":"`+evil+`"}`))
+	if _, errs, code := runCLI(t, "--os-cloud", "fake", "secrets", "audit"); code != 1 || bidi(errs) || !strings.Contains(errs, "503") {
+		t.Errorf("exit %d, error line %q", code, errs)
+	}
+	plan := filepath.Join(t.TempDir(), "plan.yaml")
+	os.WriteFile(plan, []byte("version: 1\nvms:\n"+
+		"  - {name: \""+evil+"\", guest_os: w, firmware: efi, secure_boot: \"yes\", source_vtpm: \"yes\", vcpus: 1, ram: 64, disk: 1, target_flavor: f, target_image: i, target_vtpm: 2.0 tpm-crb}\n"), 0o644)
+	out, errs, code := runCLI(t, "plan", "checklist", plan)
+	if code != 0 || bidi(out) || !strings.Contains(out, "win?gpj.exe?x?") {
+		t.Errorf("checklist: exit %d %s\n%q", code, errs, out)
+	}
+}

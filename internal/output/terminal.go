@@ -4,6 +4,8 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/vtpmctl/vtpmctl/internal/quote"
 )
 
 // Names come from other people: a server called "\x1b]0;pwned\a" would
@@ -11,8 +13,9 @@ import (
 // as table or value text goes through Sanitize; json and yaml stay exact
 // (their encoders escape control characters themselves).
 
-// Sanitize replaces control characters (C0 but newline and tab, DEL, C1)
-// and invalid UTF-8 with U+FFFD, one rune for one, so tables keep their
+// Sanitize replaces control characters (C0 but newline and tab, DEL, C1,
+// and the bidi controls that reorder what is shown around them, see
+// quote.IsBidi) and invalid UTF-8 with U+FFFD, one rune for one, so tables keep their
 // widths.
 func Sanitize(s string) string {
 	if !needsSanitizing(s) {
@@ -36,7 +39,7 @@ func Sanitize(s string) string {
 }
 
 func isControl(r rune) bool {
-	return (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || (r >= 0x80 && r <= 0x9f)
+	return (r < 0x20 && r != '\n' && r != '\t') || r == 0x7f || (r >= 0x80 && r <= 0x9f) || quote.IsBidi(r)
 }
 
 func needsSanitizing(s string) bool {

@@ -9,15 +9,20 @@ import (
 
 func TestSanitize(t *testing.T) {
 	for in, want := range map[string]string{
-		"plain name":            "plain name",
-		"é 中 ✓":                 "é 中 ✓",
-		"a\x1b]0;pwned\x07b":    "a\uFFFD]0;pwned\uFFFDb",
-		"clear\x1b[2J":          "clear\uFFFD[2J",
-		"csi8\u009b31m":         "csi8\uFFFD31m",
-		"cr\roverwrite":         "cr\uFFFDoverwrite",
-		"keep\nlines\tand tabs": "keep\nlines\tand tabs",
-		"del\x7f":               "del\uFFFD",
-		"bad\xffutf8":           "bad\uFFFDutf8",
+		"plain name":                       "plain name",
+		"é 中 ✓":                            "é 中 ✓",
+		"a\x1b]0;pwned\x07b":               "a\uFFFD]0;pwned\uFFFDb",
+		"clear\x1b[2J":                     "clear\uFFFD[2J",
+		"csi8\u009b31m":                    "csi8\uFFFD31m",
+		"cr\roverwrite":                    "cr\uFFFDoverwrite",
+		"keep\nlines\tand tabs":            "keep\nlines\tand tabs",
+		"del\x7f":                          "del\uFFFD",
+		"bad\xffutf8":                      "bad\uFFFDutf8",
+		"rlo\u202egpj.exe":                 "rlo\uFFFDgpj.exe",
+		"lre\u202a pdf\u202c":              "lre\uFFFD pdf\uFFFD",
+		"isolates\u2066\u2067\u2068\u2069": "isolates\uFFFD\uFFFD\uFFFD\uFFFD",
+		"marks\u200e\u200f\u061c":          "marks\uFFFD\uFFFD\uFFFD",
+		"lro\u202d rle\u202b":              "lro\uFFFD rle\uFFFD",
 	} {
 		if got := Sanitize(in); got != want {
 			t.Errorf("Sanitize(%q) = %q, want %q", in, got, want)

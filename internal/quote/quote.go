@@ -1,10 +1,32 @@
 package quote
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// IsBidi says whether r is a Unicode bidirectional control: the embedding,
+// override and isolate controls (U+202A–U+202E, U+2066–U+2069) and the
+// marks (U+200E, U+200F, U+061C). In a name they reorder what a reader
+// sees around them ("Trojan source"), so they are neutralised wherever
+// C0/C1 control characters are.
+func IsBidi(r rune) bool {
+	return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f || r == 0x061c
+}
+
+func isControl(r rune) bool {
+	return r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) || IsBidi(r)
+}
 
 // Shell quotes s as one POSIX sh word: bare when it has only characters
 // that are never special, else in single quotes with ' written as '\”.
+// A control or bidi character is written as a printf octal escape outside
+// the quotes, so the command reads as it runs.
 func Shell(s string) string {
+	if strings.IndexFunc(s, shellEscape) >= 0 {
+		return shellEscaped(s)
+	}
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
 		return !(r == '-' || r == '_' || r == '.' || r == '/' || r == ':' || r == '@' || r == '=' || r == ',' || r == '+' ||
 			r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
@@ -12,6 +34,32 @@ func Shell(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// shellEscape: a newline stays inside the quotes, as $(…) would drop it.
+func shellEscape(r rune) bool { return isControl(r) && r != '\n' }
+
+func shellEscaped(s string) string {
+	var b strings.Builder
+	for len(s) > 0 {
+		i := strings.IndexFunc(s, shellEscape)
+		if i < 0 {
+			i = len(s)
+		}
+		if i > 0 {
+			b.WriteString("'" + strings.ReplaceAll(s[:i], "'", `'\''`) + "'")
+			s = s[i:]
+			continue
+		}
+		_, n := utf8.DecodeRuneInString(s)
+		b.WriteString(`"$(printf '`)
+		for _, c := range []byte(s[:n]) {
+			fmt.Fprintf(&b, `\%03o`, c)
+		}
+		b.WriteString(`')"`)
+		s = s[n:]
+	}
+	return b.String()
 }
 
 // HasControl says whether s has a control character: such a value would
@@ -23,11 +71,11 @@ func HasControl(s string) bool { return OneLine(s) != s }
 // command.
 func ShellComment(s string) string { return "# " + OneLine(s) }
 
-// OneLine replaces control characters (line breaks included, and the
-// Unicode line and paragraph separators) with '?'.
+// OneLine replaces control characters (line breaks included, the Unicode
+// line and paragraph separators, and bidi controls) with '?'.
 func OneLine(s string) string {
 	return strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) || r == 0x2028 || r == 0x2029 {
+		if isControl(r) || r == 0x2028 || r == 0x2029 {
 			return '?'
 		}
 		return r
@@ -36,8 +84,15 @@ func OneLine(s string) string {
 
 // CSVCell neutralises a spreadsheet formula (OWASP's rule): a cell that
 // starts with = + - @, a tab or a carriage return gets a leading '.
-// encoding/csv does the CSV quoting itself.
+// encoding/csv does the CSV quoting itself. Bidi controls become '?'
+// (a spreadsheet shows them reordered); line breaks stay, CSV quotes them.
 func CSVCell(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if IsBidi(r) {
+			return '?'
+		}
+		return r
+	}, s)
 	if s != "" && strings.ContainsRune("=+-@\t\r", rune(s[0])) {
 		return "'" + s
 	}
