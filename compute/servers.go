@@ -2,7 +2,10 @@ package compute
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"sort"
+	"strings"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
@@ -16,55 +19,150 @@ import (
 // (2.47): no flavor GET per server.
 const ServerMicroversion = "2.47"
 
+// InventoryOpts says what ListInventory lists and keeps.
+type InventoryOpts struct {
+	AllTenants bool // every project's servers (admin)
+	// KeepServers fills Inventory.Servers (each server's metadata, image
+	// and flavor): only plan verify reads it, and at 50,000 servers it is
+	// most of the memory.
+	KeepServers bool
+}
+
+// ListVTPMGuests is ListInventory keeping every server.
 func ListVTPMGuests(ctx context.Context, computeClient, imageClient *gophercloud.ServiceClient, rel nova.Release, allTenants bool) (nova.Inventory, error) {
-	c := atMicroversion(computeClient, ServerMicroversion)
-	var srvs []servers.Server
-	err := servers.List(c, servers.ListOpts{AllTenants: allTenants, Limit: 1000}).EachPage(paging.Guard(ctx, "server list"), func(_ context.Context, p pagination.Page) (bool, error) {
-		l, err := servers.ExtractServers(p)
-		srvs = append(srvs, l...)
-		return true, err
-	})
-	if err != nil {
-		return nova.Inventory{}, fmt.Errorf("listing servers: %w", err)
+	return ListInventory(ctx, computeClient, imageClient, rel, InventoryOpts{AllTenants: allTenants, KeepServers: true})
+}
+
+// listedServer is what the audits read of a server: decoding the page
+// into it, not into gophercloud's servers.Server, keeps nothing else
+// (addresses, links, volumes…) once the page is decided.
+type listedServer struct {
+	ID       string            `json:"id"`
+	Name     string            `json:"name"`
+	TenantID string            `json:"tenant_id"`
+	UserID   string            `json:"user_id"`
+	Status   string            `json:"status"`
+	Host     string            `json:"OS-EXT-SRV-ATTR:host"`
+	Metadata map[string]string `json:"metadata"`
+	// Image is {"id": …}, or "" for a volume-backed server.
+	Image  json.RawMessage `json:"image"`
+	Flavor struct {
+		OriginalName string         `json:"original_name"`
+		ExtraSpecs   map[string]any `json:"extra_specs"`
+	} `json:"flavor"`
+}
+
+func (s listedServer) imageID() string {
+	var img struct {
+		ID string `json:"id"`
 	}
-	imgs := map[string]nova.Image{}
+	if len(s.Image) > 0 && s.Image[0] == '{' && json.Unmarshal(s.Image, &img) == nil {
+		return img.ID
+	}
+	return ""
+}
+
+// ListInventory lists the images, then the servers page by page (1,000
+// a page), deciding each page as it arrives: what stays is one small
+// record per server, with repeated strings (hosts, projects, users) and
+// flavors shared.
+func ListInventory(ctx context.Context, computeClient, imageClient *gophercloud.ServiceClient, rel nova.Release, opts InventoryOpts) (nova.Inventory, error) {
+	imgs := map[string]*nova.Image{}
 	if imageClient != nil {
 		all, err := glance.ListImages(ctx, imageClient, glance.ImageListOpts{})
 		if err != nil {
 			return nova.Inventory{}, fmt.Errorf("listing images: %w", err)
 		}
 		for _, i := range all {
-			imgs[i.ID] = i.Image
+			img := i.Image
+			imgs[i.ID] = &img
 		}
 	}
-	inv := nova.Inventory{Others: map[string]nova.OtherServer{}, Servers: make(map[string]nova.Server, len(srvs))}
-	for _, s := range srvs {
-		fl := nova.Flavor{Name: str(s.Flavor["original_name"]), ExtraSpecs: map[string]string{}}
-		if es, ok := s.Flavor["extra_specs"].(map[string]any); ok {
-			for k, v := range es {
-				fl.ExtraSpecs[k] = str(v)
-			}
+	inv := nova.Inventory{Others: map[string]nova.OtherServer{}}
+	if opts.KeepServers {
+		inv.Servers = map[string]nova.Server{}
+	}
+	in := interner{}
+	flavors := map[string]nova.Flavor{}
+	c := atMicroversion(computeClient, ServerMicroversion)
+	err := servers.List(c, servers.ListOpts{AllTenants: opts.AllTenants, Limit: 1000}).EachPage(paging.Guard(ctx, "server list"), func(_ context.Context, p pagination.Page) (bool, error) {
+		var l []listedServer
+		if err := servers.ExtractServersInto(p, &l); err != nil {
+			return false, err
 		}
-		imgID := str(s.Image["id"])
-		img, known := imgs[imgID]
-		d := nova.Decide(fl, img, rel)
-		facts := nova.Server{ID: s.ID, Name: s.Name, ProjectID: s.TenantID, Status: s.Status, Host: s.Host, Metadata: s.Metadata, ImageID: imgID, Flavor: fl}
-		if known {
-			facts.Image = &img
+		for i := range l {
+			add(&inv, &l[i], rel, imgs, flavors, in, opts.KeepServers)
 		}
-		inv.Servers[s.ID] = facts
-		if !d.VTPM {
-			inv.Others[s.ID] = nova.OtherServer{Name: s.Name, ImageUnknown: imgID != "" && !known}
-			continue
-		}
-		mode := d.SecretSecurity
-		if mode == "" {
-			mode = "user" // every guest before 2026.1 behaves as user mode
-		}
-		inv.Guests = append(inv.Guests, nova.VTPMGuest{ServerID: s.ID, Name: s.Name, ProjectID: s.TenantID, UserID: s.UserID, Status: s.Status,
-			Host: s.Host, Version: d.Version, Model: d.Model, Mode: mode, FlavorSecretSecurity: fl.ExtraSpecs[nova.FlavorTPMSecretSecurity]})
+		return true, nil
+	})
+	if err != nil {
+		return nova.Inventory{}, fmt.Errorf("listing servers: %w", err)
 	}
 	return inv, nil
+}
+
+// flavorOf shares one nova.Flavor among the servers with the same name
+// and extra specs.
+func flavorOf(s *listedServer, cache map[string]nova.Flavor) nova.Flavor {
+	keys := make([]string, 0, len(s.Flavor.ExtraSpecs))
+	for k := range s.Flavor.ExtraSpecs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	b.WriteString(s.Flavor.OriginalName)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "\x00%s\x00%s", k, str(s.Flavor.ExtraSpecs[k]))
+	}
+	if f, ok := cache[b.String()]; ok {
+		return f
+	}
+	f := nova.Flavor{Name: s.Flavor.OriginalName, ExtraSpecs: make(map[string]string, len(keys))}
+	for _, k := range keys {
+		f.ExtraSpecs[k] = str(s.Flavor.ExtraSpecs[k])
+	}
+	cache[b.String()] = f
+	return f
+}
+
+// add decides one server and keeps what the audits read of it.
+func add(inv *nova.Inventory, s *listedServer, rel nova.Release, imgs map[string]*nova.Image, flavors map[string]nova.Flavor, in interner, keep bool) {
+	fl := flavorOf(s, flavors)
+	imgID := s.imageID()
+	img, known := imgs[imgID]
+	var asked nova.Image
+	if known {
+		asked = *img
+	}
+	d := nova.Decide(fl, asked, rel)
+	if keep {
+		facts := nova.Server{ID: s.ID, Name: s.Name, ProjectID: in.s(s.TenantID), Status: in.s(s.Status), Host: in.s(s.Host),
+			Metadata: s.Metadata, ImageID: in.s(imgID), Image: img, Flavor: fl}
+		inv.Servers[s.ID] = facts
+	}
+	if !d.VTPM {
+		inv.Others[s.ID] = nova.OtherServer{Name: s.Name, ImageUnknown: imgID != "" && !known}
+		return
+	}
+	mode := d.SecretSecurity
+	if mode == "" {
+		mode = "user" // every guest before 2026.1 behaves as user mode
+	}
+	inv.Guests = append(inv.Guests, nova.VTPMGuest{ServerID: s.ID, Name: s.Name, ProjectID: in.s(s.TenantID), UserID: in.s(s.UserID),
+		Status: in.s(s.Status), Host: in.s(s.Host), Version: in.s(d.Version), Model: in.s(d.Model), Mode: mode,
+		FlavorSecretSecurity: in.s(fl.ExtraSpecs[nova.FlavorTPMSecretSecurity])})
+}
+
+// interner shares one copy of each repeated string (50,000 guests name
+// a few hundred projects, users and hosts).
+type interner map[string]string
+
+func (in interner) s(v string) string {
+	if x, ok := in[v]; ok {
+		return x
+	}
+	in[v] = v
+	return v
 }
 
 func str(v any) string {

@@ -105,7 +105,7 @@ func auditCloud(ctx context.Context, o *reportOptions, in *report.Inputs, byHost
 	if err != nil {
 		return fmt.Errorf("hosts audit: %w", err)
 	}
-	inv, err := compute.ListVTPMGuests(ctx, svc.compute, svc.image, rel, true)
+	inv, err := compute.ListInventory(ctx, svc.compute, svc.image, rel, compute.InventoryOpts{AllTenants: true})
 	if err != nil {
 		return err
 	}

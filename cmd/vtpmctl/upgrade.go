@@ -80,7 +80,7 @@ func runUpgradeCheck(ctx context.Context, o *upgradeOptions) error {
 	if err != nil {
 		return err
 	}
-	inv, err := compute.ListVTPMGuests(ctx, computeClient, imageClient, from, true)
+	inv, err := compute.ListInventory(ctx, computeClient, imageClient, from, compute.InventoryOpts{AllTenants: true})
 	if err != nil {
 		return err
 	}
