@@ -25,9 +25,11 @@ if [ -S "$LIBVIRT_SOCK" ]; then
   done
 fi
 for n in nova-compute-fake nova-compute nova-scheduler nova-conductor nova-api neutron-emptylists \
-         barbican-api placement-api glance-api keystone; do
+         cinder-volume cinder-scheduler cinder-api barbican-api placement-api glance-api keystone; do
   stop_pid "$n" "$(pid_of "$n")"; rm -f "$R/$n.pid"
 done
+# Ceph after Cinder and the guests, its clients (bluestore keeps the data).
+for n in ceph-mgr ceph-osd ceph-mon; do stop_pid "$n" "$(pid_of "$n")"; rm -f "$R/$n.pid"; done
 stop_pid postgres "$(pid_of postgres)" 30 INT; rm -f "$R/postgres.pid"   # SIGINT: fast shutdown
 stop_pid libvirtd "$(pid_of libvirtd)"; stop_pid virtlogd "$(pid_of virtlogd)"
 rm -f "$R/libvirt-ns.pid" "$R/libvirtd.pid" "$R/virtlogd.pid"

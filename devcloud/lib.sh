@@ -59,3 +59,17 @@ admin_env() {
 # The services, in start order; down.sh stops them in reverse.
 SERVICES="keystone glance-api placement-api barbican-api rabbitmq postgres nova-api nova-conductor
  nova-scheduler neutron-emptylists libvirtd nova-compute nova-compute-fake"
+
+# Cinder on a single-node Ceph (devcloud/cinder.sh). Part of the devcloud
+# once set up ($D/cinder/.enabled), or on the first up.sh when
+# DEVCLOUD_CINDER=1 asks for it. CEPH_MGR=1 adds a ceph-mgr (Python modules
+# off, ~100 MiB): it only feeds "ceph df", so Cinder reports real capacities
+# instead of "unknown"; volumes, attachments and boots work without it.
+CINDER_PORT=8776
+CEPH_MGR=${CEPH_MGR:-0}
+CEPH_CONF=$E/ceph/ceph.conf
+CINDER_PKGS="ceph-mon ceph-osd ceph-common python3-rbd python3-rados qemu-block-extra
+ cinder-api cinder-scheduler cinder-volume"
+[ "$CEPH_MGR" = 1 ] && CINDER_PKGS="$CINDER_PKGS ceph-mgr"
+CINDER_SERVICES="ceph-mon ceph-osd ceph-mgr cinder-api cinder-scheduler cinder-volume"
+cinder_wanted() { [ "${DEVCLOUD_CINDER:-}" = 1 ] || [ -f "$D/cinder/.enabled" ]; }

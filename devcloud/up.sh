@@ -10,8 +10,9 @@
 #   a private libvirtd + virtlogd in their own mount namespace
 #
 # Usage: devcloud/up.sh [stage …]   (stages: install keystone glance placement
-#   barbican rabbit pg nova libvirt compute fake; default all). Idempotent: what
-#   runs is left alone, databases and keys are kept. devcloud/down.sh [--wipe].
+#   barbican rabbit pg cinder nova libvirt compute fake; default all, cinder only
+#   with DEVCLOUD_CINDER=1 or once devcloud/cinder.sh has set it up). Idempotent:
+#   what runs is left alone, databases and keys are kept. devcloud/down.sh [--wipe].
 set -euo pipefail
 T0=$(date +%s.%N); export T0
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -29,6 +30,12 @@ PKGS="keystone glance-api placement-api barbican-api nova-api nova-conductor nov
  qemu-system-x86 qemu-utils swtpm swtpm-tools ovmf uwsgi-core uwsgi-plugin-python3 sqlite3 curl jq
  ${PG_PKG:-postgresql-15} python3-psycopg2"
 ALL_STAGES="install keystone glance placement barbican rabbit pg nova libvirt compute fake"
+# Ceph + Cinder (devcloud/cinder.sh) start before Nova, so its services' first
+# start already has their settings: no second restart.
+if cinder_wanted; then
+  PKGS="$PKGS $CINDER_PKGS"
+  ALL_STAGES="install keystone glance placement barbican rabbit pg cinder nova libvirt compute fake"
+fi
 STAGES="${*:-$ALL_STAGES}"
 
 # render TEMPLATE [VAR=VALUE…]: substitute @NAME@ from the environment and args
@@ -53,7 +60,7 @@ stage_install() {
   if [ ! -e /usr/sbin/policy-rc.d ]; then
     printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d; chmod 755 /usr/sbin/policy-rc.d; made_policy=1
   fi
-  log "apt-get update + install (the slow part: about 4 min on 2 cores)"
+  log "apt-get update + install of $(echo $missing | wc -w) packages (the whole cloud: about 4 min on 2 cores)"
   local t=$(date +%s)
   apt-get -o DPkg::Lock::Timeout=900 update -qq > "$L/apt-update.log" 2>&1
   DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y \
@@ -85,6 +92,7 @@ wsgi_module() {
     barbican-wsgi-api) echo barbican.wsgi.api:application ;;
     nova-api-wsgi) echo nova.wsgi.osapi_compute:application ;;
     glance-wsgi-api) echo glance.wsgi.api:application ;;
+    cinder-wsgi) echo cinder.wsgi.api:application ;;
   esac
 }
 
@@ -206,6 +214,7 @@ write_nova_conf() {
     [ -f "$D/nova/secret-security" ] && modes=$(cat "$D/nova/secret-security")
     render nova-secret-security.conf.in MODES="$modes" >> "$E/nova/nova-cpu.conf"
   fi
+  [ -f "$D/cinder/.enabled" ] && render nova-cinder.conf.in >> "$E/nova/nova-cpu.conf"
   { cat "$E/nova/nova-cpu.conf"; render nova-db.conf.in; render authtoken.conf.in SVC_USER=nova; } > "$E/nova/nova.conf"
   printf '[DEFAULT]\nlog_file = %s\n' "$L/nova-api.log" > "$E/nova/nova-api.conf"
   render nova-fake.conf.in > "$E/nova/nova-fake.conf"
@@ -289,6 +298,14 @@ libvirt_in_chroot() {
   done
 }
 
+stage_cinder() {
+  . "$HERE/cinder.sh"   # its functions
+  CINDER_T0=$(date +%s.%N)
+  ceph_start
+  log "ceph up ($(awk -v a="$(date +%s.%N)" -v b="$CINDER_T0" 'BEGIN{printf "%.1f", a-b}') s)"
+  cinder_start
+}
+
 stage_compute() {
   write_nova_conf
   start_bg nova-compute nova-compute --config-file "$E/nova/nova-cpu.conf" --log-file "$L/nova-compute.log"
@@ -313,6 +330,8 @@ for s in $STAGES; do
       for p in $(pgrep -x epmd || true); do
         grep -qz "^RABBITMQ_MNESIA_BASE=$D/rabbitmq/mnesia" "/proc/$p/environ" 2>/dev/null && echo "$p" > "$R/epmd.pid"
       done ;;
+    cinder) cinder_wait
+      log "ceph + cinder up in $(awk -v a="$(date +%s.%N)" -v b="$CINDER_T0" 'BEGIN{printf "%.1f", a-b}') s (the last seconds shared with nova-compute's start)" ;;
     nova) wait_http http://127.0.0.1:8774/; wait_http http://127.0.0.1:9696/
       if [ ! -f "$D/nova/.quota" ]; then  # the default quota is 10 instances
         ( admin_env; for p in admin demo other; do openstack quota set --instances -1 --cores -1 --ram -1 $p; done ) \
