@@ -2,12 +2,15 @@ package plans
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/vmware/govmomi"
 	"github.com/vmware/govmomi/find"
@@ -27,7 +30,31 @@ type VCenter struct {
 	Password   string
 	Insecure   bool   // accept any certificate (GOVC_INSECURE)
 	Datacenter string // "" reads every datacenter
+	// Timeout bounds each SOAP request, as --timeout bounds each OpenStack
+	// request (0: none); the context passed to ReadVCenter is the
+	// interrupt.
+	Timeout time.Duration
 }
+
+// TimeoutError is a vCenter that accepted the connection and did not
+// answer one request within VCenter.Timeout.
+type TimeoutError struct {
+	Host  string
+	Doing string
+	After time.Duration
+	Err   error
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("vCenter %s: %s: no answer within %s", e.Host, e.Doing, e.After)
+}
+
+func (e *TimeoutError) Unwrap() error { return e.Err }
+
+// cleanupMax bounds logout and the view's destroy: they run after an
+// interrupt too (a vCenter keeps a leaked session for hours), but must not
+// hold the interrupted command for a whole --timeout each.
+const cleanupMax = 5 * time.Second
 
 // VCenterStats is what one read cost.
 type VCenterStats struct {
@@ -56,35 +83,45 @@ func ReadVCenter(ctx context.Context, vc VCenter) ([]SourceVM, []Skipped, VCente
 		u.User = url.UserPassword(vc.Username, vc.Password)
 	}
 	sc := soap.NewClient(u, vc.Insecure)
+	// soap.Client is an http.Client: the deadline covers connect, TLS
+	// handshake and the answer of every call (login, view, retrieve,
+	// logout), like the OpenStack session's.
+	sc.Timeout = vc.Timeout
 	sc.Transport = &countingTransport{next: sc.Transport, n: &st.Requests}
+	fail := func(doing string, err error) error {
+		if vc.Timeout > 0 && isTimeout(err) {
+			return &TimeoutError{Host: host, Doing: doing, After: vc.Timeout, Err: err}
+		}
+		return fmt.Errorf("vCenter %s: %s: %s", host, doing, oneLineErr(err))
+	}
 	vim, err := vim25.NewClient(ctx, sc)
 	if err != nil {
-		return nil, nil, st, fmt.Errorf("vCenter %s: %s", host, oneLineErr(err))
+		return nil, nil, st, fail("connecting", err)
 	}
 	c := &govmomi.Client{Client: vim, SessionManager: session.NewManager(vim)}
 	if u.User != nil {
 		if err := c.Login(ctx, u.User); err != nil {
-			return nil, nil, st, fmt.Errorf("vCenter %s: login as %s: %s", host, vc.Username, oneLineErr(err))
+			return nil, nil, st, fail("login as "+vc.Username, err)
 		}
 	}
-	defer c.Logout(context.WithoutCancel(ctx))
+	defer cleanup(ctx, func(ctx context.Context) { c.Logout(ctx) })
 
 	root := c.ServiceContent.RootFolder
 	if vc.Datacenter != "" {
 		dc, err := find.NewFinder(c.Client).Datacenter(ctx, vc.Datacenter)
 		if err != nil {
-			return nil, nil, st, fmt.Errorf("vCenter %s: datacenter %q: %s", host, vc.Datacenter, oneLineErr(err))
+			return nil, nil, st, fail(fmt.Sprintf("datacenter %q", vc.Datacenter), err)
 		}
 		root = dc.Reference()
 	}
 	v, err := view.NewManager(c.Client).CreateContainerView(ctx, root, []string{"VirtualMachine"}, true)
 	if err != nil {
-		return nil, nil, st, fmt.Errorf("vCenter %s: %s", host, oneLineErr(err))
+		return nil, nil, st, fail("creating the VM view", err)
 	}
-	defer v.Destroy(context.WithoutCancel(ctx))
+	defer cleanup(ctx, func(ctx context.Context) { v.Destroy(ctx) })
 	var mos []mo.VirtualMachine
 	if err := v.Retrieve(ctx, []string{"VirtualMachine"}, vmProperties, &mos); err != nil {
-		return nil, nil, st, fmt.Errorf("vCenter %s: reading VMs: %s", host, oneLineErr(err))
+		return nil, nil, st, fail("reading VMs", err)
 	}
 	vcUUID := c.ServiceContent.About.InstanceUuid
 	var vms []SourceVM
@@ -160,6 +197,21 @@ type countingTransport struct {
 func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	atomic.AddInt64(c.n, 1)
 	return c.next.RoundTrip(r)
+}
+
+// cleanup runs a best-effort call after the read, even once ctx is
+// cancelled, for at most cleanupMax.
+func cleanup(ctx context.Context, f func(context.Context)) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupMax)
+	defer cancel()
+	f(ctx)
+}
+
+// isTimeout: the request's deadline passed (http.Client's Timeout or the
+// context's).
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
 }
 
 func oneLineErr(err error) string {

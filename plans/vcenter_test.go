@@ -3,11 +3,14 @@ package plans
 import (
 	"context"
 	"crypto/tls"
+	"errors"
+	"net"
 	"net/url"
 	"os"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/vmware/govmomi"
 	"github.com/vmware/govmomi/find"
@@ -205,4 +208,73 @@ func BenchmarkReadVCenter5000(b *testing.B) {
 	}
 	b.ReportMetric(float64(st.Requests), "requests/op")
 	b.ReportMetric(float64(st.VMs), "VMs/op")
+}
+
+// silentVCenter accepts connections and never answers: the TLS handshake
+// (or the request) waits for ever unless something bounds it.
+func silentVCenter(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns []net.Conn
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			conns = append(conns, c)
+		}
+	}()
+	t.Cleanup(func() {
+		l.Close()
+		<-done
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return l.Addr().String()
+}
+
+// TestReadVCenterDeadlineAndInterrupt: every vCenter call is under the
+// per-request timeout and the caller's context, as OpenStack's are.
+func TestReadVCenterDeadlineAndInterrupt(t *testing.T) {
+	addr := silentVCenter(t)
+	vc := VCenter{URL: "https://" + addr + "/sdk", Username: "u", Password: "p", Insecure: true}
+	cases := []struct {
+		name    string
+		timeout time.Duration
+		cancel  time.Duration // cancel the context after this (the interrupt)
+		check   func(error) bool
+	}{
+		{"timeout", 500 * time.Millisecond, 0, func(err error) bool {
+			var te *TimeoutError
+			return errors.As(err, &te) && te.Host == "127.0.0.1" && strings.Contains(err.Error(), "vCenter 127.0.0.1") && strings.Contains(err.Error(), "500ms")
+		}},
+		{"interrupt", time.Hour, 300 * time.Millisecond, func(err error) bool { return errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "canceled") }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if tc.cancel > 0 {
+				time.AfterFunc(tc.cancel, cancel)
+			}
+			vc.Timeout = tc.timeout
+			start := time.Now()
+			done := make(chan error, 1)
+			go func() { _, _, _, err := ReadVCenter(ctx, vc); done <- err }()
+			select {
+			case err := <-done:
+				if !tc.check(err) || time.Since(start) > 5*time.Second {
+					t.Errorf("after %s: %v", time.Since(start), err)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("still waiting on a vCenter that never answers after 20s")
+			}
+		})
+	}
 }

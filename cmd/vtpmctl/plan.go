@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	stdio "io"
 	"net/url"
@@ -404,7 +405,14 @@ func readVCenters(ctx context.Context, o *planImportOptions) ([]plans.SourceVM, 
 		if vuser == "" {
 			return nil, nil, usagef("--vcenter %s: set GOVC_USERNAME and GOVC_PASSWORD", u.Host)
 		}
-		got, skip, _, err := plans.ReadVCenter(ctx, plans.VCenter{URL: u.String(), Username: vuser, Password: vpass, Insecure: insecure, Datacenter: getenv("GOVC_DATACENTER")})
+		// The same per-request deadline as OpenStack's, and ctx is cancelled
+		// by SIGINT/SIGTERM: a vCenter that never answers cannot hang us.
+		got, skip, _, err := plans.ReadVCenter(ctx, plans.VCenter{URL: u.String(), Username: vuser, Password: vpass, Insecure: insecure,
+			Datacenter: getenv("GOVC_DATACENTER"), Timeout: o.Global.Cloud.Timeout})
+		var te *plans.TimeoutError
+		if errors.As(err, &te) {
+			return nil, nil, fmt.Errorf("%w (--timeout; raise it if this vCenter is only slow)", err)
+		}
 		if err != nil {
 			return nil, nil, err
 		}

@@ -2,9 +2,11 @@ package main
 
 import (
 	"crypto/tls"
+	"net"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vmware/govmomi/simulator"
 	"go.yaml.in/yaml/v3"
@@ -56,5 +58,52 @@ func TestPlanImportFromVCenter(t *testing.T) {
 	t.Setenv("GOVC_PASSWORD", "wrong-one")
 	if _, e, c := runCLI(t, "plan", "import", "--vcenter", host); c != 1 || strings.Contains(e, "wrong-one") || strings.Count(strings.TrimSpace(e), "\n") != 0 {
 		t.Errorf("wrong password: exit %d %q", c, e)
+	}
+}
+
+// TestPlanImportVCenterTimeout: a vCenter that accepts the connection and
+// never answers is bounded by the global --timeout, like OpenStack: one
+// line naming the vCenter and the timeout, exit 1, within seconds.
+func TestPlanImportVCenterTimeout(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := make(chan net.Conn, 16)
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			held <- c // kept open, never answered
+		}
+	}()
+	t.Cleanup(func() {
+		l.Close()
+		for len(held) > 0 {
+			(<-held).Close()
+		}
+	})
+	t.Setenv("GOVC_USERNAME", "auditor")
+	t.Setenv("GOVC_PASSWORD", "pw-vc-secret")
+	type res struct {
+		errs string
+		code int
+	}
+	done := make(chan res, 1)
+	start := time.Now()
+	go func() {
+		_, e, c := runCLI(t, "--timeout", "1s", "plan", "import", "--vcenter", l.Addr().String())
+		done <- res{e, c}
+	}()
+	select {
+	case r := <-done:
+		if r.code != 1 || !strings.Contains(r.errs, "vCenter 127.0.0.1") || !strings.Contains(r.errs, "no answer within 1s (--timeout;") ||
+			strings.Count(strings.TrimSpace(r.errs), "\n") != 0 || time.Since(start) > 5*time.Second {
+			t.Errorf("after %s: exit %d %q", time.Since(start), r.code, r.errs)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("plan import --vcenter still waiting after 30s with --timeout 1s")
 	}
 }
