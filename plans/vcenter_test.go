@@ -254,7 +254,9 @@ func TestReadVCenterDeadlineAndInterrupt(t *testing.T) {
 			var te *TimeoutError
 			return errors.As(err, &te) && te.Host == "127.0.0.1" && strings.Contains(err.Error(), "vCenter 127.0.0.1") && strings.Contains(err.Error(), "500ms")
 		}},
-		{"interrupt", time.Hour, 300 * time.Millisecond, func(err error) bool { return errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "canceled") }},
+		{"interrupt", time.Hour, 300 * time.Millisecond, func(err error) bool {
+			return errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "canceled")
+		}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
