@@ -45,13 +45,24 @@ const keepTPMMarker = "VIR_DOMAIN_UNDEFINE_KEEP_TPM"
 // ok is false when no installed Nova code is readable (a config-only tree,
 // a container image not mounted): then only the release can tell.
 func installedKeepTPMFix(root string) (fixed bool, path string, ok bool) {
+	b, path, ok := installedNovaFile(root, "nova/virt/libvirt/guest.py")
+	if !ok {
+		return false, "", false
+	}
+	return bytes.Contains(b, []byte(keepTPMMarker)), path, true
+}
+
+// installedNovaFile reads one file of the installed nova package (rel is
+// relative to its site-packages directory), from the first installation
+// whose copy is readable.
+func installedNovaFile(root, rel string) (b []byte, path string, ok bool) {
 	for _, meta := range novaMetadata(root) {
-		p := filepath.Join(filepath.Dir(meta), "nova/virt/libvirt/guest.py")
+		p := filepath.Join(filepath.Dir(meta), rel)
 		b, err := readFile(root, p)
 		if err != nil {
 			continue
 		}
-		return bytes.Contains(b, []byte(keepTPMMarker)), p, true
+		return b, p, true
 	}
-	return false, "", false
+	return nil, "", false
 }

@@ -151,7 +151,7 @@ func Run(o Options) (*Report, error) {
 	for _, check := range []func(){
 		s.checkConfFiles, s.checkEnabled, s.checkDriver, s.checkVirtType, s.checkAccounts, s.checkQemuConfMatch,
 		s.checkKeyManager, s.checkSecretSecurity, s.checkBinaries, s.checkLibvirt, s.checkDomCaps,
-		s.checkSecureBoot, s.checkKeepState, s.checkStateDir, s.checkLocalCA, s.checkAppArmor,
+		s.checkSecureBoot, s.checkKeepState, s.checkFirmware, s.checkStateDir, s.checkLocalCA, s.checkAppArmor,
 		s.checkGuests, s.checkHostModeSecrets, s.checkResumeOnBoot, s.checkTraits,
 	} {
 		check()

@@ -1,0 +1,135 @@
+package hostcheck
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+)
+
+// KnownBug is a Nova bug that changes a vTPM or UEFI guest's fate, and how
+// the installed Nova code shows whether this host carries it. Each marker
+// was read from openstack/nova's history: the fixing commit's diff, checked
+// against the tags before and after it.
+type KnownBug struct {
+	ID     string   // Launchpad bug number(s)
+	Title  string   // what goes wrong
+	Fixed  []string // the first nova version of each series with the fix
+	Effect string   // what follows for a Windows guest with BitLocker (or any UEFI guest)
+	File   string   // the file the marker is in, relative to site-packages
+	// carried decides from that file's text; evidence names the marker.
+	carried func(src []byte) (carried bool, evidence string, known bool)
+}
+
+// novaFile reads one installed Nova file (relative to site-packages).
+type novaFile func(rel string) (b []byte, path string, ok bool)
+
+// KnownBugs is the table `host check` decides on the installed code.
+var KnownBugs = []KnownBug{
+	{
+		ID: "2118888", Title: "vTPM state wiped on every stop/start and hard reboot (libvirt >= 8.9 undefines the domain with its TPM)",
+		Fixed:  []string{"31.3.0", "32.2.0", "33.0.0"},
+		Effect: "the guest's TPM comes back empty: BitLocker asks for its recovery key, keys sealed to the TPM are gone",
+		File:   "nova/virt/libvirt/guest.py",
+		// fix 2399a296e3 "Preserve vTPM state between power off and power on"
+		// adds the flag to Guest.delete_configuration.
+		carried: markerFix(keepTPMMarker),
+	},
+	{
+		ID: "2131730/1633447", Title: "UEFI NVRAM recreated from the template on every stop/start and hard reboot",
+		Fixed:  []string{"31.3.0", "32.2.0", "33.0.0"},
+		Effect: "db/dbx/KEK updates the guest applied are lost, PCR 7 changes: BitLocker asks for its recovery key (cold migration and shelve drop NVRAM even when fixed)",
+		File:   "nova/virt/libvirt/guest.py",
+		// fix 35b1945522 "Preserve UEFI NVRAM variable store": before it,
+		// delete_configuration always passed VIR_DOMAIN_UNDEFINE_NVRAM.
+		carried: markerFix("VIR_DOMAIN_UNDEFINE_KEEP_NVRAM"),
+	},
+	{
+		ID: "2125030", Title: "resize revert of a vTPM guest ends in ERROR: \"Refusing to create an emulated TPM with no secret\"",
+		Fixed:  []string{"31.3.0", "32.2.0", "33.0.0"},
+		Effect: "the revert deletes the guest's vTPM secret from the key manager: the guest ends in ERROR and its TPM state can no longer be opened (BitLocker recovery key needed, TPM-sealed keys lost)",
+		File:   "nova/virt/libvirt/driver.py",
+		// fix 787d2a1300 "Move cleanup of vTPM secret from driver to compute"
+		// removes this call from LibvirtDriver._cleanup; every release from
+		// 22.0.0 to 31.2.0 and 32.1.0 has it.
+		carried: func(src []byte) (bool, string, bool) {
+			if resizeRevertUnfixed.Match(src) {
+				return true, "LibvirtDriver._cleanup deletes the vTPM secret when it removes the instance's disks (`if cleanup_instance_disks: crypto.delete_vtpm_secret`)", true
+			}
+			if bytes.Contains(src, []byte("class LibvirtDriver")) {
+				return false, "LibvirtDriver._cleanup no longer deletes the vTPM secret", true
+			}
+			return false, "not Nova's libvirt driver", false
+		},
+	},
+	{
+		ID: "2122288", Title: "a firmware descriptor without nvram-template (stateless or memory-device firmware) makes every UEFI guest fail to spawn (KeyError)",
+		Fixed:  []string{"30.3.0", "31.3.0", "32.2.0", "33.0.0"},
+		Effect: "no UEFI guest (so no Windows 11 guest) can be created or hard-rebooted once such a descriptor is installed (newer edk2 packages ship them)",
+		File:   "nova/virt/libvirt/host.py",
+		// fix d2188b9e6b "libvirt: Skip unsupported firmware types" wraps
+		// Host.get_loader's descriptor reading in try/except KeyError; 33.0.0
+		// dropped get_loader for libvirt's own firmware selection.
+		carried: func(src []byte) (bool, string, bool) {
+			i := bytes.Index(src, []byte("def get_loader("))
+			if i < 0 {
+				return false, "Host.get_loader is gone: libvirt selects the firmware", bytes.Contains(src, []byte("class Host"))
+			}
+			body := src[i:]
+			if j := bytes.Index(body, []byte("UEFINotSupported")); j >= 0 {
+				body = body[:j]
+			}
+			if bytes.Contains(body, []byte("except KeyError")) {
+				return false, "Host.get_loader skips descriptors it cannot read (except KeyError)", true
+			}
+			return true, "Host.get_loader reads mapping.nvram-template of every descriptor without a KeyError guard", true
+		},
+	},
+}
+
+var resizeRevertUnfixed = regexp.MustCompile(`if cleanup_instance_disks:\s+crypto\.delete_vtpm_secret\(context, instance\)`)
+
+// markerFix: the fix added marker to the file.
+func markerFix(marker string) func([]byte) (bool, string, bool) {
+	return func(src []byte) (bool, string, bool) {
+		if bytes.Contains(src, []byte(marker)) {
+			return false, "uses " + marker, true
+		}
+		return true, "lacks " + marker, true
+	}
+}
+
+// BugExposure is one known bug as decided on this host.
+type BugExposure struct {
+	Bug      *KnownBug
+	Carried  bool
+	Known    bool // false: the installed code was not readable or not recognised
+	Evidence string
+}
+
+// decideBugs decides every known bug from the installed code.
+func decideBugs(read novaFile) []BugExposure {
+	out := make([]BugExposure, 0, len(KnownBugs))
+	for i := range KnownBugs {
+		kb := &KnownBugs[i]
+		e := BugExposure{Bug: kb}
+		if src, path, ok := read(kb.File); ok {
+			var ev string
+			e.Carried, ev, e.Known = kb.carried(src)
+			e.Evidence = fmt.Sprintf("%s %s", path, ev)
+		} else {
+			e.Evidence = kb.File + " not readable"
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// bug returns the exposure of one bug by ID.
+func bugByID(l []BugExposure, id string) BugExposure {
+	for _, e := range l {
+		if e.Bug.ID == id {
+			return e
+		}
+	}
+	return BugExposure{}
+}
