@@ -63,7 +63,10 @@ stage_install() {
   log "apt-get update + install of $(echo $missing | wc -w) packages (the whole cloud: about 4 min on 2 cores)"
   local t=$(date +%s)
   apt-get -o DPkg::Lock::Timeout=900 update -qq > "$L/apt-update.log" 2>&1
+  # ceph-osd's sysctl file (pid_max, aio-max-nr) would retune the host's
+  # kernel at its next boot; our one small OSD needs neither.
   DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y \
+    -o DPkg::Options::=--path-exclude=/etc/sysctl.d/30-ceph-osd.conf \
     --no-install-recommends $PKGS > "$L/apt-install.log" 2>&1 \
     || { [ $made_policy = 1 ] && rm -f /usr/sbin/policy-rc.d; log "apt-get failed; see $L/apt-install.log"; exit 1; }
   [ $made_policy = 1 ] && rm -f /usr/sbin/policy-rc.d
@@ -298,13 +301,17 @@ libvirt_in_chroot() {
   done
 }
 
+# Ceph and Cinder start here; their readiness is awaited with the other
+# services' at the end, so Nova starts meanwhile.
 stage_cinder() {
   . "$HERE/cinder.sh"   # its functions
-  CINDER_T0=$(date +%s.%N)
+  local t=$(date +%s.%N)
   ceph_start
-  log "ceph up ($(awk -v a="$(date +%s.%N)" -v b="$CINDER_T0" 'BEGIN{printf "%.1f", a-b}') s)"
+  log "ceph up in $(since "$t") s"
   cinder_start
+  CINDER_SPENT=$(since "$t")
 }
+since() { awk -v a="$(date +%s.%N)" -v b="$1" 'BEGIN{printf "%.1f", a-b}'; }
 
 stage_compute() {
   write_nova_conf
@@ -330,8 +337,8 @@ for s in $STAGES; do
       for p in $(pgrep -x epmd || true); do
         grep -qz "^RABBITMQ_MNESIA_BASE=$D/rabbitmq/mnesia" "/proc/$p/environ" 2>/dev/null && echo "$p" > "$R/epmd.pid"
       done ;;
-    cinder) cinder_wait
-      log "ceph + cinder up in $(awk -v a="$(date +%s.%N)" -v b="$CINDER_T0" 'BEGIN{printf "%.1f", a-b}') s (the last seconds shared with nova-compute's start)" ;;
+    cinder) t=$(date +%s.%N); cinder_wait
+      log "ceph + cinder up: they added $(awk -v a="$CINDER_SPENT" -v b="$(since "$t")" 'BEGIN{printf "%.1f", a+b}') s to this run" ;;
     nova) wait_http http://127.0.0.1:8774/; wait_http http://127.0.0.1:9696/
       if [ ! -f "$D/nova/.quota" ]; then  # the default quota is 10 instances
         ( admin_env; for p in admin demo other; do openstack quota set --instances -1 --cores -1 --ram -1 $p; done ) \
