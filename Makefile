@@ -10,7 +10,7 @@ DEVCLOUD_DIR ?= /var/tmp/vtpmctl-devcloud
 export DEVCLOUD_DIR
 
 
-.PHONY: dist dist-test build test test-releases unit cover lint fuzz bench examples-check browser integration demo devcloud-up devcloud-down devcloud-wipe devcloud-status clean
+.PHONY: ovmf dist dist-test build test test-releases unit cover lint fuzz bench examples-check browser integration demo devcloud-up devcloud-down devcloud-wipe devcloud-status clean
 
 # --version says which build this is (GOFLAGS may turn Go's own VCS stamp off).
 COMMIT     := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
@@ -47,8 +47,14 @@ test:
 GOTEST = set -o pipefail; $(GO) test -json
 SUMMARY = $(GO) run ./internal/tools/testsummary
 
-unit:
+# The uefi package reads the real OVMF variable templates (Debian's ovmf
+# package, installed once as root, as the local cloud also does).
+unit: ovmf
 	@$(GOTEST) -tags '$(TAGS)' -count=1 ./... | $(SUMMARY)
+
+ovmf:
+	@test -f /usr/share/OVMF/OVMF_VARS_4M.ms.fd || { apt-get -o DPkg::Lock::Timeout=900 update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends ovmf > /dev/null; }
 
 ## cover: statement coverage of the command layer and the API packages
 ## from the unit tests alone (no cloud): fakecloud serves the local cloud's
