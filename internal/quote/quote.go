@@ -1,10 +1,6 @@
 package quote
 
-import (
-	"fmt"
-	"strings"
-	"unicode/utf8"
-)
+import "strings"
 
 // IsBidi says whether r is a Unicode bidirectional control: the embedding,
 // override and isolate controls (U+202A–U+202E, U+2066–U+2069) and the
@@ -21,12 +17,9 @@ func isControl(r rune) bool {
 
 // Shell quotes s as one POSIX sh word: bare when it has only characters
 // that are never special, else in single quotes with ' written as '\”.
-// A control or bidi character is written as a printf octal escape outside
-// the quotes, so the command reads as it runs.
+// Controls and bidi controls stay inside the quotes, as sh reads them:
+// callers that show the command to a person check HasControl first.
 func Shell(s string) string {
-	if strings.IndexFunc(s, shellEscape) >= 0 {
-		return shellEscaped(s)
-	}
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
 		return !(r == '-' || r == '_' || r == '.' || r == '/' || r == ':' || r == '@' || r == '=' || r == ',' || r == '+' ||
 			r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
@@ -34,32 +27,6 @@ func Shell(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// shellEscape: a newline stays inside the quotes, as $(…) would drop it.
-func shellEscape(r rune) bool { return isControl(r) && r != '\n' }
-
-func shellEscaped(s string) string {
-	var b strings.Builder
-	for len(s) > 0 {
-		i := strings.IndexFunc(s, shellEscape)
-		if i < 0 {
-			i = len(s)
-		}
-		if i > 0 {
-			b.WriteString("'" + strings.ReplaceAll(s[:i], "'", `'\''`) + "'")
-			s = s[i:]
-			continue
-		}
-		_, n := utf8.DecodeRuneInString(s)
-		b.WriteString(`"$(printf '`)
-		for _, c := range []byte(s[:n]) {
-			fmt.Fprintf(&b, `\%03o`, c)
-		}
-		b.WriteString(`')"`)
-		s = s[n:]
-	}
-	return b.String()
 }
 
 // HasControl says whether s has a control character: such a value would

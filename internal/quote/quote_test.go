@@ -17,11 +17,6 @@ func TestShellRoundTrip(t *testing.T) {
 			t.Errorf("Shell(%q) = %s: sh printed %q (%v)", s, Shell(s), out, err)
 		}
 	}
-	for _, s := range []string{"evil\u202egpj.exe", "a\u2066b", "\u200fx", "x\u061c", "esc\x1b[2J"} {
-		if q := Shell(s); strings.IndexFunc(q, isControl) >= 0 {
-			t.Errorf("Shell(%q) = %q: the control is still there", s, q)
-		}
-	}
 	if Shell("-rf") == "-rf" {
 		t.Error("a leading dash stays bare")
 	}
