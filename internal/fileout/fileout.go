@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/vtpmctl/vtpmctl/internal/redact"
 )
 
 // Modes: Public files get 0666 less the umask, Private ones (naming
@@ -19,8 +21,19 @@ const (
 )
 
 // Write calls fill with a writer for path. Nothing is left behind and the
-// old content stays when fill fails.
+// old content stays when fill fails. What fill writes passes through
+// redact: a report or JUnit file may carry a server's error text.
 func Write(path string, mode os.FileMode, stdout io.Writer, fill func(io.Writer) error) error {
+	return write(path, mode, stdout, func(w io.Writer) error {
+		rw := redact.NewWriter(w)
+		if err := fill(rw); err != nil {
+			return err
+		}
+		return rw.Flush()
+	})
+}
+
+func write(path string, mode os.FileMode, stdout io.Writer, fill func(io.Writer) error) error {
 	if path == "-" {
 		return fill(stdout)
 	}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"github.com/vtpmctl/vtpmctl/internal/redact"
 )
 
 func hello(w io.Writer) error { _, err := io.WriteString(w, "hello\n"); return err }
@@ -169,6 +171,32 @@ func TestReplaceKeepsAccess(t *testing.T) {
 		}
 		if tc.perm != 0 && st.Uid != before.Uid {
 			t.Errorf("%s: owner %d, was %d", tc.name, st.Uid, before.Uid)
+		}
+	}
+}
+
+// TestWriteRedacts: a registered token in what fill writes (a JUnit
+// failure message, the HTML report) never reaches the file or stdout,
+// also when it is split across two writes.
+func TestWriteRedacts(t *testing.T) {
+	const tok = "gAAAAABfileout-tok_9Qx"
+	redact.Register(tok)
+	fill := func(w io.Writer) error {
+		io.WriteString(w, `<failure message="token `+tok[:9])
+		_, err := io.WriteString(w, tok[9:]+` rejected"/>`)
+		return err
+	}
+	var stdout bytes.Buffer
+	p := filepath.Join(t.TempDir(), "junit.xml")
+	for _, path := range []string{p, "-"} {
+		if err := Write(path, Public, &stdout, fill); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, _ := os.ReadFile(p)
+	for _, out := range []string{string(b), stdout.String()} {
+		if bytes.Contains([]byte(out), []byte("fileout-tok")) || !bytes.Contains([]byte(out), []byte("token <redacted> rejected")) {
+			t.Errorf("written: %q", out)
 		}
 	}
 }

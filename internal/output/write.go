@@ -11,6 +11,7 @@ import (
 
 	"github.com/vtpmctl/vtpmctl/internal/metrics"
 	"github.com/vtpmctl/vtpmctl/internal/quote"
+	"github.com/vtpmctl/vtpmctl/internal/redact"
 )
 
 // Table is what a typed result shows as a table, as values, as CSV, and
@@ -61,7 +62,19 @@ func rowsOf(rs []Record) []orderedMap {
 //   - a Tabular: json/yaml encode the result itself, table/value/csv show
 //     its Table; with -c every format shows the chosen columns of the rows;
 //   - markdown: the result's own document.
+//
+// Every format passes through redact: a server's error text copied into
+// a result (a "not auditable" reason) may echo a token.
 func Write(w io.Writer, o Options, v any) error {
+	rw := redact.NewWriter(w)
+	err := write(rw, o, v)
+	if ferr := rw.Flush(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+func write(w io.Writer, o Options, v any) error {
 	if o.Format == "prometheus" {
 		g, ok := v.(metrics.Gauges)
 		if !ok {

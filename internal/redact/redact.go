@@ -2,9 +2,15 @@ package redact
 
 import (
 	"bytes"
+	"encoding/json"
+	"html"
+	"html/template"
 	"regexp"
 	"sort"
+	"strings"
 	"sync"
+
+	"github.com/vtpmctl/vtpmctl/internal/quote"
 )
 
 // Mark replaces every registered value.
@@ -33,7 +39,9 @@ var (
 )
 
 // Register adds a value that Scrub and every Writer remove wherever it
-// appears from now on.
+// appears from now on, also as the formats write it: a Writer scrubs
+// rendered text, where JSON writes "<" as \u003c, markdown "_" (in every
+// other base64url token) as \_, HTML '"' as &#34; and CSV '"' as "".
 func Register(v string) {
 	if len(v) < MinLen {
 		return
@@ -43,7 +51,11 @@ func Register(v string) {
 	if values[v] {
 		return
 	}
-	values[v] = true
+	for _, e := range encodings(v) {
+		if len(e) >= MinLen {
+			values[e] = true
+		}
+	}
 	ix := &index{by16: map[string][]string{}, by4: map[string][]string{}}
 	for s := range values {
 		ix.pair[uint16(s[0])<<8|uint16(s[1])] = true
@@ -66,6 +78,23 @@ func Register(v string) {
 	curMu.Lock()
 	cur = ix
 	curMu.Unlock()
+}
+
+func encodings(v string) []string {
+	out := []string{v, html.EscapeString(v), template.HTMLEscapeString(v), strings.ReplaceAll(v, `"`, `""`)}
+	if !strings.ContainsAny(v, " \t\r\n") { // markdown collapses whitespace
+		out = append(out, quote.Markdown(v))
+	}
+	for _, escHTML := range []bool{true, false} {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(escHTML)
+		if enc.Encode(v) == nil {
+			q := strings.TrimSpace(b.String())
+			out = append(out, q[1:len(q)-1])
+		}
+	}
+	return out
 }
 
 func snapshot() *index {

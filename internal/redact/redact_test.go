@@ -92,3 +92,20 @@ func BenchmarkWriter(b *testing.B) {
 		w.Close()
 	}
 }
+
+// TestEncodedForms: a value is found as JSON, markdown, HTML and CSV
+// write it, not only verbatim.
+func TestEncodedForms(t *testing.T) {
+	Register(`gAAAAB_enc<&>"x-Tok`)
+	for _, in := range []string{
+		`gAAAAB_enc\u003c\u0026\u003e\"x-Tok`, // json.Marshal
+		`gAAAAB_enc<&>\"x-Tok`,                // JSON without HTML escaping, YAML double-quoted
+		`gAAAAB\_enc&lt;&&gt;"x-Tok`,          // markdown
+		`gAAAAB_enc&lt;&amp;&gt;&#34;x-Tok`,   // html/template, html.EscapeString
+		`gAAAAB_enc<&>""x-Tok`,                // CSV
+	} {
+		if got := Scrub("a " + in + " b"); got != "a <redacted> b" {
+			t.Errorf("%s: %q", in, got)
+		}
+	}
+}
