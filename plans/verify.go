@@ -26,6 +26,9 @@ const (
 	CheckFirmware   = "FIRMWARE"    // hw_firmware_type as the source booted
 	CheckSecureBoot = "SECURE-BOOT" // os:secure_boot / os_secure_boot
 	CheckSecret     = "SECRET"      // the Barbican secret (secrets audit)
+	// CheckSecretACL is the part of SECRET that reads the secret's ACL
+	// (the secrets audit's SECRET-ACL); plan verify --no-acls skips it.
+	CheckSecretACL  = "SECRET-ACL"
 	CheckHostTraits = "HOST-TRAITS" // the server's host reports the traits
 	CheckDomainTPM  = "DOMAIN-TPM"  // the running domain has its <tpm>
 )

@@ -130,6 +130,17 @@ func secretCheck(srv nova.Server, in VerifyInput) VerifyCheck {
 		c.Message = gr.Findings[0].Message
 	default:
 		c.Status, c.Message = result.Pass, "secret "+gr.SecretID+" (secrets audit passed)"
+		// A part the audit skipped (the ACL under --no-acls, or one it
+		// could not read) is named: that part is not a pass.
+		var skipped []string
+		for _, f := range gr.Findings[1:] {
+			if f.Status == result.Skip {
+				skipped = append(skipped, f.Check+": "+f.Message)
+			}
+		}
+		if len(skipped) > 0 {
+			c.Message = "secret " + gr.SecretID + " (secrets audit passed, except what was not checked: " + strings.Join(skipped, "; ") + ")"
+		}
 	}
 	return c
 }

@@ -153,3 +153,29 @@ func BenchmarkVerify5000(b *testing.B) {
 		}
 	}
 }
+
+// TestSecretCheckNamesWhatWasNotRead: a secrets audit that passed but did
+// not read a part (the ACL under --no-acls, or one it could not read)
+// says so in the SECRET check, instead of an unqualified pass.
+func TestSecretCheckNamesWhatWasNotRead(t *testing.T) {
+	srv := nova.Server{ID: "s1"}
+	pass := barbican.Finding{Check: "SECRET-EXISTS", Status: result.Pass, Message: "secret sec1"}
+	cases := []struct {
+		name     string
+		findings []barbican.Finding
+		status   result.Status
+		want     string
+	}{
+		{"all read", []barbican.Finding{pass, {Check: "SECRET-ACL", Status: result.Pass}}, result.Pass, "(secrets audit passed)"},
+		{"--no-acls", []barbican.Finding{pass, {Check: "SECRET-ACL", Status: result.Skip, Message: "ACL not read"}}, result.Pass, "not checked: SECRET-ACL: ACL not read"},
+		{"ACL error", []barbican.Finding{pass, {Check: "SECRET-ACL", Status: result.Skip, Message: "ACL could not be read: 503"}}, result.Pass, "SECRET-ACL: ACL could not be read: 503"},
+		{"failed", []barbican.Finding{pass, {Check: "SECRET-OWNER", Status: result.Fail, Message: "owned by x"}}, result.Fail, "SECRET-OWNER: owned by x"},
+	}
+	for _, tc := range cases {
+		in := VerifyInput{Secrets: map[string]barbican.GuestResult{"s1": {SecretID: "sec1", Findings: tc.findings}}}
+		c := secretCheck(srv, in)
+		if c.Status != tc.status || !strings.Contains(c.Message, tc.want) {
+			t.Errorf("%s: %s %q, want %s %q", tc.name, c.Status, c.Message, tc.status, tc.want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
 	"github.com/vtpmctl/vtpmctl/plans"
 )
 
@@ -88,5 +90,62 @@ func TestPlanInputFilesRefuseFIFO(t *testing.T) {
 		case <-time.After(10 * time.Second):
 			t.Fatalf("%v: still waiting on the FIFO after 10s", args)
 		}
+	}
+}
+
+// TestPlanVerifyACLReads counts Barbican ACL reads in plan verify: one
+// project with a planned guest, a guest the plan does not name and an
+// orphan secret. --no-acls reads none and the SECRET check says the ACL
+// was not read (not a pass of that part).
+func TestPlanVerifyACLReads(t *testing.T) {
+	c := secretsCloud(t)
+	p, u := fakecloud.ProjectID, fakecloud.UserID
+	other := "7a000000-0000-4000-8000-000000000002"
+	c.Handle("GET /compute/v2.1/servers/detail", fakecloud.JSON(200, fmt.Sprintf(`{"servers":[
+{"id":%q,"name":"planned","tenant_id":%q,"user_id":%q,"status":"ACTIVE","image":{"id":"img1"},"flavor":{"original_name":"v","extra_specs":{"hw:tpm_version":"2.0","hw:tpm_model":"tpm-crb"}}},
+{"id":%q,"name":"unplanned","tenant_id":%q,"user_id":%q,"status":"ACTIVE","image":{"id":"img1"},"flavor":{"original_name":"v","extra_specs":{"hw:tpm_version":"2.0","hw:tpm_model":"tpm-crb"}}}]}`,
+		guestID, p, u, other, p, u)))
+	secret := func(instance, id string) string {
+		return fmt.Sprintf(`{"name":"vTPM secret for instance %s","secret_ref":"%s/key-manager/v1/secrets/%s","creator_id":%q,"status":"ACTIVE","secret_type":"passphrase","created":"2026-01-01T00:00:00"}`, instance, c.URL, id, u)
+	}
+	c.Handle("GET /key-manager/v1/secrets", fakecloud.JSON(200, `{"total":3,"secrets":[`+secret(guestID, secretID)+","+
+		secret(other, "cccccccc-1111-2222-3333-444444444444")+","+secret(goneID, "bbbbbbbb-1111-2222-3333-444444444444")+`]}`))
+	plan := filepath.Join(t.TempDir(), "plan.yaml")
+	os.WriteFile(plan, []byte("version: 1\nvms:\n  - {name: planned, guest_os: w, firmware: unknown, secure_boot: unknown, source_vtpm: \"yes\", vcpus: 1, ram: 64, disk: 1, target_flavor: v, target_image: w, target_vtpm: 2.0 tpm-crb}\n"), 0o644)
+	aclReads := func() int {
+		n := 0
+		for _, r := range c.Requests {
+			if strings.HasPrefix(r, "GET /key-manager/v1/secrets/") && strings.HasSuffix(r, "/acl") {
+				n++
+			}
+		}
+		c.Requests = nil
+		return n
+	}
+	secretCheck := func(out string) (status, msg string) {
+		var r struct {
+			VMs []struct {
+				Checks []struct{ Check, Status, Message string }
+			} `json:"vms"`
+		}
+		jsonOut(t, out, &r)
+		for _, v := range r.VMs {
+			for _, ch := range v.Checks {
+				if ch.Check == "SECRET" {
+					return ch.Status, ch.Message
+				}
+			}
+		}
+		return "", ""
+	}
+	out, errs, code := runCLI(t, "--os-cloud", "fake", "plan", "verify", plan, "-f", "json")
+	st, msg := secretCheck(out)
+	if n := aclReads(); code > 1 || st != "pass" || strings.Contains(msg, "not checked") || n < 1 {
+		t.Errorf("with ACLs: exit %d, %d ACL reads, SECRET %s %q\n%s", code, n, st, msg, errs)
+	}
+	out, errs, code = runCLI(t, "--os-cloud", "fake", "plan", "verify", plan, "-f", "json", "--no-acls")
+	st, msg = secretCheck(out)
+	if n := aclReads(); code > 1 || n != 0 || st != "pass" || !strings.Contains(msg, "SECRET-ACL: ACL not read") || !strings.Contains(out, `"SECRET-ACL": "--no-acls"`) {
+		t.Errorf("--no-acls: exit %d, %d ACL reads, SECRET %s %q\n%s\n%s", code, n, st, msg, out, errs)
 	}
 }

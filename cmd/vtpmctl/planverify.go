@@ -25,6 +25,7 @@ type planVerifyOptions struct {
 	Match          []string
 	HostReports    string
 	NoSecrets      bool
+	NoACLs         bool
 	ServiceProject string
 }
 
@@ -67,6 +68,7 @@ bitlocker_escrow: confirmed once every recovery key is escrowed).`, []string{
 			&cli.StringSliceFlag{Name: "match", Usage: "tie VMs to servers: `VM=SERVER` (name or ID) or a template such as {vm}-win or {vcenter}-{vm} (repeatable)", Destination: &o.Match},
 			&cli.StringFlag{Name: "host-reports", Usage: "`DIR` of host check JSON reports: confirms each running domain's <tpm>", Destination: &o.HostReports},
 			&cli.BoolFlag{Name: "no-secrets", Usage: "skip the Barbican secret check", Destination: &o.NoSecrets},
+			&cli.BoolFlag{Name: "no-acls", Usage: "do not read the secrets' ACLs (the SECRET check says so; one request per matched secret saved)", Destination: &o.NoACLs},
 			&cli.StringFlag{Name: "nova-service-project", Usage: "`PROJECT` holding deployment-mode secrets (name or ID)", Value: "service", Destination: &o.ServiceProject},
 			&cli.StringFlag{Name: "junit", Usage: "also write JUnit XML to `FILE` (- for stdout)", Destination: &o.JUnit},
 		},
@@ -119,6 +121,9 @@ func runPlanVerify(ctx context.Context, o *planVerifyOptions) error {
 	}
 	in.HostTraits, in.NotChecked[plans.CheckHostTraits] = verifyHostTraits(ctx, svc, admin)
 	in.Secrets, in.NotChecked[plans.CheckSecret] = verifySecrets(ctx, o, svc, res.Release, inv, in.Matches, admin)
+	if o.NoACLs && !o.NoSecrets {
+		in.NotChecked[plans.CheckSecretACL] = "--no-acls"
+	}
 	for k, v := range in.NotChecked {
 		if v == "" {
 			delete(in.NotChecked, k)
@@ -183,7 +188,7 @@ func verifySecrets(ctx context.Context, o *planVerifyOptions, svc *services, rel
 	if len(projects) == 0 {
 		return map[string]barbican.GuestResult{}, ""
 	}
-	ao := &secretsAuditOptions{IO: o.IO, Global: o.Global, Concurrency: 8, ServiceProject: o.ServiceProject}
+	ao := &secretsAuditOptions{IO: o.IO, Global: o.Global, Concurrency: 8, ServiceProject: o.ServiceProject, NoACLs: o.NoACLs}
 	if admin { // a member sees, and audits, the token's own project only
 		for p := range projects {
 			ao.Projects = append(ao.Projects, p)
