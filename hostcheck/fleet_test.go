@@ -1,6 +1,7 @@
 package hostcheck
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -135,4 +136,27 @@ func TestOldComputeGatesHostModeLiveMigration(t *testing.T) {
 	if findID(reps[0].Checks, "NOVA-RELEASE") != nil {
 		t.Errorf("same release: no finding: %+v", reps[0].Checks)
 	}
+}
+
+// BenchmarkAuditFleet50k: 2,000 hosts, 50,000 vTPM guests; -benchmem's
+// B/op is what the audit's result costs on top of the guest list.
+func BenchmarkAuditFleet50k(b *testing.B) {
+	traits := []string{"COMPUTE_SECURITY_TPM_1_2", "COMPUTE_SECURITY_TPM_2_0", "COMPUTE_SECURITY_TPM_CRB", "COMPUTE_SECURITY_TPM_TIS"}
+	hosts := make([]FleetHost, 2000)
+	for i := range hosts {
+		hosts[i] = FleetHost{Host: fmt.Sprintf("cmp-%05d", i), State: "up", Status: "enabled", Traits: traits}
+	}
+	guests := make([]nova.VTPMGuest, 50000)
+	for i := range guests {
+		guests[i] = nova.VTPMGuest{ServerID: fmt.Sprintf("%036d", i), Name: fmt.Sprintf("vm-%06d", i), Host: hosts[i%len(hosts)].Host,
+			Version: "2.0", Model: "tpm-crb", Mode: "user", ProjectID: "p", UserID: "u"}
+	}
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		reps, sum := AuditFleet(nova.Zed, hosts, nil, guests)
+		if len(reps) != 2000 || sum.AtRisk != 50000 || len(reps[0].AtRisk) != 25 {
+			b.Fatalf("%d reports, %+v", len(reps), sum)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/50000, "ns/guest")
 }
