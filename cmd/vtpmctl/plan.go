@@ -88,7 +88,8 @@ every VM, its firmware, Secure Boot, VirtualTPM device, guest OS, size,
 encryption key provider and snapshot count. Several --vcenter merge; the same
 VM name on two vCenters stays two VMs (told apart by vCenter and instance
 UUID). Credentials never go on the command line: a URL with a user or
-password in it is refused.`, []string{
+password in it is refused. Each vCenter request is bounded by --timeout, as
+OpenStack's are, and Ctrl-C stops the import.`, []string{
 				"vtpmctl plan import --rvtools RVTools_tabvInfo.csv --govc vms.json --flavors catalogue.yaml -o plan.yaml",
 				"vtpmctl plan import --rvtools vInfo.csv --govc win2022=device-info.json --flavors-from-cloud --os-cloud prod -o plan.yaml",
 				"vtpmctl plan import --rvtools vInfo.csv --vtpm-column vTPM --strict -o plan.yaml",
