@@ -257,8 +257,9 @@ func floor(job string, c *scalecloud.Cloud, matched map[int]bool) int {
 	return 0
 }
 
-// writePlan writes a plan of up to n VMs, each named as a guest (spread
-// evenly over the guests), and returns the guests it names.
+// writePlan writes a plan of up to n VMs, each named as a guest, and
+// returns the guests it names. A prime stride spreads them over every
+// project (an even stride would alias with the projects' round robin).
 func writePlan(path string, cfg scalecloud.Config, n int) (map[int]bool, error) {
 	f, err := os.Create(path)
 	if err != nil {
@@ -269,8 +270,12 @@ func writePlan(path string, cfg scalecloud.Config, n int) (map[int]bool, error) 
 	b.WriteString("version: 1\nimages: []\nflavors: []\nvms:\n")
 	matched := map[int]bool{}
 	n = min(n, cfg.Guests)
+	stride := 7919
+	for cfg.Guests%stride == 0 {
+		stride += 2
+	}
 	for k := 0; k < n; k++ {
-		g := k * cfg.Guests / n
+		g := k * stride % cfg.Guests
 		matched[g] = true
 		flavor, image := "vtpm.crb", "plain"
 		if g%3 == 0 {
