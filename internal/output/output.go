@@ -253,15 +253,6 @@ func yamlValue(v any) any {
 	return out
 }
 
-func writeJSON(w io.Writer, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintln(w, string(b))
-	return err
-}
-
 func writeYAML(w io.Writer, v any) error {
 	enc := yaml.NewEncoder(w)
 	enc.SetIndent(2)

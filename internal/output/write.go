@@ -1,6 +1,7 @@
 package output
 
 import (
+	"bufio"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -163,6 +164,23 @@ func writeCSV(w io.Writer, o Options, t Table) error {
 // writeTypedYAML writes v's JSON form as YAML: the same keys, in the same
 // order, as -f json.
 func writeTypedYAML(w io.Writer, v any) error {
+	if l, ok := v.(*List); ok {
+		v = *l
+	}
+	if l, ok := v.(List); ok && len(l.Rows) > 0 {
+		// one row at a time: block sequence items concatenate
+		bw := bufio.NewWriterSize(w, 64<<10)
+		for i := range l.Rows {
+			if err := writeTypedYAMLWhole(bw, rowsOf(l.Rows[i:i+1])); err != nil {
+				return err
+			}
+		}
+		return bw.Flush()
+	}
+	return writeTypedYAMLWhole(w, v)
+}
+
+func writeTypedYAMLWhole(w io.Writer, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
