@@ -32,6 +32,8 @@ type Secret struct {
 	ProjectAccess *bool `json:"project_access,omitempty"`
 	// ACLError says why the ACL of this one secret could not be read.
 	ACLError string `json:"acl_error,omitempty"`
+	// Consumers as listed at key-manager API 1.1; nil when not read.
+	Consumers []Consumer `json:"consumers,omitempty"`
 }
 
 // User is a Keystone user as the audit knows it.
@@ -70,6 +72,9 @@ type Facts struct {
 	// SkippedSecrets are vTPM-named secrets whose metadata could not be
 	// trusted (a secret_ref that is no secret's URL), one line each.
 	SkippedSecrets []string
+	// API is the key manager's microversion; consumers were read when it
+	// has them.
+	API API
 }
 
 // Finding is one check of one guest.
@@ -87,6 +92,10 @@ type GuestResult struct {
 	Findings   []Finding `json:"findings"`
 	Cannot     []string  `json:"cannot"`
 	Operations []string  `json:"operational_notes"`
+	// Protection (protected, unprotected, mismatched) and the secret's
+	// consumers: only where the key manager has consumers (API 1.1+).
+	Protection string     `json:"protection,omitempty"`
+	Consumers  []Consumer `json:"consumers,omitempty"`
 }
 
 // Failed says whether any check failed.
@@ -118,6 +127,8 @@ type Summary struct {
 	Failed       int `json:"failed"`
 	Orphans      int `json:"orphans"`
 	NotAuditable int `json:"not_auditable"`
+	// Consumers counts the guests by protection (key-manager API 1.1+).
+	Consumers *ConsumerCounts `json:"consumers,omitempty"`
 }
 
 // ResultSchema names the JSON of `secrets audit`.
@@ -137,6 +148,11 @@ type Result struct {
 	// ServiceUser: who deployment-mode secrets must belong to, and how
 	// vtpmctl knows (only when deployment-mode guests exist).
 	ServiceUser *ServiceUser `json:"nova_service_user,omitempty"`
+	// KeyManagerAPI is Barbican's microversion when consumers were read.
+	KeyManagerAPI string `json:"key_manager_api,omitempty"`
+	// ConsumersNotRead says why consumers were not read (the key
+	// manager's versions document failed).
+	ConsumersNotRead string `json:"consumers_not_read,omitempty"`
 }
 
 // ServiceUser is Nova's service user as the audit found it.
@@ -227,6 +243,19 @@ func Audit(f Facts, now time.Time) Result {
 			for _, s := range secs {
 				res.Orphans = append(res.Orphans, orphan(s, fmt.Sprintf("duplicate: %d secrets for instance %s; Nova uses only the one in the domain's <encryption secret>", len(secs), id), now))
 			}
+		}
+	}
+	servers := map[string]string{}
+	for id, o := range f.OtherServers {
+		servers[id] = o.Name
+	}
+	for _, g := range f.Guests {
+		servers[g.ServerID] = g.Name
+	}
+	addProtection(f, &res, servers)
+	for i := range res.Orphans {
+		if o := &res.Orphans[i]; len(o.Consumers) > 0 {
+			o.Reason += "; protected by consumer(s) " + consumerList(o.Consumers) + ": remove them first, if you are sure"
 		}
 	}
 	sort.Slice(res.Orphans, func(i, j int) bool { return res.Orphans[i].Created.Before(res.Orphans[j].Created) })

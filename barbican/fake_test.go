@@ -37,13 +37,19 @@ type fakeCloud struct {
 	users                map[string]fakeUser
 	usersHidden          map[string]bool
 	members              map[string][]string // project -> user IDs with a role
+	// api is the key manager's max microversion: "" is a Barbican before
+	// microversions (1.0: no header, no max_version, consumers unknown).
+	api string
 
 	mu       sync.Mutex
 	counts   map[string]int
 	requests []string
 }
 
-type fakeSecret struct{ id, name, creator string }
+type fakeSecret struct {
+	id, name, creator string
+	consumers         []Consumer
+}
 
 type fakeUser struct {
 	name    string
@@ -134,7 +140,11 @@ func (c *fakeCloud) serve(w http.ResponseWriter, r *http.Request) {
 	p, q := r.URL.Path, r.URL.Query()
 	kind := ""
 	switch {
+	case r.Method == "POST" && strings.HasPrefix(p, "/key-manager/v1/secrets/") && strings.HasSuffix(p, "/consumers") && len(q) == 0:
+		kind = "consumer-post"
 	case r.Method != "GET":
+	case p == "/key-manager/" && len(q) == 0:
+		kind = "versions"
 	case p == "/key-manager/v1/secrets" && onlyParams(q, "name", "limit", "offset"):
 		kind = "secrets"
 	case strings.HasPrefix(p, "/key-manager/v1/secrets/") && strings.HasSuffix(p, "/acl") && len(q) == 0:
@@ -153,7 +163,14 @@ func (c *fakeCloud) serve(w http.ResponseWriter, r *http.Request) {
 	c.requests = append(c.requests, r.URL.RequestURI())
 	c.counts[kind]++
 	c.mu.Unlock()
+	if !c.microversionOK(w, r, kind) {
+		return
+	}
 	switch kind {
+	case "versions":
+		c.versions(w)
+	case "consumer-post":
+		c.postConsumer(w, r)
 	case "secrets":
 		c.listSecrets(w, r)
 	case "acl":
@@ -234,8 +251,16 @@ func (c *fakeCloud) listSecrets(w http.ResponseWriter, r *http.Request) {
 	var page []map[string]any
 	for i := offset; i < len(match) && i < offset+limit; i++ {
 		s := match[i]
-		page = append(page, map[string]any{"name": s.name, "secret_ref": base + "/" + s.id, "creator_id": s.creator,
-			"secret_type": "passphrase", "status": "ACTIVE", "created": "2026-01-02T03:04:05.000000", "expiration": nil})
+		e := map[string]any{"name": s.name, "secret_ref": base + "/" + s.id, "creator_id": s.creator,
+			"secret_type": "passphrase", "status": "ACTIVE", "created": "2026-01-02T03:04:05.000000", "expiration": nil}
+		if r.Header.Get("OpenStack-API-Version") != "" { // 1.1+: Barbican adds them, created and all
+			cs := []map[string]any{}
+			for _, k := range s.consumers {
+				cs = append(cs, map[string]any{"service": k.Service, "resource_type": k.ResourceType, "resource_id": k.ResourceID, "created": "2026-01-03T00:00:00"})
+			}
+			e["consumers"] = cs
+		}
+		page = append(page, e)
 	}
 	body["secrets"] = page
 	if offset+limit < len(match) {
@@ -246,4 +271,67 @@ func (c *fakeCloud) listSecrets(w http.ResponseWriter, r *http.Request) {
 		body["next"] = base + "?" + next.Encode()
 	}
 	reply(w, 200, body)
+}
+
+// microversionOK is the microversion middleware: a Barbican before 1.1
+// has none and ignores the header, but vtpmctl must never send one to it
+// past the versions document (no trial requests); a version above the
+// max is 406 as microversion_parse answers.
+func (c *fakeCloud) microversionOK(w http.ResponseWriter, r *http.Request, kind string) bool {
+	h := r.Header.Get("OpenStack-API-Version")
+	if h == "" || kind == "versions" {
+		return true
+	}
+	if c.api == "" {
+		c.t.Errorf("fake cloud: %s %s asks for %q of a key manager without microversions", r.Method, r.URL.Path, h)
+		http.Error(w, `{"error":"microversion"}`, 400)
+		return false
+	}
+	v := strings.TrimPrefix(h, "key-manager ")
+	if v == h || v > c.api || v < "1.0" {
+		reply(w, 406, map[string]any{"error": "Unacceptable version header: " + h})
+		return false
+	}
+	return true
+}
+
+// versions is GET / of the key manager: the old document, or with
+// microversions the list with max_version and the header (for "latest").
+func (c *fakeCloud) versions(w http.ResponseWriter) {
+	if c.api == "" {
+		reply(w, 300, map[string]any{"versions": map[string]any{"values": []any{map[string]any{"id": "v1", "status": "stable"}}}})
+		return
+	}
+	w.Header().Set("OpenStack-API-Version", "key-manager "+c.api)
+	reply(w, 300, map[string]any{"versions": []any{map[string]any{"id": "v1", "status": "CURRENT", "min_version": "1.0", "max_version": c.api}}})
+}
+
+// postConsumer is POST /v1/secrets/{id}/consumers at 1.1: the token's
+// project's secret only (another's is not found), the three fields, the
+// same consumer once (create_or_update_from).
+func (c *fakeCloud) postConsumer(w http.ResponseWriter, r *http.Request) {
+	project := strings.TrimPrefix(r.Header.Get("X-Auth-Token"), "tok-")
+	id := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/key-manager/v1/secrets/"), "/consumers")
+	var body map[string]string
+	if err := json.NewDecoder(r.Body).Decode(&body); err != nil || len(body) != 3 || body["service"] == "" || body["resource_type"] == "" || body["resource_id"] == "" ||
+		r.Header.Get("OpenStack-API-Version") == "" {
+		c.t.Errorf("fake cloud: bad consumer POST %v %v", body, err)
+		reply(w, 400, map[string]any{"title": "Bad Request"})
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range c.secrets[project] {
+		s := &c.secrets[project][i]
+		if s.id != id {
+			continue
+		}
+		k := Consumer{body["service"], body["resource_type"], body["resource_id"]}
+		if !hasConsumer(s.consumers, k) {
+			s.consumers = append(s.consumers, k)
+		}
+		reply(w, 200, map[string]any{"secret_ref": "http://" + r.Host + "/key-manager/v1/secrets/" + id, "name": s.name})
+		return
+	}
+	reply(w, 404, map[string]any{"code": 404, "title": "Not Found", "description": "Secret not found."})
 }

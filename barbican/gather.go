@@ -40,13 +40,17 @@ type Sources struct {
 	// Inventory, when set, is the servers already listed (every project,
 	// AllTenants): one server list serves several audits.
 	Inventory *nova.Inventory
+	// API is the key manager's microversion (DetectAPI, once per run);
+	// from 1.1 the secret list carries each secret's consumers. The zero
+	// value reads none.
+	API API
 }
 
 // Gather asks the APIs, page by page, and returns the facts to audit.
 func Gather(ctx context.Context, src Sources) (Facts, error) {
 	f := Facts{Release: src.Release, Audited: map[string]bool{}, NotAuditable: map[string]string{}, CompleteServers: src.AllTenants,
 		ServiceUserID: src.ServiceUserID, ServiceProject: src.ServiceProject, Users: map[string]User{}, Roles: map[string]map[string]bool{},
-		ProjectNames: src.ProjectNames}
+		ProjectNames: src.ProjectNames, API: src.API}
 	var inv nova.Inventory
 	if src.Inventory != nil {
 		inv = *src.Inventory

@@ -2,6 +2,7 @@ package barbican
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -31,7 +32,7 @@ func projectSecrets(ctx context.Context, src Sources, project string) ([]Secret,
 	var out []Secret
 	var bad []string
 	seen := map[string]bool{} // by secret ID (by ref for a ref that is no secret's)
-	err = listSecrets(ctx, km, func(s secrets.Secret) {
+	err = listSecrets(ctx, km, src.API.HasConsumers(), func(s listedSecret) {
 		inst, ok := InstanceOf(s.Name)
 		if !ok {
 			return // LIKE's _ matches any character; keep exact names only
@@ -53,6 +54,9 @@ func projectSecrets(ctx context.Context, src Sources, project string) ([]Secret,
 		}
 		sec := Secret{ID: id, Ref: s.SecretRef, InstanceID: inst, ProjectID: project, CreatorID: s.CreatorID,
 			Type: s.SecretType, Status: s.Status, Created: s.Created}
+		if src.API.HasConsumers() {
+			sec.Consumers = append([]Consumer{}, s.Consumers...) // [] read, nil not asked
+		}
 		if !s.Expiration.IsZero() {
 			e := s.Expiration
 			sec.Expiration = &e
@@ -71,12 +75,40 @@ func projectSecrets(ctx context.Context, src Sources, project string) ([]Secret,
 	return out, bad, nil
 }
 
+// listedSecret is a listed secret and, at key-manager API 1.1, its
+// consumers (the list carries them: no request per secret).
+type listedSecret struct {
+	secrets.Secret
+	Consumers []Consumer `json:"consumers"`
+}
+
+// UnmarshalJSON: secrets.Secret has its own, which would swallow the
+// consumers.
+func (l *listedSecret) UnmarshalJSON(b []byte) error {
+	if err := json.Unmarshal(b, &l.Secret); err != nil {
+		return err
+	}
+	var c struct {
+		Consumers []Consumer `json:"consumers"`
+	}
+	if err := json.Unmarshal(b, &c); err != nil {
+		return err
+	}
+	l.Consumers = c.Consumers
+	return nil
+}
+
 // listSecrets asks for the vTPM-named secrets page by page, each page's
-// URL built here with the name filter. Barbican's next link is never
+// URL built here with the name filter; consumers: ask for API 1.1, whose
+// list holds each secret's consumers. Barbican's next link is never
 // followed: before the 2025 fix (Zed … 2025.1) it drops every filter but
 // limit and offset, so the next page would be of all the project's
 // secrets. A short page, or none further announced, ends the list.
-func listSecrets(ctx context.Context, km *gophercloud.ServiceClient, each func(secrets.Secret)) error {
+func listSecrets(ctx context.Context, km *gophercloud.ServiceClient, consumers bool, each func(listedSecret)) error {
+	var opts *gophercloud.RequestOpts
+	if consumers {
+		opts = &gophercloud.RequestOpts{MoreHeaders: map[string]string{versionHeader: "key-manager " + ConsumersMicroversion}}
+	}
 	ctx = paging.Guard(ctx, "secret list")
 	base := km.ServiceURL("secrets")
 	refs := map[string]bool{}
@@ -86,10 +118,10 @@ func listSecrets(ctx context.Context, km *gophercloud.ServiceClient, each func(s
 		}
 		q := url.Values{"name": {NamePrefix + "%"}, "limit": {strconv.Itoa(secretPage)}, "offset": {strconv.Itoa(page * secretPage)}}
 		var body struct {
-			Secrets []secrets.Secret `json:"secrets"`
-			Next    string           `json:"next"`
+			Secrets []listedSecret `json:"secrets"`
+			Next    string         `json:"next"`
 		}
-		if _, err := km.Get(ctx, base+"?"+q.Encode(), &body, nil); err != nil {
+		if _, err := km.Get(ctx, base+"?"+q.Encode(), &body, opts); err != nil {
 			return err
 		}
 		fresh := 0

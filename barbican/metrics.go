@@ -28,6 +28,11 @@ func (r *Result) Gauges() *metrics.Set {
 	}
 	s.Add("vtpmctl_secrets_vtpm_secrets", "vTPM secrets listed in the audited projects", float64(r.Summary.Secrets))
 	s.Add("vtpmctl_secrets_orphans", "vTPM secrets whose instance is gone, and duplicates", float64(r.Summary.Orphans))
+	if c := r.Summary.Consumers; c != nil { // only where Barbican has consumers
+		for state, n := range map[string]int{Protected: c.Protected, Unprotected: c.Unprotected, Mismatched: c.Mismatched} {
+			s.Add("vtpmctl_secrets_guests_by_protection", "vTPM guests by the consumers on their secret (protected: nova/instance/<server>)", float64(n), "protection", state)
+		}
+	}
 	s.Add("vtpmctl_secrets_projects_not_auditable", "projects whose secrets could not be listed", float64(r.Summary.NotAuditable))
 	s.Add("vtpmctl_last_run_timestamp_seconds", "when vtpmctl last ran this audit (the textfile's freshness)", float64(Now().Unix()), "command", "secrets audit")
 	return s

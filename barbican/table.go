@@ -50,8 +50,15 @@ func (r *Result) Table() output.Table {
 	for _, l := range r.SkippedSecrets {
 		t.Footer = append(t.Footer, "not audited: "+l)
 	}
+	if r.ConsumersNotRead != "" {
+		t.Footer = append(t.Footer, "consumers not read: "+r.ConsumersNotRead)
+	}
 	s := r.Summary
-	t.Footer = append(t.Footer, fmt.Sprintf("guests %d, secrets %d, ok %d, failed %d, orphans %d, not auditable %d (Nova %s)",
-		s.Guests, s.Secrets, s.OK, s.Failed, s.Orphans, s.NotAuditable, nova.Label(r.Release, r.Candidates)))
+	protection := ""
+	if c := s.Consumers; c != nil {
+		protection = fmt.Sprintf(", protected %d, unprotected %d, mismatched consumer %d (key-manager API %s)", c.Protected, c.Unprotected, c.Mismatched, r.KeyManagerAPI)
+	}
+	t.Footer = append(t.Footer, fmt.Sprintf("guests %d, secrets %d, ok %d, failed %d, orphans %d, not auditable %d%s (Nova %s)",
+		s.Guests, s.Secrets, s.OK, s.Failed, s.Orphans, s.NotAuditable, protection, nova.Label(r.Release, r.Candidates)))
 	return t
 }

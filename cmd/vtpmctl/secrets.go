@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
@@ -98,7 +99,7 @@ No request for a secret's payload can leave vtpmctl.`, []string{
 				}
 				return runSecretsAudit(ctx, o)
 			},
-		}},
+		}, newSecretsProtectCommand(g, streams)},
 	}
 }
 
@@ -148,6 +149,31 @@ func runSecretsAudit(ctx context.Context, o *secretsAuditOptions) error {
 // given, is every project's servers already listed (report lists once).
 // It returns the result and the key manager's secrets URL.
 func secretsAudit(ctx context.Context, o *secretsAuditOptions, svc *services, rel nova.Release, inv *nova.Inventory) (barbican.Result, string, error) {
+	g, err := secretsGather(ctx, o, svc, rel, inv, false)
+	if err != nil {
+		return barbican.Result{}, "", err
+	}
+	res := barbican.Audit(g.facts, time.Now())
+	if g.apiErr != nil {
+		res.ConsumersNotRead = g.apiErr.Error()
+	}
+	return res, g.secretsURL, nil
+}
+
+// gathered is what secretsGather found: the facts, the per-project key
+// manager clients the audit used, and the key manager's API.
+type gathered struct {
+	facts      barbican.Facts
+	keyManager func(context.Context, string) (*gophercloud.ServiceClient, error)
+	secretsURL string
+	apiErr     error // the versions document could not be read: no consumers
+}
+
+// secretsGather reads the key manager's API once (its versions
+// document), then gathers. needConsumers: a key manager without them is
+// an error before anything else is asked (secrets protect).
+func secretsGather(ctx context.Context, o *secretsAuditOptions, svc *services, rel nova.Release, inv *nova.Inventory, needConsumers bool) (gathered, error) {
+	var out gathered
 	sess, computeClient, imageClient := svc.sess, svc.compute, svc.image
 	ks, err := sess.Identity()
 	if err != nil {
@@ -155,11 +181,19 @@ func secretsAudit(ctx context.Context, o *secretsAuditOptions, svc *services, re
 	}
 	km, err := sess.KeyManager()
 	if err != nil {
-		return barbican.Result{}, "", err
+		return out, err
 	}
+	api, apiErr := barbican.DetectAPI(ctx, km)
+	switch {
+	case needConsumers && apiErr != nil:
+		return out, apiErr
+	case needConsumers && !api.HasConsumers():
+		return out, &reportedError{code: exitFailed, msg: barbican.ConsumersUnavailable(api)}
+	}
+	out.apiErr = apiErr
 	own, admin, err := sess.TokenProject()
 	if err != nil {
-		return barbican.Result{}, "", err
+		return out, err
 	}
 	// One project list serves names, --all-projects and the service project.
 	var names map[string]string
@@ -171,10 +205,10 @@ func secretsAudit(ctx context.Context, o *secretsAuditOptions, svc *services, re
 	switch {
 	case o.AllProjects:
 		if namesErr != nil {
-			return barbican.Result{}, "", fmt.Errorf("--all-projects: %w", namesErr)
+			return out, fmt.Errorf("--all-projects: %w", namesErr)
 		}
 		if names == nil {
-			return barbican.Result{}, "", fmt.Errorf("--all-projects needs to list Keystone projects, which needs the admin role")
+			return out, fmt.Errorf("--all-projects needs to list Keystone projects, which needs the admin role")
 		}
 		projects = projects[:0]
 		for id := range names {
@@ -183,7 +217,7 @@ func secretsAudit(ctx context.Context, o *secretsAuditOptions, svc *services, re
 		sort.Strings(projects)
 	case len(o.Projects) > 0:
 		if projects, err = resolveProjectRefs(ctx, ks, names, o.Projects); err != nil {
-			return barbican.Result{}, "", err
+			return out, err
 		}
 	}
 	allTenants := inv != nil || admin && (o.AllProjects || len(projects) > 1 || projects[0] != own)
@@ -194,8 +228,8 @@ func secretsAudit(ctx context.Context, o *secretsAuditOptions, svc *services, re
 		}
 	}
 	src := barbican.Sources{Compute: computeClient, Image: imageClient, Identity: ks, Release: rel, AllTenants: allTenants,
-		Projects: projects, ReadACLs: !o.NoACLs, Limit: o.Concurrency, ServiceUserID: o.ServiceUser, ServiceProject: serviceProject, ProjectNames: names, Inventory: inv,
-		KeyManager: func(ctx context.Context, project string) (*gophercloud.ServiceClient, error) {
+		Projects: projects, ReadACLs: !o.NoACLs, API: api, Limit: o.Concurrency, ServiceUserID: o.ServiceUser, ServiceProject: serviceProject, ProjectNames: names, Inventory: inv,
+		KeyManager: onePerProject(func(ctx context.Context, project string) (*gophercloud.ServiceClient, error) {
 			if project == own {
 				return km, nil
 			}
@@ -207,17 +241,42 @@ func secretsAudit(ctx context.Context, o *secretsAuditOptions, svc *services, re
 			c := *km
 			c.ProviderClient = s.Provider
 			return &c, nil
-		}}
+		})}
 	facts, err := barbican.Gather(withProgress(ctx, o.IO.Err, "auditing projects"), src)
 	if err != nil {
-		return barbican.Result{}, "", err
+		return out, err
 	}
 	if !allTenants && !(len(projects) == 1 && projects[0] == own) {
 		facts.CompleteServers = false
 	} else if !allTenants {
 		facts.CompleteServers = true // the token's own project: its servers are all listed
 	}
-	return barbican.Audit(facts, time.Now()), strings.TrimRight(km.ResourceBaseURL(), "/") + "/secrets/", nil
+	out.facts, out.keyManager = facts, src.KeyManager
+	out.secretsURL = strings.TrimRight(km.ResourceBaseURL(), "/") + "/secrets/"
+	return out, nil
+}
+
+// onePerProject remembers each project's client (or its error): protect
+// writes with the tokens the audit got, not a second token per project.
+func onePerProject(f func(context.Context, string) (*gophercloud.ServiceClient, error)) func(context.Context, string) (*gophercloud.ServiceClient, error) {
+	type entry struct {
+		once sync.Once
+		c    *gophercloud.ServiceClient
+		err  error
+	}
+	var mu sync.Mutex
+	m := map[string]*entry{}
+	return func(ctx context.Context, p string) (*gophercloud.ServiceClient, error) {
+		mu.Lock()
+		e := m[p]
+		if e == nil {
+			e = &entry{}
+			m[p] = e
+		}
+		mu.Unlock()
+		e.once.Do(func() { e.c, e.err = f(ctx, p) })
+		return e.c, e.err
+	}
 }
 
 // resolveProjectRefs maps names or IDs to IDs, locally when the project
@@ -286,6 +345,11 @@ func printCleanupPlan(o *secretsAuditOptions, cloudName, secretsURL string, res 
 		if !barbican.IsUUID(or.ID) || !barbican.IsUUID(or.InstanceID) {
 			continue // never a delete line for anything but Nova's own form
 		}
+		if len(or.Consumers) > 0 {
+			// Never forced: a consumer says someone relies on it.
+			fmt.Fprintln(w, quote.ShellComment(fmt.Sprintf("protected, not deleted: %s (instance %s gone, %s old) has consumer(s) %s; remove the consumer first if you are sure, then delete it", or.ID, or.InstanceID, or.AgeStr, consumerNames(or.Consumers))))
+			continue
+		}
 		fmt.Fprintln(w, quote.ShellComment(fmt.Sprintf("instance %s gone; created by %s, %s old", or.InstanceID, or.CreatorID, or.AgeStr)))
 		if quote.HasControl(cloudName) || quote.HasControl(or.ProjectID) {
 			fmt.Fprintln(w, quote.ShellComment("not written: the cloud name or project ID has control characters; delete "+or.ID+" by hand"))
@@ -299,6 +363,14 @@ func printCleanupPlan(o *secretsAuditOptions, cloudName, secretsURL string, res 
 		return &reportedError{code: exitFailed, msg: fmt.Sprintf("cleanup plan: %d project(s) could not be audited, so the plan may miss orphans (see its header)", len(na))}
 	}
 	return nil
+}
+
+func consumerNames(cs []barbican.Consumer) string {
+	l := make([]string, len(cs))
+	for i, c := range cs {
+		l[i] = c.String()
+	}
+	return strings.Join(l, ", ")
 }
 
 // secretsJUnit: one suite per project, one case per guest and check.
@@ -327,4 +399,92 @@ func secretsJUnit(res barbican.Result) []result.Suite {
 		out = append(out, *byProject[p])
 	}
 	return out
+}
+
+type secretsProtectOptions struct {
+	secretsAuditOptions
+	DryRun bool
+}
+
+func newSecretsProtectCommand(g *globalOptions, streams *IOStreams) *cli.Command {
+	o := &secretsProtectOptions{secretsAuditOptions: secretsAuditOptions{IO: streams, Global: g}}
+	return &cli.Command{
+		Name:  "protect",
+		Usage: "register Nova's consumer on each vTPM guest's secret, so it is not deleted by accident",
+		Description: commandHelp(`
+Deleting a vTPM guest's secret makes its TPM unrecoverable, and Nova registers
+no Barbican consumer on it. protect registers the one Nova would name,
+service=nova resource_type=instance resource_id=<server uuid>, on each guest's
+secret that lacks it (key-manager API 1.1: Barbican 15, Zed, and later), with
+a token scoped to the secret's project, as secrets audit reads them. Then the
+openstack client refuses "secret delete" without --force, and a key manager
+at API 1.2 (Barbican after 2026.1) refuses a delete asking for 1.2 without
+?force=true.
+
+The price: Nova deletes the secret itself when the server is deleted, without
+force, and python-barbicanclient then refuses (ValueError "Secret has
+consumers!"): the server's delete ends in ERROR until the consumer is removed:
+  openstack secret consumer delete --service-type-name nova --resource-type instance --resource-id <server> <secret>
+Remove it before deleting a protected guest.
+
+Not protected, and said why: a guest with no secret, or with several (only one
+is in use), a project that cannot be audited, and every orphan (a secret whose
+instance is gone). Reruns write nothing already done. --dry-run writes nothing.`, []string{
+			"vtpmctl --os-cloud prod secrets protect --all-projects --dry-run",
+			"vtpmctl --os-cloud prod secrets protect --project windows-team",
+			"vtpmctl --os-cloud prod secrets protect --all-projects -f json",
+		}, `EXIT STATUS:
+   0  every secret that could be protected is (or, with --dry-run, would be)
+   1  a write failed, a project was not auditable, or the key manager has no
+      consumers (API 1.0: one line says so; nothing was asked beyond its version)
+   2  usage or configuration error`),
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "project", Usage: "protect in `PROJECT` (name or ID; repeatable); default: the token's project", Destination: &o.Projects},
+			&cli.BoolFlag{Name: "all-projects", Usage: "protect in every project (admin)", Destination: &o.AllProjects},
+			&cli.BoolFlag{Name: "dry-run", Usage: "list what would be registered; write nothing", Destination: &o.DryRun},
+			&cli.IntFlag{Name: "concurrency", Usage: "`N` projects, lookups and writes at once", Value: 8, Destination: &o.Concurrency},
+			releaseFlag("nova-release", &o.Release, "Nova `RELEASE`", ""),
+			&cli.StringFlag{Name: "nova-service-user", Usage: "Nova's service `USER_ID` (owner of deployment-mode secrets)", Destination: &o.ServiceUser},
+			&cli.StringFlag{Name: "nova-service-project", Usage: "`PROJECT` of Nova's service user (name or ID)", Value: "service", Destination: &o.ServiceProject},
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if err := noArgs(cmd); err != nil {
+				return err
+			}
+			return runSecretsProtect(ctx, o)
+		},
+	}
+}
+
+func runSecretsProtect(ctx context.Context, o *secretsProtectOptions) error {
+	if o.AllProjects && len(o.Projects) > 0 {
+		return usagef("secrets protect: --project and --all-projects exclude each other")
+	}
+	if o.Concurrency < 1 || o.Concurrency > 64 {
+		return usagef("--concurrency must be between 1 and 64")
+	}
+	o.NoACLs = true // protect needs no ACL
+	svc, err := o.Global.services(ctx, needCompute|needImage)
+	if err != nil {
+		return err
+	}
+	resolved, err := resolveRelease(ctx, o.IO, "--nova-release", o.Release, svc.compute, false, nil)
+	if err != nil {
+		return err
+	}
+	g, err := secretsGather(ctx, &o.secretsAuditOptions, svc, resolved.Release, nil, true)
+	if err != nil {
+		return err
+	}
+	plan := barbican.PlanProtect(g.facts, barbican.Audit(g.facts, time.Now()), o.DryRun)
+	if !o.DryRun {
+		barbican.Protect(withProgress(ctx, o.IO.Err, "registering consumers"), &plan, g.keyManager, o.Concurrency)
+	}
+	if err := output.Write(o.IO.Out, o.Global.Output, &plan); err != nil {
+		return err
+	}
+	if s := plan.Summary; s.Failed > 0 || len(plan.NotAuditable) > 0 {
+		return &reportedError{code: exitFailed, msg: fmt.Sprintf("secrets protect: %d write(s) failed, %d project(s) not auditable", s.Failed, len(plan.NotAuditable))}
+	}
+	return nil
 }

@@ -1,0 +1,119 @@
+package barbican
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/vtpmctl/vtpmctl/internal/result"
+)
+
+// Protection of a guest's secret by consumers (key-manager API 1.1+).
+const (
+	Protected   = "protected"   // nova/instance/<this server> is a consumer
+	Unprotected = "unprotected" // no consumer names this server
+	Mismatched  = "mismatched"  // a nova/instance consumer names another or a deleted server
+)
+
+// ConsumerCounts is the fleet's guests by protection; in the summary only
+// where the key manager has consumers.
+type ConsumerCounts struct {
+	Protected   int `json:"protected"`
+	Unprotected int `json:"unprotected"`
+	Mismatched  int `json:"mismatched"`
+}
+
+// NovaDeleteNote is what a consumer costs, read in the code: Nova deletes
+// the secret through castellan with force=False, and python-barbicanclient
+// (5.5+, microversion 1.1) then refuses a secret with consumers itself
+// (ValueError "Secret has consumers!"), which castellan does not catch:
+// the server's delete ends in ERROR until the consumer is removed.
+const NovaDeleteNote = "Nova's own delete of the server then fails (server ERROR: python-barbicanclient refuses a secret with consumers) until the consumer is removed"
+
+// RemoveCommand is the openstack client's command that removes c.
+func RemoveCommand(secretRef string, c Consumer) string {
+	return fmt.Sprintf("openstack secret consumer delete --service-type-name %s --resource-type %s --resource-id %s %s", c.Service, c.ResourceType, c.ResourceID, secretRef)
+}
+
+// protection classifies s's consumers for the guest serverID; servers
+// says which servers exist (name, known) when the server list is complete.
+func protection(f Facts, serverID string, s Secret, servers map[string]string) (state string, fd Finding) {
+	var own bool
+	var others, foreign []string
+	for _, c := range s.Consumers {
+		switch {
+		case c.Service == "nova" && c.ResourceType == "instance" && c.ResourceID == serverID:
+			own = true
+		case c.Service == "nova" && c.ResourceType == "instance":
+			what := "server " + c.ResourceID + " is not in the audited projects"
+			if name, ok := servers[c.ResourceID]; ok {
+				what = "another server, " + name + " (" + c.ResourceID + ")"
+			} else if f.CompleteServers {
+				what = "server " + c.ResourceID + ", which no longer exists"
+			}
+			foreign = append(foreign, what)
+		default:
+			others = append(others, c.String())
+		}
+	}
+	also := ""
+	if len(others) > 0 {
+		also = "; other consumers: " + strings.Join(others, ", ")
+	}
+	switch {
+	case len(foreign) > 0:
+		return Mismatched, Finding{"SECRET-CONSUMER", result.Warn, "a nova/instance consumer names " + strings.Join(foreign, "; ") + also,
+			"remove it (openstack secret consumer delete) and run vtpmctl secrets protect"}
+	case own:
+		return Protected, Finding{"SECRET-CONSUMER", result.Pass, "consumer " + NovaConsumer(serverID).String() + ": the openstack client refuses to delete it without --force" + refusal(f.API) + also, ""}
+	}
+	return Unprotected, Finding{"SECRET-CONSUMER", result.Warn, "no consumer names this server: a plain `openstack secret delete` removes the secret, and the guest's TPM with it" + also,
+		"vtpmctl secrets protect (" + NovaDeleteNote + ")"}
+}
+
+func refusal(a API) string {
+	if a.RefusesDelete() {
+		return ", and Barbican (API " + a.String() + ") refuses a delete at 1.2 without force"
+	}
+	return ""
+}
+
+// addProtection adds the consumer finding to every guest with a secret
+// and counts the fleet, when consumers were read.
+func addProtection(f Facts, res *Result, servers map[string]string) {
+	if !f.API.HasConsumers() {
+		return
+	}
+	byID := make(map[string]Secret, len(f.Secrets))
+	for _, s := range f.Secrets {
+		byID[s.ID] = s
+	}
+	n := &ConsumerCounts{}
+	for i := range res.Guests {
+		g := &res.Guests[i]
+		s, ok := byID[g.SecretID]
+		if !ok || s.Consumers == nil {
+			continue
+		}
+		state, fd := protection(f, g.ServerID, s, servers)
+		g.Protection, g.Consumers = state, s.Consumers
+		g.Findings = append(g.Findings, fd)
+		switch state {
+		case Protected:
+			n.Protected++
+		case Mismatched:
+			n.Mismatched++
+		default:
+			n.Unprotected++
+		}
+	}
+	res.Summary.Consumers = n
+	res.KeyManagerAPI = f.API.String()
+}
+
+func consumerList(cs []Consumer) string {
+	l := make([]string, len(cs))
+	for i, c := range cs {
+		l[i] = c.String()
+	}
+	return strings.Join(l, ", ")
+}
