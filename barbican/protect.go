@@ -55,8 +55,9 @@ type ProtectResult struct {
 // PlanProtect decides, from the audit's facts and result, which secret
 // gets Nova's consumer: a guest's one secret that lacks it. A guest with
 // several secrets (only one is in use), without one, or not auditable,
-// and every orphan, is not protected and says why. Pure.
-func PlanProtect(f Facts, res Result, dryRun bool) ProtectResult {
+// and every orphan, is not protected and says why. only, when non-nil,
+// limits the plan to these servers. Pure.
+func PlanProtect(f Facts, res Result, dryRun bool, only map[string]bool) ProtectResult {
 	out := ProtectResult{Schema: ProtectSchema, KeyManagerAPI: f.API.String(), DryRun: dryRun, Secrets: []ProtectAction{}, NotAuditable: res.NotAuditable}
 	byID := map[string]Secret{}
 	perInstance := map[string]int{}
@@ -65,6 +66,9 @@ func PlanProtect(f Facts, res Result, dryRun bool) ProtectResult {
 		perInstance[s.InstanceID]++
 	}
 	for _, g := range res.Guests {
+		if only != nil && !only[g.ServerID] {
+			continue
+		}
 		a := ProtectAction{ServerID: g.ServerID, ServerName: g.Name, ProjectID: g.ProjectID, SecretID: g.SecretID, Action: ActNotProtected}
 		s, ok := byID[g.SecretID]
 		switch {
@@ -84,7 +88,7 @@ func PlanProtect(f Facts, res Result, dryRun bool) ProtectResult {
 	}
 	guests := guestIndex(res)
 	for _, o := range res.Orphans {
-		if guests[o.InstanceID] {
+		if guests[o.InstanceID] || only != nil && !only[o.InstanceID] {
 			continue // a duplicate: its guest's row says so
 		}
 		out.Secrets = append(out.Secrets, ProtectAction{ServerID: o.InstanceID, ProjectID: o.ProjectID, SecretID: o.ID, Action: ActNotProtected,

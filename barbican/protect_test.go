@@ -65,7 +65,7 @@ func gatherProtect(t *testing.T, c *fakeCloud, src Sources, dry bool) ProtectRes
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := PlanProtect(f, Audit(f, now), dry)
+	r := PlanProtect(f, Audit(f, now), dry, nil)
 	if !dry {
 		Protect(context.Background(), &r, src.KeyManager, 4)
 	}
@@ -84,6 +84,16 @@ func TestProtect(t *testing.T) {
 		if a.ServerID == fakeUUID(9, 3) && (a.Action != ActNotProtected || !strings.Contains(a.Detail, "orphan: instance "+fakeUUID(9, 3)+" no longer exists")) {
 			t.Errorf("orphan %+v", a)
 		}
+	}
+	// --server: that guest's secret only, no orphan
+	km, _ := src.KeyManager(context.Background(), "p1")
+	src.API, _ = DetectAPI(context.Background(), km)
+	f, err := Gather(context.Background(), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if one := PlanProtect(f, Audit(f, now), true, map[string]bool{fakeUUID(9, 1): true}); len(one.Secrets) != 1 || one.Secrets[0].ServerID != fakeUUID(9, 1) || one.Summary.WouldRegister != 1 {
+		t.Errorf("--server: %+v", one.Secrets)
 	}
 	// the writes: one per unprotected secret, with its project's token
 	r = gatherProtect(t, c, src, false)
@@ -117,7 +127,7 @@ func TestProtectFailedWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := PlanProtect(f, Audit(f, now), false)
+	r := PlanProtect(f, Audit(f, now), false, nil)
 	c.secrets["p2"] = nil // gone before the write
 	Protect(context.Background(), &r, src.KeyManager, 2)
 	if s := r.Summary; s.Registered != 2 || s.Failed != 1 {

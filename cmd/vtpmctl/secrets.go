@@ -403,7 +403,8 @@ func secretsJUnit(res barbican.Result) []result.Suite {
 
 type secretsProtectOptions struct {
 	secretsAuditOptions
-	DryRun bool
+	DryRun  bool
+	Servers []string // only these servers' secrets (IDs)
 }
 
 func newSecretsProtectCommand(g *globalOptions, streams *IOStreams) *cli.Command {
@@ -432,6 +433,7 @@ is in use), a project that cannot be audited, and every orphan (a secret whose
 instance is gone). Reruns write nothing already done. --dry-run writes nothing.`, []string{
 			"vtpmctl --os-cloud prod secrets protect --all-projects --dry-run",
 			"vtpmctl --os-cloud prod secrets protect --project windows-team",
+			"vtpmctl --os-cloud prod secrets protect --project windows-team --server 6f1c52f4-7d39-4c51-9a4f-3a8f0f1a6d11",
 			"vtpmctl --os-cloud prod secrets protect --all-projects -f json",
 		}, `EXIT STATUS:
    0  every secret that could be protected is (or, with --dry-run, would be)
@@ -442,6 +444,7 @@ instance is gone). Reruns write nothing already done. --dry-run writes nothing.`
 			&cli.StringSliceFlag{Name: "project", Usage: "protect in `PROJECT` (name or ID; repeatable); default: the token's project", Destination: &o.Projects},
 			&cli.BoolFlag{Name: "all-projects", Usage: "protect in every project (admin)", Destination: &o.AllProjects},
 			&cli.BoolFlag{Name: "dry-run", Usage: "list what would be registered; write nothing", Destination: &o.DryRun},
+			&cli.StringSliceFlag{Name: "server", Usage: "only the secret of server `ID` (repeatable); default: every vTPM guest's", Destination: &o.Servers},
 			&cli.IntFlag{Name: "concurrency", Usage: "`N` projects, lookups and writes at once", Value: 8, Destination: &o.Concurrency},
 			releaseFlag("nova-release", &o.Release, "Nova `RELEASE`", ""),
 			&cli.StringFlag{Name: "nova-service-user", Usage: "Nova's service `USER_ID` (owner of deployment-mode secrets)", Destination: &o.ServiceUser},
@@ -463,6 +466,16 @@ func runSecretsProtect(ctx context.Context, o *secretsProtectOptions) error {
 	if o.Concurrency < 1 || o.Concurrency > 64 {
 		return usagef("--concurrency must be between 1 and 64")
 	}
+	var only map[string]bool
+	for _, id := range o.Servers {
+		if !barbican.IsUUID(id) {
+			return usagef("--server: %q is not a server ID (a UUID)", id)
+		}
+		if only == nil {
+			only = map[string]bool{}
+		}
+		only[strings.ToLower(id)] = true
+	}
 	o.NoACLs = true // protect needs no ACL
 	svc, err := o.Global.services(ctx, needCompute|needImage)
 	if err != nil {
@@ -476,7 +489,7 @@ func runSecretsProtect(ctx context.Context, o *secretsProtectOptions) error {
 	if err != nil {
 		return err
 	}
-	plan := barbican.PlanProtect(g.facts, barbican.Audit(g.facts, time.Now()), o.DryRun)
+	plan := barbican.PlanProtect(g.facts, barbican.Audit(g.facts, time.Now()), o.DryRun, only)
 	if !o.DryRun {
 		barbican.Protect(withProgress(ctx, o.IO.Err, "registering consumers"), &plan, g.keyManager, o.Concurrency)
 	}
