@@ -40,8 +40,8 @@ func newSecretsCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 	o := &secretsAuditOptions{IO: streams, Global: g}
 	return &cli.Command{
 		Name:        "secrets",
-		Usage:       "audit the Barbican secret behind every vTPM guest",
-		Description: commandHelp("See vtpmctl secrets audit --help for what is checked and why it matters.", []string{"vtpmctl --os-cloud prod secrets audit --all-projects --include-orphans"}, ""),
+		Usage:       "audit, and protect, the Barbican secret behind every vTPM guest",
+		Description: commandHelp("See vtpmctl secrets audit --help for what is checked and why it matters, and vtpmctl secrets protect --help for what a consumer protects and costs.", []string{"vtpmctl --os-cloud prod secrets audit --all-projects --include-orphans", "vtpmctl --os-cloud prod secrets protect --all-projects --dry-run"}, ""),
 		Action:      groupAction,
 		Commands: []*cli.Command{{
 			Name:  "audit",
@@ -62,6 +62,9 @@ specs; image properties from one image list; Nova's rules decide):
   SECRET-STATE    ACTIVE passphrase without expiration
   OWNER-VALID     the creator still exists, is enabled, has a role in the project
   SECRET-ACL      project-access is not turned off
+  SECRET-CONSUMER a consumer nova/instance/<server> protects it (warn: none, or
+                  one naming another or a deleted server; key-manager API 1.1+,
+                  read from the list: no request per secret; see secrets protect)
 and the guest's operational facts: what Nova refuses for it, whether it
 resumes after a host reboot, that snapshots carry no TPM state.
 
