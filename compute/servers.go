@@ -9,7 +9,6 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
-	"github.com/gophercloud/gophercloud/v2/pagination"
 	"github.com/vtpmctl/vtpmctl/glance"
 	"github.com/vtpmctl/vtpmctl/internal/paging"
 	"github.com/vtpmctl/vtpmctl/nova"
@@ -84,21 +83,48 @@ func ListInventory(ctx context.Context, computeClient, imageClient *gophercloud.
 	}
 	in := interner{}
 	flavors := map[string]nova.Flavor{}
-	c := atMicroversion(computeClient, ServerMicroversion)
-	err := servers.List(c, servers.ListOpts{AllTenants: opts.AllTenants, Limit: 1000}).EachPage(paging.Guard(ctx, "server list"), func(_ context.Context, p pagination.Page) (bool, error) {
-		var l []listedServer
-		if err := servers.ExtractServersInto(p, &l); err != nil {
-			return false, err
-		}
+	err := eachServerPage(ctx, atMicroversion(computeClient, ServerMicroversion), opts.AllTenants, func(l []listedServer) {
 		for i := range l {
 			add(&inv, &l[i], rel, imgs, flavors, in, opts.KeepServers)
 		}
-		return true, nil
 	})
 	if err != nil {
 		return nova.Inventory{}, fmt.Errorf("listing servers: %w", err)
 	}
 	return inv, nil
+}
+
+// eachServerPage follows Nova's server list, 1,000 a page, decoding
+// each answer straight into listedServer: gophercloud's pager would first
+// build a generic map of the whole page and marshal it again to extract
+// it (at 50,000 servers, 3 GB allocated and a 270 MB peak for hosts audit).
+// The transport's paging guard applies as to any list.
+func eachServerPage(ctx context.Context, c *gophercloud.ServiceClient, allTenants bool, f func([]listedServer)) error {
+	q, err := servers.ListOpts{AllTenants: allTenants, Limit: 1000}.ToServerListQuery()
+	if err != nil {
+		return err
+	}
+	ctx = paging.Guard(ctx, "server list")
+	for u := c.ServiceURL("servers", "detail") + q; u != ""; {
+		var page struct {
+			Servers []listedServer `json:"servers"`
+			Links   []struct {
+				Href string `json:"href"`
+				Rel  string `json:"rel"`
+			} `json:"servers_links"`
+		}
+		if _, err := c.Get(ctx, u, &page, &gophercloud.RequestOpts{OkCodes: []int{200}}); err != nil {
+			return err
+		}
+		f(page.Servers)
+		u = ""
+		for _, l := range page.Links {
+			if l.Rel == "next" && len(page.Servers) > 0 {
+				u = l.Href
+			}
+		}
+	}
+	return nil
 }
 
 // flavorOf shares one nova.Flavor among the servers with the same name
