@@ -23,11 +23,12 @@ type ConsumerCounts struct {
 }
 
 // NovaDeleteNote is what a consumer costs, read in the code: Nova deletes
-// the secret through castellan with force=False, and python-barbicanclient
-// (5.5+, microversion 1.1) then refuses a secret with consumers itself
-// (ValueError "Secret has consumers!"), which castellan does not catch:
-// the server's delete ends in ERROR until the consumer is removed.
-const NovaDeleteNote = "Nova's own delete of the server then fails (server ERROR: python-barbicanclient refuses a secret with consumers) until the consumer is removed"
+// the secret through castellan with force=False; python-barbicanclient
+// 5.5+ (2023.1; it negotiates microversion 1.1) then refuses a secret with
+// consumers itself (ValueError "Secret has consumers!"), which castellan
+// does not catch: the server's delete ends in ERROR until the consumer is
+// removed. 5.4 (Zed's, Debian bookworm's) checks nothing and deletes.
+const NovaDeleteNote = "with python-barbicanclient 5.5+ (2023.1) on the compute hosts, Nova's own delete of the server then fails (server ERROR) until the consumer is removed"
 
 // RemoveCommand is the openstack client's command that removes c.
 func RemoveCommand(secretRef string, c Consumer) string {
@@ -64,7 +65,7 @@ func protection(f Facts, serverID string, s Secret, servers map[string]string) (
 		return Mismatched, Finding{"SECRET-CONSUMER", result.Warn, "a nova/instance consumer names " + strings.Join(foreign, "; ") + also,
 			"remove it (openstack secret consumer delete) and run vtpmctl secrets protect"}
 	case own:
-		return Protected, Finding{"SECRET-CONSUMER", result.Pass, "consumer " + NovaConsumer(serverID).String() + ": the openstack client refuses to delete it without --force" + refusal(f.API) + also, ""}
+		return Protected, Finding{"SECRET-CONSUMER", result.Pass, "consumer " + NovaConsumer(serverID).String() + ": the openstack client (python-barbicanclient 5.5+) refuses to delete it without --force" + refusal(f.API) + also, ""}
 	}
 	return Unprotected, Finding{"SECRET-CONSUMER", result.Warn, "no consumer names this server: a plain `openstack secret delete` removes the secret, and the guest's TPM with it" + also,
 		"vtpmctl secrets protect (" + NovaDeleteNote + ")"}

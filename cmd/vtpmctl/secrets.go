@@ -421,13 +421,14 @@ no Barbican consumer on it. protect registers the one Nova would name,
 service=nova resource_type=instance resource_id=<server uuid>, on each guest's
 secret that lacks it (key-manager API 1.1: Barbican 15, Zed, and later), with
 a token scoped to the secret's project, as secrets audit reads them. Then the
-openstack client refuses "secret delete" without --force, and a key manager
-at API 1.2 (Barbican after 2026.1) refuses a delete asking for 1.2 without
-?force=true.
+openstack client (python-barbicanclient 5.5+, 2023.1) refuses "secret delete"
+without --force, and a key manager at API 1.2 (Barbican after 2026.1) refuses
+a delete asking for 1.2 without ?force=true. An older client deletes it.
 
 The price: Nova deletes the secret itself when the server is deleted, without
-force, and python-barbicanclient then refuses (ValueError "Secret has
-consumers!"): the server's delete ends in ERROR until the consumer is removed:
+force; with python-barbicanclient 5.5+ on the compute hosts that is refused
+(ValueError "Secret has consumers!", which castellan does not catch): the
+server's delete ends in ERROR until the consumer is removed:
   openstack secret consumer delete --service-type-name nova --resource-type instance --resource-id <server> <secret>
 Remove it before deleting a protected guest.
 
