@@ -17,7 +17,7 @@ type VTPMGuest struct {
 }
 
 // Inventory is every listed server, sorted by what Nova makes of it
-// (compute.ListVTPMGuests builds it).
+// (compute.ListInventory builds it, page by page).
 type Inventory struct {
 	Guests []VTPMGuest
 	// Others have no vTPM request. ImageUnknown marks those whose image
@@ -25,7 +25,10 @@ type Inventory struct {
 	// image properties may have asked for a vTPM all the same.
 	Others map[string]OtherServer
 	// Servers holds, by ID, what the one server list said of each server,
-	// for readers that check more than the vTPM (plan verify).
+	// for readers that check more than the vTPM (plan verify); nil unless
+	// asked for (compute.InventoryOpts.KeepServers): it is most of the
+	// memory at 50,000 servers. Its Image and Flavor.ExtraSpecs are
+	// shared between servers: read only.
 	Servers map[string]Server
 }
 
