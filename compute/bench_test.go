@@ -22,7 +22,7 @@ func BenchmarkListInventory50k(b *testing.B) {
 	}
 	defer c.Close()
 	ctx := context.Background()
-	pc, err := openstack.AuthenticatedClient(ctx, gophercloud.AuthOptions{IdentityEndpoint: c.URL + "/v3", Username: "admin", Password: "admin",
+	pc, err := openstack.AuthenticatedClient(ctx, gophercloud.AuthOptions{IdentityEndpoint: c.URL + "/v3", Username: "admin", Password: scalecloud.Password,
 		DomainName: "Default", Scope: &gophercloud.AuthScope{ProjectName: "admin", DomainName: "Default"}})
 	if err != nil {
 		b.Fatal(err)

@@ -188,7 +188,9 @@ func (d *data) server(i int) serverFacts {
 		p := int(d.guestProject[i])
 		s.name = GuestName(i)
 		s.project = d.projectID(p + pTenant0)
-		s.user = d.kid(kUser, p*d.perProject+i%d.perProject)
+		// (i/Projects), not i: i%Projects picks the project, so i%perProject
+		// would give each project's guests one owner only
+		s.user = d.kid(kUser, p*d.perProject+(i/d.cfg.Projects)%d.perProject)
 		h := i % d.cfg.Hypervisors
 		if !d.tpmHost(h) && h > 0 {
 			h-- // guests live on vTPM hosts

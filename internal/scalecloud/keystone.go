@@ -24,7 +24,11 @@ func hIdentityVersion(w http.ResponseWriter, r *request) {
 	writeJSON(w, 200, map[string]any{"version": map[string]any{"id": "v3.14", "status": "stable", "links": link(r.c.URL+"/v3/", "self")}})
 }
 
-// hToken: password auth of admin/admin, scoped to any project by ID or
+// Password is admin's. Not "admin": vtpmctl scrubs the password from
+// everything it prints, and a common word would be scrubbed from names.
+const Password = "scale-Pw-5c1d"
+
+// hToken: password auth of admin with Password, scoped to any project by ID or
 // name; the catalog points at this server.
 func hToken(w http.ResponseWriter, r *request) {
 	var req struct {
@@ -52,7 +56,7 @@ func hToken(w http.ResponseWriter, r *request) {
 		return
 	}
 	u := req.Auth.Identity.Password.User
-	if u.Name != "admin" || u.Password != "admin" {
+	if u.Name != "admin" || u.Password != Password {
 		writeJSON(w, 401, map[string]any{"error": map[string]any{"code": 401, "message": "The request you have made requires authentication.", "title": "Unauthorized"}})
 		return
 	}

@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -31,6 +32,7 @@ type options struct {
 	routes   bool
 	extra    string
 	parallel int
+	serve    bool
 }
 
 func main() {
@@ -50,6 +52,7 @@ func main() {
 	flag.BoolVar(&o.routes, "routes", false, "also list each run's requests by route")
 	flag.StringVar(&o.extra, "args", "", "extra global flags for vtpmctl (e.g. --timeout 120s)")
 	flag.IntVar(&o.parallel, "concurrency", 8, "--concurrency of the secrets audit (the floor of connections is per this)")
+	flag.BoolVar(&o.serve, "serve", false, "only serve the cloud (its clouds.yaml path on stdout) until interrupted, to run vtpmctl by hand or under a profiler")
 	flag.Parse()
 	if o.cfg.Others < 0 {
 		o.cfg.Others = o.cfg.Guests / 10
@@ -101,7 +104,7 @@ func run(o options) (bool, error) {
 	}
 	defer os.RemoveAll(dir)
 	clouds := filepath.Join(dir, "clouds.yaml")
-	yaml := fmt.Sprintf("clouds:\n  scale:\n    auth:\n      auth_url: %s/v3\n      username: admin\n      password: admin\n      project_name: admin\n      user_domain_name: Default\n      project_domain_name: Default\n    region_name: RegionOne\n", c.URL)
+	yaml := fmt.Sprintf("clouds:\n  scale:\n    auth:\n      auth_url: %s/v3\n      username: admin\n      password: %s\n      project_name: admin\n      user_domain_name: Default\n      project_domain_name: Default\n    region_name: RegionOne\n", c.URL, scalecloud.Password)
 	if err := os.WriteFile(clouds, []byte(yaml), 0o600); err != nil {
 		return false, err
 	}
@@ -109,6 +112,15 @@ func run(o options) (bool, error) {
 	matched, err := writePlan(plan, cfg, o.planVMs)
 	if err != nil {
 		return false, err
+	}
+	if o.serve {
+		fmt.Printf("OS_CLIENT_CONFIG_FILE=%s OS_CLOUD=scale\n", clouds)
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+		<-sig
+		st := c.Stats()
+		fmt.Fprintf(os.Stderr, "%d requests, %d connections, %d unexpected\n%s\n", st.Requests, st.Connections, st.NUnexpected, strings.Join(st.Routes(), "\n"))
+		return st.NUnexpected == 0, nil
 	}
 	fmt.Fprintf(os.Stderr, "scalebench: %d guests, %d other servers, %d projects, %d hypervisors, paging %s, Nova %s (cloud ready in %s)\n",
 		cfg.Guests, cfg.Others, cfg.Projects, cfg.Hypervisors, cfg.Paging, cfg.Microversion, time.Since(t0).Round(time.Millisecond))
