@@ -47,7 +47,11 @@ type Cloud struct {
 	inflight   atomic.Int64
 	maxInfl    atomic.Int64
 	tokens     atomic.Int64
+	firstOn    map[string]int // route of each connection's first request
 }
+
+// connKey carries a connection's "first request seen" flag.
+type connKey struct{}
 
 // Stats is what the cloud saw since the last Reset.
 type Stats struct {
@@ -57,6 +61,9 @@ type Stats struct {
 	MaxInFlight int            // most requests served at once
 	Unexpected  []string       // routes or parameters it does not serve (first 100)
 	NUnexpected int
+	// ConnFirstRoute counts connections by the route of their first
+	// request: which calls open new connections.
+	ConnFirstRoute map[string]int
 }
 
 // New builds the cloud's data and starts serving on 127.0.0.1.
@@ -100,7 +107,10 @@ func New(cfg Config) (*Cloud, error) {
 	fmt.Fprint(h, cfg.Seed)
 	c := &Cloud{cfg: cfg, ln: ln, URL: "http://" + ln.Addr().String(), counts: map[string]int{}}
 	c.d = newData(cfg, h.Sum32())
-	c.srv = &http.Server{Handler: http.HandlerFunc(c.serve), ConnState: func(_ net.Conn, s http.ConnState) {
+	c.firstOn = map[string]int{}
+	c.srv = &http.Server{Handler: http.HandlerFunc(c.serve), ConnContext: func(ctx context.Context, _ net.Conn) context.Context {
+		return context.WithValue(ctx, connKey{}, new(atomic.Bool))
+	}, ConnState: func(_ net.Conn, s http.ConnState) {
 		if s == http.StateNew {
 			c.conns.Add(1)
 		}
@@ -119,7 +129,7 @@ func (c *Cloud) Close() error { return c.srv.Shutdown(context.Background()) }
 // connections of a finished client are closed by the client's exit.
 func (c *Cloud) Reset() {
 	c.mu.Lock()
-	c.counts, c.unexpected, c.nUnexp = map[string]int{}, nil, 0
+	c.counts, c.unexpected, c.nUnexp, c.firstOn = map[string]int{}, nil, 0, map[string]int{}
 	c.mu.Unlock()
 	c.conns.Store(0)
 	c.maxInfl.Store(0)
@@ -135,23 +145,32 @@ func (c *Cloud) Stats() Stats {
 		s.ByRoute[k] = v
 		s.Requests += v
 	}
+	s.ConnFirstRoute = map[string]int{}
+	for k, v := range c.firstOn {
+		s.ConnFirstRoute[k] = v
+	}
 	return s
 }
 
 // Routes lists ByRoute sorted by count, highest first.
-func (s Stats) Routes() []string {
-	keys := make([]string, 0, len(s.ByRoute))
-	for k := range s.ByRoute {
+func (s Stats) Routes() []string { return sorted(s.ByRoute) }
+
+// ConnRoutes lists ConnFirstRoute the same way.
+func (s Stats) ConnRoutes() []string { return sorted(s.ConnFirstRoute) }
+
+func sorted(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
 		keys = append(keys, k)
 	}
 	sort.Slice(keys, func(i, j int) bool {
-		if s.ByRoute[keys[i]] != s.ByRoute[keys[j]] {
-			return s.ByRoute[keys[i]] > s.ByRoute[keys[j]]
+		if m[keys[i]] != m[keys[j]] {
+			return m[keys[i]] > m[keys[j]]
 		}
 		return keys[i] < keys[j]
 	})
 	for i, k := range keys {
-		keys[i] = fmt.Sprintf("%6d %s", s.ByRoute[k], k)
+		keys[i] = fmt.Sprintf("%6d %s", m[k], k)
 	}
 	return keys
 }
@@ -183,12 +202,20 @@ func (c *Cloud) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	rt, ok := c.route(r)
+	name := "UNEXPECTED"
+	if ok {
+		name = r.Method + " " + rt.template
+	}
+	c.count(name)
+	if seen, _ := r.Context().Value(connKey{}).(*atomic.Bool); seen != nil && !seen.Swap(true) {
+		c.mu.Lock()
+		c.firstOn[name]++
+		c.mu.Unlock()
+	}
 	if !ok {
-		c.count("UNEXPECTED")
 		c.refuse(w, r, "no such route")
 		return
 	}
-	c.count(r.Method + " " + rt.template)
 	for k := range r.URL.Query() {
 		if !rt.params[k] {
 			c.refuse(w, r, "query parameter "+k+" not served on "+rt.template)

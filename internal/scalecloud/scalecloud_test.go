@@ -2,8 +2,10 @@ package scalecloud
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -31,6 +33,7 @@ func get(t *testing.T, tok, u string, v any) int {
 	if v != nil {
 		json.NewDecoder(resp.Body).Decode(v)
 	}
+	io.Copy(io.Discard, resp.Body) // read to the end, or the connection is not reused
 	return resp.StatusCode
 }
 
@@ -47,7 +50,8 @@ func TestStrictAndCounted(t *testing.T) {
 		t.Errorf("no token: %d", s)
 	}
 	st := c.Stats()
-	if st.NUnexpected != 2 || st.Requests != 3 || st.ByRoute["GET /compute/v2.1/servers/detail"] != 2 || st.Connections < 1 {
+	if st.NUnexpected != 2 || st.Requests != 3 || st.ByRoute["GET /compute/v2.1/servers/detail"] != 2 || st.Connections != 1 ||
+		!reflect.DeepEqual(st.ConnFirstRoute, map[string]int{"UNEXPECTED": 1}) {
 		t.Errorf("stats: %+v", st)
 	}
 }

@@ -148,7 +148,8 @@ func run(o options) (bool, error) {
 		r.requests, r.conns, r.inflight, r.unexpected = st.Requests, st.Connections, st.MaxInFlight, st.NUnexpected
 		r.floor = floor(job, c, matched)
 		if o.routes {
-			r.routes = st.Routes()
+			r.routes = append(st.Routes(), "", "new TCP connections by their first request:")
+			r.routes = append(r.routes, st.ConnRoutes()...)
 		}
 		for _, u := range st.Unexpected {
 			fmt.Fprintf(os.Stderr, "scalebench: %s: unexpected request %s\n", job, u)
