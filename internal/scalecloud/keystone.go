@@ -3,12 +3,27 @@ package scalecloud
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 )
 
+// writeJSON answers as the OpenStack services do: one JSON value, no
+// trailing newline, with Content-Length. A chunked answer (what Go sends
+// past its 4 KiB buffer) ends in a zero chunk that a JSON decoder never
+// reads, so the client could not reuse the connection: the bench would
+// count connections a real cloud does not cause.
 func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status, b = 500, []byte(`{"error":"scalecloud: cannot encode"}`)
+	}
+	writeBody(w, status, b)
+}
+
+func writeBody(w http.ResponseWriter, status int, b []byte) {
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(v)
+	w.Write(b)
 }
 
 func link(href, rel string) []map[string]string {

@@ -1,7 +1,7 @@
 package scalecloud
 
 import (
-	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -225,9 +225,8 @@ func hServers(w http.ResponseWriter, r *request) {
 	if !ok {
 		return
 	}
-	w.Header().Set("Content-Type", "application/json")
-	bw := bufio.NewWriterSize(w, 64<<10)
-	enc := json.NewEncoder(bw)
+	var bw bytes.Buffer
+	enc := json.NewEncoder(&bw)
 	bw.WriteString(`{"servers":[`)
 	for k := from; k < to; k++ {
 		if k > from {
@@ -241,8 +240,8 @@ func hServers(w http.ResponseWriter, r *request) {
 		bw.WriteString(`,"servers_links":`)
 		bw.Write(b)
 	}
-	bw.WriteString("}\n")
-	bw.Flush()
+	bw.WriteString("}")
+	writeBody(w, 200, bw.Bytes())
 }
 
 func limitOf(q url.Values) int {
