@@ -53,6 +53,11 @@ bootstrap() {
   local stamp=$BASE/packages.stamp lists
   mkdir -p "$BASE"
   if [ ! -x "$ROOT/usr/bin/apt-get" ]; then
+    # a fresh machine has no debootstrap (make test's dist-test installs it
+    # too, but `make integration` alone must not depend on that)
+    command -v debootstrap > /dev/null || { apt-get -o DPkg::Lock::Timeout=900 update -qq && \
+      DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends debootstrap > /dev/null; } \
+      || { log "cannot install debootstrap"; exit 1; }
     log "debootstrap $SUITE from $MIRROR"
     local script=/usr/share/debootstrap/scripts/$SUITE
     [ -e "$script" ] || script=/usr/share/debootstrap/scripts/sid   # bookworm's debootstrap has no forky script
