@@ -180,7 +180,7 @@ func runHostsAudit(ctx context.Context, o *hostsOptions) error {
 	if err != nil {
 		return err
 	}
-	inv, err := compute.ListVTPMGuests(ctx, computeClient, imageClient, rel, true)
+	inv, err := compute.ListInventory(ctx, computeClient, imageClient, rel, compute.InventoryOpts{AllTenants: true})
 	if err != nil {
 		return err
 	}

@@ -111,7 +111,8 @@ func runPlanVerify(ctx context.Context, o *planVerifyOptions) error {
 	if err != nil {
 		return err
 	}
-	inv, err := compute.ListVTPMGuests(ctx, svc.compute, svc.image, res.Release, admin)
+	// KeepServers: plans.MatchServers and Verify read inv.Servers.
+	inv, err := compute.ListInventory(ctx, svc.compute, svc.image, res.Release, compute.InventoryOpts{AllTenants: admin, KeepServers: true})
 	if err != nil {
 		return err
 	}
