@@ -11,51 +11,79 @@ import (
 	"github.com/vtpmctl/vtpmctl/internal/quote"
 )
 
+// Phase is when a checklist item is done. Every item gets its phase where
+// it is made; renderers group by it and never read the item's words.
+type Phase string
+
+// The phases, in the order the markdown document lists them.
+const (
+	PhaseFlag     Phase = "flag"      // a problem the plan found
+	PhaseBefore   Phase = "before"    // before cutover
+	PhaseAfter    Phase = "after"     // after the first boot on the target
+	PhaseLimits   Phase = "limits"    // what the target cannot do
+	PhaseFollowUp Phase = "follow-up" // work after cutover, in order
+)
+
+// phaseTitles are the markdown sections; flags are listed apart, above.
+var phaseTitles = []struct {
+	phase Phase
+	title string
+}{{PhaseBefore, "Before cutover"}, {PhaseAfter, "After cutover"}, {PhaseLimits, "Operational limits on the target"}, {PhaseFollowUp, "Follow-up after cutover"}}
+
 // ChecklistItem is one line of a VM's cutover checklist.
 type ChecklistItem struct {
 	VM     string `json:"vm"`
-	Phase  string `json:"phase"` // before, after, limits, flag
+	Phase  Phase  `json:"phase"`
 	Item   string `json:"item"`
 	Target string `json:"target"`
+	vm     int    // index in Plan.VMs: two VMs may share a name
 }
 
-// Checklist flattens the plan's per-VM checklists and flags.
+// Checklist flattens the plan's per-VM checklists and flags: the one list
+// every format (JSON, table, CSV, markdown) shows.
 func Checklist(p *Plan) []ChecklistItem {
 	var out []ChecklistItem
-	for _, vm := range p.VMs {
+	for i, vm := range p.VMs {
 		target := vm.TargetFlavor + " / " + vm.TargetImage + " / vTPM " + vm.TargetVTPM
+		add := func(ph Phase, item string) {
+			out = append(out, ChecklistItem{VM: vm.Name, Phase: ph, Item: item, Target: target, vm: i})
+		}
 		for _, f := range vm.Flags {
-			out = append(out, ChecklistItem{vm.Name, "flag", f, target})
+			add(PhaseFlag, f)
 		}
 		switch vm.BitLockerEscrow {
 		case "unconfirmed":
-			out = append(out, ChecklistItem{vm.Name, "before", "BitLocker recovery keys NOT confirmed escrowed: confirm every volume's key is in AD DS / Entra ID / MBAM, then set bitlocker_escrow: confirmed for this VM in the plan", target})
+			add(PhaseBefore, "BitLocker recovery keys NOT confirmed escrowed: confirm every volume's key is in AD DS / Entra ID / MBAM, then set bitlocker_escrow: confirmed for this VM in the plan")
 		case "confirmed":
-			out = append(out, ChecklistItem{vm.Name, "before", "BitLocker recovery keys confirmed escrowed", target})
+			add(PhaseBefore, "BitLocker recovery keys confirmed escrowed")
 		}
 		for _, c := range vm.Checklist {
-			out = append(out, ChecklistItem{vm.Name, phaseOf(c), c, target})
+			add(planLinePhase(c), c)
 		}
 		for _, c := range vm.FollowUp {
-			out = append(out, ChecklistItem{vm.Name, "follow-up", c, target})
+			add(PhaseFollowUp, c)
 		}
 	}
 	return out
 }
 
-func phaseOf(item string) string {
+// planLinePhase reads the phase of a plan file's `checklist:` line. Plan
+// version 1 stores those lines as text, written by plan import with these
+// lead words; this is the only reader of that convention (storing the
+// phase in the plan file needs import.go and plan.go to change).
+func planLinePhase(line string) Phase {
 	switch {
-	case strings.HasPrefix(item, "after first boot"):
-		return "after"
-	case strings.HasPrefix(item, "on the target"), strings.HasPrefix(item, "snapshots and backups"):
-		return "limits"
+	case strings.HasPrefix(line, "after first boot"):
+		return PhaseAfter
+	case strings.HasPrefix(line, "on the target"), strings.HasPrefix(line, "snapshots and backups"):
+		return PhaseLimits
 	}
-	return "before"
+	return PhaseBefore
 }
 
 // CutoverChecklist is the result of `plan checklist`: its JSON is the
 // items, its table one row per item, and it is a markdown document (the
-// default when no -f is given).
+// default when no -f is given) of the same items.
 type CutoverChecklist struct {
 	Items []ChecklistItem
 	plan  *Plan
@@ -77,38 +105,42 @@ func (c *CutoverChecklist) MarshalJSON() ([]byte, error) { return json.Marshal(c
 func (c *CutoverChecklist) Table() output.Table {
 	t := output.Table{Columns: []string{"vm", "phase", "item", "target"}}
 	for _, it := range c.Items {
-		t.Rows = append(t.Rows, output.Record{{Name: "vm", Value: it.VM}, {Name: "phase", Value: it.Phase}, {Name: "item", Value: it.Item}, {Name: "target", Value: it.Target}})
+		t.Rows = append(t.Rows, output.Record{{Name: "vm", Value: it.VM}, {Name: "phase", Value: string(it.Phase)}, {Name: "item", Value: it.Item}, {Name: "target", Value: it.Target}})
 	}
 	return t
 }
 
-// Markdown writes the checklist document, every name escaped.
+// Markdown writes the checklist document from Items, every name escaped:
+// per VM its target, its flags, then one section per phase.
 func (c *CutoverChecklist) Markdown(w io.Writer) error {
-	p := c.plan
+	byVM := make([][]ChecklistItem, len(c.plan.VMs))
+	for _, it := range c.Items {
+		byVM[it.vm] = append(byVM[it.vm], it)
+	}
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, "# Cutover checklist")
 	fmt.Fprintln(bw)
 	md := quote.Markdown
-	for _, vm := range p.VMs {
+	for i, vm := range c.plan.VMs {
 		fmt.Fprintf(bw, "## %s\n\n", md(vm.Name))
 		fmt.Fprintf(bw, "%s, %s firmware, Secure Boot %s, source vTPM **%s** → flavor %s, image %s, vTPM %s\n\n",
 			md(vm.GuestOS), md(vm.Firmware), md(vm.SecureBoot), md(vm.SourceVTPM), md(vm.TargetFlavor), md(vm.TargetImage), md(vm.TargetVTPM))
-		for _, f := range vm.Flags {
-			fmt.Fprintf(bw, "- **Flag:** %s\n", md(f))
+		for _, it := range byVM[i] {
+			if it.Phase == PhaseFlag {
+				fmt.Fprintf(bw, "- **Flag:** %s\n", md(it.Item))
+			}
 		}
-		for _, phase := range []struct{ key, title string }{{"before", "Before cutover"}, {"after", "After cutover"}, {"limits", "Operational limits on the target"}} {
-			var lines []string
-			for _, c := range vm.Checklist {
-				if phaseOf(c) == phase.key {
-					lines = append(lines, c)
+		for _, sec := range phaseTitles {
+			title := false
+			for _, it := range byVM[i] {
+				if it.Phase != sec.phase {
+					continue
 				}
-			}
-			if len(lines) == 0 {
-				continue
-			}
-			fmt.Fprintf(bw, "\n%s:\n\n", phase.title)
-			for _, l := range lines {
-				fmt.Fprintf(bw, "- [ ] %s\n", md(l))
+				if !title {
+					fmt.Fprintf(bw, "\n%s:\n\n", sec.title)
+					title = true
+				}
+				fmt.Fprintf(bw, "- [ ] %s\n", md(it.Item))
 			}
 		}
 		fmt.Fprintln(bw)
