@@ -27,7 +27,8 @@
 # succeeds (PG stats come from the mgr, and a mon keeps an OSD that died
 # unseen "up" for 15 minutes: only I/O proves it).
 ceph_start() {
-  local ceph="ceph -c $CEPH_CONF --connect-timeout 10" uuid
+  # bounded: a mgr-only command (osd purge, df…) waits forever without a mgr
+  local ceph="timeout 30 ceph -c $CEPH_CONF --connect-timeout 10" uuid
   mkdir -p "$E/ceph" "$D/ceph" "$L/ceph" "$R/ceph"
   [ -f "$E/ceph/fsid" ] || cat /proc/sys/kernel/random/uuid > "$E/ceph/fsid"
   render ceph.conf.in FSID="$(cat "$E/ceph/fsid")" R="$R" > "$CEPH_CONF"
@@ -45,7 +46,7 @@ ceph_start() {
   if [ ! -f "$D/ceph/osd.0/.made" ]; then
     rm -rf "$D/ceph/osd.0"; mkdir -p "$D/ceph/osd.0"
     uuid=$(cat /proc/sys/kernel/random/uuid)
-    $ceph osd purge 0 --yes-i-really-mean-it > /dev/null 2>&1 || true   # left by a failed mkfs
+    $ceph osd rm 0 > /dev/null 2>&1 || true   # left by a failed mkfs
     $ceph osd new "$uuid" 0 > /dev/null
     ceph-osd -c "$CEPH_CONF" -i 0 --mkfs --osd-uuid "$uuid" > "$L/ceph/osd-mkfs.log" 2>&1 ||
       { log "ceph-osd --mkfs failed; see $L/ceph/osd-mkfs.log"; return 1; }
