@@ -22,12 +22,13 @@ type ConsumerCounts struct {
 	Mismatched  int `json:"mismatched"`
 }
 
-// NovaDeleteNote is what a consumer costs, read in the code: Nova deletes
-// the secret through castellan with force=False; python-barbicanclient
-// 5.5+ (2023.1; it negotiates microversion 1.1) then refuses a secret with
-// consumers itself (ValueError "Secret has consumers!"), which castellan
-// does not catch: the server's delete ends in ERROR until the consumer is
-// removed. 5.4 (Zed's, Debian bookworm's) checks nothing and deletes.
+// NovaDeleteNote is what a consumer costs: Nova deletes the secret through
+// castellan with force=False. python-barbicanclient 5.5+ (2023.1) refuses
+// a secret with consumers itself (read in its code: ValueError "Secret has
+// consumers!"), or asks at 1.2 and Barbican refuses (seen live on 2026.2,
+// client 7.6, Barbican 23: SecretHasConsumers → castellan KeyManagerError):
+// the server's delete ends in ERROR until the consumer is removed. 5.4
+// (Zed's, Debian bookworm's) checks nothing and deletes.
 const NovaDeleteNote = "with python-barbicanclient 5.5+ (2023.1) on the compute hosts, Nova's own delete of the server then fails (server ERROR) until the consumer is removed"
 
 // RemoveCommand is the openstack client's command that removes c.

@@ -427,7 +427,8 @@ a delete asking for 1.2 without ?force=true. An older client deletes it.
 
 The price: Nova deletes the secret itself when the server is deleted, without
 force; with python-barbicanclient 5.5+ on the compute hosts that is refused
-(ValueError "Secret has consumers!", which castellan does not catch): the
+(by the client, or at API 1.2 by Barbican: seen on 2026.2 as the fault
+KeyManagerError "Secret cannot be deleted as it has consumers."): the
 server's delete ends in ERROR until the consumer is removed:
   openstack secret consumer delete --service-type-name nova --resource-type instance --resource-id <server> <secret>
 Remove it before deleting a protected guest.
