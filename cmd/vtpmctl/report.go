@@ -28,8 +28,9 @@ type reportOptions struct {
 func newReportCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 	o := &reportOptions{IO: streams, Global: g}
 	return &cli.Command{
-		Name:  "report",
-		Usage: "one self-contained HTML page for a compliance reviewer: hosts, fleet, secrets, upgrade",
+		Name:      "report",
+		ArgsUsage: "[FILE…]",
+		Usage:     "one self-contained HTML page for a compliance reviewer: hosts, fleet, secrets, upgrade",
 		Description: commandHelp(`
 Writes one HTML file that renders offline (no external asset): a summary a
 reviewer reads in a minute — pass/fail per area, counts, a chart of hosts by
@@ -39,7 +40,11 @@ secrets audit, upgrade check -f json: each names its kind and version in
 "schema"; a file from an older vtpmctl is refused with what to do); without
 it, it runs hosts audit and secrets audit against the cloud (admin: all
 projects) with one release detection and one server list, plus upgrade check
-with --upgrade-to.`, []string{
+with --upgrade-to.
+
+Arguments after the flags are more saved results, as if each followed a
+--from: a shell glob (--from reports/*.json) expands to several files and
+all of them are read.`, []string{
 			"vtpmctl --os-cloud prod report --out vtpm-report.html --upgrade-to 2026.1",
 			"vtpmctl report --out report.html --from fleet.json --from secrets.json --from reports/*.json",
 		}, `EXIT STATUS:
@@ -48,14 +53,14 @@ with --upgrade-to.`, []string{
    2  usage error, unreadable --from file`),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Usage: "write the HTML to `FILE` (mode 0600: it names owners and secrets; - for stdout)", Required: true, Destination: &o.Out},
-			&cli.StringSliceFlag{Name: "from", Usage: "render saved JSON result `FILE` (repeatable)", Destination: &o.From},
+			&cli.StringSliceFlag{Name: "from", Usage: "render saved JSON result `FILE` (repeatable; FILE arguments count as more)", Destination: &o.From},
 			&cli.StringFlag{Name: "host-reports", Usage: "`DIR` of host check JSON reports to include", Destination: &o.HostReports},
 			&cli.GenericFlag{Name: "upgrade-to", Usage: "also check an upgrade of the scheduler to `RELEASE`", Value: &o.UpgradeTo},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			if err := noArgs(cmd); err != nil {
-				return err
-			}
+			// The shell expands --from reports/*.json into one --from and
+			// more words: those are inputs too, not a usage error.
+			o.From = append(o.From, cmd.Args().Slice()...)
 			return runReport(ctx, o)
 		},
 	}
