@@ -11,7 +11,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
 
@@ -40,6 +42,11 @@ type fakeCloud struct {
 	// api is the key manager's max microversion: "" is a Barbican before
 	// microversions (1.0: no header, no max_version, consumers unknown).
 	api string
+
+	// aclDelay holds each ACL answer so concurrent reads overlap;
+	// maxInFlight is the most requests the fake served at once.
+	aclDelay              time.Duration
+	inFlight, maxInFlight atomic.Int32
 
 	mu       sync.Mutex
 	counts   map[string]int
@@ -137,6 +144,10 @@ func onlyParams(q url.Values, allowed ...string) bool {
 }
 
 func (c *fakeCloud) serve(w http.ResponseWriter, r *http.Request) {
+	n := c.inFlight.Add(1)
+	defer c.inFlight.Add(-1)
+	for m := c.maxInFlight.Load(); n > m && !c.maxInFlight.CompareAndSwap(m, n); m = c.maxInFlight.Load() {
+	}
 	p, q := r.URL.Path, r.URL.Query()
 	kind := ""
 	switch {
@@ -149,6 +160,7 @@ func (c *fakeCloud) serve(w http.ResponseWriter, r *http.Request) {
 		kind = "secrets"
 	case strings.HasPrefix(p, "/key-manager/v1/secrets/") && strings.HasSuffix(p, "/acl") && len(q) == 0:
 		kind = "acl"
+		time.Sleep(c.aclDelay)
 	case p == "/identity/v3/users" && onlyParams(q, "domain_id"):
 		kind = "users"
 	case strings.HasPrefix(p, "/identity/v3/users/") && len(q) == 0:

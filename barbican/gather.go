@@ -44,6 +44,8 @@ type Sources struct {
 	// from 1.1 the secret list carries each secret's consumers. The zero
 	// value reads none.
 	API API
+
+	aclSlots chan struct{} // shared by every project's ACL reads (Gather)
 }
 
 // Gather asks the APIs, page by page, and returns the facts to audit.
@@ -56,7 +58,7 @@ func Gather(ctx context.Context, src Sources) (Facts, error) {
 		inv = *src.Inventory
 	} else {
 		var err error
-		if inv, err = compute.ListVTPMGuests(ctx, src.Compute, src.Image, src.Release, src.AllTenants); err != nil {
+		if inv, err = compute.ListInventory(ctx, src.Compute, src.Image, src.Release, compute.InventoryOpts{AllTenants: src.AllTenants}); err != nil {
 			return f, err
 		}
 	}
@@ -65,6 +67,10 @@ func Gather(ctx context.Context, src Sources) (Facts, error) {
 		f.ProjectNames = map[string]string{}
 	}
 
+	// Projects are audited Limit at a time, and each reads its ACLs: one
+	// pool of Limit slots for every ACL read keeps the requests in flight
+	// (and so the connections) under 2×Limit, not Limit².
+	src.aclSlots = make(chan struct{}, max(src.Limit, 1))
 	var mu sync.Mutex
 	parallel.Do(ctx, len(src.Projects), src.Limit, func(ctx context.Context, i int) error {
 		p := src.Projects[i]

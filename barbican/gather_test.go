@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
 )
@@ -192,5 +193,32 @@ func TestKeyManager401(t *testing.T) {
 	_, _, err := projectSecrets(context.Background(), src, "p1")
 	if err == nil || !strings.Contains(err.Error(), "Keystone will not scope a token to it (401)") {
 		t.Errorf("got %v", err)
+	}
+}
+
+// TestACLReadsShareOneLimit: projects are audited Limit at a time and
+// each reads its ACLs; the reads of all projects share one pool, so the
+// requests in flight (and the connections a real cloud sees) stay under
+// 2×Limit. Before, each project had a pool of its own: Limit².
+func TestACLReadsShareOneLimit(t *testing.T) {
+	fc := newFakeCloud(t)
+	fc.aclDelay = 20 * time.Millisecond
+	var ps []string
+	for i := 0; i < 8; i++ {
+		p := fmt.Sprintf("p%d", i)
+		ps = append(ps, p)
+		fc.addSecrets(p, i, 0, 12, 0, func(int) string { return "alice" })
+	}
+	src := fc.sources(ps...)
+	src.Identity = nil
+	src.Limit = 4
+	if _, err := Gather(context.Background(), src); err != nil {
+		t.Fatal(err)
+	}
+	if n := fc.count("acl"); n != 96 {
+		t.Fatalf("%d ACL reads, want 96", n)
+	}
+	if m := fc.maxInFlight.Load(); m > 8 {
+		t.Errorf("%d requests in flight at once, want at most 2×Limit = 8", m)
 	}
 }

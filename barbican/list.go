@@ -70,7 +70,7 @@ func projectSecrets(ctx context.Context, src Sources, project string) ([]Secret,
 		return nil, nil, fmt.Errorf("listing secrets: %v", oneLine(err))
 	}
 	if src.ReadACLs {
-		readACLs(ctx, km, out, src.ACLInstances, src.Limit)
+		readACLs(ctx, km, out, src.ACLInstances, src.Limit, src.aclSlots)
 	}
 	return out, bad, nil
 }
@@ -145,7 +145,7 @@ func listSecrets(ctx context.Context, km *gophercloud.ServiceClient, consumers b
 // readACLs reads the ACL of each secret (of the instances in only, when
 // non-nil). A failed read (after the transport's retries) is this
 // secret's problem, reported on it; the rest of the project is audited.
-func readACLs(ctx context.Context, km *gophercloud.ServiceClient, out []Secret, only map[string]bool, limit int) {
+func readACLs(ctx context.Context, km *gophercloud.ServiceClient, out []Secret, only map[string]bool, limit int, slots chan struct{}) {
 	var idx []int
 	for i := range out {
 		if only == nil || only[out[i].InstanceID] {
@@ -154,6 +154,15 @@ func readACLs(ctx context.Context, km *gophercloud.ServiceClient, out []Secret, 
 	}
 	parallel.Do(ctx, len(idx), limit, func(ctx context.Context, j int) error {
 		s := &out[idx[j]]
+		if slots != nil {
+			select {
+			case slots <- struct{}{}:
+				defer func() { <-slots }()
+			case <-ctx.Done():
+				s.ACLError = ctx.Err().Error()
+				return nil
+			}
+		}
 		acl, err := acls.GetSecretACL(ctx, km, s.ID).Extract()
 		if err != nil {
 			s.ACLError = oneLine(err)
