@@ -179,17 +179,19 @@ func verifySecrets(ctx context.Context, o *planVerifyOptions, svc *services, rel
 		guests[g.ServerID] = g
 	}
 	projects := map[string]bool{}
+	acl := map[string]bool{} // only the matched guests' secrets' ACLs are read
 	deployment := false
 	for _, m := range matches {
 		if g, ok := guests[m.ServerIDs[0]]; ok {
 			projects[g.ProjectID] = true
+			acl[g.ServerID] = true
 			deployment = deployment || g.Mode == "deployment"
 		}
 	}
 	if len(projects) == 0 {
 		return map[string]barbican.GuestResult{}, ""
 	}
-	ao := &secretsAuditOptions{IO: o.IO, Global: o.Global, Concurrency: 8, ServiceProject: o.ServiceProject, NoACLs: o.NoACLs}
+	ao := &secretsAuditOptions{IO: o.IO, Global: o.Global, Concurrency: 8, ServiceProject: o.ServiceProject, NoACLs: o.NoACLs, ACLInstances: acl}
 	if admin { // a member sees, and audits, the token's own project only
 		for p := range projects {
 			ao.Projects = append(ao.Projects, p)

@@ -29,6 +29,9 @@ type secretsAuditOptions struct {
 	IncludeOrphans bool
 	CleanupPlan    bool
 	NoACLs         bool
+	// ACLInstances, when non-nil, limits ACL reads to these servers'
+	// secrets (plan verify: the matched guests only).
+	ACLInstances   map[string]bool
 	Concurrency    int
 	Release        nova.Release
 	ServiceUser    string
@@ -231,7 +234,7 @@ func secretsGather(ctx context.Context, o *secretsAuditOptions, svc *services, r
 		}
 	}
 	src := barbican.Sources{Compute: computeClient, Image: imageClient, Identity: ks, Release: rel, AllTenants: allTenants,
-		Projects: projects, ReadACLs: !o.NoACLs, API: api, Limit: o.Concurrency, ServiceUserID: o.ServiceUser, ServiceProject: serviceProject, ProjectNames: names, Inventory: inv,
+		Projects: projects, ReadACLs: !o.NoACLs, ACLInstances: o.ACLInstances, API: api, Limit: o.Concurrency, ServiceUserID: o.ServiceUser, ServiceProject: serviceProject, ProjectNames: names, Inventory: inv,
 		KeyManager: onePerProject(func(ctx context.Context, project string) (*gophercloud.ServiceClient, error) {
 			if project == own {
 				return km, nil
