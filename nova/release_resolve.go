@@ -55,6 +55,15 @@ type ResolvedRelease struct {
 	Candidates []Release // oldest first; one when settled
 	source     string
 	det        *Detection
+	flag       string // the caller's flag that settles the release
+}
+
+// ReleaseUnknownError: nothing told the release. Flag is the caller's
+// flag that would (each command names its own: --nova-release, --from).
+type ReleaseUnknownError struct{ Flag string }
+
+func (e *ReleaseUnknownError) Error() string {
+	return fmt.Sprintf("the Nova release is unknown: pass %s (e.g. zed, 2024.2)", e.Flag)
 }
 
 // ResolveRelease settles the release from the evidence. With nothing to
@@ -66,17 +75,31 @@ func ResolveRelease(ev ReleaseEvidence) (ResolvedRelease, error) {
 	}
 	switch {
 	case ev.Flag != ReleaseUnknown:
-		r := ResolvedRelease{Release: ev.Flag, Candidates: []Release{ev.Flag}, source: "given by " + flag}
+		r := ResolvedRelease{Release: ev.Flag, Candidates: []Release{ev.Flag}, source: "given by " + flag, flag: flag}
 		if ev.Cloud != nil {
 			r.source += fmt.Sprintf("; the cloud's compute API maximum is %s", ev.Cloud.MaxMicroversion)
 		}
 		return r, nil
 	case ev.Installed != ReleaseUnknown:
-		return ResolvedRelease{Release: ev.Installed, Candidates: []Release{ev.Installed}, source: "the installed nova package"}, nil
+		return ResolvedRelease{Release: ev.Installed, Candidates: []Release{ev.Installed}, source: "the installed nova package", flag: flag}, nil
 	case ev.Cloud != nil && len(ev.Cloud.Candidates) > 0:
-		return ResolvedRelease{Release: ev.Cloud.Newest(), Candidates: ev.Cloud.Candidates, det: ev.Cloud}, nil
+		return ResolvedRelease{Release: ev.Cloud.Newest(), Candidates: ev.Cloud.Candidates, det: ev.Cloud, flag: flag}, nil
 	}
-	return ResolvedRelease{}, fmt.Errorf("the Nova release is unknown: pass %s (e.g. zed, 2024.2)", flag)
+	return ResolvedRelease{}, &ReleaseUnknownError{Flag: flag}
+}
+
+// UpgradeFrom is the release an upgrade to `to` starts from, and whether
+// `to` is an upgrade at all: the resolved release, or `to` itself when it
+// is one of the releases the evidence leaves open (the cloud may well run
+// it already). Every command that checks an upgrade asks this.
+func (r ResolvedRelease) UpgradeFrom(to Release) (from Release, ok bool) {
+	from = r.Release
+	for _, c := range r.Candidates {
+		if c == to && to < from {
+			from = to
+		}
+	}
+	return from, to >= from
 }
 
 // Label names the release the way a report should: "2025.1 or 2025.2"
@@ -135,7 +158,7 @@ func (r ResolvedRelease) Note(differ func(a, b Release) bool) string {
 	case !r.differ(differ):
 		return fmt.Sprintf("compute API maximum %s is shared by %s; their vTPM rules give the same answer here", d.MaxMicroversion, strings.Join(names, " and "))
 	}
-	return fmt.Sprintf("compute API maximum %s is shared by %s, whose vTPM rules differ for this request; assuming %s — pass --nova-release to settle", d.MaxMicroversion, strings.Join(names, " and "), r.Release)
+	return fmt.Sprintf("compute API maximum %s is shared by %s, whose vTPM rules differ for this request; assuming %s — pass %s to settle", d.MaxMicroversion, strings.Join(names, " and "), r.Release, r.settle())
 }
 
 // Warning is the line every command prints when the open candidates
@@ -145,6 +168,15 @@ func (r ResolvedRelease) Warning(differ func(a, b Release) bool) string {
 		return ""
 	}
 	return r.Note(differ)
+}
+
+// settle is the flag the caller named; --nova-release for a result built
+// without ResolveRelease.
+func (r ResolvedRelease) settle() string {
+	if r.flag == "" {
+		return "--nova-release"
+	}
+	return r.flag
 }
 
 func (r ResolvedRelease) differ(differ func(a, b Release) bool) bool {

@@ -2,6 +2,7 @@ package nova
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 )
@@ -78,5 +79,45 @@ func TestReleaseLabel(t *testing.T) {
 	}
 	if l := Label(Zed, []Release{Zed}); l != "zed" {
 		t.Errorf("settled: %q", l)
+	}
+}
+
+// TestReleaseFlagNamedByCaller: what to pass is the caller's flag, in the
+// error and in the note (upgrade check's is --from, not --nova-release).
+func TestReleaseFlagNamedByCaller(t *testing.T) {
+	_, err := ResolveRelease(ReleaseEvidence{FlagName: "--from"})
+	var ue *ReleaseUnknownError
+	if !errors.As(err, &ue) || ue.Flag != "--from" || !strings.Contains(err.Error(), "pass --from") {
+		t.Errorf("unknown: %v", err)
+	}
+	d := DetectRelease(Microversion{2, 96})
+	r, _ := ResolveRelease(ReleaseEvidence{FlagName: "--from", Cloud: &d})
+	if w := r.Warning(nil); !strings.Contains(w, "pass --from to settle") || strings.Contains(w, "--nova-release") {
+		t.Errorf("warning %q", w)
+	}
+}
+
+// TestUpgradeFrom: one answer to "is --to an upgrade" for every command;
+// a release the evidence leaves open is today's, not older.
+func TestUpgradeFrom(t *testing.T) {
+	d := DetectRelease(Microversion{2, 96}) // 2024.1 or 2024.2
+	open, _ := ResolveRelease(ReleaseEvidence{Cloud: &d})
+	settled, _ := ResolveRelease(ReleaseEvidence{Flag: Dalmatian})
+	for _, tc := range []struct {
+		name   string
+		r      ResolvedRelease
+		to     Release
+		from   Release
+		wantOK bool
+	}{
+		{"open candidate", open, Caracal, Caracal, true},
+		{"newest candidate", open, Dalmatian, Dalmatian, true},
+		{"newer", open, Gazpacho, Dalmatian, true},
+		{"older than every candidate", open, Bobcat, Dalmatian, false},
+		{"settled: older refused", settled, Caracal, Dalmatian, false},
+	} {
+		if from, ok := tc.r.UpgradeFrom(tc.to); from != tc.from || ok != tc.wantOK {
+			t.Errorf("%s: UpgradeFrom(%s) = %s, %v; want %s, %v", tc.name, tc.to, from, ok, tc.from, tc.wantOK)
+		}
 	}
 }

@@ -23,6 +23,7 @@ type reportOptions struct {
 	From        []string
 	HostReports string
 	UpgradeTo   nova.Release
+	Release     nova.Release
 }
 
 func newReportCommand(g *globalOptions, streams *IOStreams) *cli.Command {
@@ -56,6 +57,7 @@ all of them are read.`, []string{
 			&cli.StringSliceFlag{Name: "from", Usage: "render saved JSON result `FILE` (repeatable; FILE arguments count as more)", Destination: &o.From},
 			&cli.StringFlag{Name: "host-reports", Usage: "`DIR` of host check JSON reports to include", Destination: &o.HostReports},
 			&cli.GenericFlag{Name: "upgrade-to", Usage: "also check an upgrade of the scheduler to `RELEASE`", Value: &o.UpgradeTo},
+			releaseFlag("nova-release", &o.Release, "the cloud's Nova `RELEASE`, when its API leaves several open", ""),
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			// The shell expands --from reports/*.json into one --from and
@@ -101,7 +103,7 @@ func auditCloud(ctx context.Context, o *reportOptions, in *report.Inputs, byHost
 	if err != nil {
 		return err
 	}
-	resolved, err := resolveRelease(ctx, o.IO, "--nova-release", nova.ReleaseUnknown, svc.compute, false, nil)
+	resolved, err := resolveRelease(ctx, o.IO, "--nova-release", o.Release, svc.compute, false, nil)
 	if err != nil {
 		return err
 	}
@@ -132,10 +134,13 @@ func auditCloud(ctx context.Context, o *reportOptions, in *report.Inputs, byHost
 	}
 	in.Secrets = &sec
 	if o.UpgradeTo != nova.ReleaseUnknown {
-		if o.UpgradeTo < rel {
-			return usagef("--upgrade-to %s is older than the cloud's %s", o.UpgradeTo, rel)
+		// The same answer as upgrade check --to: a release the cloud's
+		// evidence leaves open is where the upgrade starts.
+		from, ok := resolved.UpgradeFrom(o.UpgradeTo)
+		if !ok {
+			return usagef("--upgrade-to %s is older than the cloud's %s", o.UpgradeTo, from)
 		}
-		u := hostcheck.UpgradeCheck(rel, o.UpgradeTo, hosts, inv.Guests)
+		u := hostcheck.UpgradeCheck(from, o.UpgradeTo, hosts, inv.Guests)
 		u.From = resolved.Label()
 		in.Upgrade = &u
 	}

@@ -67,13 +67,8 @@ func runUpgradeCheck(ctx context.Context, o *upgradeOptions) error {
 	if err != nil {
 		return err
 	}
-	from := resolved.Release
-	for _, c := range resolved.Candidates {
-		if c == to && to < from {
-			from = to // the cloud may well be that release: --to names today's
-		}
-	}
-	if to < from {
+	from, ok := resolved.UpgradeFrom(to)
+	if !ok {
 		return usagef("--to %s is older than the cloud's %s", to, from)
 	}
 	hosts, err := hostcheck.ListFleet(ctx, computeClient, placement)

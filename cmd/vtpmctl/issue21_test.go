@@ -1,0 +1,67 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
+)
+
+// ambiguousCloud is the fixture cloud answering compute API maximum 2.96:
+// 2024.1 or 2024.2, whose vTPM rules differ.
+func ambiguousCloud(t *testing.T) *fakecloud.Cloud {
+	c := fixtureCloud(t)
+	c.Handle("GET /compute/v2.1/", fakecloud.JSON(200, `{"version":{"id":"v2.1","status":"CURRENT","version":"2.96","min_version":"2.1"}}`))
+	return c
+}
+
+// TestUpgradeTargetSameForBoth: a release the cloud leaves open (2024.1
+// at 2.96) is accepted by upgrade check --to and report --upgrade-to
+// alike; one older than every candidate is refused by both, exit 2.
+func TestUpgradeTargetSameForBoth(t *testing.T) {
+	ambiguousCloud(t)
+	html := filepath.Join(t.TempDir(), "r.html")
+	for _, tc := range []struct {
+		to   string
+		code int
+	}{{"2024.1", 0}, {"2024.2", 0}, {"2023.2", 2}} {
+		_, errs, code := runCLI(t, "--os-cloud", "fake", "upgrade", "check", "--to", tc.to)
+		if (code == 2) != (tc.code == 2) {
+			t.Errorf("upgrade check --to %s: exit %d %s", tc.to, code, errs)
+		}
+		_, errs, code = runCLI(t, "--os-cloud", "fake", "report", "--out", html, "--upgrade-to", tc.to)
+		if code != tc.code {
+			t.Errorf("report --upgrade-to %s: exit %d, want %d: %s", tc.to, code, tc.code, errs)
+		}
+		if tc.code == 2 && !strings.Contains(errs, "--upgrade-to "+tc.to+" is older than the cloud's") {
+			t.Errorf("report --upgrade-to %s: %s", tc.to, errs)
+		}
+		if tc.code == 0 {
+			if b, _ := os.ReadFile(html); !strings.Contains(string(b), "Upgrade to "+tc.to) {
+				t.Errorf("report --upgrade-to %s: no upgrade section", tc.to)
+			}
+		}
+	}
+}
+
+// TestReleaseHintNamesTheCommandsFlag: the open release's warning tells
+// each command's own flag.
+func TestReleaseHintNamesTheCommandsFlag(t *testing.T) {
+	ambiguousCloud(t)
+	_, errs, _ := runCLI(t, "--os-cloud", "fake", "upgrade", "check", "--to", "2026.1")
+	if !strings.Contains(errs, "pass --from to settle") || strings.Contains(errs, "--nova-release") {
+		t.Errorf("upgrade check: %s", errs)
+	}
+	html := filepath.Join(t.TempDir(), "r.html")
+	_, errs, _ = runCLI(t, "--os-cloud", "fake", "report", "--out", html)
+	if !strings.Contains(errs, "pass --nova-release to settle") {
+		t.Errorf("report: %s", errs)
+	}
+	// and report has that flag: given, no warning
+	_, errs, code := runCLI(t, "--os-cloud", "fake", "report", "--out", html, "--nova-release", "2024.1")
+	if code != 0 || strings.Contains(errs, "to settle") {
+		t.Errorf("report --nova-release: exit %d %s", code, errs)
+	}
+}
