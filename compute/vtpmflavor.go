@@ -32,6 +32,36 @@ func flavorWriteError(err error) error {
 	return err
 }
 
+// FlavorSize is what Nova cannot change on an existing flavor.
+type FlavorSize struct {
+	VCPUs, RAM, Disk int // RAM MiB, disk GiB
+	Public           bool
+}
+
+func (s FlavorSize) String() string {
+	vis := "private"
+	if s.Public {
+		vis = "public"
+	}
+	return fmt.Sprintf("%d vCPU, %d MiB, %d GiB, %s", s.VCPUs, s.RAM, s.Disk, vis)
+}
+
+// FlavorSizeError: a flavor of that name exists with another size. Nova
+// cannot resize a flavor, so nothing was written; the name is the input to
+// change (another one, or delete the flavor), a usage error for every
+// command that meets it. The caller adds where its user changes the name.
+type FlavorSizeError struct {
+	Name       string
+	Have, Want FlavorSize
+}
+
+func (e *FlavorSizeError) Error() string {
+	return fmt.Sprintf("flavor %s exists with %s, not %s: Nova cannot resize a flavor in place", e.Name, e.Have, e.Want)
+}
+
+// Is keeps errors.Is(err, nova.ErrFlavorExists) true.
+func (e *FlavorSizeError) Is(target error) bool { return target == nova.ErrFlavorExists }
+
 // VTPMFlavorOpts is `flavor create`: the flavor, its specs, its projects.
 type VTPMFlavorOpts struct {
 	CreateOpts
@@ -49,9 +79,9 @@ func CreateVTPMFlavor(ctx context.Context, c *gophercloud.ServiceClient, o VTPMF
 	var nf *nova.NotFoundError
 	switch {
 	case ferr == nil:
-		if existing.VCPUs != o.VCPUs || existing.RAM != o.RAM || existing.Disk != o.Disk || existing.IsPublic != o.Public {
-			return nova.ObjectPlan{}, false, fmt.Errorf("%w: %s has %d vCPUs, %d MB RAM, %d GB disk, public=%v; a flavor cannot be resized in place — choose another name or delete it first",
-				nova.ErrFlavorExists, o.Name, existing.VCPUs, existing.RAM, existing.Disk, existing.IsPublic)
+		have := FlavorSize{existing.VCPUs, existing.RAM, existing.Disk, existing.IsPublic}
+		if want := (FlavorSize{o.VCPUs, o.RAM, o.Disk, o.Public}); have != want {
+			return nova.ObjectPlan{}, false, &FlavorSizeError{Name: o.Name, Have: have, Want: want}
 		}
 		plans, err := nova.PlanFlavors([]nova.CloudFlavor{existing}, o.Specs, nil, rel)
 		if err != nil {

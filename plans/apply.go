@@ -107,9 +107,11 @@ func DiffPlan(ctx context.Context, imageClient, computeClient *gophercloud.Servi
 			c.create = append(c.create, &p.Flavors[i])
 			continue
 		}
-		if existing.VCPUs != pf.VCPUs || existing.RAM != pf.RAM || existing.Disk != pf.Disk {
-			return nil, &PlanError{fmt.Sprintf("flavor %s exists with %d vCPU, %d MiB, %d GiB but the plan says %d, %d, %d: a flavor cannot be resized; rename it in the plan",
-				pf.Name, existing.VCPUs, existing.RAM, existing.Disk, pf.VCPUs, pf.RAM, pf.Disk)}
+		// The plan's public: is not compared (an existing flavor's access
+		// is not the plan's to judge), only what Nova cannot resize.
+		have := compute.FlavorSize{VCPUs: existing.VCPUs, RAM: existing.RAM, Disk: existing.Disk, Public: existing.IsPublic}
+		if want := (compute.FlavorSize{VCPUs: pf.VCPUs, RAM: pf.RAM, Disk: pf.Disk, Public: existing.IsPublic}); have != want {
+			return nil, fmt.Errorf("flavors[%d]: %w; rename it in the plan", i, &compute.FlavorSizeError{Name: pf.Name, Have: have, Want: want})
 		}
 		plans, err := nova.PlanFlavors([]nova.CloudFlavor{*existing}, specs.Specs(), nil, rel)
 		if err != nil {

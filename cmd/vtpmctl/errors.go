@@ -12,6 +12,7 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 
+	"github.com/vtpmctl/vtpmctl/compute"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/nova"
@@ -77,8 +78,9 @@ func exitCode(err error, stderr io.Writer) int {
 	var req *nova.RequestError
 	var pe *plans.PlanError
 	var fe *output.FormatError
+	var size *compute.FlavorSizeError // README: a bad value, nothing written
 	switch {
-	case errors.As(err, &ue), errors.As(err, &ce), errors.As(err, &col), errors.As(err, &nf), errors.As(err, &amb), errors.As(err, &req), errors.As(err, &pe), errors.As(err, &fe):
+	case errors.As(err, &ue), errors.As(err, &ce), errors.As(err, &col), errors.As(err, &nf), errors.As(err, &amb), errors.As(err, &req), errors.As(err, &pe), errors.As(err, &fe), errors.As(err, &size):
 		code = exitUsage
 	}
 	fmt.Fprintln(stderr, "vtpmctl: "+errorLine(err.Error()))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/gophercloud/gophercloud/v2"
@@ -124,6 +125,10 @@ func runFlavorCreate(ctx context.Context, o *flavorOptions) error {
 	plan, created, err := compute.CreateVTPMFlavor(ctx, computeClient, compute.VTPMFlavorOpts{
 		CreateOpts: compute.CreateOpts{Name: name, VCPUs: o.VCPUs, RAM: o.RAM, Disk: o.Disk, Public: !o.Private},
 		Projects:   projects, Specs: o.Request.Specs()}, rel)
+	var size *compute.FlavorSizeError
+	if errors.As(err, &size) {
+		return fmt.Errorf("flavor create: %w; choose another name or delete the flavor first", err)
+	}
 	if err != nil && len(plan.Changes) == 0 {
 		return err
 	}

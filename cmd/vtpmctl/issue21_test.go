@@ -65,3 +65,24 @@ func TestReleaseHintNamesTheCommandsFlag(t *testing.T) {
 		t.Errorf("report --nova-release: exit %d %s", code, errs)
 	}
 }
+
+// TestFlavorSizeConflictIsUsage: a flavor name that exists with another
+// size is a bad value (README, Exit status: 2), nothing is written, and
+// flavor create and plan apply agree (they said 1 and 2).
+func TestFlavorSizeConflictIsUsage(t *testing.T) {
+	c := fixtureCloud(t)
+	_, errs, code := runCLI(t, "--os-cloud", "fake", "flavor", "create", fakecloud.FixtureFlavor, "--vcpus", "8", "--ram", "64", "--disk", "1", "--tpm-version", "2.0")
+	if code != 2 || !strings.Contains(errs, "flavor "+fakecloud.FixtureFlavor+" exists with 1 vCPU, 64 MiB, 1 GiB, public, not 8 vCPU") ||
+		!strings.Contains(errs, "choose another name") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("flavor create: exit %d %s", code, errs)
+	}
+	plan := filepath.Join(t.TempDir(), "plan.yaml")
+	os.WriteFile(plan, []byte("version: 1\nimages: []\nflavors:\n- name: "+fakecloud.FixtureFlavor+"\n  vcpus: 8\n  ram: 64\n  disk: 1\n  tpm_version: \"2.0\"\nvms: []\n"), 0o600)
+	_, errs, code = runCLI(t, "--os-cloud", "fake", "plan", "apply", plan, "--yes")
+	if code != 2 || !strings.Contains(errs, "flavors[0]: flavor "+fakecloud.FixtureFlavor+" exists with 1 vCPU") || !strings.Contains(errs, "rename it in the plan") {
+		t.Errorf("plan apply: exit %d %s", code, errs)
+	}
+	if n := c.Count("POST /compute") + c.Count("PUT /compute"); n != 0 {
+		t.Errorf("%d writes", n)
+	}
+}
