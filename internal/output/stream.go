@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"reflect"
-	"strings"
 )
 
 // A 50,000-guest audit is ~100 MB of JSON: json.MarshalIndent built it
@@ -42,15 +41,20 @@ func custom(t reflect.Type) bool {
 	return t.Implements(marshalerType) || t.Implements(textType) || pt.Implements(marshalerType) || pt.Implements(textType)
 }
 
+const maxDepth = 200
+
 func streamJSON(w *bufio.Writer, v reflect.Value, prefix string) error {
-	if v.IsValid() && !custom(v.Type()) {
+	// past maxDepth (a pointer cycle) encoding/json reports the error
+	if v.IsValid() && !custom(v.Type()) && len(prefix) < 2*maxDepth {
 		switch {
-		case v.Kind() == reflect.Pointer && !v.IsNil():
+		case v.Kind() == reflect.Pointer && !v.IsNil() && v.Type().Elem().Kind() != reflect.Pointer: // **T, type P *P: encoding/json's
 			return streamJSON(w, v.Elem(), prefix)
 		case v.Kind() == reflect.Slice && !v.IsNil() && v.Type().Elem().Kind() != reflect.Uint8, v.Kind() == reflect.Array:
 			return streamList(w, v, prefix)
-		case v.Kind() == reflect.Struct && plainStruct(v.Type()):
-			return streamStruct(w, v, prefix)
+		case v.Kind() == reflect.Struct:
+			if fields, ok := structFields(v.Type()); ok {
+				return streamStruct(w, v, prefix, fields)
+			}
 		}
 	}
 	var x any
@@ -86,38 +90,22 @@ func streamList(w *bufio.Writer, v reflect.Value, prefix string) error {
 	return err
 }
 
-// plainStruct: fields whose JSON rules this file follows (a name, "-",
-// omitempty); anything else (embedded structs, ",string", unexported
-// fields with tags) is left to encoding/json whole.
-func plainStruct(t reflect.Type) bool {
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		if f.Anonymous {
-			return false
-		}
-		_, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-		for _, o := range strings.Split(opts, ",") {
-			if o != "" && o != "omitempty" {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-func streamStruct(w *bufio.Writer, v reflect.Value, prefix string) error {
+// streamStruct writes the keys structFields finds, a field at a time.
+func streamStruct(w *bufio.Writer, v reflect.Value, prefix string, fields []jsonField) error {
 	n := 0
-	for i := 0; i < v.NumField(); i++ {
-		f := v.Type().Field(i)
-		tag := f.Tag.Get("json")
-		name, opts, _ := strings.Cut(tag, ",")
-		if !f.IsExported() || tag == "-" {
-			continue
+next:
+	for _, f := range fields {
+		fv := v
+		for _, i := range f.index {
+			if fv.Kind() == reflect.Pointer { // an embedded *T: nil has no keys
+				if fv.IsNil() {
+					continue next
+				}
+				fv = fv.Elem()
+			}
+			fv = fv.Field(i)
 		}
-		if name == "" {
-			name = f.Name
-		}
-		if opts == "omitempty" && isEmpty(v.Field(i)) {
+		if f.omitEmpty && isEmpty(fv) {
 			continue
 		}
 		if n == 0 {
@@ -126,11 +114,10 @@ func streamStruct(w *bufio.Writer, v reflect.Value, prefix string) error {
 			w.WriteString(",")
 		}
 		n++
-		k, _ := json.Marshal(name)
 		w.WriteString("\n" + prefix + "  ")
-		w.Write(k)
+		w.Write(f.key)
 		w.WriteString(": ")
-		if err := streamJSON(w, v.Field(i), prefix+"  "); err != nil {
+		if err := streamJSON(w, fv, prefix+"  "); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,48 @@
+package output_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/rand"
+	"reflect"
+	"testing"
+
+	"github.com/vtpmctl/vtpmctl/barbican"
+	"github.com/vtpmctl/vtpmctl/hostcheck"
+	"github.com/vtpmctl/vtpmctl/internal/output"
+)
+
+// TestStreamResults: the two 50,000-guest results embed
+// nova.ReleaseContext; they stream (a field and a row at a time) and the
+// bytes are MarshalIndent's, over random fillings of the real types.
+func TestStreamResults(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	for _, typ := range []reflect.Type{reflect.TypeFor[barbican.Result](), reflect.TypeFor[hostcheck.Fleet]()} {
+		if !output.Streams(reflect.Zero(typ).Interface()) {
+			t.Errorf("%v is marshalled whole", typ)
+		}
+		for i := 0; i < 20; i++ {
+			v := reflect.New(typ).Elem()
+			output.Fill(v, r, 0)
+			for _, x := range []any{v.Interface(), ptrTo(v)} {
+				var got bytes.Buffer
+				if err := output.WriteJSON(&got, x); err != nil {
+					t.Fatal(err)
+				}
+				want, err := json.MarshalIndent(x, "", "  ")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got.String() != string(want)+"\n" {
+					t.Fatalf("%T:\n%s\nwant\n%s", x, got.String(), want)
+				}
+			}
+		}
+	}
+}
+
+func ptrTo(v reflect.Value) any {
+	p := reflect.New(v.Type())
+	p.Elem().Set(v)
+	return p.Interface()
+}
