@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -121,6 +122,12 @@ func (p *Plan) Validate() error {
 			return fmt.Errorf("%s: named twice", where)
 		}
 		seen["i:"+img.Name] = true
+		if err := tpmKeys(img.TPMVersion, img.TPMModel); err != nil {
+			return fmt.Errorf("%s: %v", where, err)
+		}
+		if img.Windows && img.TPMVersion == "1.2" {
+			return fmt.Errorf("%s: windows: true needs tpm_version 2.0 (Windows 11 requires it)", where)
+		}
 		if _, _, err := nova.PlanImageSet(img.Properties, nova.ImageRequest{TPMVersion: img.TPMVersion, TPMModel: img.TPMModel, Windows: img.Windows}); err != nil && (img.TPMVersion != "" || img.Windows) {
 			return fmt.Errorf("%s: %v", where, err)
 		}
@@ -151,7 +158,7 @@ func (p *Plan) Validate() error {
 			return fmt.Errorf("%s: vcpus and ram must be at least 1, disk at least 0", where)
 		}
 		seen["f:"+f.Name] = true
-		if err := nova.ValidateTPMFlags(f.TPMVersion, f.TPMModel); err != nil {
+		if err := tpmKeys(f.TPMVersion, f.TPMModel); err != nil {
 			return fmt.Errorf("%s: %v", where, err)
 		}
 		if f.TPMModel != "" && f.TPMVersion == "" {
@@ -165,6 +172,23 @@ func (p *Plan) Validate() error {
 		if e := vm.BitLockerEscrow; e != "" && e != "unconfirmed" && e != "confirmed" {
 			return fmt.Errorf("vms[%d] (%s): bitlocker_escrow %q (unconfirmed, or confirmed once every recovery key is escrowed)", i, vm.Name, e)
 		}
+	}
+	return nil
+}
+
+// tpmKeys checks an entry's tpm_version and tpm_model under the plan's own
+// key names: nova's checks speak in the CLI's flags (--tpm-version), which
+// a plan file does not have.
+func tpmKeys(version, model string) error {
+	if version != "" && !slices.Contains(nova.TPMVersions, version) {
+		return fmt.Errorf("tpm_version %q (choose %s)", version, strings.Join(nova.TPMVersions, " or "))
+	}
+	if model != "" && !slices.Contains(nova.TPMModels, model) {
+		return fmt.Errorf("tpm_model %q (choose %s)", model, strings.Join(nova.TPMModels, " or "))
+	}
+	// Each value is known: what nova still refuses is the pair.
+	if nova.ValidateTPMFlags(version, model) != nil {
+		return fmt.Errorf("tpm_model %s with tpm_version %s: Nova refuses it (the CRB model needs TPM 2.0)", model, version)
 	}
 	return nil
 }
