@@ -21,7 +21,7 @@ func ambiguousCloud(t *testing.T) *fakecloud.Cloud {
 // at 2.96) is accepted by upgrade check --to and report --upgrade-to
 // alike; one older than every candidate is refused by both, exit 2.
 func TestUpgradeTargetSameForBoth(t *testing.T) {
-	ambiguousCloud(t)
+	c := ambiguousCloud(t)
 	html := filepath.Join(t.TempDir(), "r.html")
 	for _, tc := range []struct {
 		to   string
@@ -31,12 +31,13 @@ func TestUpgradeTargetSameForBoth(t *testing.T) {
 		if (code == 2) != (tc.code == 2) {
 			t.Errorf("upgrade check --to %s: exit %d %s", tc.to, code, errs)
 		}
+		listed := c.Count("GET /compute/v2.1/servers")
 		_, errs, code = runCLI(t, "--os-cloud", "fake", "report", "--out", html, "--upgrade-to", tc.to)
 		if code != tc.code {
 			t.Errorf("report --upgrade-to %s: exit %d, want %d: %s", tc.to, code, tc.code, errs)
 		}
-		if tc.code == 2 && !strings.Contains(errs, "--upgrade-to "+tc.to+" is older than the cloud's") {
-			t.Errorf("report --upgrade-to %s: %s", tc.to, errs)
+		if tc.code == 2 && (!strings.Contains(errs, "--upgrade-to "+tc.to+" is older than the cloud's") || c.Count("GET /compute/v2.1/servers") != listed) {
+			t.Errorf("report --upgrade-to %s: refused late or wrongly: %s", tc.to, errs)
 		}
 		if tc.code == 0 {
 			if b, _ := os.ReadFile(html); !strings.Contains(string(b), "Upgrade to "+tc.to) {

@@ -108,6 +108,12 @@ func auditCloud(ctx context.Context, o *reportOptions, in *report.Inputs, byHost
 		return err
 	}
 	rel := resolved.Release
+	// The same answer as upgrade check --to (a release the cloud's evidence
+	// leaves open is where the upgrade starts), before any listing.
+	upFrom, ok := resolved.UpgradeFrom(o.UpgradeTo)
+	if o.UpgradeTo != nova.ReleaseUnknown && !ok {
+		return usagef("--upgrade-to %s is older than the cloud's %s", o.UpgradeTo, upFrom)
+	}
 	hosts, err := hostcheck.ListFleet(ctx, svc.compute, svc.placement)
 	if err != nil {
 		return fmt.Errorf("hosts audit: %w", err)
@@ -134,13 +140,7 @@ func auditCloud(ctx context.Context, o *reportOptions, in *report.Inputs, byHost
 	}
 	in.Secrets = &sec
 	if o.UpgradeTo != nova.ReleaseUnknown {
-		// The same answer as upgrade check --to: a release the cloud's
-		// evidence leaves open is where the upgrade starts.
-		from, ok := resolved.UpgradeFrom(o.UpgradeTo)
-		if !ok {
-			return usagef("--upgrade-to %s is older than the cloud's %s", o.UpgradeTo, from)
-		}
-		u := hostcheck.UpgradeCheck(from, o.UpgradeTo, hosts, inv.Guests)
+		u := hostcheck.UpgradeCheck(upFrom, o.UpgradeTo, hosts, inv.Guests)
 		u.From = resolved.Label()
 		in.Upgrade = &u
 	}
