@@ -12,7 +12,7 @@ import (
 // TestStreamEmbeddedProperty: over random struct types that embed one
 // another (by value and pointer, tagged or not, the same type twice, names
 // colliding across depths) filled with random values, the streamed bytes
-// are MarshalIndent's.
+// are MarshalIndent's, and the streamed YAML the whole document's.
 func TestStreamEmbeddedProperty(t *testing.T) {
 	r := rand.New(rand.NewSource(20))
 	pool := []reflect.Type{reflect.TypeFor[Base](), reflect.TypeFor[Other](), reflect.TypeFor[Tagged]()}
@@ -56,6 +56,16 @@ func TestStreamEmbeddedProperty(t *testing.T) {
 				}
 				if got.String() != string(want)+"\n" {
 					t.Fatalf("%v:\n%s\nwant\n%s", typ, got.String(), want)
+				}
+				var gotY, wantY bytes.Buffer
+				if err := writeTypedYAML(&gotY, x); err != nil {
+					t.Fatal(err)
+				}
+				if err := writeTypedYAMLWhole(&wantY, x); err != nil {
+					t.Fatal(err)
+				}
+				if gotY.String() != wantY.String() {
+					t.Fatalf("%v yaml:\n%s\nwant\n%s", typ, gotY.String(), wantY.String())
 				}
 			}
 		}

@@ -4,7 +4,11 @@ import "reflect"
 
 // WriteJSON and Streams let the external tests (which import the result
 // packages, themselves importers of output) reach the streamer.
-var WriteJSON = writeJSON
+var (
+	WriteJSON      = writeJSON
+	WriteYAML      = writeTypedYAML
+	WriteYAMLWhole = writeTypedYAMLWhole
+)
 
 // Streams: v's type is written a field at a time, not by MarshalIndent whole.
 func Streams(v any) bool {

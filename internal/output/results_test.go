@@ -14,7 +14,8 @@ import (
 
 // TestStreamResults: the two 50,000-guest results embed
 // nova.ReleaseContext; they stream (a field and a row at a time) and the
-// bytes are MarshalIndent's, over random fillings of the real types.
+// bytes are MarshalIndent's (yaml: the whole document's), over random
+// fillings of the real types.
 func TestStreamResults(t *testing.T) {
 	r := rand.New(rand.NewSource(1))
 	for _, typ := range []reflect.Type{reflect.TypeFor[barbican.Result](), reflect.TypeFor[hostcheck.Fleet]()} {
@@ -35,6 +36,16 @@ func TestStreamResults(t *testing.T) {
 				}
 				if got.String() != string(want)+"\n" {
 					t.Fatalf("%T:\n%s\nwant\n%s", x, got.String(), want)
+				}
+				var gotY, wantY bytes.Buffer
+				if err := output.WriteYAML(&gotY, x); err != nil {
+					t.Fatal(err)
+				}
+				if err := output.WriteYAMLWhole(&wantY, x); err != nil {
+					t.Fatal(err)
+				}
+				if gotY.String() != wantY.String() {
+					t.Fatalf("%T yaml:\n%s\nwant\n%s", x, gotY.String(), wantY.String())
 				}
 			}
 		}

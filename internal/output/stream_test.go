@@ -156,7 +156,14 @@ func TestStreamYAMLExact(t *testing.T) {
 	l := bigList()
 	l.Rows = l.Rows[:50]
 	l.Rows = append(l.Rows, Record{{"id", "yes"}, {"name", ""}, {"project", "1.0"}, {"status", "a\nb"}, {"reason", []string{"x", "- y"}}})
-	for _, v := range []any{l, &l, List{Columns: []string{"a"}}} {
+	emb := embedded{Name: "outer", Base: Base{Rel: "2024.1", Cands: []string{"a", "b"}, Deep: "x\ny"}, inner: &inner{A: "in", B: []string{"1"}},
+		Named: Base{Cands: []string{"c"}}}
+	for _, v := range []any{l, &l, List{Columns: []string{"a"}}, emb, &emb, embedded{}, empties{}, struct{}{}, shape{}, &node{},
+		struct{ L []Level2 }{[]Level2{{}, {Base{Rel: "x", Cands: []string{"- y", ""}}}}}, struct {
+			A [2]int
+			B []byte
+			C []any
+		}{B: []byte("hi"), C: []any{1, map[string]int{"k": 1}, []int{}}}} {
 		var got, want bytes.Buffer
 		if err := writeTypedYAML(&got, v); err != nil {
 			t.Fatal(err)

@@ -177,7 +177,7 @@ func writeTypedYAML(w io.Writer, v any) error {
 		}
 		return bw.Flush()
 	}
-	return writeTypedYAMLWhole(w, v)
+	return streamYAML(w, v)
 }
 
 func writeTypedYAMLWhole(w io.Writer, v any) error {
@@ -185,12 +185,7 @@ func writeTypedYAMLWhole(w io.Writer, v any) error {
 	if err != nil {
 		return err
 	}
-	var n yaml.Node
-	if err := yaml.Unmarshal(b, &n); err != nil {
-		return err
-	}
-	blockStyle(&n)
-	return writeYAML(w, &n)
+	return yamlOfJSON(w, b)
 }
 
 // blockStyle undoes JSON's flow style and quoting, so the YAML reads like
