@@ -17,10 +17,11 @@ func bigList() List {
 }
 
 // BenchmarkWriteBig: bytes allocated to render 50,000 rows as json and
-// yaml (the document was built whole, then copied into a string).
+// yaml (the document was built whole, then copied into a string) and as
+// a table (every cell was copied and held until the last line).
 func BenchmarkWriteBig(b *testing.B) {
 	l := bigList()
-	for _, f := range []string{"json", "yaml"} {
+	for _, f := range []string{"json", "yaml", "table"} {
 		b.Run(f, func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {

@@ -121,14 +121,13 @@ func PrintList(w io.Writer, o Options, columns []string, recs []Record) error {
 	for k, j := range idx {
 		head[k] = columns[j]
 	}
-	rows := make([][]string, len(recs))
-	for i, r := range recs {
-		rows[i] = make([]string, len(idx))
+	cells := make([]string, len(idx))
+	writeTableOf(w, head, len(recs), func(i int) []string {
 		for k, j := range idx {
-			rows[i][k] = cellString(r[j].Value)
+			cells[k] = cellString(recs[i][j].Value)
 		}
-	}
-	writeTable(w, head, rows)
+		return cells
+	})
 	return nil
 }
 
@@ -280,7 +279,9 @@ func cellString(v any) string {
 			lines[i] = k + "=" + x[k]
 		}
 		return strings.Join(lines, "\n")
-	case string, bool, int, int64, float64:
+	case string:
+		return x
+	case bool, int, int64, float64:
 		return fmt.Sprint(x)
 	}
 	b, err := json.Marshal(jsonValue(v))
