@@ -79,16 +79,19 @@ cinder_start() {
   # gave user nova role "service" it carries only "admin", and Cinder (with
   # service_token_roles_required) would answer 401, so nova-api says "Block
   # Device Mapping is Invalid: failed to get volume". Admins may force-detach anyway.
-  { render cinder.conf.in CINDER_PORT="$CINDER_PORT"; render authtoken.conf.in SVC_USER=cinder
+  local db="postgresql+psycopg2://cinder:cinder@/cinder?host=$PG_SOCK"
+  cinder_on_sqlite && db="sqlite:///$D/cinder/cinder.sqlite"
+  { render cinder.conf.in CINDER_PORT="$CINDER_PORT" CINDER_DB="$db"; render authtoken.conf.in SVC_USER=cinder
     echo "service_token_roles = service,admin"; } > "$E/cinder/cinder.conf"
   local psql="psql -q -h $PG_SOCK -U postgres"
-  if ! $psql -Atc "select 1 from pg_roles where rolname='cinder'" | grep -q 1; then
+  if ! cinder_on_sqlite && ! $psql -Atc "select 1 from pg_roles where rolname='cinder'" | grep -q 1; then
     $psql -c "CREATE ROLE cinder LOGIN PASSWORD 'cinder'"
     createdb -h "$PG_SOCK" -U postgres -O cinder cinder
   fi
   if [ ! -f "$D/cinder/.synced" ]; then
     cinder-manage --config-file "$E/cinder/cinder.conf" db sync >> "$L/cinder-manage.log" 2>&1 ||
       { log "cinder db sync failed; see $L/cinder-manage.log"; return 1; }
+    cinder_on_sqlite && sqlite3 "$D/cinder/cinder.sqlite" 'PRAGMA journal_mode=WAL;' > /dev/null
     touch "$D/cinder/.synced"
   fi
   if [ ! -f "$D/cinder/.keystone" ]; then
@@ -110,9 +113,25 @@ cinder_start() {
 # (a volume created before that fails with "No valid backend").
 cinder_wait() {
   wait_http "http://127.0.0.1:$CINDER_PORT/" 120
-  until_ok 120 "cinder-volume devcloud@ceph reports" bash -c "psql -h $PG_SOCK -U postgres -d cinder -Atc \"select 1 from services
+  local since="now() at time zone 'utc' - interval '30 seconds'"
+  cinder_on_sqlite && since="datetime('now', '-30 seconds')"
+  until_ok 120 "cinder-volume devcloud@ceph reports" cinder_sql "select 1 from services
     where host = 'devcloud@ceph' and topic = 'cinder-volume' and not deleted and not disabled
-    and updated_at > now() at time zone 'utc' - interval '30 seconds'\" | grep -q 1"
+    and updated_at > $since"
+}
+
+# Debian's Cinder 26 (2025.1) ships migration 9ab1b092a404 with MySQL's
+# quoting (UPDATE volumes SET use_quota="1"), which PostgreSQL rejects
+# (column "1" does not exist): there Cinder's database is sqlite (WAL).
+cinder_on_sqlite() {
+  grep -qs 'use_quota="1"' /usr/lib/python3/dist-packages/cinder/db/migrations/versions/9ab1b092a404_make_use_quota_non_nullable.py
+}
+
+cinder_sql() {  # QUERY: rows of Cinder's database (fails when there are none)
+  local out
+  if cinder_on_sqlite; then out=$(sqlite3 "$D/cinder/cinder.sqlite" "$1")
+  else out=$(psql -h "$PG_SOCK" -U postgres -d cinder -Atc "$1"); fi
+  [ -n "$out" ] && echo "$out"
 }
 
 # cinder_keystone: user cinder, role "service" for nova and cinder (the
@@ -191,11 +210,11 @@ cinder_status() {
 # cinder_down: Cinder out of the devcloud; the devcloud itself stays up.
 cinder_down() {
   local psql="psql -q -h $PG_SOCK -U postgres" n busy
-  busy=$($psql -d cinder -Atc "select volume_id from volume_attachment where not deleted and attach_status = 'attached'" 2>/dev/null || true)
+  busy=$(cinder_sql "select volume_id from volume_attachment where not deleted and attach_status = 'attached'" 2>/dev/null || true)
   [ -n "$busy" ] && log "WARNING: volumes still attached (their guests lose their disks): $(echo $busy)"
   rm -f "$D/cinder/.enabled"
   for n in cinder-volume cinder-scheduler cinder-api ceph-mgr ceph-osd ceph-mon; do stop_daemon "$n"; done
-  if [ -S "$PG_SOCK/.s.PGSQL.5432" ]; then
+  if ! cinder_on_sqlite && [ -S "$PG_SOCK/.s.PGSQL.5432" ]; then
     dropdb -h "$PG_SOCK" -U postgres --if-exists cinder && $psql -c "DROP ROLE IF EXISTS cinder"
   fi
   if curl -s -o /dev/null -m 5 "$KS/v3"; then

@@ -60,7 +60,7 @@ stage_install() {
   if [ ! -e /usr/sbin/policy-rc.d ]; then
     printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d; chmod 755 /usr/sbin/policy-rc.d; made_policy=1
   fi
-  log "apt-get update + install of $(echo $missing | wc -w) packages (the whole cloud: about 4 min on 2 cores)"
+  log "apt-get update + install (the whole cloud: about 4 min on 2 cores)"
   local t=$(date +%s)
   apt-get -o DPkg::Lock::Timeout=900 update -qq > "$L/apt-update.log" 2>&1
   # ceph-osd's sysctl file (pid_max, aio-max-nr) would retune the host's
