@@ -2,7 +2,6 @@ package cloud
 
 import (
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -10,37 +9,23 @@ import (
 	"time"
 
 	"github.com/gophercloud/utils/v2/openstack/clientconfig"
+
+	"github.com/vtpmctl/vtpmctl/internal/infile/infiletest"
 )
 
 // --os-cacert names a file: a FIFO must not hang Connect (before: open
 // blocked for ever) and a link to /dev/zero must not be read for ever;
 // both are a configuration error naming the file.
 func TestCACertRefusesNonRegular(t *testing.T) {
-	dir := t.TempDir()
-	fifo := filepath.Join(dir, "ca.pem")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
-	zero := filepath.Join(dir, "zero.pem")
-	if err := os.Symlink("/dev/zero", zero); err != nil {
-		t.Fatal(err)
-	}
 	t.Setenv("OS_CACERT", "")
-	for _, path := range []string{fifo, zero} {
-		t.Run(filepath.Base(path), func(t *testing.T) {
-			done := make(chan error, 1)
-			go func() { _, err := tlsConfig(&clientconfig.Cloud{}, Options{CACert: path}); done <- err }()
-			select {
-			case err := <-done:
-				var ce *ConfigError
-				if !errors.As(err, &ce) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "not a regular file") {
-					t.Fatalf("tlsConfig(--os-cacert %s) = %v, want a ConfigError naming it", path, err)
-				}
-			case <-time.After(5 * time.Second):
-				t.Fatalf("tlsConfig(--os-cacert %s) still reading after 5 s", path)
-			}
-		})
-	}
+	infiletest.Refused(t, "ca.pem", func(path string) error {
+		_, err := tlsConfig(&clientconfig.Cloud{}, Options{CACert: path})
+		var ce *ConfigError
+		if err != nil && !errors.As(err, &ce) {
+			t.Errorf("--os-cacert %s: %v is not a ConfigError (exit 2)", path, err)
+		}
+		return err
+	})
 }
 
 // The TLS files clouds.yaml and OS_* name are read by clientconfig, not
