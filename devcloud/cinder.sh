@@ -120,7 +120,7 @@ cinder_wait() {
     and updated_at > $since"
 }
 
-# Debian's Cinder 26 (2025.1) ships migration 9ab1b092a404 with MySQL's
+# Debian's Cinder 26 (2025.1) and 28 (2026.1) ship migration 9ab1b092a404 with MySQL's
 # quoting (UPDATE volumes SET use_quota="1"), which PostgreSQL rejects
 # (column "1" does not exist): there Cinder's database is sqlite (WAL).
 cinder_on_sqlite() {
@@ -274,12 +274,15 @@ esac
 if [ "$1" = install ]; then PKGS=$CINDER_PKGS stage_install; exit; fi
 curl -s -o /dev/null -m 5 "$KS/v3" && [ -S "$PG_SOCK/.s.PGSQL.5432" ] || {
   echo "devcloud/cinder.sh: the devcloud is not up: make devcloud-up first (or DEVCLOUD_CINDER=1 devcloud/up.sh for both at once)" >&2; exit 1; }
+# Does nova-cpu.conf carry conf/nova-cinder.conf.in? (2026.1+ has a
+# [service_user] of its own, so look for the template's first line.)
+has_nova_cinder() { grep -qsF "$(head -1 "$HERE/conf/nova-cinder.conf.in")" "$E/nova/nova-cpu.conf"; }
 if [ "$1" = down ]; then
   cinder_down
-  restart=0; grep -qs '^send_service_user_token' "$E/nova/nova-cpu.conf" && restart=1
+  restart=0; has_nova_cinder && restart=1
 else
   PKGS=$CINDER_PKGS stage_install
-  restart=1; grep -qs '^send_service_user_token' "$E/nova/nova-cpu.conf" && restart=0
+  restart=1; has_nova_cinder && restart=0
   t=$(date +%s.%N)
   ceph_start; cinder_start; cinder_wait
   log "ceph + cinder up in $(awk -v a="$(date +%s.%N)" -v b="$t" 'BEGIN{printf "%.1f", a-b}') s: http://127.0.0.1:$CINDER_PORT/v3"
