@@ -120,7 +120,7 @@ cinder_wait() {
     and updated_at > $since"
 }
 
-# Debian's Cinder 26 (2025.1) and 28 (2026.1) ship migration 9ab1b092a404 with MySQL's
+# Debian's Cinder 26, 28 and 29 (2025.1, 2026.1, 2026.2) ship migration 9ab1b092a404 with MySQL's
 # quoting (UPDATE volumes SET use_quota="1"), which PostgreSQL rejects
 # (column "1" does not exist): there Cinder's database is sqlite (WAL).
 cinder_on_sqlite() {

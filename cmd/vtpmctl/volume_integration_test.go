@@ -19,7 +19,7 @@ import (
 
 // cinderReleases are the clouds devcloud/cinder.sh sets Cinder up on; on
 // the others a cloud without a volume endpoint is a known gap, not a failure.
-var cinderReleases = map[string]bool{"zed": true, "2025.1": true, "2026.1": true}
+var cinderReleases = map[string]bool{"zed": true, "2025.1": true, "2026.1": true, "2026.2": true}
 
 // TestIntegrationVolumeBackedVTPM boots a vTPM guest from a Cinder volume
 // (RBD on the devcloud's Ceph, opened by QEMU's librbd): the image has no
