@@ -10,6 +10,9 @@
 # that is said in one line and, without --strict, the run goes on.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# Every cloud the suite starts has Cinder on a single-node Ceph (devcloud/cinder.sh):
+# the boot-from-volume tests need it on every release.
+export DEVCLOUD_CINDER=1
 REPO=$PWD
 strict=0
 [ "${1:-}" = --strict ] && { strict=1; shift; }

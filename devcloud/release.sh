@@ -34,7 +34,7 @@ IN_DIR=/var/tmp/vtpmctl-devcloud   # DEVCLOUD_DIR inside the chroot
 T0=$(date +%s)
 log() { printf "[%s %4ss] %s\n" "$REL" "$(( $(date +%s) - T0 ))" "$*"; }
 
-ENV=(PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 DEVCLOUD_DIR=$IN_DIR PG_PKG=postgresql DEVCLOUD_CHROOT=$REL)
+ENV=(PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 DEVCLOUD_DIR=$IN_DIR PG_PKG=postgresql DEVCLOUD_CHROOT=$REL DEVCLOUD_CINDER=${DEVCLOUD_CINDER:-})
 in_ns() {  # run CMD in the namespace and the chroot, env cleaned
   nsenter --net=/run/netns/$NS chroot "$ROOT" /usr/bin/env -i "${ENV[@]}" "$@"
 }
