@@ -43,7 +43,7 @@ set +e
 out=$(chroot "$root" /usr/bin/vtpmctl host check --nova-release 2025.1 -f json 2>/dev/null); rc=$?
 set -e
 [ $rc = 1 ] || fail "host check without libvirt exited $rc (want 1: a failing check)"
-echo "$out" | grep -q '"id": "LIBVIRT"' || fail "host check JSON has no LIBVIRT check: $out"
+grep -q '"id": "LIBVIRT"' <<< "$out" || fail "host check JSON has no LIBVIRT check: $out"
 libvirt=$(echo "$out" | grep -A2 '"id": "LIBVIRT"' | sed -n 's/.*"message": "\(.*\)",*/\1/p')
 echo "dist-test: host check without libvirt: exit 1; LIBVIRT: $libvirt"
 
@@ -61,7 +61,9 @@ command -v rpm > /dev/null || {
 }
 for f in dist/vtpmctl-*.rpm; do
   rpm -K --nosignature "$f" > /dev/null || fail "$f: digests do not verify"
-  rpm -qpR "$f" 2>/dev/null | grep -q '^glibc >= 2.34' || fail "$f does not require glibc >= 2.34"
-  rpm -qpl "$f" 2>/dev/null | grep -qx /usr/bin/vtpmctl || fail "$f has no /usr/bin/vtpmctl"
+  # rpm's whole output first: under pipefail, grep -q leaving early would
+  # kill rpm with SIGPIPE and fail the check for a package that passes.
+  grep -q '^glibc >= 2.34' <<< "$(rpm -qpR "$f" 2>/dev/null)" || fail "$f does not require glibc >= 2.34"
+  grep -qx /usr/bin/vtpmctl <<< "$(rpm -qpl "$f" 2>/dev/null)" || fail "$f has no /usr/bin/vtpmctl"
 done
 echo "dist-test: rpm -K and contents of $(ls dist/vtpmctl-*.rpm | wc -l) .rpm packages"
