@@ -59,7 +59,7 @@ ceph_start() {
     # the always-on modules we keep from loading report "failed"
     $ceph health mute MGR_MODULE_ERROR --sticky > /dev/null 2>&1 || true
   fi
-  if ! $ceph osd pool ls 2> /dev/null | grep -qx volumes; then
+  if ! grep -qx volumes <<< "$($ceph osd pool ls 2> /dev/null)"; then
     $ceph osd pool create volumes 8 8 replicated --autoscale-mode=off > /dev/null 2>&1
     $ceph osd pool set volumes size 1 --yes-i-really-mean-it > /dev/null 2>&1
     timeout 60 rbd -c "$CEPH_CONF" pool init volumes
