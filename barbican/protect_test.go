@@ -177,8 +177,8 @@ func TestAuditConsumers(t *testing.T) {
 		msg       string
 	}{
 		{"protected", []Consumer{NovaConsumer("srv1")}, Protected, "pass", "refuses to delete it without --force"},
-		{"unprotected", []Consumer{}, Unprotected, "warn", "no consumer names this server"},
-		{"other service only", []Consumer{{"glance", "image", "i1"}}, Unprotected, "warn", "other consumers: glance/image/i1"},
+		{"unprotected", []Consumer{}, Unprotected, "pass", "no consumer names this server"},
+		{"other service only", []Consumer{{"glance", "image", "i1"}}, Unprotected, "pass", "other consumers: glance/image/i1"},
 		{"another server", []Consumer{NovaConsumer("srv2")}, Mismatched, "warn", "another server, win2 (srv2)"},
 		{"a deleted server", []Consumer{NovaConsumer("gone")}, Mismatched, "warn", "server gone, which no longer exists"},
 	} {

@@ -68,8 +68,10 @@ func protection(f Facts, serverID string, s Secret, servers map[string]string) (
 	case own:
 		return Protected, Finding{"SECRET-CONSUMER", result.Pass, "consumer " + NovaConsumer(serverID).String() + ": the openstack client (python-barbicanclient 5.5+) refuses to delete it without --force" + refusal(f.API) + also, ""}
 	}
-	return Unprotected, Finding{"SECRET-CONSUMER", result.Warn, "no consumer names this server: a plain `openstack secret delete` removes the secret, and the guest's TPM with it" + also,
-		"vtpmctl secrets protect (" + NovaDeleteNote + ")"}
+	// Not a warning: a consumer is a trade-off (it also stops Nova's own
+	// delete of the server), so an unprotected secret is a fact to count,
+	// not a defect of the guest.
+	return Unprotected, Finding{"SECRET-CONSUMER", result.Pass, "no consumer names this server: a plain `openstack secret delete` removes the secret, and the guest's TPM with it; vtpmctl secrets protect registers one (" + NovaDeleteNote + ")" + also, ""}
 }
 
 func refusal(a API) string {

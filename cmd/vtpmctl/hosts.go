@@ -83,21 +83,19 @@ per host: its release, pass/warn/fail/skip counts, failing checks, traits.`, []s
 // other's findings.
 func readReports(paths []string) ([]hostcheck.Report, error) {
 	var out []hostcheck.Report
-	seen := map[string]string{} // host name → file that reports it
+	// A report is one Nova compute service, known by its host ([DEFAULT]
+	// host). Two services may share a machine and so libvirt's host name
+	// (two nova-computes, as the local cloud runs): that is not a clash.
+	seen := map[string]string{} // service host → file that reports it
 	for _, p := range paths {
 		r, err := hostcheck.ReadReport(p)
 		if err != nil {
 			return nil, usagef("%w", err)
 		}
-		for _, name := range []string{r.Host, r.Facts.HypervisorHostname} {
-			if name == "" {
-				continue
-			}
-			if prev, ok := seen[name]; ok && prev != p {
-				return nil, usagef("%s and %s both report host %s: keep one", prev, p, name)
-			}
-			seen[name] = p
+		if prev, ok := seen[r.Host]; ok && prev != p {
+			return nil, usagef("%s and %s both report host %s: keep one", prev, p, r.Host)
 		}
+		seen[r.Host] = p
 		out = append(out, r)
 	}
 	return out, nil
@@ -152,8 +150,13 @@ func readReportDir(dir string) (map[string]hostcheck.Report, []hostcheck.Report,
 	if err != nil {
 		return nil, nil, err
 	}
+	nodes := map[string]int{}
 	for _, r := range reps {
-		if hn := r.Facts.HypervisorHostname; hn != "" {
+		nodes[r.Facts.HypervisorHostname]++
+	}
+	for _, r := range reps {
+		// a node name two services share names neither
+		if hn := r.Facts.HypervisorHostname; hn != "" && nodes[hn] == 1 {
 			reports[hn] = r
 		}
 		reports[r.Host] = r

@@ -65,9 +65,10 @@ specs; image properties from one image list; Nova's rules decide):
   SECRET-STATE    ACTIVE passphrase without expiration
   OWNER-VALID     the creator still exists, is enabled, has a role in the project
   SECRET-ACL      project-access is not turned off
-  SECRET-CONSUMER a consumer nova/instance/<server> protects it (warn: none, or
-                  one naming another or a deleted server; key-manager API 1.1+,
-                  read from the list: no request per secret; see secrets protect)
+  SECRET-CONSUMER whether a consumer nova/instance/<server> protects it (none is
+                  counted, not warned: protection also stops Nova's own delete;
+                  warn: one naming another or a deleted server; key-manager API
+                  1.1+, read from the list: no request per secret; see secrets protect)
 and the guest's operational facts: what Nova refuses for it, whether it
 resumes after a host reboot, that snapshots carry no TPM state.
 
