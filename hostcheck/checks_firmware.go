@@ -170,25 +170,27 @@ func (s *state) addBugCheck(id string, e BugExposure, pass, carried, unknownRel 
 // guest.py as KEEP-TPM-STATE is; the release alone cannot tell for 2025.1
 // and 2025.2, whose point releases differ.
 func (s *state) checkNvramKept(bugs []BugExposure) {
-	e := bugByID(bugs, "2131730/1633447")
-	if !e.Known && (s.rel >= nova.Gazpacho || s.rel < nova.Epoxy) {
-		// no code to read: only releases that are all fixed or all unfixed decide
-		e.Known, e.Carried = true, s.rel < nova.Epoxy
-		e.Evidence = "Nova " + s.rel.String() + ", its code not readable here"
-	}
+	e := s.byRelease(bugByID(bugs, "2131730/1633447"))
 	s.addBugCheck("NVRAM-KEPT", e,
 		"UEFI NVRAM survives stop/start, hard reboot and live migration (not cold migration or shelve)",
 		"every stop/start and hard reboot recreates a UEFI guest's NVRAM from the template",
 		fmt.Sprintf("Nova %s keeps UEFI NVRAM only from 31.3.0/32.2.0 on, and no installed Nova code is readable here to tell", s.rel))
 }
 
-// checkResizeRevert: bug 2125030, decided from the installed driver.py.
-func (s *state) checkResizeRevert(bugs []BugExposure) {
-	e := bugByID(bugs, "2125030")
+// byRelease decides a bug fixed in 31.3.0/32.2.0/33.0.0 from the release
+// when no installed code was readable: only releases whose every version
+// is fixed (2026.1+) or unfixed (before 2025.1) can tell.
+func (s *state) byRelease(e BugExposure) BugExposure {
 	if !e.Known && (s.rel >= nova.Gazpacho || s.rel < nova.Epoxy) {
 		e.Known, e.Carried = true, s.rel < nova.Epoxy
 		e.Evidence = "Nova " + s.rel.String() + ", its code not readable here"
 	}
+	return e
+}
+
+// checkResizeRevert: bug 2125030, decided from the installed driver.py.
+func (s *state) checkResizeRevert(bugs []BugExposure) {
+	e := s.byRelease(bugByID(bugs, "2125030"))
 	s.addBugCheck("RESIZE-REVERT", e,
 		"resize revert keeps a vTPM guest's secret (deleted only with the instance)",
 		"resize revert of a vTPM guest ends in ERROR, \"Refusing to create an emulated TPM with no secret\"",
