@@ -88,18 +88,15 @@ No request for a secret's payload can leave vtpmctl.`, []string{
       and with --include-orphans there is no orphan
    1  a guest failed a check, a project was not auditable, or (--include-orphans) an orphan exists
    2  usage or configuration error`),
-			Flags: []cli.Flag{
+			Flags: append([]cli.Flag{
 				&cli.StringSliceFlag{Name: "project", Usage: "audit `PROJECT` (name or ID; repeatable); default: the token's project", Destination: &o.Projects},
 				&cli.BoolFlag{Name: "all-projects", Usage: "audit every project (admin)", Destination: &o.AllProjects},
 				&cli.BoolFlag{Name: "include-orphans", Usage: "list orphan and duplicate secrets, and fail on them", Destination: &o.IncludeOrphans},
 				&cli.BoolFlag{Name: "cleanup-plan", Usage: "print the delete commands for orphans (deletes nothing)", Destination: &o.CleanupPlan},
 				&cli.BoolFlag{Name: "no-acls", Usage: "do not read each secret's ACL (one request per secret)", Destination: &o.NoACLs},
 				&cli.IntFlag{Name: "concurrency", Usage: "`N` projects and lookups at once", Value: 8, Destination: &o.Concurrency},
-				releaseFlag("nova-release", &o.Release, "Nova `RELEASE`", ""),
-				&cli.StringFlag{Name: "nova-service-user", Usage: "Nova's service `USER_ID` (owner of deployment-mode secrets)", Destination: &o.ServiceUser},
-				&cli.StringFlag{Name: "nova-service-project", Usage: "`PROJECT` of Nova's service user (name or ID)", Value: "service", Destination: &o.ServiceProject},
 				&cli.StringFlag{Name: "junit", Usage: "also write JUnit XML to `FILE` (- for stdout; a device such as /dev/null is written, never replaced)", Destination: &o.JUnit},
-			},
+			}, novaSecretFlags(o)...),
 			Action: func(ctx context.Context, cmd *cli.Command) error {
 				if err := noArgs(cmd); err != nil {
 					return err
@@ -449,16 +446,13 @@ instance is gone). Reruns write nothing already done. --dry-run writes nothing.`
    1  a write failed, a project was not auditable, or the key manager has no
       consumers (API 1.0: one line says so; nothing was asked beyond its version)
    2  usage or configuration error`),
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			&cli.StringSliceFlag{Name: "project", Usage: "protect in `PROJECT` (name or ID; repeatable); default: the token's project", Destination: &o.Projects},
 			&cli.BoolFlag{Name: "all-projects", Usage: "protect in every project (admin)", Destination: &o.AllProjects},
 			&cli.BoolFlag{Name: "dry-run", Usage: "list what would be registered; write nothing", Destination: &o.DryRun},
 			&cli.StringSliceFlag{Name: "server", Usage: "only the secret of server `ID` (repeatable); default: every vTPM guest's", Destination: &o.Servers},
 			&cli.IntFlag{Name: "concurrency", Usage: "`N` projects, lookups and writes at once", Value: 8, Destination: &o.Concurrency},
-			releaseFlag("nova-release", &o.Release, "Nova `RELEASE`", ""),
-			&cli.StringFlag{Name: "nova-service-user", Usage: "Nova's service `USER_ID` (owner of deployment-mode secrets)", Destination: &o.ServiceUser},
-			&cli.StringFlag{Name: "nova-service-project", Usage: "`PROJECT` of Nova's service user (name or ID)", Value: "service", Destination: &o.ServiceProject},
-		},
+		}, novaSecretFlags(&o.secretsAuditOptions)...),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if err := noArgs(cmd); err != nil {
 				return err
@@ -509,4 +503,14 @@ func runSecretsProtect(ctx context.Context, o *secretsProtectOptions) error {
 		return &reportedError{code: exitFailed, msg: fmt.Sprintf("secrets protect: %d write(s) failed, %d project(s) not auditable", s.Failed, len(plan.NotAuditable))}
 	}
 	return nil
+}
+
+// novaSecretFlags are what audit and protect both need to know of Nova:
+// its release and the service user that owns deployment-mode secrets.
+func novaSecretFlags(o *secretsAuditOptions) []cli.Flag {
+	return []cli.Flag{
+		releaseFlag("nova-release", &o.Release, "Nova `RELEASE`", ""),
+		&cli.StringFlag{Name: "nova-service-user", Usage: "Nova's service `USER_ID` (owner of deployment-mode secrets)", Destination: &o.ServiceUser},
+		&cli.StringFlag{Name: "nova-service-project", Usage: "`PROJECT` of Nova's service user (name or ID)", Value: "service", Destination: &o.ServiceProject},
+	}
 }
