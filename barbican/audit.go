@@ -368,7 +368,7 @@ func auditGuest(f Facts, g Guest, secs []Secret, now time.Time) GuestResult {
 	return gr
 }
 
-func ownerRole(mode string) string {
+func ownerRole(mode nova.SecretMode) string {
 	if mode == "deployment" {
 		return "deployment mode: Nova's service user"
 	}
@@ -400,7 +400,7 @@ func ownerValidity(f Facts, creator, project string) (string, result.Status, str
 }
 
 // cannot lists what Nova refuses for the guest (reference §3.3).
-func cannot(rel nova.Release, mode string) []string {
+func cannot(rel nova.Release, mode nova.SecretMode) []string {
 	var out []string
 	for _, op := range nova.UnsupportedOperations(rel, mode) {
 		if op.Name != "resize-across-deployment" {
@@ -410,7 +410,7 @@ func cannot(rel nova.Release, mode string) []string {
 	return out
 }
 
-func operations(rel nova.Release, mode string) []string {
+func operations(rel nova.Release, mode nova.SecretMode) []string {
 	var out []string
 	// Seen live on 2026.1: after a host reboot with resume_guests_state_on_
 	// host_boot, deployment-mode guests come back (Nova fetches their secret

@@ -172,7 +172,7 @@ func add(inv *nova.Inventory, s *listedServer, rel nova.Release, imgs map[string
 	}
 	mode := d.SecretSecurity
 	if mode == "" {
-		mode = "user" // every guest before 2026.1 behaves as user mode
+		mode = nova.SecretUser // every guest before 2026.1 behaves as user mode
 	}
 	inv.Guests = append(inv.Guests, nova.VTPMGuest{ServerID: s.ID, Name: s.Name, ProjectID: in.s(s.TenantID), UserID: in.s(s.UserID),
 		Status: in.s(s.Status), Host: in.s(s.Host), Version: in.s(d.Version), Model: in.s(d.Model), Mode: mode,

@@ -440,15 +440,15 @@ func (s *state) checkGuests() {
 // hw:tpm_secret_security from the domain's Nova metadata (user when
 // unset), or host when its libvirt secret is persistent. Before 2026.1
 // every guest is "" (legacy: user).
-func (s *state) guestMode(d *Domain) string {
+func (s *state) guestMode(d *Domain) nova.SecretMode {
 	if !s.rel.HasSecretSecurity() {
 		return ""
 	}
 	if s.hostModeSecret(d.UUID) {
-		return "host"
+		return nova.SecretHost
 	}
 	if m, ok := d.ExtraSpec(nova.FlavorTPMSecretSecurity); ok && m != "" {
-		return m
+		return nova.SecretMode(m)
 	}
 	return nova.DefaultSecSecMode
 }

@@ -3,6 +3,7 @@ package hostcheck
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/vtpmctl/vtpmctl/nova"
 	"os"
 	"path"
 	"path/filepath"
@@ -33,10 +34,10 @@ type fwDescriptor struct {
 	Targets        *[]fwTarget `json:"targets"`
 	Features       *[]string   `json:"features"`
 	Mapping        *struct {
-		Device        string  `json:"device"`
-		Mode          string  `json:"mode"`
-		Executable    *fwFile `json:"executable"`
-		NvramTemplate *fwFile `json:"nvram-template"`
+		Device        string          `json:"device"`
+		Mode          nova.SecretMode `json:"mode"`
+		Executable    *fwFile         `json:"executable"`
+		NvramTemplate *fwFile         `json:"nvram-template"`
 	} `json:"mapping"`
 	err error // unreadable or not JSON
 }

@@ -93,7 +93,7 @@ type Capability struct {
 
 // CapabilityOf applies the release's required traits to a host's traits.
 func CapabilityOf(rel nova.Release, traits []string) Capability {
-	can := func(model, mode string) bool {
+	can := func(model string, mode nova.SecretMode) bool {
 		for _, t := range nova.RequiredTraits(rel, "2.0", model, mode) {
 			if !contains(traits, t) {
 				return false
@@ -101,13 +101,13 @@ func CapabilityOf(rel nova.Release, traits []string) Capability {
 		}
 		return true
 	}
-	mode := ""
+	var mode nova.SecretMode
 	if rel.HasSecretSecurity() {
-		mode = "user"
+		mode = nova.SecretUser
 	}
 	c := Capability{TPM20: can("tpm-tis", mode), CRB: can("tpm-crb", mode)}
 	if rel.HasSecretSecurity() {
-		c.HostMode = can("tpm-tis", "host") || can("tpm-crb", "host")
+		c.HostMode = can("tpm-tis", nova.SecretHost) || can("tpm-crb", nova.SecretHost)
 	}
 	return c
 }
@@ -263,7 +263,7 @@ func capabilityCheck(rel nova.Release, h FleetHost, c Capability) Check {
 		return Check{ID: "TRAITS", Status: Warn, Message: "not a vTPM host: no TPM trait in Placement",
 			Remedy: "if it should take vTPM guests, run vtpmctl host check on it"}
 	}
-	need := nova.RequiredTraits(rel, "2.0", "tpm-tis", map[bool]string{true: "user"}[rel.HasSecretSecurity()])
+	need := nova.RequiredTraits(rel, "2.0", "tpm-tis", map[bool]nova.SecretMode{true: nova.SecretUser}[rel.HasSecretSecurity()])
 	var missing []string
 	for _, t := range need {
 		if !contains(h.Traits, t) {
@@ -340,7 +340,7 @@ func driftCheck(h FleetHost, rep Report) Check {
 // evacuationRisk: Nova refuses evacuate for every vTPM guest, so a dead
 // host strands all of its vTPM guests until the host itself comes back.
 func evacuationRisk(rel nova.Release, guests []nova.VTPMGuest, on []int32, r *Report) Check {
-	modes := map[string]int{}
+	modes := map[nova.SecretMode]int{}
 	r.AtRisk = make([]RiskGuest, 0, len(on))
 	for _, i := range on {
 		g := &guests[i]
@@ -348,7 +348,7 @@ func evacuationRisk(rel nova.Release, guests []nova.VTPMGuest, on []int32, r *Re
 		r.AtRisk = append(r.AtRisk, RiskGuest{ServerID: g.ServerID, Name: g.Name, Owner: g.UserID, Project: g.ProjectID, Mode: g.Mode})
 	}
 	var parts []string
-	for _, m := range []string{"user", "host", "deployment"} {
+	for _, m := range nova.SecretModes {
 		if modes[m] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s mode", modes[m], m))
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/vtpmctl/vtpmctl/nova"
 	"sort"
 	"strings"
 
@@ -55,11 +56,11 @@ type Report struct {
 
 // RiskGuest is a vTPM guest on a host, as the fleet audit sees it.
 type RiskGuest struct {
-	ServerID string `json:"server_id"`
-	Name     string `json:"name"`
-	Owner    string `json:"owner"`
-	Project  string `json:"project"`
-	Mode     string `json:"mode"`
+	ServerID string          `json:"server_id"`
+	Name     string          `json:"name"`
+	Owner    string          `json:"owner"`
+	Project  string          `json:"project"`
+	Mode     nova.SecretMode `json:"mode"`
 	// StateKept (from the host's report): "yes", "no" or "unknown".
 	StateKept string `json:"vtpm_state_kept,omitempty"`
 }
@@ -73,7 +74,7 @@ type Guest struct {
 	SecretID string `json:"secret"`
 	StateDir string `json:"state_dir"`
 	// Mode: the secret security mode (2026.1+; "" before: legacy user).
-	Mode string `json:"secret_security,omitempty"`
+	Mode nova.SecretMode `json:"secret_security,omitempty"`
 	// StateKept: does this guest's TPM survive stop/start ("yes", "no",
 	// "unknown"), from the host's libvirt and installed Nova code.
 	StateKept string `json:"vtpm_state_kept,omitempty"`

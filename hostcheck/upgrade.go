@@ -68,9 +68,9 @@ func UpgradeCheck(from, to nova.Release, hosts []FleetHost, guests []nova.VTPMGu
 		}
 		usable[h.Host] = h.Traits
 		uh := UpgradeHost{Host: h.Host, Now: CapabilityOf(from, h.Traits), After: CapabilityOf(to, h.Traits)}
-		mode := ""
+		var mode nova.SecretMode
 		if to.HasSecretSecurity() {
-			mode = "user"
+			mode = nova.SecretUser
 		}
 		for _, t := range nova.RequiredTraits(to, "2.0", "tpm-tis", mode) {
 			if !contains(h.Traits, t) {
@@ -84,16 +84,16 @@ func UpgradeCheck(from, to nova.Release, hosts []FleetHost, guests []nova.VTPMGu
 		res.Hosts = append(res.Hosts, uh)
 	}
 	for _, g := range guests {
-		mode := ""
+		var mode nova.SecretMode
 		if to.HasSecretSecurity() {
 			mode = g.Mode
 			if !from.HasSecretSecurity() {
 				// the new scheduler reads the flavor's spec, which the
 				// old one ignored; none means user mode
-				mode = g.FlavorSecretSecurity
+				mode = nova.SecretMode(g.FlavorSecretSecurity)
 			}
 			if mode == "" {
-				mode = "user"
+				mode = nova.SecretUser
 			}
 		}
 		need := nova.RequiredTraits(to, g.Version, g.Model, mode)

@@ -2,15 +2,15 @@ package nova
 
 // VTPMGuest is a server Nova gives a vTPM.
 type VTPMGuest struct {
-	ServerID  string `json:"server_id"`
-	Name      string `json:"name"`
-	ProjectID string `json:"project_id"`
-	UserID    string `json:"user_id"`
-	Status    string `json:"status"`
-	Host      string `json:"host,omitempty"`
-	Version   string `json:"version"`
-	Model     string `json:"model"`
-	Mode      string `json:"mode"` // user, host, deployment
+	ServerID  string     `json:"server_id"`
+	Name      string     `json:"name"`
+	ProjectID string     `json:"project_id"`
+	UserID    string     `json:"user_id"`
+	Status    string     `json:"status"`
+	Host      string     `json:"host,omitempty"`
+	Version   string     `json:"version"`
+	Model     string     `json:"model"`
+	Mode      SecretMode `json:"mode"` // user, host, deployment
 	// FlavorSecretSecurity is the flavor's hw:tpm_secret_security as
 	// written, which a 2026.1+ Nova reads even where today's ignores it.
 	FlavorSecretSecurity string `json:"flavor_secret_security,omitempty"`

@@ -24,9 +24,9 @@ const (
 var (
 	TPMVersions       = []string{"1.2", "2.0"}
 	TPMModels         = []string{"tpm-tis", "tpm-crb"}
-	SecretSecurities  = []string{"user", "host", "deployment"}
+	SecretSecurities  = []string{string(SecretUser), string(SecretHost), string(SecretDeployment)}
 	DefaultModel      = "tpm-tis"
-	DefaultSecSecMode = "user"
+	DefaultSecSecMode = SecretUser
 )
 
 // Flavor is the part of a flavor Nova's vTPM rules read.

@@ -17,9 +17,9 @@ type Decision struct {
 	ModelFrom   string `json:"model_from,omitempty"` // flavor, image, default
 	// SecretSecurity is the Barbican/libvirt secret mode; empty on releases
 	// before 2026.1, where every guest behaves like "user".
-	SecretSecurity     string   `json:"secret_security,omitempty"`
-	SecretSecurityFrom string   `json:"secret_security_from,omitempty"` // flavor, default
-	RequiredTraits     []string `json:"required_traits"`
+	SecretSecurity     SecretMode `json:"secret_security,omitempty"`
+	SecretSecurityFrom string     `json:"secret_security_from,omitempty"` // flavor, default
+	RequiredTraits     []string   `json:"required_traits"`
 	// Unsupported lists the server operations Nova refuses for this guest.
 	Unsupported []Operation `json:"unsupported_operations"`
 	// Error is Nova's refusal, nil when the boot would be accepted.
@@ -108,11 +108,11 @@ func Decide(flavor Flavor, image Image, rel Release) Decision {
 	d.VTPM, d.Version, d.VersionFrom, d.Model, d.ModelFrom = true, version, vFrom, model, mFrom
 
 	if rel.HasSecretSecurity() {
-		mode, from := fs[FlavorTPMSecretSecurity], "flavor"
+		mode, from := SecretMode(fs[FlavorTPMSecretSecurity]), "flavor"
 		if mode == "" {
 			mode, from = DefaultSecSecMode, "default"
 		}
-		if !contains(SecretSecurities, mode) {
+		if !mode.Known() {
 			d.VTPM, d.Version, d.VersionFrom, d.Model, d.ModelFrom = false, "", "", "", ""
 			d.Error = &Refusal{Kind: KindUnsupportedSecretSec, Exception: "NoValidHost",
 				Message:    fmt.Sprintf("No valid host was found. Scheduling failed: TPM secret security '%s' is not supported.", mode),
@@ -121,7 +121,7 @@ func Decide(flavor Flavor, image Image, rel Release) Decision {
 			return d
 		}
 		d.SecretSecurity, d.SecretSecurityFrom = mode, from
-		if mode == "deployment" {
+		if mode == SecretDeployment {
 			d.note("deployment mode: the secret is owned by Nova's service user; nova-compute needs a working [service_user] section")
 		}
 	} else if s := fs[FlavorTPMSecretSecurity]; s != "" {
@@ -138,7 +138,7 @@ func Decide(flavor Flavor, image Image, rel Release) Decision {
 // RequiredTraits are the Placement traits a host must report to receive
 // this guest (scheduler/utils.py _translate_vtpm_request and, from 2026.1,
 // request_filter.py tpm_secret_security_filter as root_required).
-func RequiredTraits(rel Release, version, model, mode string) []string {
+func RequiredTraits(rel Release, version, model string, mode SecretMode) []string {
 	t := []string{"COMPUTE_SECURITY_TPM_2_0"}
 	if version == "1.2" {
 		t[0] = "COMPUTE_SECURITY_TPM_1_2"
@@ -151,7 +151,7 @@ func RequiredTraits(rel Release, version, model, mode string) []string {
 		}
 	}
 	if rel.HasSecretSecurity() && mode != "" {
-		t = append(t, "COMPUTE_SECURITY_TPM_SECRET_SECURITY_"+strings.ToUpper(mode))
+		t = append(t, mode.Trait())
 	}
 	sort.Strings(t)
 	return t
@@ -159,7 +159,7 @@ func RequiredTraits(rel Release, version, model, mode string) []string {
 
 // UnsupportedOperations lists what compute/api.py refuses for a vTPM guest
 // (reject_vtpm_instances, and from 2026.1 reject_legacy_vtpm_live_migration).
-func UnsupportedOperations(rel Release, mode string) []Operation {
+func UnsupportedOperations(rel Release, mode SecretMode) []Operation {
 	var ops []Operation
 	for _, op := range []string{"rebuild", "shelve", "rescue", "evacuate", "live-migration"} {
 		if op == "live-migration" && rel.HostModeLiveMigration() && mode == "host" {

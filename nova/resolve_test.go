@@ -147,7 +147,7 @@ func TestDecide(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			d := Decide(c.f, c.i, c.rel)
 			w := c.w
-			if d.VTPM != w.vtpm || d.Version != w.version || d.Model != w.model || d.VersionFrom != w.vFrom || d.ModelFrom != w.mFrom || d.SecretSecurity != w.mode {
+			if d.VTPM != w.vtpm || d.Version != w.version || d.Model != w.model || d.VersionFrom != w.vFrom || d.ModelFrom != w.mFrom || string(d.SecretSecurity) != w.mode {
 				t.Errorf("[%s] got vtpm=%v %s/%s from %s/%s mode %q; want vtpm=%v %s/%s from %s/%s mode %q", c.cite,
 					d.VTPM, d.Version, d.Model, d.VersionFrom, d.ModelFrom, d.SecretSecurity, w.vtpm, w.version, w.model, w.vFrom, w.mFrom, w.mode)
 			}
@@ -212,7 +212,7 @@ func TestUnsupportedOperations(t *testing.T) {
 		{Gazpacho, "deployment", "rebuild,shelve,rescue,evacuate,live-migration,resize-across-deployment"},
 	}
 	for _, c := range cases {
-		if got := names(UnsupportedOperations(c.rel, c.mode)); got != c.want {
+		if got := names(UnsupportedOperations(c.rel, SecretMode(c.mode))); got != c.want {
 			t.Errorf("%s/%s: %s, want %s", c.rel, c.mode, got, c.want)
 		}
 	}

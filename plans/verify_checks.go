@@ -147,7 +147,7 @@ func secretCheck(srv nova.Server, in VerifyInput) VerifyCheck {
 
 func hostTraitsCheck(srv nova.Server, g nova.VTPMGuest, in VerifyInput) VerifyCheck {
 	c := VerifyCheck{Check: CheckHostTraits, Status: result.Skip}
-	mode := ""
+	var mode nova.SecretMode
 	if in.Release.HasSecretSecurity() {
 		mode = g.Mode
 	}

@@ -190,7 +190,7 @@ func checkRecord(d nova.Decision, releaseNote string) output.Record {
 		{Name: "vtpm", Value: yesNo[d.VTPM]},
 		{Name: "version", Value: from(d.Version, d.VersionFrom)},
 		{Name: "model", Value: from(d.Model, d.ModelFrom)},
-		{Name: "secret_security", Value: from(d.SecretSecurity, d.SecretSecurityFrom)},
+		{Name: "secret_security", Value: from(string(d.SecretSecurity), d.SecretSecurityFrom)},
 		{Name: "required_traits", Value: d.RequiredTraits},
 		{Name: "unsupported_operations", Value: ops},
 		{Name: "operation_messages", Value: msgs},

@@ -89,7 +89,7 @@ func TestIntegrationUpgradeAndEvacuation(t *testing.T) {
 	}
 	// ... until the fake compute reports them (set by hand, as stale traits are).
 	rel := devcloudtest.NovaRelease(t)
-	mode := ""
+	var mode nova.SecretMode
 	if rel.HasSecretSecurity() {
 		mode = "user"
 	}

@@ -346,7 +346,7 @@ func TestIntegrationSecretsAuditModes(t *testing.T) {
 				t.Logf("%s mode: %s", m, f.Message)
 			}
 		}
-		if g.Mode != m {
+		if string(g.Mode) != m {
 			t.Errorf("%s-mode guest audited as %q", m, g.Mode)
 		}
 	}

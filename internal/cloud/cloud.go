@@ -254,6 +254,12 @@ func (s *Session) Placement() (*gophercloud.ServiceClient, error) {
 	return s.service("placement", openstack.NewPlacementV1)
 }
 
+// BlockStorage returns a Cinder v3 client (volumes and their image
+// metadata: what Nova reads for a volume-backed server).
+func (s *Session) BlockStorage() (*gophercloud.ServiceClient, error) {
+	return s.service("block-storage", openstack.NewBlockStorageV3)
+}
+
 // KeyManager returns a Barbican client.
 func (s *Session) KeyManager() (*gophercloud.ServiceClient, error) {
 	return s.service("key-manager", openstack.NewKeyManagerV1)
