@@ -75,6 +75,9 @@ type Facts struct {
 	// API is the key manager's microversion; consumers were read when it
 	// has them.
 	API API
+	// Flags are the caller's flag names for the hints (empty: the hint
+	// says what is missing, naming no flag).
+	Flags Flags
 }
 
 // Finding is one check of one guest.
@@ -96,6 +99,9 @@ type GuestResult struct {
 	// consumers: only where the key manager has consumers (API 1.1+).
 	Protection string     `json:"protection,omitempty"`
 	Consumers  []Consumer `json:"consumers,omitempty"`
+	// NotAudited: the secret's project could not be audited; the one
+	// finding (PROJECT, skip) says why.
+	NotAudited bool `json:"not_audited,omitempty"`
 }
 
 // Failed says whether any check failed.
@@ -113,11 +119,25 @@ func (g GuestResult) Failed() bool {
 // to delete blindly.
 type Orphan struct {
 	Secret
+	Kind   OrphanKind    `json:"kind"`
 	Live   bool          `json:"server_exists"`
 	Reason string        `json:"reason"`
 	Age    time.Duration `json:"-"`
 	AgeStr string        `json:"age"`
 }
+
+// OrphanKind says why a secret is an orphan: what a cleanup may do.
+type OrphanKind string
+
+const (
+	// OrphanGone: its instance no longer exists (the one kind a cleanup
+	// plan deletes).
+	OrphanGone OrphanKind = "instance-gone"
+	// OrphanDuplicate: one of several secrets of an existing guest.
+	OrphanDuplicate OrphanKind = "duplicate"
+	// OrphanLive: its server exists but asks for no (visible) vTPM.
+	OrphanLive OrphanKind = "server-exists"
+)
 
 // Summary is the machine-readable last line.
 type Summary struct {
@@ -170,10 +190,14 @@ func resolveServiceUser(f Facts) *ServiceUser {
 		return nil
 	}
 	if f.ServiceUserID != "" {
-		return &ServiceUser{ID: f.ServiceUserID, Evidence: "--nova-service-user"}
+		evidence := f.Flags.ServiceUser
+		if evidence == "" {
+			evidence = "given by the caller"
+		}
+		return &ServiceUser{ID: f.ServiceUserID, Evidence: evidence}
 	}
 	if len(f.NovaNamedUsers) == 1 {
-		return &ServiceUser{ID: f.NovaNamedUsers[0], Evidence: `the Keystone user named "nova" (the [service_user] username of the usual deployment tools; pass --nova-service-user if yours differs)`}
+		return &ServiceUser{ID: f.NovaNamedUsers[0], Evidence: `the Keystone user named "nova" (the [service_user] username of the usual deployment tools` + f.Flags.pass("; pass %s if yours differs") + ")"}
 	}
 	deployment := map[string]bool{}
 	for _, g := range f.Guests {
@@ -190,10 +214,10 @@ func resolveServiceUser(f Facts) *ServiceUser {
 	why := fmt.Sprintf("%d Keystone users are named \"nova\"", len(f.NovaNamedUsers))
 	if len(creators) == 1 {
 		for id, n := range creators {
-			return &ServiceUser{ID: id, Evidence: fmt.Sprintf("the creator of all %d deployment-mode secret(s) in the service project (%s): SECRET-OWNER cannot catch a wrong owner this way; pass --nova-service-user to check it", n, why)}
+			return &ServiceUser{ID: id, Evidence: fmt.Sprintf("the creator of all %d deployment-mode secret(s) in the service project (%s): SECRET-OWNER cannot catch a wrong owner this way%s", n, why, f.Flags.pass("; pass %s to check it"))}
 		}
 	}
-	return &ServiceUser{Evidence: fmt.Sprintf("unknown: %s and the service project's deployment-mode secrets have %d creators; pass --nova-service-user", why, len(creators))}
+	return &ServiceUser{Evidence: fmt.Sprintf("unknown: %s and the service project's deployment-mode secrets have %d creators%s", why, len(creators), f.Flags.pass("; pass %s"))}
 }
 
 // Audit matches guests and secrets. It is pure: every API answer is in f.
@@ -217,7 +241,7 @@ func Audit(f Facts, now time.Time) Result {
 		switch {
 		case gr.Failed():
 			res.Summary.Failed++
-		case gr.Findings[0].Status == result.Skip:
+		case gr.NotAudited:
 		default:
 			res.Summary.OK++
 		}
@@ -231,17 +255,17 @@ func Audit(f Facts, now time.Time) Result {
 				why = "server " + other.Name + " exists, its image is deleted or not visible: its image properties may request this vTPM — audit it by hand, do not delete"
 			}
 			for _, s := range secs {
-				o := orphan(s, why, now)
+				o := orphan(s, OrphanLive, why, now)
 				o.Live = true
 				res.Orphans = append(res.Orphans, o)
 			}
 		case !known[id] && f.CompleteServers:
 			for _, s := range secs {
-				res.Orphans = append(res.Orphans, orphan(s, "instance "+id+" no longer exists", now))
+				res.Orphans = append(res.Orphans, orphan(s, OrphanGone, "instance "+id+" no longer exists", now))
 			}
 		case known[id] && len(secs) > 1:
 			for _, s := range secs {
-				res.Orphans = append(res.Orphans, orphan(s, fmt.Sprintf("duplicate: %d secrets for instance %s; Nova uses only the one in the domain's <encryption secret>", len(secs), id), now))
+				res.Orphans = append(res.Orphans, orphan(s, OrphanDuplicate, fmt.Sprintf("duplicate: %d secrets for instance %s; Nova uses only the one in the domain's <encryption secret>", len(secs), id), now))
 			}
 		}
 	}
@@ -269,9 +293,19 @@ func Audit(f Facts, now time.Time) Result {
 	return res
 }
 
-func orphan(s Secret, why string, now time.Time) Orphan {
+func orphan(s Secret, kind OrphanKind, why string, now time.Time) Orphan {
 	age := now.Sub(s.Created)
-	return Orphan{Secret: s, Reason: why, Age: age, AgeStr: humanAge(age)}
+	return Orphan{Secret: s, Kind: kind, Reason: why, Age: age, AgeStr: humanAge(age)}
+}
+
+// pass is a hint naming the service-user flag, format holding one %s;
+// "" when the caller has no such flag (the rest of the text says what
+// is missing).
+func (fl Flags) pass(format string) string {
+	if fl.ServiceUser == "" {
+		return ""
+	}
+	return fmt.Sprintf(format, fl.ServiceUser)
 }
 
 // expectedProject is where Nova stores the guest's secret: the booting
@@ -290,9 +324,13 @@ func auditGuest(f Facts, g Guest, secs []Secret, now time.Time) GuestResult {
 	}
 	want := expectedProject(f, g)
 	if want == "" || !f.Audited[want] {
+		gr.NotAudited = true
 		why := f.NotAuditable[want]
 		if why == "" {
-			why = "its project was not audited (use --all-projects or --project)"
+			why = "its project was not audited"
+			if f.Flags.Scope != "" {
+				why += " (use " + f.Flags.Scope + ")"
+			}
 			if g.Mode == "deployment" {
 				why = "deployment mode: the secret is in Nova's service project, which was not audited"
 			}
@@ -300,7 +338,11 @@ func auditGuest(f Facts, g Guest, secs []Secret, now time.Time) GuestResult {
 			why = fmt.Sprintf("deployment mode: the secret is in Nova's service project %s: %s", f.name(want), why)
 		}
 		if g.Mode == "deployment" {
-			add("PROJECT", result.Skip, "not auditable: "+why, "give the auditing user a role in the service project (reader is enough to list), or name the right one with --nova-service-project")
+			remedy := "give the auditing user a role in the service project (reader is enough to list)"
+			if f.Flags.ServiceProject != "" {
+				remedy += ", or name the right one with " + f.Flags.ServiceProject
+			}
+			add("PROJECT", result.Skip, "not auditable: "+why, remedy)
 			return gr
 		}
 		add("PROJECT", result.Skip, "not auditable: "+why, "")
@@ -338,7 +380,7 @@ func auditGuest(f Facts, g Guest, secs []Secret, now time.Time) GuestResult {
 	}
 	switch {
 	case owner == "":
-		add("SECRET-OWNER", result.Skip, "Nova's service user is unknown (see nova_service_user; pass --nova-service-user)", "")
+		add("SECRET-OWNER", result.Skip, "Nova's service user is unknown (see nova_service_user"+f.Flags.pass("; pass %s")+")", "")
 	case s.CreatorID != owner:
 		add("SECRET-OWNER", result.Fail, fmt.Sprintf("owned by %s, not by %s (%s)", f.userName(s.CreatorID), f.userName(owner), ownerRole(g.Mode)),
 			"the owner resizes the guest, or grant the right users read access with a Barbican ACL")

@@ -161,7 +161,8 @@ func TestResolveServiceUser(t *testing.T) {
 		id, says string
 	}{
 		{"no deployment guest: nothing to say", Facts{Guests: []Guest{{ServerID: "s1", Mode: "user"}}}, "", ""},
-		{"flag wins", Facts{Guests: dep, ServiceUserID: "u0", NovaNamedUsers: []string{"u1"}}, "u0", "--nova-service-user"},
+		{"flag wins", Facts{Guests: dep, ServiceUserID: "u0", NovaNamedUsers: []string{"u1"}, Flags: Flags{ServiceUser: "--nova-service-user"}}, "u0", "--nova-service-user"},
+		{"given without a flag", Facts{Guests: dep, ServiceUserID: "u0"}, "u0", "given by the caller"},
 		{"the one user named nova", Facts{Guests: dep, NovaNamedUsers: []string{"u1"}, ServiceProject: "svc", Secrets: []Secret{sec("s1", "u2")}}, "u1", `named "nova"`},
 		{"one creator of every deployment secret", Facts{Guests: dep, ServiceProject: "svc", Secrets: []Secret{sec("s1", "u2"), sec("s2", "u2")}}, "u2", "cannot catch a wrong owner"},
 		{"creators disagree", Facts{Guests: dep, ServiceProject: "svc", Secrets: []Secret{sec("s1", "u2"), sec("s2", "u3")}}, "", "2 creators"},

@@ -126,8 +126,8 @@ func secretCheck(srv nova.Server, in VerifyInput) VerifyCheck {
 	switch {
 	case len(fails) > 0:
 		c.Status, c.Message, c.Remedy = result.Fail, strings.Join(fails, "; "), strings.Join(remedies, "; ")
-	case gr.Findings[0].Status == result.Skip:
-		c.Message = gr.Findings[0].Message
+	case gr.NotAudited:
+		c.Message = gr.Findings[0].Message // the PROJECT skip, the one finding
 	default:
 		c.Status, c.Message = result.Pass, "secret "+gr.SecretID+" (secrets audit passed)"
 		// A part the audit skipped (the ACL under --no-acls, or one it
