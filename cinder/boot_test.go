@@ -1,0 +1,56 @@
+package cinder
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/vtpmctl/vtpmctl/nova"
+)
+
+func TestDecideVolume(t *testing.T) {
+	crb := map[string]string{"image_id": "i", "image_name": "win11", "hw_tpm_version": "2.0", "hw_tpm_model": "tpm-crb"}
+	for _, c := range []struct {
+		name           string
+		vol            Volume
+		specs          map[string]string
+		rel            nova.Release
+		vtpm           bool
+		model, errMsg  string
+		kind           nova.ErrorKind
+		stage          nova.Stage
+		noteContaining string
+	}{
+		{name: "tagged volume, plain flavor", vol: Volume{Bootable: true, ImageMetadata: crb}, rel: nova.Zed, vtpm: true, model: "tpm-crb"},
+		{name: "plain volume, vTPM flavor", vol: Volume{Bootable: true, ImageMetadata: map[string]string{"image_id": "i"}},
+			specs: map[string]string{"hw:tpm_version": "2.0"}, rel: nova.Zed, vtpm: true, model: "tpm-tis"},
+		// Nova reads image_meta.name for the message; a volume's has none.
+		{name: "conflicting model", vol: Volume{Name: "v", Bootable: true, ImageMetadata: crb},
+			specs: map[string]string{"hw:tpm_model": "tpm-tis"}, rel: nova.Zed, errMsg: "NotImplementedError",
+			kind: nova.KindFlavorImageConflict, stage: nova.StageScheduling, noteContaining: "hw:tpm_model extra spec explicitly set to tpm-tis"},
+		{name: "conflict on the newest release too", vol: Volume{Bootable: true, ImageMetadata: crb},
+			specs: map[string]string{"hw:tpm_version": "1.2"}, rel: nova.Gazpacho, errMsg: "NotImplementedError", kind: nova.KindFlavorImageConflict, stage: nova.StageScheduling},
+		{name: "not bootable comes first", vol: Volume{ID: "v1", ImageMetadata: crb}, specs: map[string]string{"hw:tpm_model": "tpm-tis"},
+			rel: nova.Zed, errMsg: "Block Device v1 is not bootable.", kind: KindVolumeNotBootable, stage: nova.StageServerCreate},
+		// image_name etc. are attributes, never properties: no vTPM from them.
+		{name: "attributes are not properties", vol: Volume{Bootable: true, ImageMetadata: map[string]string{"image_name": "hw_tpm_version"}}, rel: nova.Zed},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := Decide(nova.Flavor{Name: "f", ExtraSpecs: c.specs}, c.vol, c.rel)
+			if d.VTPM != c.vtpm || d.Model != c.model {
+				t.Errorf("vtpm %v model %q, want %v %q", d.VTPM, d.Model, c.vtpm, c.model)
+			}
+			if c.errMsg == "" {
+				if d.Error != nil {
+					t.Errorf("refused: %s", d.Error.Message)
+				}
+				return
+			}
+			if d.Error == nil || d.Error.Message != c.errMsg || d.Error.Kind != c.kind || d.Error.Stage != c.stage {
+				t.Fatalf("error %+v, want %q (%s, %s)", d.Error, c.errMsg, c.kind, c.stage)
+			}
+			if c.noteContaining != "" && !strings.Contains(strings.Join(d.Notes, "\n"), c.noteContaining) {
+				t.Errorf("notes %q lack Nova's intended message", d.Notes)
+			}
+		})
+	}
+}
