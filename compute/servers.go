@@ -25,6 +25,13 @@ type InventoryOpts struct {
 	// and flavor): only plan verify reads it, and at 50,000 servers it is
 	// most of the memory.
 	KeepServers bool
+	// Volumes is the block storage (Cinder v3) client, nil when the
+	// catalog has none. With it one volume list (all projects' with
+	// AllTenants) decides volume-backed servers from their boot volume's
+	// image metadata, as Nova does; without it those servers are decided
+	// by their flavor alone and, where it asks for no vTPM, counted in
+	// Inventory.Undecided (nova.UndecidedNoBlockStorage).
+	Volumes *gophercloud.ServiceClient
 }
 
 // ListVTPMGuests is ListInventory keeping every server.
@@ -36,13 +43,16 @@ func ListVTPMGuests(ctx context.Context, computeClient, imageClient *gophercloud
 // into it, not into gophercloud's servers.Server, keeps nothing else
 // (addresses, links, volumes…) once the page is decided.
 type listedServer struct {
-	ID       string            `json:"id"`
-	Name     string            `json:"name"`
-	TenantID string            `json:"tenant_id"`
-	UserID   string            `json:"user_id"`
-	Status   string            `json:"status"`
-	Host     string            `json:"OS-EXT-SRV-ATTR:host"`
-	Metadata map[string]string `json:"metadata"`
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	TenantID string `json:"tenant_id"`
+	UserID   string `json:"user_id"`
+	Status   string `json:"status"`
+	Host     string `json:"OS-EXT-SRV-ATTR:host"`
+	// RootDevice is shown from 2.3 to admins (Nova's default policy for
+	// extended attributes): the device the boot volume is attached as.
+	RootDevice string            `json:"OS-EXT-SRV-ATTR:root_device_name"`
+	Metadata   map[string]string `json:"metadata"`
 	// Image is {"id": …}, or "" for a volume-backed server.
 	Image  json.RawMessage `json:"image"`
 	Flavor struct {
@@ -77,6 +87,13 @@ func ListInventory(ctx context.Context, computeClient, imageClient *gophercloud.
 			imgs[i.ID] = &img
 		}
 	}
+	var vols volumeIndex
+	if opts.Volumes != nil {
+		var err error
+		if vols, err = listVolumeIndex(ctx, opts.Volumes, opts.AllTenants, opts.KeepServers); err != nil {
+			return nova.Inventory{}, fmt.Errorf("listing volumes: %w", err)
+		}
+	}
 	inv := nova.Inventory{Others: map[string]nova.OtherServer{}}
 	if opts.KeepServers {
 		inv.Servers = map[string]nova.Server{}
@@ -85,7 +102,7 @@ func ListInventory(ctx context.Context, computeClient, imageClient *gophercloud.
 	flavors := map[string]nova.Flavor{}
 	err := eachServerPage(ctx, atMicroversion(computeClient, ServerMicroversion), opts.AllTenants, func(l []listedServer) {
 		for i := range l {
-			add(&inv, &l[i], rel, imgs, flavors, in, opts.KeepServers)
+			add(&inv, &l[i], rel, imgs, vols, opts.Volumes != nil, flavors, in, opts.KeepServers)
 		}
 	})
 	if err != nil {
@@ -151,32 +168,64 @@ func flavorOf(s *listedServer, cache map[string]nova.Flavor) nova.Flavor {
 	return f
 }
 
-// add decides one server and keeps what the audits read of it.
-func add(inv *nova.Inventory, s *listedServer, rel nova.Release, imgs map[string]*nova.Image, flavors map[string]nova.Flavor, in interner, keep bool) {
+// add decides one server and keeps what the audits read of it. The
+// image properties are those Nova read at boot where they can still be
+// read: the boot volume's for a volume-backed server (image ""), the
+// Glance image's otherwise. haveVolumes says vols was listed.
+func add(inv *nova.Inventory, s *listedServer, rel nova.Release, imgs map[string]*nova.Image, vols volumeIndex, haveVolumes bool,
+	flavors map[string]nova.Flavor, in interner, keep bool) {
 	fl := flavorOf(s, flavors)
 	imgID := s.imageID()
 	img, known := imgs[imgID]
 	var asked nova.Image
-	if known {
+	from, undecided := nova.EvidenceImage, nova.Undecided("")
+	var boot attachedVolume
+	switch {
+	case imgID != "" && known:
 		asked = *img
+	case imgID != "":
+		undecided = nova.UndecidedImageGone
+	case !haveVolumes:
+		undecided = nova.UndecidedNoBlockStorage
+	default:
+		var found bool
+		if boot, found = vols.bootVolume(s.ID, s.RootDevice); found {
+			asked, from = *boot.props, nova.EvidenceVolume
+		} else {
+			undecided = nova.UndecidedNoBootVolume
+		}
 	}
 	d := nova.Decide(fl, asked, rel)
 	if keep {
 		facts := nova.Server{ID: s.ID, Name: s.Name, ProjectID: in.s(s.TenantID), Status: in.s(s.Status), Host: in.s(s.Host),
 			Metadata: s.Metadata, ImageID: in.s(imgID), Image: img, Flavor: fl}
+		if boot.props != nil {
+			facts.BootVolumeID, facts.BootVolume = boot.id, boot.props
+		}
 		inv.Servers[s.ID] = facts
-	}
-	if !d.VTPM {
-		inv.Others[s.ID] = nova.OtherServer{Name: s.Name, ImageUnknown: imgID != "" && !known}
-		return
 	}
 	mode := d.SecretSecurity
 	if mode == "" {
 		mode = nova.SecretUser // every guest before 2026.1 behaves as user mode
 	}
-	inv.Guests = append(inv.Guests, nova.VTPMGuest{ServerID: s.ID, Name: s.Name, ProjectID: in.s(s.TenantID), UserID: in.s(s.UserID),
-		Status: in.s(s.Status), Host: in.s(s.Host), Version: in.s(d.Version), Model: in.s(d.Model), Mode: mode,
-		FlavorSecretSecurity: in.s(fl.ExtraSpecs[nova.FlavorTPMSecretSecurity])})
+	g := nova.VTPMGuest{ServerID: s.ID, Name: s.Name, ProjectID: in.s(s.TenantID), UserID: in.s(s.UserID),
+		Status: in.s(s.Status), Host: in.s(s.Host), Mode: mode, FlavorSecretSecurity: in.s(fl.ExtraSpecs[nova.FlavorTPMSecretSecurity])}
+	if !d.VTPM {
+		inv.Others[s.ID] = nova.OtherServer{Name: s.Name, ImageUnknown: imgID != "" && !known}
+		if undecided != "" {
+			// its mode, had the unread image asked for a vTPM
+			if m := nova.Decide(fl, nova.Image{Properties: map[string]string{nova.ImageTPMVersion: "2.0"}}, rel).SecretSecurity; m != "" {
+				g.Mode = m
+			}
+			inv.Undecided = append(inv.Undecided, nova.UndecidedServer{Guest: g, Reason: undecided})
+		}
+		return
+	}
+	g.Version, g.Model, g.Evidence = in.s(d.Version), in.s(d.Model), nova.EvidenceFlavor
+	if d.VersionFrom == "image" {
+		g.Evidence = from
+	}
+	inv.Guests = append(inv.Guests, g)
 }
 
 // interner shares one copy of each repeated string (50,000 guests name

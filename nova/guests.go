@@ -14,6 +14,9 @@ type VTPMGuest struct {
 	// FlavorSecretSecurity is the flavor's hw:tpm_secret_security as
 	// written, which a 2026.1+ Nova reads even where today's ignores it.
 	FlavorSecretSecurity string `json:"flavor_secret_security,omitempty"`
+	// Evidence is what decided the vTPM (flavor, image, volume; secret or
+	// host when an audit promoted an undecided server).
+	Evidence Evidence `json:"evidence,omitempty"`
 }
 
 // Inventory is every listed server, sorted by what Nova makes of it
@@ -30,6 +33,10 @@ type Inventory struct {
 	// memory at 50,000 servers. Its Image and Flavor.ExtraSpecs are
 	// shared between servers: read only.
 	Servers map[string]Server
+	// Undecided are the servers whose flavor asks for no vTPM and whose
+	// image properties at boot could not be read (also in Others): see
+	// Undecided's reasons. The audits resolve them from other evidence.
+	Undecided []UndecidedServer
 }
 
 // Server is one listed server with what Nova reads to build it.
@@ -45,6 +52,11 @@ type Server struct {
 	// visible, or a volume-backed server).
 	Image  *Image `json:"-"`
 	Flavor Flavor `json:"-"`
+	// BootVolumeID is the volume a volume-backed server boots from, when
+	// found; BootVolume its volume_image_metadata, which Nova reads
+	// instead of an image's properties (read only, like Image).
+	BootVolumeID string `json:"boot_volume_id,omitempty"`
+	BootVolume   *Image `json:"-"`
 }
 
 // OtherServer is a server without a (visible) vTPM request.

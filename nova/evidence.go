@@ -1,0 +1,65 @@
+package nova
+
+// Evidence is what decided that a server has a vTPM. The inventory sets
+// flavor, image or volume; an audit that promotes an undecided server
+// (Inventory.Undecided) sets what it found: secret or host.
+type Evidence string
+
+const (
+	// EvidenceFlavor: the server's embedded flavor asks (hw:tpm_version).
+	EvidenceFlavor Evidence = "flavor"
+	// EvidenceImage: the server's Glance image, as it is now, asks.
+	EvidenceImage Evidence = "image"
+	// EvidenceVolume: the boot volume's volume_image_metadata asks, which
+	// Nova reads instead of Glance for a volume-backed server
+	// (nova/block_device.py get_image_metadata_from_volume).
+	EvidenceVolume Evidence = "volume"
+	// EvidenceSecret: a Barbican secret named "vTPM secret for instance
+	// <uuid>" exists (nova/crypto.py ensure_vtpm_secret names it so).
+	EvidenceSecret Evidence = "secret"
+	// EvidenceHost: a host report shows <tpm> in the domain's XML.
+	EvidenceHost Evidence = "host"
+)
+
+// Undecided is why a server's vTPM could not be decided from what the
+// APIs show: Nova kept the image properties it used at boot in the
+// instance (instance_system_metadata image_hw_tpm_*), which the server
+// API does not return for a volume-backed server, nor below 2.98.
+type Undecided string
+
+const (
+	// UndecidedImageGone: the server's image is deleted or not visible
+	// to the caller; it may have asked for a vTPM when the server booted.
+	UndecidedImageGone Undecided = "image_gone"
+	// UndecidedNoBlockStorage: the server is volume-backed and the
+	// catalog has no block storage, so its boot volume was not read.
+	UndecidedNoBlockStorage Undecided = "no_block_storage"
+	// UndecidedNoBootVolume: the server is volume-backed but no listed
+	// volume is attached to it as its root device (a volume of another
+	// project, or a list scoped to the token's project).
+	UndecidedNoBootVolume Undecided = "boot_volume_not_found"
+)
+
+// UndecidedReasons are the reasons an Undecided server can have.
+var UndecidedReasons = []Undecided{UndecidedImageGone, UndecidedNoBlockStorage, UndecidedNoBootVolume}
+
+// UndecidedServer is a server whose flavor does not ask for a vTPM and
+// whose image properties at boot are not known. Guest is what it would
+// be as a vTPM guest (Version, Model and Evidence empty): an audit that
+// finds other evidence (EvidenceSecret, EvidenceHost) fills those and
+// counts it as a guest.
+type UndecidedServer struct {
+	Guest  VTPMGuest `json:"guest"`
+	Reason Undecided `json:"reason"`
+}
+
+// UndecidedCount is how many undecided servers have reason r.
+func (inv Inventory) UndecidedCount(r Undecided) int {
+	n := 0
+	for _, u := range inv.Undecided {
+		if u.Reason == r {
+			n++
+		}
+	}
+	return n
+}
