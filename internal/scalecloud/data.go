@@ -19,6 +19,7 @@ const (
 	kUser
 	kRole
 	kFlavor
+	kVolume
 )
 
 // data is the generated cloud: only the project of each guest and each
@@ -176,7 +177,7 @@ func (d *data) userProject(u int) int {
 type serverFacts struct {
 	id, name, project, user, host, status string
 	vtpmFlavor                            bool
-	image                                 string
+	image                                 string // "" boots from a volume
 }
 
 func (d *data) server(i int) serverFacts {
@@ -202,6 +203,9 @@ func (d *data) server(i int) serverFacts {
 		} else {
 			s.vtpmFlavor, s.image = true, d.uuid(kImage, 1)
 		}
+		if d.volumeBacked(i) {
+			s.image = "" // its boot volume was made from that image
+		}
 		return s
 	}
 	j := i - d.cfg.Guests
@@ -213,6 +217,9 @@ func (d *data) server(i int) serverFacts {
 	s.image = d.uuid(kImage, 1)
 	if j%50 == 49 {
 		s.image = d.uuid(kImage, 1<<20) // deleted: not in Glance
+	}
+	if d.volumeBacked(i) {
+		s.image = ""
 	}
 	return s
 }

@@ -1,5 +1,6 @@
 // Package scalecloud is a synthetic OpenStack for benchmarks: Keystone,
-// Nova, Glance, Placement and Barbican on 127.0.0.1, in memory, sized by
+// Nova, Glance, Placement, Barbican and (with Config.VolumeBacked) Cinder
+// on 127.0.0.1, in memory, sized by
 // a Config (guests, projects, hypervisors, other servers, users) and
 // generated deterministically from a seed. Every object is computed from
 // its index (IDs carry it), so a 50,000-guest cloud costs the benchmark

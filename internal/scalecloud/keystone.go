@@ -96,13 +96,17 @@ func hToken(w http.ResponseWriter, r *request) {
 		return map[string]any{"type": typ, "name": typ, "id": typ, "endpoints": []map[string]any{
 			{"interface": "public", "region": "RegionOne", "region_id": "RegionOne", "url": r.c.URL + path, "id": typ + "-public"}}}
 	}
+	catalog := []map[string]any{ep("identity", "/v3/"), ep("compute", "/compute/v2.1"), ep("image", "/image/"), ep("key-manager", "/key-manager/"), ep("placement", "/placement/")}
+	if r.c.cfg.VolumeBacked > 0 {
+		catalog = append(catalog, ep("block-storage", "/volume/v3/"+d.projectID(p)), ep("volumev3", "/volume/v3/"+d.projectID(p)))
+	}
 	dom := map[string]any{"id": "default", "name": "Default"}
 	body := map[string]any{"token": map[string]any{
 		"methods": []string{"password"}, "expires_at": "2099-01-01T00:00:00.000000Z", "issued_at": "2026-01-01T00:00:00.000000Z",
 		"user":    map[string]any{"id": d.kid(kUser, d.adminUser()), "name": "admin", "domain": dom, "password_expires_at": nil},
 		"project": map[string]any{"id": d.projectID(p), "name": d.projectName(p), "domain": dom},
 		"roles":   []map[string]any{{"id": d.kid(kRole, 0), "name": "admin"}, {"id": d.kid(kRole, 1), "name": "member"}, {"id": d.kid(kRole, 2), "name": "reader"}},
-		"catalog": []map[string]any{ep("identity", "/v3/"), ep("compute", "/compute/v2.1"), ep("image", "/image/"), ep("key-manager", "/key-manager/"), ep("placement", "/placement/")},
+		"catalog": catalog,
 	}}
 	w.Header().Set("X-Subject-Token", r.c.issueToken(p))
 	writeJSON(w, 201, body)

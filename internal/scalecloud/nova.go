@@ -134,7 +134,7 @@ type server struct {
 	HostID       string            `json:"hostId"`
 	HostStatus   string            `json:"host_status"`
 	ID           string            `json:"id"`
-	Image        map[string]any    `json:"image"`
+	Image        any               `json:"image"` // {"id": …}, or "" booted from a volume
 	KeyName      *string           `json:"key_name"`
 	Links        any               `json:"links"`
 	Locked       bool              `json:"locked"`
@@ -171,15 +171,24 @@ func (c *Cloud) serverObj(i int, at mv) server {
 		state, power = "stopped", 4
 	}
 	self := c.URL + "/compute/v2.1/servers/" + f.id
+	var image any = map[string]any{"id": f.image, "links": link(c.URL+"/compute/images/"+f.image, "bookmark")}
+	vols := []any{}
+	if f.image == "" {
+		image = "" // volume-backed: Nova shows no image
+		vols = append(vols, map[string]any{"id": c.d.uuid(kVolume, 2*i), "delete_on_termination": false})
+		if c.d.volumeExists(2*i + 1) {
+			vols = append(vols, map[string]any{"id": c.d.uuid(kVolume, 2*i+1), "delete_on_termination": false})
+		}
+	}
 	return server{DiskConfig: "MANUAL", AZ: "nova", Host: f.host, Hostname: f.name, HypHostname: f.host + ".example.net",
 		InstanceName: fmt.Sprintf("instance-%08x", i), Reservation: fmt.Sprintf("r-%08x", i), RootDevice: "/dev/vda",
 		PowerState: power, VMState: state, LaunchedAt: "2026-01-01T00:00:00.000000",
 		Addresses: map[string]any{"private": []map[string]any{{"addr": fmt.Sprintf("10.%d.%d.%d", i>>16&255, i>>8&255, i&255), "version": 4,
 			"OS-EXT-IPS:type": "fixed", "OS-EXT-IPS-MAC:mac_addr": fmt.Sprintf("fa:16:3e:%02x:%02x:%02x", i>>16&255, i>>8&255, i&255)}}},
 		Created: "2026-01-01T00:00:00Z", Flavor: c.flavorOf(f.vtpmFlavor, at), HostID: fmt.Sprintf("%056x", i), HostStatus: "UP",
-		ID: f.id, Image: map[string]any{"id": f.image, "links": link(c.URL+"/compute/images/"+f.image, "bookmark")},
+		ID: f.id, Image: image,
 		Links:    []map[string]string{{"href": self, "rel": "self"}, {"href": c.URL + "/compute/servers/" + f.id, "rel": "bookmark"}},
-		Metadata: map[string]string{}, Name: f.name, Volumes: []any{}, Status: f.status, Tags: []string{},
+		Metadata: map[string]string{}, Name: f.name, Volumes: vols, Status: f.status, Tags: []string{},
 		TenantID: f.project, Updated: "2026-01-01T00:00:00Z", UserID: f.user}
 }
 

@@ -29,6 +29,9 @@ type Config struct {
 	Paging string
 	// Microversion is Nova's maximum ("2.93" is Zed, "2.100" 2025.1).
 	Microversion string
+	// VolumeBacked: one server in VolumeBacked boots from a Cinder volume
+	// (0: none, and no block storage in the catalog).
+	VolumeBacked int
 }
 
 // Cloud is a running synthetic cloud.
@@ -82,6 +85,9 @@ func New(cfg Config) (*Cloud, error) {
 	}
 	if cfg.Users <= 0 {
 		cfg.Users = 5 * cfg.Projects
+	}
+	if cfg.VolumeBacked < 0 {
+		cfg.VolumeBacked = 0
 	}
 	if cfg.OtherSecrets < 0 {
 		cfg.OtherSecrets = 0
@@ -342,6 +348,8 @@ func (c *Cloud) routes() []routeDef {
 			{"GET", "/key-manager/v1/secrets", set("name", "limit", "offset", "secret_type", "sort"), hSecrets, false},
 			{"GET", "/key-manager/v1/secrets/{id}", none, hSecret, false},
 			{"GET", "/key-manager/v1/secrets/{id}/acl", none, hSecretACL, false},
+			// Cinder (the endpoint carries the project, as devcloud's does)
+			{"GET", "/volume/v3/{id}/volumes/detail", set("all_tenants", "limit", "marker"), hVolumes, false},
 		}
 	})
 	return routeTable
