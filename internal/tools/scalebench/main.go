@@ -3,7 +3,9 @@
 // hypervisors and reports, per job: requests against the job's request
 // floor (the fewest requests that can answer it), peak RSS of the child,
 // TCP connections, the most requests in flight, wall time and any
-// request the cloud does not serve. One markdown table on stdout; exit 1
+// request the cloud does not serve; and the Cinder volume lists against
+// their floor (-volume-backed: fewer than the floor means volume-backed
+// servers were decided without their boot volumes, i.e. missed). One markdown table on stdout; exit 1
 // if a run failed or made an unexpected request. `make bench` runs it.
 package main
 
@@ -46,6 +48,7 @@ func main() {
 	flag.StringVar(&o.cfg.Paging, "paging", "old", "Barbican next links: old (filter dropped, Zed…2025.1) or new (filters kept)")
 	flag.StringVar(&o.cfg.Microversion, "microversion", "", "Nova's maximum microversion (default 2.93 with old paging, 2.103 with new)")
 	flag.Int64Var(&o.cfg.Seed, "seed", 1, "seed of the generated IDs")
+	flag.IntVar(&o.cfg.VolumeBacked, "volume-backed", 4, "one server in N boots from a Cinder volume (0: none, and no block storage in the catalog)")
 	flag.StringVar(&o.bin, "vtpmctl", "bin/vtpmctl", "binary to measure")
 	flag.StringVar(&runs, "runs", "secrets,secrets-noacls,hosts,planverify", "jobs to run")
 	flag.IntVar(&o.planVMs, "plan-vms", 5000, "VMs in plan verify's plan")
@@ -74,6 +77,7 @@ func main() {
 type result struct {
 	job              string
 	requests, floor  int
+	volumes          int // Cinder volume list requests
 	rssMB            float64
 	conns, inflight  int
 	wall             time.Duration
@@ -122,8 +126,9 @@ func run(o options) (bool, error) {
 		fmt.Fprintf(os.Stderr, "%d requests, %d connections, %d unexpected\n%s\n", st.Requests, st.Connections, st.NUnexpected, strings.Join(st.Routes(), "\n"))
 		return st.NUnexpected == 0, nil
 	}
-	fmt.Fprintf(os.Stderr, "scalebench: %d guests, %d other servers, %d projects, %d hypervisors, paging %s, Nova %s (cloud ready in %s)\n",
-		cfg.Guests, cfg.Others, cfg.Projects, cfg.Hypervisors, cfg.Paging, cfg.Microversion, time.Since(t0).Round(time.Millisecond))
+	vb, vbTPM := c.VolumeBackedGuests()
+	fmt.Fprintf(os.Stderr, "scalebench: %d guests (%d volume-backed, %d of them with the vTPM from the volume), %d other servers, %d volumes, %d projects, %d hypervisors, paging %s, Nova %s (cloud ready in %s)\n",
+		cfg.Guests, vb, vbTPM, cfg.Others, c.NumVolumes(), cfg.Projects, cfg.Hypervisors, cfg.Paging, cfg.Microversion, time.Since(t0).Round(time.Millisecond))
 
 	var results []result
 	allOK := true
@@ -146,6 +151,7 @@ func run(o options) (bool, error) {
 		r.job = job
 		st := c.Stats()
 		r.requests, r.conns, r.inflight, r.unexpected = st.Requests, st.Connections, st.MaxInFlight, st.NUnexpected
+		r.volumes = st.ByRoute["GET /volume/v3/{id}/volumes/detail"]
 		r.floor = floor(job, c, matched)
 		if o.routes {
 			r.routes = append(st.Routes(), "", "new TCP connections by their first request:")
@@ -163,11 +169,11 @@ func run(o options) (bool, error) {
 		results = append(results, r)
 		fmt.Fprintf(os.Stderr, "scalebench: %s done in %s\n", job, r.wall.Round(time.Millisecond))
 	}
-	fmt.Printf("| guests | projects | hypervisors | paging | job | requests | floor | ratio | peak RSS MB | TCP conns | max in flight | wall | unexpected | exit |\n")
-	fmt.Printf("|---:|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Printf("| guests | projects | hypervisors | paging | job | requests | floor | ratio | volume lists (floor) | peak RSS MB | TCP conns | max in flight | wall | unexpected | exit |\n")
+	fmt.Printf("|---:|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range results {
-		fmt.Printf("| %d | %d | %d | %s | %s | %d | %d | %.2f | %.0f | %d | %d | %.1fs | %d | %d |\n", cfg.Guests, cfg.Projects, cfg.Hypervisors, cfg.Paging,
-			r.job, r.requests, r.floor, float64(r.requests)/float64(max(1, r.floor)), r.rssMB, r.conns, r.inflight, r.wall.Seconds(), r.unexpected, r.exit)
+		fmt.Printf("| %d | %d | %d | %s | %s | %d | %d | %.2f | %d (%d) | %.0f | %d | %d | %.1fs | %d | %d |\n", cfg.Guests, cfg.Projects, cfg.Hypervisors, cfg.Paging,
+			r.job, r.requests, r.floor, float64(r.requests)/float64(max(1, r.floor)), r.volumes, volumeFloor(c), r.rssMB, r.conns, r.inflight, r.wall.Seconds(), r.unexpected, r.exit)
 	}
 	for _, r := range results {
 		if len(r.routes) > 0 {
@@ -230,8 +236,10 @@ func exactPages(n, limit int) int { return max(1, (n+limit-1)/limit) }
 func floor(job string, c *scalecloud.Cloud, matched map[int]bool) int {
 	cfg := c.Config()
 	// every job: one token, the compute version document (release),
-	// the server list (1,000 a page, Nova's max_limit) and the image list.
-	base := 1 + 1 + pages(c.NumServers(), 1000) + pages(cfg.Images, 1000)
+	// the server list (1,000 a page, Nova's max_limit), the image list
+	// and, with volume-backed servers, one volume list (every job lists
+	// all tenants' servers as admin).
+	base := 1 + 1 + pages(c.NumServers(), 1000) + pages(cfg.Images, 1000) + volumeFloor(c)
 	// fleet: the hypervisor list (1,000 a page) and one Placement list
 	// per trait the audit reads.
 	fleet := pages(cfg.Hypervisors, 1000) + len(hostcheck.TPMTraits)
@@ -268,6 +276,16 @@ func floor(job string, c *scalecloud.Cloud, matched map[int]bool) int {
 		return n
 	}
 	return 0
+}
+
+// volumeFloor is one all-tenants volume list (1,000 a page, Cinder's
+// osapi_max_limit, a next link on every full page), or none without
+// block storage: what deciding the volume-backed servers costs.
+func volumeFloor(c *scalecloud.Cloud) int {
+	if c.Config().VolumeBacked == 0 {
+		return 0
+	}
+	return pages(c.NumVolumes(), 1000)
 }
 
 // writePlan writes a plan of up to n VMs, each named as a guest, and
