@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/vtpmctl/vtpmctl/barbican"
+	"github.com/vtpmctl/vtpmctl/cinder"
 	"github.com/vtpmctl/vtpmctl/compute"
 	"github.com/vtpmctl/vtpmctl/glance"
 	"github.com/vtpmctl/vtpmctl/internal/output"
@@ -19,6 +20,7 @@ type checkOptions struct {
 	Global *globalOptions
 
 	Image, Flavor         string   // names or IDs on the cloud
+	Volume                string   // boot volume name or ID: its image metadata replaces the image
 	ImageProps            []string // KEY=VALUE, offline or on top of --image
 	FlavorSpecs           []string // KEY=VALUE, offline or on top of --flavor
 	ImageName, FlavorName string   // names in Nova's messages, offline
@@ -43,20 +45,28 @@ detected from the compute API's maximum microversion; where a maximum is
 shared by releases with different vTPM rules (2.96: 2024.1 and 2024.2),
 --nova-release settles it. With only --image-property/--flavor-spec the check
 is fully offline and --nova-release is required. Properties and specs given
-on the command line are applied on top of the cloud's (a "what if").`,
+on the command line are applied on top of the cloud's (a "what if").
+
+--volume checks a server booted from an existing volume (or its snapshot):
+Nova then reads the volume's image metadata, not Glance. A volume that is not
+bootable is refused at create; a flavor/volume conflict puts the server in
+ERROR with the fault "NotImplementedError" (Nova cannot name a volume's image
+in its conflict message; the notes say what it meant).`,
 			[]string{
 				"vtpmctl check --image-property hw_tpm_version=2.0 --flavor-spec hw:tpm_model=tpm-crb --nova-release zed",
 				"vtpmctl check --flavor-spec hw:tpm_version=1.2 --flavor-spec hw:tpm_model=tpm-crb --nova-release 2024.2",
 				"vtpmctl --os-cloud prod check --image win11-23h2 --flavor w1.large",
 				"vtpmctl --os-cloud prod check --image win11 --flavor w1.large --flavor-spec hw:tpm_secret_security=host -f json",
+				"vtpmctl --os-cloud prod check --volume win11-boot --flavor w1.large",
 			},
 			`EXIT STATUS:
    0  Nova would accept the request (with or without a vTPM)
    1  Nova would refuse it (the error and when it surfaces are printed)
-   2  usage or configuration error, unknown image or flavor, ambiguous name`),
+   2  usage or configuration error, unknown image, volume or flavor, ambiguous name`),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "image", Usage: "image `NAME_OR_ID` on the cloud", Destination: &o.Image},
 			&cli.StringFlag{Name: "flavor", Usage: "flavor `NAME_OR_ID` on the cloud", Destination: &o.Flavor},
+			&cli.StringFlag{Name: "volume", Usage: "boot volume `NAME_OR_ID` on the cloud (instead of --image)", Destination: &o.Volume},
 			&cli.StringSliceFlag{Name: "image-property", Usage: "image property `KEY=VALUE` (repeatable)", Destination: &o.ImageProps},
 			&cli.StringSliceFlag{Name: "flavor-spec", Usage: "flavor extra spec `KEY=VALUE` (repeatable)", Destination: &o.FlavorSpecs},
 			&cli.StringFlag{Name: "image-name", Usage: "image `NAME` used in Nova's messages when offline", Value: "(command line)", Destination: &o.ImageName},
@@ -81,10 +91,22 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 	if err != nil {
 		return usagef("--flavor-spec: %w", err)
 	}
+	if o.Image != "" && o.Volume != "" {
+		return usagef("check: --image and --volume exclude each other (a server boots from one)")
+	}
 	rel := o.Release
 	image := nova.Image{Name: o.ImageName, Properties: props}
 	flavor := nova.Flavor{Name: o.FlavorName, ExtraSpecs: specs}
-	online := o.Image != "" || o.Flavor != ""
+	var vol *cinder.Volume // set with --volume: Nova's volume rules decide
+	decide := func(f nova.Flavor, i nova.Image, r nova.Release) nova.Decision {
+		if vol == nil {
+			return nova.Decide(f, i, r)
+		}
+		v := *vol
+		v.ImageMetadata = i.Properties
+		return cinder.Decide(f, v, r)
+	}
+	online := o.Image != "" || o.Flavor != "" || o.Volume != ""
 	if !online && rel == nova.ReleaseUnknown {
 		return usagef("check: an offline check needs --nova-release (or --image/--flavor and a cloud to detect it from)")
 	}
@@ -111,6 +133,19 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 			}
 			image = nova.Image{Name: ci.Name, Properties: overlay(ci.Properties, props)}
 		}
+		if o.Volume != "" {
+			vc, err := sess.BlockStorage()
+			if err != nil {
+				return err
+			}
+			v, err := cinder.FindVolume(ctx, vc, o.Volume, false)
+			if err != nil {
+				return fmt.Errorf("volume %s: %w", o.Volume, err)
+			}
+			v.ImageMetadata = overlay(v.ImageMetadata, props)
+			vol = &v
+			image = nova.Image{Name: nova.DisplayName(v.Name, v.ID), Properties: v.ImageMetadata}
+		}
 		if o.Flavor != "" {
 			cf, err := compute.FindFlavor(ctx, compute.ComputeClient(computeClient), o.Flavor)
 			if err != nil {
@@ -118,7 +153,7 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 			}
 			flavor = nova.Flavor{Name: cf.Name, ExtraSpecs: overlay(cf.ExtraSpecs, specs)}
 		}
-		differ := func(a, b nova.Release) bool { return !sameDecision(flavor, image, a, b) }
+		differ := func(a, b nova.Release) bool { return !sameDecision(decide, flavor, image, a, b) }
 		res, err := resolveRelease(ctx, o.IO, "--nova-release", o.Release, computeClient, true, differ)
 		if err != nil {
 			return err
@@ -126,7 +161,7 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 		rel, releaseNote = res.Release, res.Note(differ)
 		roles, _ = sess.TokenRoles()
 	}
-	d := nova.Decide(flavor, image, rel)
+	d := decide(flavor, image, rel)
 	if roles != nil {
 		d = barbican.PredictSecretCreate(d, roles)
 	}
@@ -140,8 +175,8 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 }
 
 // sameDecision: two releases give this request the same answer.
-func sameDecision(f nova.Flavor, i nova.Image, a, b nova.Release) bool {
-	da, db := nova.Decide(f, i, a), nova.Decide(f, i, b)
+func sameDecision(decide func(nova.Flavor, nova.Image, nova.Release) nova.Decision, f nova.Flavor, i nova.Image, a, b nova.Release) bool {
+	da, db := decide(f, i, a), decide(f, i, b)
 	da.Release, db.Release = 0, 0
 	return reflect.DeepEqual(da, db)
 }

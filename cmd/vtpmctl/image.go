@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/vtpmctl/vtpmctl/cinder"
 	"github.com/vtpmctl/vtpmctl/compute"
 	"github.com/vtpmctl/vtpmctl/glance"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
@@ -145,7 +147,84 @@ func runImageChange(ctx context.Context, o *imageChangeOptions) error {
 	if !o.DryRun {
 		glance.ApplyImagePlans(withProgress(ctx, o.IO.Err, "writing images"), imageClient, plans, imgs)
 	}
-	return printChanges(o.IO, o.Global, plans, o.DryRun)
+	err = printChanges(o.IO, o.Global, plans, o.DryRun)
+	if !o.DryRun {
+		warnStaleVolumes(ctx, o, sess, plans)
+	}
+	return err
+}
+
+// warnStaleVolumes tells, after a write, how many bootable volumes were
+// created from a changed image and still hold the image's old properties:
+// Cinder copied them at volume creation and Nova reads that copy for a
+// server booted from the volume. One volume list (every project for an
+// admin); a cloud without Cinder says nothing.
+func warnStaleVolumes(ctx context.Context, o *imageChangeOptions, sess *cloud.Session, plans []nova.ObjectPlan) {
+	changed := false
+	for _, p := range plans {
+		changed = changed || p.Err == nil && len(nova.Writes(p.Changes)) > 0
+	}
+	if !changed {
+		return
+	}
+	vc, err := sess.BlockStorage()
+	if err != nil {
+		return // no block-storage endpoint: no volumes to speak of
+	}
+	roles, _ := sess.TokenRoles()
+	admin := false
+	for _, r := range roles {
+		admin = admin || r == "admin"
+	}
+	vols, err := cinder.ListVolumes(ctx, vc, cinder.ListOpts{AllTenants: admin, Bootable: true})
+	if err != nil {
+		warn(o.IO, "volumes created from the changed images not checked: %v", err)
+		return
+	}
+	for _, p := range plans {
+		if p.Err != nil || len(nova.Writes(p.Changes)) == 0 {
+			continue
+		}
+		n := 0
+		for _, v := range vols {
+			if v.ImageMetadata["image_id"] == p.ID && !carries(v.ImageMetadata, p.Changes) {
+				n++
+			}
+		}
+		if n > 0 {
+			fmt.Fprintf(o.IO.Err, "vtpmctl: %s: %d bootable volume(s) created from this image before do not carry the change (a server booted from a volume gets the volume's copy of the image properties); to change them too: %s\n",
+				p.Name, n, volumeFixCommand(o, p.ID, admin))
+		}
+	}
+}
+
+// carries: the volume's metadata already is what the image became.
+func carries(meta map[string]string, cs []nova.Change) bool {
+	for _, c := range cs {
+		v, ok := meta[c.Key]
+		if c.Action == nova.Removed && ok || c.Action != nova.Removed && v != c.New {
+			return false
+		}
+	}
+	return true
+}
+
+// volumeFixCommand is the volume command with the image command's flags.
+func volumeFixCommand(o *imageChangeOptions, imageID string, admin bool) string {
+	cmd := "vtpmctl volume " + verb(o.Set) + " --select image_id=" + imageID
+	if o.Version != "" {
+		cmd += " --tpm-version " + o.Version
+	}
+	if o.Model != "" {
+		cmd += " --tpm-model " + o.Model
+	}
+	if o.Windows {
+		cmd += " --windows"
+	}
+	if admin {
+		cmd += " --all-projects"
+	}
+	return cmd
 }
 
 func verb(set bool) string {

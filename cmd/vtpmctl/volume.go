@@ -1,0 +1,353 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/urfave/cli/v3"
+
+	"github.com/vtpmctl/vtpmctl/cinder"
+	"github.com/vtpmctl/vtpmctl/compute"
+	"github.com/vtpmctl/vtpmctl/internal/cloud"
+	"github.com/vtpmctl/vtpmctl/internal/output"
+	"github.com/vtpmctl/vtpmctl/nova"
+)
+
+// volumeChangeOptions mirror imageChangeOptions: a server booted from an
+// existing volume gets its image properties from the volume's
+// volume_image_metadata, never from Glance, so that is what is tagged.
+type volumeChangeOptions struct {
+	IO     *IOStreams
+	Global *globalOptions
+
+	Set         bool // set, or unset
+	Volumes     []string
+	Select      []string
+	Version     string
+	Model       string
+	Windows     bool
+	DryRun      bool
+	AllProjects bool
+	Release     nova.Release
+}
+
+func newVolumeCommand(g *globalOptions, streams *IOStreams) *cli.Command {
+	return &cli.Command{
+		Name:  "volume",
+		Usage: "tag bootable volumes for a vTPM (and the Windows-ready profile): set, unset, show, list",
+		Description: commandHelp(`
+A server booted from an existing volume (or a snapshot of it) gets its image
+properties from the volume's image metadata (volume_image_metadata), not from
+Glance: Cinder copied the image's properties when the volume was created, so
+tagging the image later does not reach the volume. These commands read and
+write that metadata through Cinder (os-set_image_metadata,
+os-unset_image_metadata), computing the change first and writing only what
+differs, so rerunning a command writes nothing.`, []string{
+			"vtpmctl volume set win11-boot --windows",
+			"vtpmctl volume set --select image_id=6f1c0d2e-… --tpm-version 2.0 --tpm-model tpm-crb --dry-run",
+			"vtpmctl volume unset win11-boot --windows",
+			"vtpmctl volume list --vtpm",
+		}, ""),
+		Action: groupAction,
+		Commands: []*cli.Command{
+			newVolumeChangeCommand(g, streams, true),
+			newVolumeChangeCommand(g, streams, false),
+			newVolumeShowCommand(g, streams),
+			newVolumeListCommand(g, streams),
+		},
+	}
+}
+
+func newVolumeChangeCommand(g *globalOptions, streams *IOStreams, set bool) *cli.Command {
+	o := &volumeChangeOptions{IO: streams, Global: g, Set: set}
+	flags := []cli.Flag{
+		&cli.StringSliceFlag{Name: "select", Usage: "also act on every bootable volume whose image metadata has `KEY=VALUE` (repeatable; all must match), e.g. image_id=ID", Destination: &o.Select},
+		&cli.BoolFlag{Name: "dry-run", Usage: "print the changes, write nothing", Destination: &o.DryRun},
+		&cli.BoolFlag{Name: "all-projects", Usage: "find volumes by name and --select in every project (admin)", Destination: &o.AllProjects},
+	}
+	c := &cli.Command{Name: "unset", ArgsUsage: "[VOLUME…]", Usage: "remove hw_tpm_* (and with --windows the profile's keys) from volumes' image metadata"}
+	if set {
+		c = &cli.Command{Name: "set", ArgsUsage: "[VOLUME…]", Usage: "set hw_tpm_version/hw_tpm_model (or the whole Windows-ready profile) in volumes' image metadata"}
+		flags = append(flags,
+			&cli.StringFlag{Name: "tpm-version", Usage: "`VERSION` 1.2 or 2.0", Destination: &o.Version},
+			&cli.StringFlag{Name: "tpm-model", Usage: "`MODEL` tpm-tis or tpm-crb", Destination: &o.Model},
+			&cli.BoolFlag{Name: "windows", Usage: "the Windows-ready profile: TPM 2.0 + CRB (overridable), UEFI, q35, Secure Boot required, os_type/os_distro windows", Destination: &o.Windows},
+			releaseFlag("nova-release", &o.Release, "Nova `RELEASE` for the flavor conflict warnings", ""),
+		)
+		c.Description = commandHelp(`
+VOLUME is a name or an ID; an ambiguous name is an error listing the
+candidates. Nothing is written when any volume is unknown, or when the result
+would be image metadata Nova refuses (CRB with TPM 1.2). --windows writes the
+same profile as image set --windows. --select matches bootable volumes only
+(image_id=ID: the volumes created from that image).
+
+A server already running from the volume keeps what Nova copied at its boot;
+the change applies to servers booted from the volume afterwards.
+
+Warnings name every flavor with hw:tpm_* that, with the changed volume, would
+put a server in ERROR at boot (for a volume Nova's fault is only
+"NotImplementedError": see vtpmctl check --volume).`, []string{
+			"vtpmctl volume set win11-boot --windows",
+			"vtpmctl volume set --select image_id=6f1c0d2e-… --windows --dry-run -f json",
+			"vtpmctl volume set --all-projects --select os_distro=windows --tpm-version 2.0 --tpm-model tpm-crb",
+		}, `EXIT STATUS:
+   0  every volume has the requested properties (written now or already)
+   1  some volume could not be changed (e.g. Cinder 403: another project's volume)
+   2  usage error, unknown or ambiguous volume, or a request Nova would refuse`)
+	} else {
+		flags = append(flags, &cli.BoolFlag{Name: "windows", Usage: "also remove the Windows profile's keys that still hold the profile's values", Destination: &o.Windows})
+		c.Description = commandHelp(`
+Removes hw_tpm_version, hw_tpm_model (and a stray hw_tpm_secret_security) from
+the volumes' image metadata, one Cinder request per key. With --windows also
+hw_firmware_type, hw_machine_type, os_secure_boot, os_type and os_distro where
+they still hold the value the profile sets.`, []string{
+			"vtpmctl volume unset win11-test",
+			"vtpmctl volume unset --select os_distro=windows --windows --dry-run",
+		}, "")
+	}
+	c.Flags = flags
+	c.Action = func(ctx context.Context, cmd *cli.Command) error {
+		o.Volumes = cmd.Args().Slice()
+		return runVolumeChange(ctx, o)
+	}
+	return c
+}
+
+func runVolumeChange(ctx context.Context, o *volumeChangeOptions) error {
+	selector, err := nova.ParseKeyValues(o.Select)
+	if err != nil {
+		return usagef("--select: %w", err)
+	}
+	if len(o.Volumes) == 0 && len(selector) == 0 {
+		return usagef("volume %s: name at least one VOLUME or --select KEY=VALUE", verb(o.Set))
+	}
+	req := nova.ImageRequest{TPMVersion: o.Version, TPMModel: o.Model, Windows: o.Windows}
+	if o.Set {
+		if err := nova.ValidateTPMFlags(o.Version, o.Model); err != nil {
+			return err
+		}
+		if o.Version == "" && !o.Windows {
+			return usagef("volume set: needs --tpm-version (or --windows)")
+		}
+	}
+	sess, err := o.Global.connect(ctx)
+	if err != nil {
+		return err
+	}
+	vc, err := sess.BlockStorage()
+	if err != nil {
+		return err
+	}
+	vols, err := cinder.ResolveVolumes(ctx, vc, o.Volumes, selector, o.AllProjects)
+	if err != nil {
+		return err
+	}
+	if len(vols) == 0 {
+		return usagef("no bootable volume matches --select %v", o.Select)
+	}
+	plans, err := planVolumes(vols, o.Set, req)
+	if err != nil {
+		return err
+	}
+	if o.Set {
+		checkVolumeConflicts(ctx, o, sess, vols, plans)
+	}
+	if !o.DryRun {
+		cinder.ApplyVolumePlans(withProgress(ctx, o.IO.Err, "writing volumes"), vc, plans, vols)
+	}
+	return printChanges(o.IO, o.Global, plans, o.DryRun)
+}
+
+// planVolumes is nova.PlanImages for volumes: the same profile and the
+// same refusals, computed on the volume's image metadata.
+func planVolumes(vols []cinder.Volume, set bool, req nova.ImageRequest) ([]nova.ObjectPlan, error) {
+	plans := make([]nova.ObjectPlan, 0, len(vols))
+	for _, v := range vols {
+		p := nova.ObjectPlan{ID: v.ID, Name: nova.DisplayName(v.Name, v.ID)}
+		if set {
+			props, notes, err := nova.PlanImageSet(v.ImageMetadata, req)
+			if err != nil {
+				return nil, fmt.Errorf("volume %s: %w", p.Name, err)
+			}
+			p.Changes, p.Notes = nova.Diff(p.Name, v.ID, v.ImageMetadata, props, nil), notes
+		} else {
+			p.Changes = nova.Diff(p.Name, v.ID, v.ImageMetadata, nil, nova.PlanImageUnset(v.ImageMetadata, req.Windows))
+		}
+		plans = append(plans, p)
+	}
+	return plans, nil
+}
+
+// checkVolumeConflicts warns about flavors that would put a server booted
+// from a changed volume in ERROR. Advice only: failing to list flavors is
+// a warning.
+func checkVolumeConflicts(ctx context.Context, o *volumeChangeOptions, sess *cloud.Session, vols []cinder.Volume, plans []nova.ObjectPlan) {
+	computeClient, err := sess.Compute()
+	if err != nil {
+		warn(o.IO, "flavors not checked for conflicts: %v", err)
+		return
+	}
+	res, err := resolveRelease(ctx, o.IO, "--nova-release", o.Release, computeClient, false, nil)
+	if err != nil {
+		warn(o.IO, "flavors not checked for conflicts: %v", err)
+		return
+	}
+	fls, err := compute.ListFlavors(ctx, compute.ComputeClient(computeClient))
+	if err != nil {
+		warn(o.IO, "flavors not checked for conflicts: %v", err)
+		return
+	}
+	var ws []string
+	for i, v := range vols {
+		after := v
+		after.ImageMetadata = nova.Apply(v.ImageMetadata, plans[i].Changes)
+		for _, f := range fls {
+			if len(nova.VTPMKeys(f.ExtraSpecs, nova.IsVTPMFlavorKey)) == 0 {
+				continue
+			}
+			if d := cinder.Decide(f.Flavor, after, res.Release); d.Error != nil && d.Error.Stage == nova.StageScheduling {
+				ws = append(ws, fmt.Sprintf("volume %s with flavor %s would end in ERROR: %s", plans[i].Name, f.Name, volumeRefusal(d)))
+			}
+		}
+	}
+	warnAll(o.IO, ws)
+}
+
+// volumeRefusal is Nova's fault, and for the conflict Nova cannot word
+// for a volume, what it meant.
+func volumeRefusal(d nova.Decision) string {
+	if d.Error.Exception == "NotImplementedError" && len(d.Notes) > 0 {
+		return d.Error.Message + " (" + d.Notes[len(d.Notes)-1] + ")"
+	}
+	return d.Error.Message
+}
+
+func newVolumeShowCommand(g *globalOptions, streams *IOStreams) *cli.Command {
+	var rel nova.Release
+	var all bool
+	return &cli.Command{
+		Flags: []cli.Flag{releaseFlag("nova-release", &rel, "Nova `RELEASE` whose rules apply", ""),
+			&cli.BoolFlag{Name: "all-projects", Usage: "find the volume by name in every project (admin)", Destination: &all}},
+		Name: "show", ArgsUsage: "VOLUME", Usage: "a volume's vTPM image metadata, Windows profile state and what Nova makes of it",
+		Description: commandHelp(`Shows the vTPM and Windows-profile keys of one volume's image metadata and
+what Nova would give a server booted from it with a flavor without hw:tpm_*.`,
+			[]string{"vtpmctl volume show win11-boot", "vtpmctl volume show 0c6a… -f json"}, ""),
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if cmd.Args().Len() != 1 {
+				return usagef("volume show: exactly one VOLUME, got %d (see vtpmctl volume show --help)", cmd.Args().Len())
+			}
+			vc, computeClient, err := volumeServices(ctx, g)
+			if err != nil {
+				return err
+			}
+			v, err := cinder.FindVolume(ctx, vc, cmd.Args().First(), all)
+			if err != nil {
+				return err
+			}
+			res, err := resolveRelease(ctx, streams, "--nova-release", rel, computeClient, false, nil)
+			if err != nil {
+				return err
+			}
+			d := cinder.Decide(nova.Flavor{Name: "(flavor without hw:tpm_*)"}, v, res.Release)
+			s := nova.SummarizeImage(cinder.BootProperties(v.ImageMetadata))
+			attached := []string{}
+			for _, a := range v.Attachments {
+				attached = append(attached, a.ServerID+" "+a.Device)
+			}
+			return output.Write(streams.Out, g.Output, output.Record{
+				{Name: "id", Value: v.ID}, {Name: "name", Value: v.Name}, {Name: "project", Value: v.ProjectID},
+				{Name: "status", Value: v.Status}, {Name: "bootable", Value: bool(v.Bootable)},
+				{Name: "image_id", Value: v.ImageMetadata["image_id"]},
+				{Name: "hw_tpm_version", Value: s.TPMVersion}, {Name: "hw_tpm_model", Value: s.TPMModel},
+				{Name: "vtpm", Value: vtpmText(d)}, {Name: "windows_profile", Value: s.WindowsProfile},
+				{Name: "attachments", Value: attached},
+				{Name: "image_metadata", Value: v.ImageMetadata}, {Name: "nova_release", Value: res.Release.Long()},
+			})
+		},
+	}
+}
+
+// vtpmText is a decision in one cell: none, "2.0 tpm-crb", or the refusal.
+func vtpmText(d nova.Decision) string {
+	switch {
+	case d.Error != nil:
+		return "refused: " + d.Error.Message
+	case d.VTPM:
+		return d.Version + " " + d.Model
+	}
+	return "none"
+}
+
+func volumeServices(ctx context.Context, g *globalOptions) (volume, computeClient *gophercloud.ServiceClient, err error) {
+	svc, err := g.services(ctx, needCompute)
+	if err != nil {
+		return nil, nil, err
+	}
+	vc, err := svc.sess.BlockStorage()
+	if err != nil {
+		return nil, nil, err
+	}
+	return vc, svc.compute, nil
+}
+
+var volumeListColumns = []string{"id", "name", "status", "hw_tpm_version", "hw_tpm_model", "vtpm", "windows_profile", "image_id", "project"}
+
+func newVolumeListCommand(g *globalOptions, streams *IOStreams) *cli.Command {
+	var vtpm, noVTPM, all bool
+	var rel nova.Release
+	var props []string
+	return &cli.Command{
+		Name: "list", Usage: "bootable volumes with their vTPM image metadata and what Nova makes of it",
+		Description: commandHelp(`Lists every bootable volume the caller can see (one Cinder list, all pages)
+with the vTPM Nova gives a server booted from it with a flavor without
+hw:tpm_*. --property keeps volumes whose image metadata has KEY=VALUE;
+--vtpm / --no-vtpm keep volumes that do / do not get a vTPM that way.`,
+			[]string{"vtpmctl volume list --vtpm", "vtpmctl volume list --property image_id=6f1c0d2e-… --no-vtpm -f value -c id",
+				"vtpmctl volume list --all-projects -f json"}, ""),
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "vtpm", Usage: "only volumes that give a vTPM", Destination: &vtpm},
+			&cli.BoolFlag{Name: "no-vtpm", Usage: "only volumes that do not", Destination: &noVTPM},
+			&cli.StringSliceFlag{Name: "property", Usage: "only volumes whose image metadata has `KEY=VALUE` (repeatable)", Destination: &props},
+			&cli.BoolFlag{Name: "all-projects", Usage: "every project's volumes (admin)", Destination: &all},
+			releaseFlag("nova-release", &rel, "Nova `RELEASE` whose rules apply", ""),
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if err := noArgs(cmd); err != nil {
+				return err
+			}
+			if vtpm && noVTPM {
+				return usagef("volume list: --vtpm and --no-vtpm exclude each other")
+			}
+			filter, err := nova.ParseKeyValues(props)
+			if err != nil {
+				return usagef("--property: %w", err)
+			}
+			vc, computeClient, err := volumeServices(ctx, g)
+			if err != nil {
+				return err
+			}
+			res, err := resolveRelease(ctx, streams, "--nova-release", rel, computeClient, false, nil)
+			if err != nil {
+				return err
+			}
+			vols, err := cinder.ListVolumes(ctx, vc, cinder.ListOpts{AllTenants: all, Bootable: true})
+			if err != nil {
+				return err
+			}
+			var recs []output.Record
+			for _, v := range cinder.Select(vols, filter) {
+				d := cinder.Decide(nova.Flavor{Name: "(flavor without hw:tpm_*)"}, v, res.Release)
+				if (vtpm && !d.VTPM) || (noVTPM && d.VTPM) {
+					continue
+				}
+				s := nova.SummarizeImage(cinder.BootProperties(v.ImageMetadata))
+				recs = append(recs, output.Record{{Name: "id", Value: v.ID}, {Name: "name", Value: v.Name}, {Name: "status", Value: v.Status},
+					{Name: "hw_tpm_version", Value: s.TPMVersion}, {Name: "hw_tpm_model", Value: s.TPMModel},
+					{Name: "vtpm", Value: vtpmText(d)}, {Name: "windows_profile", Value: s.WindowsProfile},
+					{Name: "image_id", Value: v.ImageMetadata["image_id"]}, {Name: "project", Value: v.ProjectID}})
+			}
+			return output.Write(streams.Out, g.Output, output.List{Columns: volumeListColumns, Rows: recs})
+		},
+	}
+}
