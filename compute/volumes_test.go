@@ -3,6 +3,7 @@ package compute
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -303,5 +304,23 @@ func TestListInventoryVolumesError(t *testing.T) {
 		InventoryOpts{Volumes: a.client("volume/v3", "block-storage")})
 	if err == nil || !strings.Contains(err.Error(), "listing volumes") {
 		t.Errorf("%v", err)
+	}
+}
+
+// No block storage in the catalog is no client and no error; another
+// failure stays an error.
+func TestOptionalVolumes(t *testing.T) {
+	c := &gophercloud.ServiceClient{}
+	notFound := fmt.Errorf("no block-storage endpoint in the service catalog: %w", &gophercloud.ErrEndpointNotFound{})
+	for _, x := range []struct {
+		in      *gophercloud.ServiceClient
+		err     error
+		want    *gophercloud.ServiceClient
+		wantErr bool
+	}{{c, nil, c, false}, {nil, notFound, nil, false}, {nil, fmt.Errorf("wrapped: %w", gophercloud.ErrEndpointNotFound{}), nil, false}, {nil, errors.New("bad URL"), nil, true}} {
+		got, err := OptionalVolumes(x.in, x.err)
+		if got != x.want || (err != nil) != x.wantErr {
+			t.Errorf("%v: %v %v", x.err, got, err)
+		}
 	}
 }
