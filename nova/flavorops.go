@@ -3,7 +3,6 @@ package nova
 import (
 	"errors"
 	"fmt"
-	"strings"
 )
 
 // FlavorRequest is what `flavor create/set/unset` asks for; "" leaves a
@@ -27,15 +26,15 @@ func (r FlavorRequest) Specs() map[string]string {
 // ValidateFlavorRequest refuses what Nova would refuse on this release,
 // before anything is written.
 func ValidateFlavorRequest(r FlavorRequest, rel Release) error {
-	if err := ValidateTPMFlags(r.TPMVersion, r.TPMModel); err != nil {
+	if err := ValidateTPM(r.TPMVersion, r.TPMModel); err != nil {
 		return err
 	}
 	if s := r.SecretSecurity; s != "" {
 		if !contains(SecretSecurities, s) {
-			return &RequestError{fmt.Sprintf("invalid --secret-security %q (choose %s)", s, strings.Join(SecretSecurities, ", "))}
+			return &FieldError{Field: FieldSecretSecurity, Value: s, Choices: SecretSecurities}
 		}
 		if !rel.HasSecretSecurity() {
-			return &RequestError{fmt.Sprintf("--secret-security needs Nova 2026.1 (Gazpacho) or later; this cloud runs %s, which refuses hw:tpm_secret_security as an unknown extra spec", rel.Long())}
+			return &FieldError{Field: FieldSecretSecurity, Value: s, Reason: fmt.Sprintf("needs Nova 2026.1 (Gazpacho) or later; this cloud runs %s, which refuses hw:tpm_secret_security as an unknown extra spec", rel.Long())}
 		}
 	}
 	return nil

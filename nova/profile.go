@@ -37,25 +37,11 @@ type RequestError struct{ Msg string }
 
 func (e *RequestError) Error() string { return e.Msg }
 
-// ValidateTPMFlags checks --tpm-version/--tpm-model values.
-func ValidateTPMFlags(version, model string) error {
-	if version != "" && !contains(TPMVersions, version) {
-		return &RequestError{fmt.Sprintf("invalid --tpm-version %q (choose %s)", version, strings.Join(TPMVersions, " or "))}
-	}
-	if model != "" && !contains(TPMModels, model) {
-		return &RequestError{fmt.Sprintf("invalid --tpm-model %q (choose %s)", model, strings.Join(TPMModels, " or "))}
-	}
-	if model == "tpm-crb" && version == "1.2" {
-		return &RequestError{"--tpm-model tpm-crb with --tpm-version 1.2: Nova refuses it (TPM model CRB is only valid with TPM version 2.0.)"}
-	}
-	return nil
-}
-
 // PlanImageSet computes the properties to set on an image with props.
 // Notes say what the profile changed or kept and why; an error means
 // Nova would refuse the resulting image.
 func PlanImageSet(props map[string]string, req ImageRequest) (set map[string]string, notes []string, err error) {
-	if err := ValidateTPMFlags(req.TPMVersion, req.TPMModel); err != nil {
+	if err := ValidateTPM(req.TPMVersion, req.TPMModel); err != nil {
 		return nil, nil, err
 	}
 	set = map[string]string{}

@@ -42,8 +42,8 @@ func TestPlanImageSet(t *testing.T) {
 		{"plain version", nil, ImageRequest{TPMVersion: "2.0"}, map[string]string{"hw_tpm_version": "2.0"}, "", ""},
 		{"version + model", nil, ImageRequest{TPMVersion: "2.0", TPMModel: "tpm-crb"}, map[string]string{"hw_tpm_version": "2.0", "hw_tpm_model": "tpm-crb"}, "", ""},
 		{"no version", nil, ImageRequest{TPMModel: "tpm-crb"}, nil, "needs --tpm-version", ""},
-		{"bad version", nil, ImageRequest{TPMVersion: "3"}, nil, `invalid --tpm-version "3"`, ""},
-		{"bad model", nil, ImageRequest{TPMVersion: "2.0", TPMModel: "crb"}, nil, `invalid --tpm-model "crb"`, ""},
+		{"bad version", nil, ImageRequest{TPMVersion: "3"}, nil, `invalid tpm_version "3"`, ""},
+		{"bad model", nil, ImageRequest{TPMVersion: "2.0", TPMModel: "crb"}, nil, `invalid tpm_model "crb"`, ""},
 		{"crb + 1.2 flags", nil, ImageRequest{TPMVersion: "1.2", TPMModel: "tpm-crb"}, nil, "TPM model CRB is only valid with TPM version 2.0.", ""},
 		{"1.2 on a crb image", map[string]string{"hw_tpm_model": "tpm-crb"}, ImageRequest{TPMVersion: "1.2"}, nil, "TPM model CRB is only valid with TPM version 2.0.", ""},
 		{"windows profile", nil, ImageRequest{Windows: true}, map[string]string{"hw_tpm_version": "2.0", "hw_tpm_model": "tpm-crb", "hw_firmware_type": "uefi",
@@ -105,7 +105,7 @@ func TestValidateFlavorRequest(t *testing.T) {
 		{FlavorRequest{TPMVersion: "2.0", TPMModel: "tpm-crb"}, Zed, ""},
 		{FlavorRequest{TPMVersion: "2.0", SecretSecurity: "host"}, Gazpacho, ""},
 		{FlavorRequest{TPMVersion: "2.0", SecretSecurity: "host"}, Flamingo, "needs Nova 2026.1 (Gazpacho) or later; this cloud runs 2025.2 Flamingo (nova 32)"},
-		{FlavorRequest{SecretSecurity: "vault"}, Gazpacho, `invalid --secret-security "vault"`},
+		{FlavorRequest{SecretSecurity: "vault"}, Gazpacho, `invalid secret_security "vault"`},
 		{FlavorRequest{TPMVersion: "1.2", TPMModel: "tpm-crb"}, Zed, "CRB"},
 	}
 	for _, c := range cases {

@@ -2,9 +2,9 @@ package plans
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"sort"
 	"strings"
 
@@ -176,19 +176,15 @@ func (p *Plan) Validate() error {
 	return nil
 }
 
-// tpmKeys checks an entry's tpm_version and tpm_model under the plan's own
-// key names: nova's checks speak in the CLI's flags (--tpm-version), which
-// a plan file does not have.
+// tpmKeys checks an entry's tpm_version and tpm_model, named by the
+// plan's own keys (nova's field names), not the CLI's flags.
 func tpmKeys(version, model string) error {
-	if version != "" && !slices.Contains(nova.TPMVersions, version) {
-		return fmt.Errorf("tpm_version %q (choose %s)", version, strings.Join(nova.TPMVersions, " or "))
+	fe, ok := nova.ValidateTPM(version, model).(*nova.FieldError)
+	switch {
+	case !ok:
+		return nil
+	case len(fe.Choices) > 0:
+		return fmt.Errorf("%s %q (choose %s)", fe.Field, fe.Value, strings.Join(fe.Choices, " or "))
 	}
-	if model != "" && !slices.Contains(nova.TPMModels, model) {
-		return fmt.Errorf("tpm_model %q (choose %s)", model, strings.Join(nova.TPMModels, " or "))
-	}
-	// Each value is known: what nova still refuses is the pair.
-	if nova.ValidateTPMFlags(version, model) != nil {
-		return fmt.Errorf("tpm_model %s with tpm_version %s: Nova refuses it (the CRB model needs TPM 2.0)", model, version)
-	}
-	return nil
+	return errors.New(fe.Message(func(f nova.Field) string { return string(f) }))
 }

@@ -1,0 +1,78 @@
+package nova
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Field is a value of a vTPM request, named apart from how a caller
+// spells it: a command's flag (--tpm-version), a plan file's key
+// (tpm_version). Errors carry the field; each caller names it.
+type Field string
+
+// The fields of an image or flavor request.
+const (
+	FieldTPMVersion     Field = "tpm_version"
+	FieldTPMModel       Field = "tpm_model"
+	FieldSecretSecurity Field = "secret_security"
+)
+
+// FieldError is a request value Nova cannot take; nothing is written when
+// one is returned. Exactly one of Choices (an unknown value), With (a
+// pair Nova refuses) or Reason alone (a known value this release refuses)
+// says why.
+type FieldError struct {
+	Field     Field
+	Value     string
+	Choices   []string // the values Nova takes
+	With      Field    // the other field of a refused pair
+	WithValue string
+	Reason    string // Nova's words, or what the release lacks
+}
+
+// Message spells the error with name(field) for each field.
+func (e *FieldError) Message(name func(Field) string) string {
+	switch {
+	case len(e.Choices) > 0:
+		sep := " or "
+		if len(e.Choices) > 2 {
+			sep = ", "
+		}
+		return fmt.Sprintf("invalid %s %q (choose %s)", name(e.Field), e.Value, strings.Join(e.Choices, sep))
+	case e.With != "":
+		return fmt.Sprintf("%s %s with %s %s: Nova refuses it (%s)", name(e.Field), e.Value, name(e.With), e.WithValue, e.Reason)
+	}
+	return name(e.Field) + " " + e.Reason
+}
+
+// Error names the fields as themselves; a caller with flags or file keys
+// uses Message.
+func (e *FieldError) Error() string {
+	return e.Message(func(f Field) string { return string(f) })
+}
+
+// ValidateTPM checks a TPM version and model, each alone and as a pair.
+func ValidateTPM(version, model string) error {
+	if version != "" && !contains(TPMVersions, version) {
+		return &FieldError{Field: FieldTPMVersion, Value: version, Choices: TPMVersions}
+	}
+	if model != "" && !contains(TPMModels, model) {
+		return &FieldError{Field: FieldTPMModel, Value: model, Choices: TPMModels}
+	}
+	if model == "tpm-crb" && version == "1.2" {
+		return &FieldError{Field: FieldTPMModel, Value: model, With: FieldTPMVersion, WithValue: version,
+			Reason: "TPM model CRB is only valid with TPM version 2.0."} // Nova's message
+	}
+	return nil
+}
+
+// ValidateTPMFlags is ValidateTPM spelled with the image and flavor
+// commands' flags, for callers that do not map FieldError yet.
+//
+// Deprecated: call ValidateTPM and name the fields where they surface.
+func ValidateTPMFlags(version, model string) error {
+	if fe, ok := ValidateTPM(version, model).(*FieldError); ok {
+		return &RequestError{fe.Message(func(f Field) string { return "--" + strings.ReplaceAll(string(f), "_", "-") })}
+	}
+	return nil
+}
