@@ -89,6 +89,7 @@ func Main(ctx context.Context, args []string, streams *IOStreams) int {
 }
 
 func newRootCommand(g *globalOptions, streams *IOStreams) *cli.Command {
+	var fg *formatGuard // set below, used when urfave/cli adds completion
 	root := &cli.Command{
 		Name:    "vtpmctl",
 		Usage:   "virtual TPM for Windows and other UEFI guests on OpenStack",
@@ -121,6 +122,7 @@ EXAMPLES:
 			}, "EXIT STATUS:\n   0  printed\n   2  unknown shell")
 			c.Action = groupAction
 			setUsageHandlers(c)
+			fg.wrapTree(c, c.Name)
 		},
 		Suggest: true,
 		Flags:   globalFlags(g),
@@ -128,16 +130,8 @@ EXAMPLES:
 			if err := g.Output.Validate(); err != nil {
 				return ctx, &usageError{msg: err.Error(), err: err}
 			}
-			// Refused before any work: only documents are markdown.
-			if g.Output.Format == "markdown" && !argsHave(cmd.Args().Slice(), "checklist") {
-				return ctx, usagef("-f markdown is not available for %s (only plan checklist writes markdown; choose table, json, yaml, value or csv)", strings.Join(commandWords(cmd.Args().Slice()), " "))
-			}
-			if g.Output.Format == "prometheus" {
-				words := commandWords(cmd.Args().Slice())
-				if len(words) < 2 || !metricsCommands[words[0]+" "+words[1]] {
-					return ctx, &usageError{msg: (&output.FormatError{Format: "prometheus"}).Error()}
-				}
-			}
+			// Whether the invoked command prints this format is its own
+			// declaration's business (guardFormats).
 			g.Output.Explicit = cmd.IsSet("format")
 			if g.Cloud.Timeout <= 0 {
 				return ctx, usagef("--timeout %s: must be positive (a request without a deadline can hang for ever)", g.Cloud.Timeout)
@@ -168,6 +162,7 @@ EXAMPLES:
 		Commands: []*cli.Command{
 			newCheckCommand(g, streams),
 			newImageCommand(g, streams),
+			newVolumeCommand(g, streams),
 			newFlavorCommand(g, streams),
 			newHostCommand(g, streams),
 			newHostsCommand(g, streams),
@@ -181,6 +176,7 @@ EXAMPLES:
 	for _, c := range root.Commands {
 		setUsageHandlers(c)
 	}
+	fg = guardFormats(root, g)
 	return root
 }
 
@@ -216,30 +212,6 @@ func globalFlags(g *globalOptions) []cli.Flag {
 		&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "output `FORMAT`: " + strings.Join(output.Formats, ", "), Value: "table", Destination: &g.Output.Format},
 		&cli.StringSliceFlag{Name: "column", Aliases: []string{"c"}, Usage: "show only `COLUMN` (repeatable)", Destination: &g.Output.Columns},
 	}
-}
-
-// commandWords are the leading non-flag words: the command's name.
-// metricsCommands have a -f prometheus view (their results' Gauges).
-var metricsCommands = map[string]bool{"host check": true, "hosts audit": true, "secrets audit": true}
-
-func commandWords(args []string) []string {
-	var out []string
-	for _, a := range args {
-		if strings.HasPrefix(a, "-") {
-			break
-		}
-		out = append(out, a)
-	}
-	return out
-}
-
-func argsHave(args []string, word string) bool {
-	for _, a := range args {
-		if a == word {
-			return true
-		}
-	}
-	return false
 }
 
 // commandHelp assembles a command's description with its examples and the
@@ -312,20 +284,12 @@ func releaseFlag(name string, dst *nova.Release, usage, def string) cli.Flag {
 	return &cli.GenericFlag{Name: name, Usage: usage + " (zed, 2024.2, gazpacho, 26 …)", Value: dst, DefaultText: def}
 }
 
-// resolveRelease settles the release from the flag, else the cloud's
-// compute API (detect also asks the cloud when the flag is given, for the
-// note), and prints the warning the same way for every command when the
+// resolveRelease settles the release by compute.ResolveRelease (the one
+// resolution: the flag, else the cloud's compute API; detect also asks
+// the cloud when the flag is given, for the note), and prints the warning the same way for every command when the
 // open candidates answer differ's question differently (nil: any vTPM rule).
 func resolveRelease(ctx context.Context, streams *IOStreams, flagName string, flag nova.Release, computeClient *gophercloud.ServiceClient, detect bool, differ func(a, b nova.Release) bool) (nova.ResolvedRelease, error) {
-	ev := nova.ReleaseEvidence{Flag: flag, FlagName: flagName}
-	if flag == nova.ReleaseUnknown || detect {
-		det, err := compute.DetectCloudRelease(ctx, computeClient)
-		if err != nil {
-			return nova.ResolvedRelease{}, err
-		}
-		ev.Cloud = &det
-	}
-	res, err := nova.ResolveRelease(ev)
+	res, err := compute.ResolveRelease(ctx, computeClient, nova.ReleaseEvidence{Flag: flag, FlagName: flagName}, detect)
 	if err != nil {
 		return res, err
 	}

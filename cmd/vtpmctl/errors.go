@@ -79,8 +79,9 @@ func exitCode(err error, stderr io.Writer) int {
 	var pe *plans.PlanError
 	var fe *output.FormatError
 	var size *compute.FlavorSizeError // README: a bad value, nothing written
+	var field *nova.FieldError
 	switch {
-	case errors.As(err, &ue), errors.As(err, &ce), errors.As(err, &col), errors.As(err, &nf), errors.As(err, &amb), errors.As(err, &req), errors.As(err, &pe), errors.As(err, &fe), errors.As(err, &size):
+	case errors.As(err, &ue), errors.As(err, &ce), errors.As(err, &col), errors.As(err, &nf), errors.As(err, &amb), errors.As(err, &req), errors.As(err, &pe), errors.As(err, &fe), errors.As(err, &size), errors.As(err, &field):
 		code = exitUsage
 	}
 	fmt.Fprintln(stderr, "vtpmctl: "+errorLine(err.Error()))
@@ -108,3 +109,33 @@ func isOperational(err error) bool {
 // oneLine keeps the promise of one line per error, whatever a server put
 // in a response body.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// flagNames are the flags the image, flavor and plan import commands
+// spell nova's request fields with.
+var flagNames = map[nova.Field]string{
+	nova.FieldTPMVersion:     "--tpm-version",
+	nova.FieldTPMModel:       "--tpm-model",
+	nova.FieldSecretSecurity: "--secret-security",
+}
+
+func flagName(f nova.Field) string {
+	if n, ok := flagNames[f]; ok {
+		return n
+	}
+	return string(f)
+}
+
+// planKey is a field as a plan file spells it (its keys are nova's field
+// names: tpm_version, secret_security).
+func planKey(f nova.Field) string { return string(f) }
+
+// inWords turns a nova.FieldError anywhere in err's chain into a usage
+// error spelled with name(field), the caller's flag or plan key; the
+// context wrapped around it stays. Other errors pass unchanged.
+func inWords(err error, name func(nova.Field) string) error {
+	var fe *nova.FieldError
+	if !errors.As(err, &fe) {
+		return err
+	}
+	return &usageError{msg: strings.Replace(err.Error(), fe.Error(), fe.Message(name), 1), err: err}
+}

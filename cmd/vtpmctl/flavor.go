@@ -105,15 +105,15 @@ func runFlavorCreate(ctx context.Context, o *flavorOptions) error {
 	case o.Request.TPMVersion == "":
 		return usagef("flavor create: --tpm-version is required (a vTPM flavor without a version asks for nothing)")
 	}
-	if err := nova.ValidateTPMFlags(o.Request.TPMVersion, o.Request.TPMModel); err != nil {
-		return err
+	if err := nova.ValidateTPM(o.Request.TPMVersion, o.Request.TPMModel); err != nil {
+		return inWords(err, flagName)
 	}
 	computeClient, rel, err := flavorSession(ctx, o)
 	if err != nil {
 		return err
 	}
 	if err := nova.ValidateFlavorRequest(o.Request, rel); err != nil {
-		return err
+		return inWords(err, flagName)
 	}
 	projects, err := resolveProjects(ctx, o)
 	if err != nil {
@@ -184,8 +184,8 @@ func runFlavorSet(ctx context.Context, o *flavorOptions, set bool) error {
 	if set && len(specs) == 0 {
 		return usagef("flavor set: give --tpm-version, --tpm-model or --secret-security")
 	}
-	if err := nova.ValidateTPMFlags(o.Request.TPMVersion, o.Request.TPMModel); err != nil {
-		return err
+	if err := nova.ValidateTPM(o.Request.TPMVersion, o.Request.TPMModel); err != nil {
+		return inWords(err, flagName)
 	}
 	if !set {
 		specs = nil
@@ -204,7 +204,7 @@ func runFlavorSet(ctx context.Context, o *flavorOptions, set bool) error {
 		return err
 	}
 	if err := nova.ValidateFlavorRequest(o.Request, rel); err != nil {
-		return err
+		return inWords(err, flagName)
 	}
 	fls, err := compute.ResolveFlavors(ctx, computeClient, o.Flavors)
 	if err != nil {

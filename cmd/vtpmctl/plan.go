@@ -132,8 +132,8 @@ func runPlanImport(ctx context.Context, o *planImportOptions) error {
 	if o.Flavors != "" && o.FromCloud {
 		return usagef("plan import: --flavors and --flavors-from-cloud exclude each other")
 	}
-	if err := nova.ValidateTPMFlags("2.0", o.TPMModel); err != nil {
-		return err
+	if err := nova.ValidateTPM("2.0", o.TPMModel); err != nil {
+		return inWords(err, flagName)
 	}
 	rel := o.Release
 	if rel == nova.ReleaseUnknown {
@@ -325,7 +325,9 @@ func runPlanApply(ctx context.Context, o *planApplyOptions, write bool) error {
 	rel := res.Release
 	conv, err := plans.DiffPlan(ctx, imageClient, computeClient, p, rel)
 	if err != nil {
-		return fmt.Errorf("plan %s: %w", o.File, err) // exitCode tells a bad plan (2) from a failed cloud (1)
+		// exitCode tells a bad plan (2) from a failed cloud (1); a value
+		// Nova refuses is named by the plan's key, not a flag.
+		return inWords(fmt.Errorf("plan %s: %w", o.File, err), planKey)
 	}
 	if write {
 		plans.ApplyConvergence(withProgress(ctx, o.IO.Err, "applying"), imageClient, compute.WriteClient(computeClient), conv, rel)
@@ -342,7 +344,7 @@ func runPlanApply(ctx context.Context, o *planApplyOptions, write bool) error {
 }
 
 func newPlanChecklistCommand(g *globalOptions, streams *IOStreams) *cli.Command {
-	return &cli.Command{
+	return withFormats(&cli.Command{
 		Name: "checklist", ArgsUsage: "PLAN", Usage: "per VM: what to do before cutover, what to check after, the target's limits",
 		Description: commandHelp(`Prints each VM's cutover checklist from the plan: escrow or suspend
 BitLocker, what else is sealed to the TPM, LUKS+TPM on Linux, the post-boot
@@ -360,7 +362,7 @@ asks for csv, json, yaml, value or table.`,
 			}
 			return output.Write(streams.Out, g.Output, plans.NewChecklist(p))
 		},
-	}
+	}, documentFormats...)
 }
 
 // readVCenters reads each --vcenter in turn with govc's environment.

@@ -10,8 +10,35 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
+// Format is one -f value.
+type Format string
+
+// The -f values. A command declares which it can print (DefaultFormats
+// unless it says otherwise); Write refuses the rest.
+const (
+	FormatTable      Format = "table"
+	FormatJSON       Format = "json"
+	FormatYAML       Format = "yaml"
+	FormatValue      Format = "value"
+	FormatCSV        Format = "csv"
+	FormatMarkdown   Format = "markdown"   // documents only (plan checklist)
+	FormatPrometheus Format = "prometheus" // results with Gauges only
+)
+
+// DefaultFormats are what every typed result can be shown as.
+var DefaultFormats = []Format{FormatTable, FormatJSON, FormatYAML, FormatValue, FormatCSV}
+
 // Formats lists the accepted -f values.
 var Formats = []string{"table", "json", "yaml", "value", "csv", "markdown", "prometheus"}
+
+// JoinFormats spells a list of formats for a message: "table, json, yaml".
+func JoinFormats(fs []Format) string {
+	s := make([]string, len(fs))
+	for i, f := range fs {
+		s[i] = string(f)
+	}
+	return strings.Join(s, ", ")
+}
 
 // Options are the user's -f and -c choices.
 type Options struct {

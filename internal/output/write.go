@@ -129,10 +129,25 @@ func write(w io.Writer, o Options, v any) error {
 	return &FormatError{Format: o.Format}
 }
 
-// FormatError is a format this result cannot be shown in (usage).
-type FormatError struct{ Format string }
+// FormatError is a format this result cannot be shown in (usage). When
+// a command refuses a format it did not declare, Command names it,
+// Allowed lists what it declared and For the commands that do print the
+// format (empty when none).
+type FormatError struct {
+	Format  string
+	Command string
+	Allowed []Format
+	For     []string
+}
 
 func (e *FormatError) Error() string {
+	if e.Command != "" {
+		msg := fmt.Sprintf("-f %s is not available for %s (choose from %s", e.Format, e.Command, JoinFormats(e.Allowed))
+		if len(e.For) > 0 {
+			msg += fmt.Sprintf("; -f %s is for %s", e.Format, joinAnd(e.For))
+		}
+		return msg + ")"
+	}
 	if e.Format == "prometheus" {
 		return "-f prometheus is for host check, hosts audit and secrets audit (choose from table, json, yaml, value, csv)"
 	}
@@ -212,4 +227,12 @@ func needsQuotes(s string) bool {
 	}
 	_, isString := v.(string)
 	return !isString || strings.ContainsAny(s, "\n\t") || v.(string) != s
+}
+
+// joinAnd spells a list as prose: "a", "a and b", "a, b and c".
+func joinAnd(l []string) string {
+	if len(l) < 2 {
+		return strings.Join(l, "")
+	}
+	return strings.Join(l[:len(l)-1], ", ") + " and " + l[len(l)-1]
 }
