@@ -1,7 +1,6 @@
 package hostcheck
 
 import (
-	"bytes"
 	"fmt"
 	"strings"
 	"time"
@@ -10,20 +9,12 @@ import (
 	"github.com/vtpmctl/vtpmctl/uefi"
 )
 
-// clock is the checks' "now" (certificate expiry); tests set it.
+// clock is gather's "now" (Facts.Now, for certificate expiry); tests set it.
 var clock = time.Now
 
 // The second half of BitLocker's trust: PCR 7 measures the Secure Boot
 // variables, so a guest's NVRAM must survive its host's Nova and carry
 // certificates Microsoft still signs with.
-func (s *state) checkFirmware() {
-	read := func(rel string) ([]byte, string, bool) { return installedNovaFile(s.novaRoot, rel) }
-	bugs := decideBugs(read)
-	s.checkSecureBootCerts(read, bugs)
-	s.checkNvramKept(bugs)
-	s.checkResizeRevert(bugs)
-	s.checkKnownBugs(bugs)
-}
 
 // ms2023 are the certificates that replace the 2011 set.
 var ms2023 = []struct{ db, cn string }{
@@ -36,66 +27,41 @@ var ms2023 = []struct{ db, cn string }{
 var ms2011 = []string{"Microsoft Corporation KEK CA 2011", "Microsoft Corporation UEFI CA 2011", "Microsoft Windows Production PCA 2011"}
 
 // checkSecureBootCerts: the NVRAM template a new Secure Boot guest starts
-// from. Nova before 2026.1 picks the descriptor itself (Host.get_loader,
-// in nova-compute's filesystem); from 2026.1 libvirt picks it. The
-// template is copied by libvirt, so it is read in libvirtd's filesystem.
-func (s *state) checkSecureBootCerts(read novaFile, bugs []BugExposure) {
+// from (f.Firmware, chosen by Nova or libvirt: secureBootChoice), as read
+// in libvirtd's filesystem, which copies it.
+func checkSecureBootCerts(f *Facts) []Check {
 	const id = "SECURE-BOOT-CERTS"
-	byNova := s.rel < nova.Gazpacho
-	if src, _, ok := read("nova/virt/libvirt/host.py"); ok {
-		byNova = bytes.Contains(src, []byte("def get_loader("))
-	}
-	machine := "pc-q35-9.2"
-	if s.qemuV != 0 {
-		machine = fmt.Sprintf("pc-q35-%d.%d", s.qemuV/1000000, s.qemuV/1000%1000)
-	}
-	var c fwChoice
-	if byNova {
-		b := bugByID(bugs, "2122288")
-		c = chooseByNova(loadDescriptors(s.novaRoot, false), "x86_64", machine, !b.Known || !b.Carried)
-	} else {
-		c = chooseByLibvirt(loadDescriptors(s.libvirtRoot, true), "x86_64", machine)
-	}
+	c := f.FirmwareChoice
 	if c.Error != "" {
-		s.add(id, Fail, c.Error, "remove or fix the descriptor, or update Nova to a release with the bug 2122288 fix (30.3.0, 31.3.0, 32.2.0, 33.0.0)")
-		return
+		return one(id, Fail, c.Error, "remove or fix the descriptor, or update Nova to a release with the bug 2122288 fix (30.3.0, 31.3.0, 32.2.0, 33.0.0)")
 	}
 	if c.Descriptor == nil {
-		s.add(id, Skip, fmt.Sprintf("no Secure Boot firmware descriptor for x86_64 %s in %s", machine, strings.Join(firmwareDirs, ", ")), "install OVMF (Debian/Ubuntu: ovmf; RHEL: edk2-ovmf) for Windows guests with Secure Boot")
-		return
+		return one(id, Skip, fmt.Sprintf("no Secure Boot firmware descriptor for x86_64 %s in %s", f.Machine, strings.Join(firmwareDirs, ", ")), "install OVMF (Debian/Ubuntu: ovmf; RHEL: edk2-ovmf) for Windows guests with Secure Boot")
 	}
 	where := fmt.Sprintf("%s chose %s → %s", c.By, c.Descriptor.File, c.Template)
 	if err := safeHostPath(c.Template); err != nil {
-		s.add(id, Warn, where+": "+err.Error(), "fix the descriptor "+c.Descriptor.File)
-		return
+		return one(id, Warn, where+": "+err.Error(), "fix the descriptor "+c.Descriptor.File)
 	}
-	rp, err := resolve(s.libvirtRoot, c.Template)
-	var vs *uefi.VarStore
-	if err == nil {
-		vs, err = uefi.ReadFile(rp)
-	}
-	var sb *uefi.SecureBoot
-	if err == nil {
-		sb, err = vs.SecureBoot()
+	sb, err := f.SecureBoot.SB, f.SecureBoot.Err
+	if err == nil && sb == nil {
+		err = fmt.Errorf("%s: not read", c.Template)
 	}
 	if err != nil {
-		s.add(id, Warn, where+": "+err.Error(), "reinstall the firmware package")
-		return
+		return one(id, Warn, where+": "+err.Error(), "reinstall the firmware package")
 	}
 	if sb.PK == nil || len(sb.PK.Certificates) == 0 {
-		s.add(id, Warn, where+": the template enrols no keys (no PK): Secure Boot guests start in setup mode and verify nothing, and BitLocker's PCR 7 binding is not used",
+		return one(id, Warn, where+": the template enrols no keys (no PK): Secure Boot guests start in setup mode and verify nothing, and BitLocker's PCR 7 binding is not used",
 			"install a firmware package whose Secure Boot descriptor has enrolled-keys (Debian: ovmf's OVMF_VARS_4M.ms.fd), or order it first in /etc/qemu/firmware")
-		return
 	}
-	st, msg, remedy := certStatus(where, sb)
-	s.add(id, st, msg, remedy)
+	st, msg, remedy := certStatus(where, sb, f.Now)
+	return one(id, st, msg, remedy)
 }
 
 // certStatus: Warn, not Fail, when only the 2011 set is there: UEFI does
 // not check expiry, so guests keep booting; but a guest made from this
 // template cannot take boot managers and db/dbx updates signed only by the
 // 2023 keys, and Windows' own certificate update changes PCR 7.
-func certStatus(where string, sb *uefi.SecureBoot) (Status, string, string) {
+func certStatus(where string, sb *uefi.SecureBoot, now time.Time) (Status, string, string) {
 	pk := sb.PK.Certificates[0]
 	facts := fmt.Sprintf("PK %q (owner %s); KEK %s; db %s; dbx %d hashes", pk.Subject, pk.Owner, names(sb.KEK), names(sb.DB), dbxCount(sb.DBX))
 	var missing []string
@@ -108,7 +74,6 @@ func certStatus(where string, sb *uefi.SecureBoot) (Status, string, string) {
 			missing = append(missing, m.db+" "+m.cn)
 		}
 	}
-	now := clock()
 	var old []string
 	for _, d := range []*uefi.SignatureDB{sb.KEK, sb.DB} {
 		if d == nil {
@@ -154,53 +119,50 @@ func dbxCount(d *uefi.SignatureDB) int {
 	return d.SHA256
 }
 
-func (s *state) addBugCheck(id string, e BugExposure, pass, carried, unknownRel string) {
+func bugCheck(id string, e BugExposure, pass, carried, unknownRel string) []Check {
 	fixes := "update Nova to " + strings.Join(e.Bug.Fixed, ", ") + " or later in its series"
 	switch {
 	case e.Known && e.Carried:
-		s.add(id, Warn, fmt.Sprintf("the installed Nova carries bug %s: %s (%s): %s", e.Bug.ID, carried, e.Evidence, e.Bug.Effect), fixes)
+		return one(id, Warn, fmt.Sprintf("the installed Nova carries bug %s: %s (%s): %s", e.Bug.ID, carried, e.Evidence, e.Bug.Effect), fixes)
 	case e.Known:
-		s.add(id, Pass, fmt.Sprintf("%s (%s)", pass, e.Evidence), "")
-	default:
-		s.add(id, Warn, fmt.Sprintf("%s (%s)", unknownRel, e.Evidence), "run host check where the nova package is installed (or --root at that host's tree); "+fixes)
+		return one(id, Pass, fmt.Sprintf("%s (%s)", pass, e.Evidence), "")
 	}
+	return one(id, Warn, fmt.Sprintf("%s (%s)", unknownRel, e.Evidence), "run host check where the nova package is installed (or --root at that host's tree); "+fixes)
 }
 
 // checkNvramKept: bug 2131730/1633447, decided from the installed
 // guest.py as KEEP-TPM-STATE is; the release alone cannot tell for 2025.1
 // and 2025.2, whose point releases differ.
-func (s *state) checkNvramKept(bugs []BugExposure) {
-	e := s.byRelease(bugByID(bugs, "2131730/1633447"))
-	s.addBugCheck("NVRAM-KEPT", e,
+func checkNvramKept(f *Facts) []Check {
+	return bugCheck("NVRAM-KEPT", byRelease(f.Release, bugByID(f.Bugs, "2131730/1633447")),
 		"UEFI NVRAM survives stop/start, hard reboot and live migration (not cold migration or shelve)",
 		"every stop/start and hard reboot recreates a UEFI guest's NVRAM from the template",
-		fmt.Sprintf("Nova %s keeps UEFI NVRAM only from 31.3.0/32.2.0 on, and no installed Nova code is readable here to tell", s.rel))
+		fmt.Sprintf("Nova %s keeps UEFI NVRAM only from 31.3.0/32.2.0 on, and no installed Nova code is readable here to tell", f.Release))
 }
 
 // byRelease decides a bug fixed in 31.3.0/32.2.0/33.0.0 from the release
 // when no installed code was readable: only releases whose every version
 // is fixed (2026.1+) or unfixed (before 2025.1) can tell.
-func (s *state) byRelease(e BugExposure) BugExposure {
-	if !e.Known && (s.rel >= nova.Gazpacho || s.rel < nova.Epoxy) {
-		e.Known, e.Carried = true, s.rel < nova.Epoxy
-		e.Evidence = "Nova " + s.rel.String() + ", its code not readable here"
+func byRelease(rel nova.Release, e BugExposure) BugExposure {
+	if !e.Known && (rel >= nova.Gazpacho || rel < nova.Epoxy) {
+		e.Known, e.Carried = true, rel < nova.Epoxy
+		e.Evidence = "Nova " + rel.String() + ", its code not readable here"
 	}
 	return e
 }
 
 // checkResizeRevert: bug 2125030, decided from the installed driver.py.
-func (s *state) checkResizeRevert(bugs []BugExposure) {
-	e := s.byRelease(bugByID(bugs, "2125030"))
-	s.addBugCheck("RESIZE-REVERT", e,
+func checkResizeRevert(f *Facts) []Check {
+	return bugCheck("RESIZE-REVERT", byRelease(f.Release, bugByID(f.Bugs, "2125030")),
 		"resize revert keeps a vTPM guest's secret (deleted only with the instance)",
 		"resize revert of a vTPM guest ends in ERROR, \"Refusing to create an emulated TPM with no secret\"",
-		fmt.Sprintf("Nova %s reverts vTPM resizes safely only from 31.3.0/32.2.0 on, and no installed Nova code is readable here to tell", s.rel))
+		fmt.Sprintf("Nova %s reverts vTPM resizes safely only from 31.3.0/32.2.0 on, and no installed Nova code is readable here to tell", f.Release))
 }
 
 // checkKnownBugs lists every known vTPM/UEFI bug the installed code has.
-func (s *state) checkKnownBugs(bugs []BugExposure) {
+func checkKnownBugs(f *Facts) []Check {
 	var carried, unknown, fixed []string
-	for _, e := range bugs {
+	for _, e := range f.Bugs {
 		switch {
 		case e.Known && e.Carried:
 			carried = append(carried, fmt.Sprintf("%s (%s; fixed in %s)", e.Bug.ID, e.Bug.Title, strings.Join(e.Bug.Fixed, ", ")))
@@ -212,14 +174,13 @@ func (s *state) checkKnownBugs(bugs []BugExposure) {
 	}
 	switch {
 	case len(fixed) == 0 && len(carried) == 0:
-		s.add("KNOWN-BUGS", Skip, "no installed Nova code readable here: bugs "+strings.Join(unknown, ", ")+" undecided", "run host check where the nova package is installed (or --root at that host's tree)")
+		return one("KNOWN-BUGS", Skip, "no installed Nova code readable here: bugs "+strings.Join(unknown, ", ")+" undecided", "run host check where the nova package is installed (or --root at that host's tree)")
 	case len(carried) > 0:
-		s.add("KNOWN-BUGS", Warn, fmt.Sprintf("the installed Nova carries %d known vTPM/UEFI bug(s): %s", len(carried), strings.Join(carried, "; ")), "update Nova to a point release with the fixes (see each bug's versions)")
-	default:
-		msg := "the installed Nova has the fixes for bugs " + strings.Join(fixed, ", ")
-		if len(unknown) > 0 {
-			msg += "; undecided: " + strings.Join(unknown, ", ")
-		}
-		s.add("KNOWN-BUGS", Pass, msg, "")
+		return one("KNOWN-BUGS", Warn, fmt.Sprintf("the installed Nova carries %d known vTPM/UEFI bug(s): %s", len(carried), strings.Join(carried, "; ")), "update Nova to a point release with the fixes (see each bug's versions)")
 	}
+	msg := "the installed Nova has the fixes for bugs " + strings.Join(fixed, ", ")
+	if len(unknown) > 0 {
+		msg += "; undecided: " + strings.Join(unknown, ", ")
+	}
+	return one("KNOWN-BUGS", Pass, msg, "")
 }

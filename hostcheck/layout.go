@@ -1,8 +1,10 @@
 package hostcheck
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 )
@@ -146,4 +148,26 @@ func kollaLayout(root, ev string, containerRoot func(string) (string, error)) La
 		l.Unread[role] = why
 	}
 	return l
+}
+
+// containerRoot asks Docker, then Podman, where a running container's
+// filesystem is mounted on this host: host check reads it like --root
+// (never runs anything inside it).
+func containerRoot(ctx context.Context, name string) (string, error) {
+	var errs []string
+	for _, engine := range []string{"docker", "podman"} {
+		if _, err := exec.LookPath(engine); err != nil {
+			continue
+		}
+		out, err := exec.CommandContext(ctx, engine, "inspect", "--format", "{{.GraphDriver.Data.MergedDir}}", "--", name).Output()
+		dir := strings.TrimSpace(string(out))
+		if err == nil && strings.HasPrefix(dir, "/") {
+			return dir, nil
+		}
+		errs = append(errs, engine+": no running container "+name)
+	}
+	if len(errs) == 0 {
+		return "", fmt.Errorf("neither docker nor podman is installed here")
+	}
+	return "", fmt.Errorf("%s", strings.Join(errs, "; "))
 }

@@ -1,7 +1,6 @@
 package hostcheck
 
 import (
-	"bytes"
 	"path/filepath"
 	"strings"
 )
@@ -40,17 +39,6 @@ type StateKept struct {
 // code: the undefine flag that keeps the TPM state (2026.1, backported to
 // 2025.1 and 2025.2 point releases; no release before 2025.1 has it).
 const keepTPMMarker = "VIR_DOMAIN_UNDEFINE_KEEP_TPM"
-
-// installedKeepTPMFix reads the installed Nova's nova/virt/libvirt/guest.py.
-// ok is false when no installed Nova code is readable (a config-only tree,
-// a container image not mounted): then only the release can tell.
-func installedKeepTPMFix(root string) (fixed bool, path string, ok bool) {
-	b, path, ok := installedNovaFile(root, "nova/virt/libvirt/guest.py")
-	if !ok {
-		return false, "", false
-	}
-	return bytes.Contains(b, []byte(keepTPMMarker)), path, true
-}
 
 // installedNovaFile reads one file of the installed nova package (rel is
 // relative to its site-packages directory), from the first installation

@@ -73,6 +73,11 @@ func (c *NovaConf) load(root, name string) error {
 	if err != nil {
 		return &ConfError{File: path, Msg: err.Error()}
 	}
+	return c.parse(path, data)
+}
+
+// parse adds one file's text, named path, over what was read before.
+func (c *NovaConf) parse(path string, data []byte) error {
 	f, err := ini.LoadSources(ini.LoadOptions{AllowPythonMultilineValues: true, IgnoreInlineComment: true, AllowShadows: true,
 		SkipUnrecognizableLines: false}, data)
 	if err != nil {
@@ -147,12 +152,18 @@ func keyLines(data []byte) map[string]int {
 // Get returns a value: the group's own, else [DEFAULT]'s only for DEFAULT
 // options (oslo does not fall back across groups).
 func (c *NovaConf) Get(section, key string) (string, bool) {
+	if c == nil { // no file read: every option has its default
+		return "", false
+	}
 	v, ok := c.values[section][key]
 	return strings.TrimSpace(v.value), ok
 }
 
 // Where tells where a value came from, "file:line", for messages.
 func (c *NovaConf) Where(section, key string) string {
+	if c == nil {
+		return "default"
+	}
 	v, ok := c.values[section][key]
 	if !ok {
 		return "default"
@@ -200,7 +211,15 @@ func (c *NovaConf) List(section, key string, def []string) []string {
 }
 
 // HasSection says whether any file had the section.
-func (c *NovaConf) HasSection(s string) bool { return len(c.values[s]) > 0 }
+func (c *NovaConf) HasSection(s string) bool { return c != nil && len(c.values[s]) > 0 }
+
+// files read, none for a nil NovaConf.
+func (c *NovaConf) files() []string {
+	if c == nil {
+		return nil
+	}
+	return c.Files
+}
 
 // under joins a path below root ("" or "/" is the live system).
 func under(root, p string) string {

@@ -2,8 +2,10 @@ package hostcheck
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -37,153 +39,117 @@ type Options struct {
 	ContainerRoot         func(name string) (string, error)
 }
 
-// state is what the checks share while running.
-type state struct {
-	o             Options
-	r             *Report
-	conf          *NovaConf
-	qemu          *QemuConf
-	acc           accounts
-	rel           nova.Release
-	enabled       bool
-	libvirtDriver bool
-	virtType      string
-	user          string
-	group         string
-	modes         []string
-	hv            Hypervisor
-	hvErr         error
-	libV          Version
-	qemuV         Version
-	caps          *DomCaps
-	capsErr       error
-	domains       []*Domain
-	secrets       []*Secret
-	layout        Layout
-	novaRoot      string   // where nova-compute's files are ("" = the host's)
-	libvirtRoot   string   // where libvirtd's files are
-	lacc          accounts // libvirtd's accounts (the swtpm user it runs swtpm as)
-}
-
-// Run performs every check. It returns an error only for input the checks
-// cannot start from: a malformed or missing config file, an unknown
-// release.
+// Run performs every check: gather reads the host's facts once, then each
+// check judges them. It returns an error only for input the checks cannot
+// start from: a malformed or missing config file, an unknown layout or
+// release (*ReleaseNotFoundError).
 func Run(o Options) (*Report, error) {
-	if o.Root != "" {
-		o.Root = filepath.Clean(o.Root)
-	}
-	s := &state{o: o, r: &Report{Schema: ReportSchema, Traits: []string{}, VTPMGuests: []Guest{}}}
-	l, err := ResolveLayout(o.Layout, o.Root, o.ContainerRoot)
+	f, err := gather(o)
 	if err != nil {
 		return nil, err
 	}
-	if o.NovaRoot != "" {
-		l.NovaRoot = filepath.Clean(o.NovaRoot)
-		delete(l.Unread, "nova")
+	return evaluate(f), nil
+}
+
+// RunOnHost is Run on this machine: the host name is this machine's, and
+// when o audits the live system (no Root) swtpm --version and docker or
+// podman inspect run under ctx, unless o brings its own.
+func RunOnHost(ctx context.Context, o Options) (*Report, error) {
+	if o.Hostname == "" {
+		o.Hostname, _ = os.Hostname()
 	}
-	if o.LibvirtRoot != "" {
-		l.LibvirtRoot = filepath.Clean(o.LibvirtRoot)
-		delete(l.Unread, "libvirt")
-	}
-	if len(o.NovaConf) == 0 && o.NovaConfDir == "" {
-		o.NovaConf, o.NovaConfDir = l.NovaConf, l.NovaConfDir
-		if len(o.NovaConf) == 0 {
-			o.NovaConf = []string{"/etc/nova/nova.conf"}
-			if _, err := statIn(o.Root, "/etc/nova/nova-compute.conf"); err == nil {
-				o.NovaConf = append(o.NovaConf, "/etc/nova/nova-compute.conf")
+	if !underRoot(o.Root) {
+		if o.RunVersion == nil {
+			o.RunVersion = func(bin string) (string, error) {
+				out, err := exec.CommandContext(ctx, bin, "--version").CombinedOutput()
+				return string(out), err
 			}
 		}
-	}
-	if o.QemuConf == "" {
-		o.QemuConf = l.QemuConf
-	}
-	if o.StateDir == "" {
-		o.StateDir = l.StateDir
-	}
-	if o.LibvirtURI == "" {
-		o.LibvirtURI = l.LibvirtURI
-	}
-	l.NovaConf, l.NovaConfDir, l.QemuConf, l.StateDir, l.LibvirtURI = o.NovaConf, o.NovaConfDir, o.QemuConf, o.StateDir, o.LibvirtURI
-	s.layout, s.novaRoot, s.libvirtRoot = l, o.Root, o.Root
-	if l.NovaRoot != "" {
-		s.novaRoot = l.NovaRoot
-	}
-	if l.LibvirtRoot != "" {
-		s.libvirtRoot = l.LibvirtRoot
-	}
-	s.r.Layout = &s.layout
-	if s.conf, err = LoadNovaConf(o.Root, o.NovaConf, o.NovaConfDir); err != nil {
-		return nil, err
-	}
-	if _, err := statIn(o.Root, o.QemuConf); err == nil { // absent: libvirt's defaults apply
-		if s.qemu, err = LoadQemuConf(o.Root, o.QemuConf); err != nil {
-			return nil, err
+		if o.ContainerRoot == nil {
+			o.ContainerRoot = func(name string) (string, error) { return containerRoot(ctx, name) }
 		}
 	}
-	ev := nova.ReleaseEvidence{Flag: o.Release}
-	if o.Release == nova.ReleaseUnknown {
-		if ev.Installed, err = DetectNovaRelease(s.novaRoot); err != nil {
-			return nil, err
-		}
-	}
-	res, err := nova.ResolveRelease(ev)
-	if err != nil {
-		return nil, err
-	}
-	s.rel = res.Release
-	s.o = o
-	s.r.NovaRelease = s.rel.String()
-	if underRoot(o.Root) {
-		// the mounted host's name, never the auditing machine's
-		o.Hostname = "unknown (no host in nova.conf, no /etc/hostname below the root)"
-		if b, err := readFile(o.Root, "/etc/hostname"); err == nil && firstLine(string(b)) != "" {
-			o.Hostname = firstLine(string(b))
-		}
-		s.o.Hostname = o.Hostname
-	}
-	s.r.Host = s.conf.String("DEFAULT", "host", o.Hostname)
-	s.acc, s.lacc = loadAccounts(s.novaRoot), loadAccounts(s.libvirtRoot)
-	s.connect()
-	if s.hv != nil {
-		defer s.hv.Close()
-	}
-
-	for _, check := range []func(){
-		s.checkConfFiles, s.checkEnabled, s.checkDriver, s.checkVirtType, s.checkAccounts, s.checkQemuConfMatch,
-		s.checkKeyManager, s.checkSecretSecurity, s.checkBinaries, s.checkLibvirt, s.checkDomCaps,
-		s.checkSecureBoot, s.checkKeepState, s.checkFirmware, s.checkStateDir, s.checkLocalCA, s.checkAppArmor,
-		s.checkGuests, s.checkHostModeSecrets, s.checkResumeOnBoot, s.checkTraits,
-	} {
-		check()
-	}
-	if k := s.r.Facts.StateKept; k != nil {
-		for i := range s.r.VTPMGuests {
-			s.r.VTPMGuests[i].StateKept = k.Kept
-		}
-	}
-	s.r.Finish()
-	return s.r, nil
+	return Run(o)
 }
 
-func (s *state) add(id string, st Status, msg, remedy string) {
-	s.r.add(Check{ID: id, Status: st, Message: msg, Remedy: remedy})
+// check is one pure check: its findings from the facts alone, so the list
+// below may be run in any order (TestChecksOrderIndependent); its order is
+// only the order of the report.
+type check struct {
+	name string
+	run  func(*Facts) []Check
+}
+
+var checks = []check{
+	{"conf-files", checkConfFiles}, {"enabled", checkEnabled}, {"driver", checkDriver}, {"virt-type", checkVirtType},
+	{"accounts", checkAccounts}, {"qemu-conf-match", checkQemuConfMatch}, {"key-manager", checkKeyManager},
+	{"secret-security", checkSecretSecurity}, {"binaries", checkBinaries}, {"libvirt", checkLibvirt}, {"domcaps", checkDomCaps},
+	{"secure-boot", checkSecureBoot}, {"keep-state", checkKeepState}, {"secure-boot-certs", checkSecureBootCerts},
+	{"nvram-kept", checkNvramKept}, {"resize-revert", checkResizeRevert}, {"known-bugs", checkKnownBugs},
+	{"state-dir", checkStateDir}, {"local-ca", checkLocalCA}, {"apparmor", checkAppArmor}, {"guests", checkGuests},
+	{"host-mode-secrets", checkHostModeSecrets}, {"resume-on-boot", checkResumeOnBoot}, {"traits", checkTraits},
+}
+
+// evaluate judges the facts: the report of every check. Pure.
+func evaluate(f *Facts) *Report {
+	l := f.Layout
+	r := &Report{Schema: ReportSchema, Host: f.Host, NovaRelease: f.Release.String(), Traits: traits(f),
+		VTPMGuests: append([]Guest{}, f.Guests...), Facts: hostInfo(f), Layout: &l}
+	for _, c := range checks {
+		r.Checks = append(r.Checks, c.run(f)...)
+	}
+	if k := r.Facts.StateKept; k != nil {
+		for i := range r.VTPMGuests {
+			r.VTPMGuests[i].StateKept = k.Kept
+		}
+	}
+	r.Finish()
+	return r
+}
+
+// hostInfo is what the report's readers learn of the host.
+func hostInfo(f *Facts) HostInfo {
+	h := HostInfo{SwtpmVersion: f.Binaries.Version, SecureBoot: len(f.SecureBootLoaders) > 0, StateDir: f.StateDir.Path}
+	if lv := f.Libvirt; lv.reachable() {
+		h.HypervisorHostname, h.LibvirtVersion, h.QEMUVersion = lv.HypervisorHostname, lv.LibV.String(), lv.QemuV.String()
+	}
+	h.TPMModels, h.TPMVersions, _ = tpmCaps(f)
+	h.StateKept, _ = keepState(f)
+	return h
+}
+
+// ReleaseNotFoundError: the installed nova package cannot tell the
+// release, and the caller has to be told it (each command by its own
+// flag). Major is 0 when no package was found below Root; else the
+// package's major version, newer than vtpmctl knows.
+type ReleaseNotFoundError struct {
+	Root    string // "/" for the live system
+	Major   int
+	Package string // the package's metadata directory on the host
+}
+
+func (e *ReleaseNotFoundError) Error() string {
+	if e.Major > 0 {
+		return fmt.Sprintf("nova %d (%s) is newer than vtpmctl knows: the Nova release must be given", e.Major, e.Package)
+	}
+	return fmt.Sprintf("no installed nova package found below %q: the Nova release must be given", e.Root)
 }
 
 var novaPkg = regexp.MustCompile(`/nova-(\d+)\.[^/]*\.(egg|dist)-info$`)
 
-// DetectNovaRelease reads the installed nova Python package's version.
+// DetectNovaRelease reads the installed nova Python package's version;
+// *ReleaseNotFoundError when none is there or it is too new.
 func DetectNovaRelease(root string) (nova.Release, error) {
-	found := novaMetadata(root)
-	for _, f := range found {
+	for _, f := range novaMetadata(root) {
 		if m := novaPkg.FindStringSubmatch(f); m != nil {
 			major, _ := strconv.Atoi(m[1])
 			if r, err := nova.ParseRelease(strconv.Itoa(major)); err == nil {
 				return r, nil
 			}
-			return nova.ReleaseUnknown, fmt.Errorf("nova %d (%s) is newer than vtpmctl knows; pass --nova-release", major, f)
+			return nova.ReleaseUnknown, &ReleaseNotFoundError{Root: rootName(root), Major: major, Package: f}
 		}
 	}
-	return nova.ReleaseUnknown, fmt.Errorf("no installed nova package found below %q: pass --nova-release (e.g. zed, 2024.2)", rootName(root))
+	return nova.ReleaseUnknown, &ReleaseNotFoundError{Root: rootName(root)}
 }
 
 func underRoot(root string) bool { return root != "" && root != "/" }

@@ -2,11 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
-	"strings"
 
 	"github.com/urfave/cli/v3"
 
@@ -111,20 +110,10 @@ libvirtd run in (a container's) when they cannot be found.`, []string{
 }
 
 func runHostCheck(ctx context.Context, o *hostCheckOptions) error {
-	rel := o.Release
-	hn, _ := os.Hostname()
-	opts := hostcheck.Options{Root: o.Root, NovaConf: o.NovaConf, NovaConfDir: o.NovaConfDir, QemuConf: o.QemuConf,
-		LibvirtURI: o.LibvirtURI, Release: rel, StateDir: o.StateDir, Hostname: hn, Layout: o.Layout, NovaRoot: o.NovaRoot, LibvirtRoot: o.LibvirtRoot}
-	if o.Root == "" || o.Root == "/" {
-		opts.RunVersion = func(bin string) (string, error) {
-			out, err := exec.CommandContext(ctx, bin, "--version").CombinedOutput()
-			return string(out), err
-		}
-		opts.ContainerRoot = func(name string) (string, error) { return containerRoot(ctx, name) }
-	}
-	rep, err := hostcheck.Run(opts)
+	rep, err := hostcheck.RunOnHost(ctx, hostcheck.Options{Root: o.Root, NovaConf: o.NovaConf, NovaConfDir: o.NovaConfDir, QemuConf: o.QemuConf,
+		LibvirtURI: o.LibvirtURI, Release: o.Release, StateDir: o.StateDir, Layout: o.Layout, NovaRoot: o.NovaRoot, LibvirtRoot: o.LibvirtRoot})
 	if err != nil {
-		return &usageError{msg: err.Error(), err: err}
+		return hostCheckError(err)
 	}
 	if err := output.Write(o.IO.Out, o.Global.Output, rep); err != nil {
 		return err
@@ -138,26 +127,18 @@ func runHostCheck(ctx context.Context, o *hostCheckOptions) error {
 	return nil
 }
 
-// containerRoot asks Docker, then Podman, where a running container's
-// filesystem is mounted on this host: host check reads it like --root
-// (never runs anything inside it).
-func containerRoot(ctx context.Context, name string) (string, error) {
-	var errs []string
-	for _, engine := range []string{"docker", "podman"} {
-		if _, err := exec.LookPath(engine); err != nil {
-			continue
+// hostCheckError: what host check cannot start from is a usage error,
+// worded with this command's flags.
+func hostCheckError(err error) error {
+	msg := err.Error()
+	var rel *hostcheck.ReleaseNotFoundError
+	if errors.As(err, &rel) {
+		msg = fmt.Sprintf("no installed nova package found below %q: pass --nova-release (e.g. zed, 2024.2)", rel.Root)
+		if rel.Major > 0 {
+			msg = fmt.Sprintf("nova %d (%s) is newer than vtpmctl knows; pass --nova-release", rel.Major, rel.Package)
 		}
-		out, err := exec.CommandContext(ctx, engine, "inspect", "--format", "{{.GraphDriver.Data.MergedDir}}", "--", name).Output()
-		dir := strings.TrimSpace(string(out))
-		if err == nil && strings.HasPrefix(dir, "/") {
-			return dir, nil
-		}
-		errs = append(errs, engine+": no running container "+name)
 	}
-	if len(errs) == 0 {
-		return "", fmt.Errorf("neither docker nor podman is installed here")
-	}
-	return "", fmt.Errorf("%s", strings.Join(errs, "; "))
+	return &usageError{msg: msg, err: err}
 }
 
 // writeJUnit writes the file through fileout: atomically for a regular
