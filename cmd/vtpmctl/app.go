@@ -275,6 +275,12 @@ func (g *globalOptions) services(ctx context.Context, need int) (*services, erro
 	return s, nil
 }
 
+// junitFlag is the one --junit: every command that writes JUnit XML
+// (through writeJUnit and fileout) takes it with the same words.
+func junitFlag(dst *string) cli.Flag {
+	return &cli.StringFlag{Name: "junit", Usage: "also write JUnit XML to `FILE` (- for stdout; a device such as /dev/null is written, never replaced)", Destination: dst}
+}
+
 // releaseFlag is the one --nova-release every command that applies
 // Nova's rules takes (name overridable for upgrade's --from/--to).
 func releaseFlag(name string, dst *nova.Release, usage, def string) cli.Flag {
