@@ -3,9 +3,15 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +20,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/blockstorage/v3/volumes"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
 
+	"github.com/vtpmctl/vtpmctl/cinder"
 	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
 )
 
@@ -152,4 +159,249 @@ func parseVolumeDomain(t *testing.T, domXML string) volumeDomain {
 		t.Fatalf("domain XML: %v", err)
 	}
 	return dom
+}
+
+// volumeParityCase is one boot-volume / flavor pair booted for real.
+type volumeParityCase struct {
+	name  string
+	meta  map[string]string // set on the volume after it is created
+	specs map[string]string
+}
+
+var volumeParityCases = []volumeParityCase{
+	{name: "tagged-volume+plain-flavor", meta: map[string]string{"hw_tpm_version": "2.0", "hw_tpm_model": "tpm-crb"}},
+	{name: "plain-volume+vtpm-flavor", specs: map[string]string{"hw:tpm_version": "2.0"}},
+	// Nova cannot word this conflict for a volume: the fault is only
+	// "NotImplementedError" (image_meta.name is unset), cinder.Decide.
+	{name: "conflicting-model", meta: map[string]string{"hw_tpm_version": "2.0", "hw_tpm_model": "tpm-crb"}, specs: map[string]string{"hw:tpm_model": "tpm-tis"}},
+}
+
+// TestIntegrationVolumeParity boots servers from existing volumes and
+// compares what Nova did with `vtpmctl check --volume`; then the volume
+// created before its image was tagged: Nova keeps the volume's old copy,
+// image set says so, and the volume set it proposes fixes it (rerun: no
+// write).
+func TestIntegrationVolumeParity(t *testing.T) {
+	imageClient, acompute, dcompute := testClients(t)
+	vc := volumeClient(t, "devcloud-demo")
+	img := devcloudtest.CreateImage(t, imageClient, devcloudtest.Unique("vparity-img"), nil)
+	plain := devcloudtest.Unique("vparity-plain")
+	plainID := devcloudtest.CreateFlavor(t, acompute, plain, nil)
+
+	var mu sync.Mutex
+	table := map[string][2]string{}
+	record := func(name string, actual, predicted outcome) {
+		mu.Lock()
+		table[name] = [2]string{actual.String(), predicted.String()}
+		mu.Unlock()
+		if actual != predicted {
+			t.Errorf("%s: Nova did %q, vtpmctl check --volume predicted %q", name, actual, predicted)
+		}
+	}
+	sem := make(chan struct{}, 2) // a 2-core TCG host
+	t.Run("cases", func(t *testing.T) {
+		for _, c := range volumeParityCases {
+			c := c
+			t.Run(c.name, func(t *testing.T) {
+				t.Parallel()
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				flv, flvID := plain, plainID
+				if c.specs != nil {
+					flv = devcloudtest.Unique("vparity-flv")
+					flvID = devcloudtest.CreateFlavor(t, acompute, flv, c.specs)
+				}
+				vol := createBootVolume(t, vc, img)
+				if c.meta != nil {
+					if err := cinder.SetImageMetadata(context.Background(), vc, vol, c.meta); err != nil {
+						t.Fatalf("set image metadata: %v", err)
+					}
+				}
+				predicted := predictVolume(t, vol, flv)
+				record(c.name, bootVolume(t, dcompute, vc, vol, flvID), predicted)
+			})
+		}
+		t.Run("volume-before-image-tagged", func(t *testing.T) {
+			t.Parallel()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			// Its own image: tagging it must not reach the other cases' volumes.
+			own := devcloudtest.CreateImage(t, imageClient, devcloudtest.Unique("vparity-late-img"), nil)
+			volumeBeforeImageTagged(t, dcompute, vc, own, plain, plainID, record)
+		})
+	})
+
+	names := make([]string, 0, len(table))
+	for n := range table {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	fmt.Fprintf(&b, "| boot volume + flavor | Nova (%s) | vtpmctl check --volume |\n|---|---|---|\n", devcloudtest.Release())
+	for _, n := range names {
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", n, table[n][0], table[n][1])
+	}
+	t.Log("\n" + b.String())
+	if len(table) < 5 {
+		t.Fatalf("only %d combinations ran, want 5", len(table))
+	}
+}
+
+// volumeBeforeImageTagged: the volume copies the image's properties at
+// creation; the image tagged later gives servers booted from the volume
+// no vTPM until the volume is tagged too.
+func volumeBeforeImageTagged(t *testing.T, dcompute, vc *gophercloud.ServiceClient, img, flv, flvID string, record func(string, outcome, outcome)) {
+	ctx := context.Background()
+	vol := createBootVolume(t, vc, img)
+
+	h := newHarness(t)
+	r := h.run(func(streams *IOStreams) error {
+		return runImageChange(ctx, &imageChangeOptions{IO: streams, Global: h.global("devcloud-admin"), Set: true, Images: []string{img},
+			Version: "2.0", Model: "tpm-crb"})
+	})
+	fix := "vtpmctl volume set --select image_id=" + img + " --tpm-version 2.0 --tpm-model tpm-crb --all-projects"
+	if r.code != 0 || !strings.Contains(r.stderr, "1 bootable volume(s) created from this image before do not carry the change") || !strings.Contains(r.stderr, fix) {
+		t.Errorf("image set: exit %d, stderr %q; want the one stale volume named with %q", r.code, r.stderr, fix)
+	}
+	if n := countVolumeLists(r.requests); n != 1 {
+		t.Errorf("image set listed volumes %d times, want one list: %v", n, r.requests)
+	}
+	if got := predictImage(t, img, flv); !got.vtpm {
+		t.Errorf("check --image after tagging: %s, want a vTPM (the image has it)", got)
+	}
+	predicted := predictVolume(t, vol, flv)
+	record("volume-before-image-tagged", bootVolume(t, dcompute, vc, vol, flvID), predicted)
+
+	// The command image set proposed, as the admin it ran as.
+	set := func() runResult {
+		return h.run(func(streams *IOStreams) error {
+			return runVolumeChange(ctx, &volumeChangeOptions{IO: streams, Global: h.global("devcloud-admin"), Set: true,
+				Select: []string{"image_id=" + img}, Version: "2.0", Model: "tpm-crb", AllProjects: true})
+		})
+	}
+	waitVolume(t, vc, vol, "available", time.Minute)
+	r = set()
+	if r.code != 0 || len(r.writes) != 1 || !strings.HasSuffix(r.writes[0], "/volumes/"+vol+"/action") {
+		t.Errorf("volume set: exit %d, writes %v (want one os-set_image_metadata): %s", r.code, r.writes, r.stderr)
+	}
+	if r = set(); r.code != 0 || len(r.writes) != 0 {
+		t.Errorf("volume set rerun: exit %d, writes %v, want none: %s", r.code, r.writes, r.stderr)
+	}
+	predicted = predictVolume(t, vol, flv)
+	record("volume-before-image-tagged+volume-set", bootVolume(t, dcompute, vc, vol, flvID), predicted)
+
+	unset := func() runResult {
+		return h.run(func(streams *IOStreams) error {
+			return runVolumeChange(ctx, &volumeChangeOptions{IO: streams, Global: h.global("devcloud-demo"), Volumes: []string{vol}})
+		})
+	}
+	waitVolume(t, vc, vol, "available", time.Minute)
+	if r = unset(); r.code != 0 || len(r.writes) != 2 {
+		t.Errorf("volume unset: exit %d, writes %v (want one os-unset_image_metadata per key): %s", r.code, r.writes, r.stderr)
+	}
+	if r = unset(); r.code != 0 || len(r.writes) != 0 {
+		t.Errorf("volume unset rerun: exit %d, writes %v", r.code, r.writes)
+	}
+}
+
+func countVolumeLists(reqs []string) int {
+	n := 0
+	for _, r := range reqs {
+		if strings.HasSuffix(r, "/volumes/detail") {
+			n++
+		}
+	}
+	return n
+}
+
+// createBootVolume makes a 1 GiB volume from img as demo and deletes it
+// when the test ends (after its servers: cleanups run last-in first-out).
+func createBootVolume(t *testing.T, vc *gophercloud.ServiceClient, img string) string {
+	t.Helper()
+	vol, err := volumes.Create(context.Background(), vc, volumes.CreateOpts{Name: devcloudtest.Unique("vparity-vol"), Size: 1, ImageID: img}, nil).Extract()
+	if err != nil {
+		t.Fatalf("volume create from image: %v", err)
+	}
+	t.Cleanup(func() {
+		waitVolume(t, vc, vol.ID, "available", time.Minute)
+		volumes.Delete(context.Background(), vc, vol.ID, volumes.DeleteOpts{})
+	})
+	if v := waitVolume(t, vc, vol.ID, "available", 3*time.Minute); v.Status != "available" {
+		t.Fatalf("volume %s is %s, want available", vol.ID, v.Status)
+	}
+	return vol.ID
+}
+
+// bootVolume boots a server from an existing volume as demo and reports
+// what Nova did; the server is deleted (and the volume free again) before
+// it returns, so the next boot can use the volume.
+func bootVolume(t *testing.T, c, vc *gophercloud.ServiceClient, vol, flavorID string) outcome {
+	t.Helper()
+	ctx := context.Background()
+	s, err := servers.Create(ctx, c, servers.CreateOpts{Name: devcloudtest.Unique("vparity"), FlavorRef: flavorID,
+		Networks: "none", AvailabilityZone: "libvirt",
+		BlockDevice: []servers.BlockDevice{{SourceType: servers.SourceVolume, DestinationType: servers.DestinationVolume, UUID: vol, BootIndex: 0}}}, nil).Extract()
+	if err != nil {
+		var code gophercloud.ErrUnexpectedResponseCode
+		if errors.As(err, &code) && code.Actual == 400 {
+			return outcome{errMsg: badRequestMessage(code.Body), atCreate: true}
+		}
+		t.Fatalf("server create from volume: %v", err)
+	}
+	t.Cleanup(func() { deleteAndWait(c, s.ID) })
+	defer func() {
+		deleteAndWait(c, s.ID)
+		waitVolume(t, vc, vol, "available", time.Minute)
+	}()
+	deadline := time.Now().Add(5 * time.Minute)
+	for {
+		if s, err = servers.Get(ctx, c, s.ID).Extract(); err != nil {
+			t.Fatalf("server show: %v", err)
+		}
+		if s.Status == "ACTIVE" || s.Status == "ERROR" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server %s still %s after 5 minutes", s.ID, s.Status)
+		}
+		time.Sleep(time.Second)
+	}
+	if s.Status == "ERROR" {
+		return outcome{errMsg: s.Fault.Message}
+	}
+	return domainTPM(t, devcloudtest.DomainXML(t, s.ID))
+}
+
+// predictVolume runs `vtpmctl check --volume --flavor` as demo.
+func predictVolume(t *testing.T, vol, flavor string) outcome {
+	return checkOutcome(t, "--volume", vol, flavor)
+}
+
+func predictImage(t *testing.T, img, flavor string) outcome {
+	return checkOutcome(t, "--image", img, flavor)
+}
+
+func checkOutcome(t *testing.T, flag, ref, flavor string) outcome {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), []string{"vtpmctl", "--os-cloud", "devcloud-demo", "check", flag, ref, "--flavor", flavor, "-f", "json"},
+		&IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb})
+	if code != 0 && code != 1 {
+		t.Fatalf("vtpmctl check %s exited %d: %s", flag, code, errb.String())
+	}
+	var r struct {
+		VTPM      string `json:"vtpm"`
+		Version   string `json:"version"`
+		Model     string `json:"model"`
+		Error     string `json:"error"`
+		ErrorWhen string `json:"error_when"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("check output is not JSON: %v\n%s", err, out.String())
+	}
+	if (code == 1) != (r.Error != "") {
+		t.Errorf("check %s: exit %d does not match error %q", flag, code, r.Error)
+	}
+	return outcome{vtpm: r.VTPM == "yes", version: firstWord(r.Version), model: firstWord(r.Model), errMsg: r.Error,
+		atCreate: strings.Contains(r.ErrorWhen, "HTTP 400 at server create")}
 }
