@@ -26,19 +26,20 @@ type volumeIndex map[string][]attachedVolume
 
 // listVolumeIndex lists every volume the inventory's scope sees (one
 // list, all pages: never one GET per server) and indexes the attached
-// ones by server. Without all, only the vTPM keys of the image metadata
-// are kept: they are all Decide reads.
+// ones by server, a page at a time: no more than a page of volumes is
+// held. Without all, only the vTPM keys of the image metadata are kept:
+// they are all Decide reads.
 func listVolumeIndex(ctx context.Context, c *gophercloud.ServiceClient, allTenants, all bool) (volumeIndex, error) {
-	vols, err := cinder.ListVolumes(ctx, c, cinder.ListOpts{AllTenants: allTenants})
-	if err != nil {
-		return nil, err
-	}
-	return indexVolumes(vols, all), nil
-}
-
-func indexVolumes(vols []cinder.Volume, all bool) volumeIndex {
 	idx := volumeIndex{}
 	shared := map[string]*nova.Image{}
+	err := cinder.EachVolumePage(ctx, c, cinder.ListOpts{AllTenants: allTenants}, func(page []cinder.Volume) error {
+		idx.add(page, all, shared)
+		return nil
+	})
+	return idx, err
+}
+
+func (idx volumeIndex) add(vols []cinder.Volume, all bool, shared map[string]*nova.Image) {
 	for i := range vols {
 		v := &vols[i]
 		if len(v.Attachments) == 0 {
@@ -51,7 +52,6 @@ func indexVolumes(vols []cinder.Volume, all bool) volumeIndex {
 			}
 		}
 	}
-	return idx
 }
 
 // sharedProps returns one *nova.Image per distinct set of properties.
