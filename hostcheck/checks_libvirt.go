@@ -30,29 +30,7 @@ func checkBinaries(f *Facts) []Check {
 	if len(bf.Paths) == 0 {
 		return one("SWTPM-BINARIES", Skip, strings.Join(bf.Unread, "; "), "")
 	}
-	var missing []string
-	var where []string       // missing, with the filesystem when there are two
-	var novaMissing []string // what nova-compute itself fails to find
-	for _, b := range swtpmBinaries {
-		var lacking []string
-		for label, paths := range bf.Paths {
-			if paths[b] == "" {
-				lacking = append(lacking, label)
-				if label == "" || label == novaFS {
-					novaMissing = append(novaMissing, b)
-				}
-			}
-		}
-		if len(lacking) == 0 {
-			continue
-		}
-		missing = append(missing, b)
-		if lacking[0] == "" {
-			where = append(where, b)
-		} else {
-			where = append(where, b+" (in "+strings.Join(sortedCopy(lacking), " and ")+")")
-		}
-	}
+	missing, where, novaMissing := missingBinaries(bf)
 	if len(missing) == 0 {
 		msg := "swtpm, swtpm_setup and swtpm_ioctl on PATH"
 		if _, host := bf.Paths[""]; !host {
@@ -88,6 +66,33 @@ func checkBinaries(f *Facts) []Check {
 		msg += fmt.Sprintf(" (nova-compute %s does not check this itself)", f.Release)
 	}
 	return one("SWTPM-BINARIES", st, msg, "install the swtpm and swtpm-tools packages")
+}
+
+// missingBinaries: the binaries missing somewhere; where, each with the
+// filesystem lacking it when there are two; novaMissing, those
+// nova-compute itself fails to find.
+func missingBinaries(bf BinaryFacts) (missing, where, novaMissing []string) {
+	for _, b := range swtpmBinaries {
+		var lacking []string
+		for label, paths := range bf.Paths {
+			if paths[b] == "" {
+				lacking = append(lacking, label)
+				if label == "" || label == novaFS {
+					novaMissing = append(novaMissing, b)
+				}
+			}
+		}
+		if len(lacking) == 0 {
+			continue
+		}
+		missing = append(missing, b)
+		if lacking[0] == "" {
+			where = append(where, b)
+		} else {
+			where = append(where, b+" (in "+strings.Join(sortedCopy(lacking), " and ")+")")
+		}
+	}
+	return missing, where, novaMissing
 }
 
 func checkLibvirt(f *Facts) []Check {

@@ -41,29 +41,16 @@ func gather(o Options) (*Facts, error) {
 			return nil, err
 		}
 	}
-	ev := nova.ReleaseEvidence{Flag: o.Release}
-	if o.Release == nova.ReleaseUnknown {
-		if ev.Installed, err = DetectNovaRelease(f.NovaRoot); err != nil {
-			return nil, err
-		}
-	}
-	res, err := nova.ResolveRelease(ev)
-	if err != nil {
+	if f.Release, err = release(o.Release, f.NovaRoot); err != nil {
 		return nil, err
 	}
-	f.Release = res.Release
 	f.Host = f.Conf.String("DEFAULT", "host", hostname(o))
 	f.Accounts, f.LibvirtAccounts = loadAccounts(f.NovaRoot), loadAccounts(f.LibvirtRoot)
 	f.Libvirt = askLibvirt(o, l.LibvirtURI, f.Conf)
 	f.StateDir = statPath(o.Root, stateDirOf(l.StateDir))
 	f.LocalCA = statPath(f.LibvirtRoot, "/var/lib/swtpm-localca")
 	f.AppArmor = readAppArmor(o.Root)
-	f.NovaCode = map[string]NovaSource{}
-	for _, rel := range novaCodeFiles() {
-		if b, p, ok := installedNovaFile(f.NovaRoot, rel); ok {
-			f.NovaCode[rel] = NovaSource{Path: p, Src: b}
-		}
-	}
+	f.NovaCode = readNovaCode(f.NovaRoot)
 	f.Firmware = FirmwareFacts{ByNova: loadDescriptors(f.NovaRoot, false), ByLibvirt: loadDescriptors(f.LibvirtRoot, true)}
 	f.Binaries = findBinaries(f, o.RunVersion)
 	f.derive()
@@ -76,6 +63,30 @@ func gather(o Options) (*Facts, error) {
 	}
 	f.SecureBoot = readTemplate(f.LibvirtRoot, f.FirmwareChoice)
 	return f, nil
+}
+
+// release: the one given, else the installed nova package's.
+func release(given nova.Release, novaRoot string) (nova.Release, error) {
+	ev := nova.ReleaseEvidence{Flag: given}
+	if given == nova.ReleaseUnknown {
+		var err error
+		if ev.Installed, err = DetectNovaRelease(novaRoot); err != nil {
+			return nova.ReleaseUnknown, err
+		}
+	}
+	res, err := nova.ResolveRelease(ev)
+	return res.Release, err
+}
+
+// readNovaCode reads the installed Nova files the checks judge.
+func readNovaCode(root string) map[string]NovaSource {
+	code := map[string]NovaSource{}
+	for _, rel := range novaCodeFiles() {
+		if b, p, ok := installedNovaFile(root, rel); ok {
+			code[rel] = NovaSource{Path: p, Src: b}
+		}
+	}
+	return code
 }
 
 // settleLayout: the layout, with the paths and roots the options name
