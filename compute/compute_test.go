@@ -102,12 +102,19 @@ func TestCreateVTPMFlavor(t *testing.T) {
 	})
 }
 
+// The count is of the flavor's servers only: the flavor filter must
+// reach Nova (the fake answers only a list that carries it, and the
+// request is asserted), or every server of the cloud would be counted.
 func TestServersUsingFlavor(t *testing.T) {
 	c := fakecloud.New(t).Standard()
-	c.Handle("GET /compute/v2.1/servers", fakecloud.JSON(200, `{"servers":[{"id":"s1"},{"id":"s2"}]}`))
+	c.Handle("GET /compute/v2.1/servers?all_tenants=true&flavor=f1&limit=1000", fakecloud.JSON(200, `{"servers":[{"id":"s1"},{"id":"s2"}]}`))
 	cc := c.ServiceClient("compute/v2.1")
 	n, err := ServersUsingFlavor(context.Background(), cc, "f1")
 	if err != nil || n != 2 {
 		t.Errorf("servers: %d %v", n, err)
+	}
+	sent := c.SentTo("GET", "/compute/v2.1/servers")
+	if len(sent) != 1 || sent[0].Query.Get("flavor") != "f1" || sent[0].Query.Get("all_tenants") != "true" {
+		t.Errorf("one list filtered by flavor f1 over all projects: %v", sent)
 	}
 }

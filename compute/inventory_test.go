@@ -32,7 +32,7 @@ func TestListInventory(t *testing.T) {
 			gone["image"] = map[string]any{"id": "00000000-0000-4000-a000-0000000000ff"}
 			gone["flavor"] = map[string]any{"original_name": "plain", "extra_specs": map[string]any{}}
 			var mvs []string
-			c.Handle("GET /compute/v2.1/servers/detail", func(w http.ResponseWriter, r *http.Request) {
+			pages := func(w http.ResponseWriter, r *http.Request) {
 				mvs = append(mvs, r.Header.Get("X-OpenStack-Nova-API-Version"))
 				body := map[string]any{"servers": srv, "servers_links": []map[string]string{{"rel": "next", "href": c.URL + "/compute/v2.1/servers/detail?all_tenants=True&limit=1&marker=" + srv[0]["id"].(string)}}}
 				if r.URL.Query().Get("marker") != "" {
@@ -40,9 +40,11 @@ func TestListInventory(t *testing.T) {
 				}
 				w.Header().Set("Content-Type", "application/json")
 				json.NewEncoder(w).Encode(body)
-			})
+			}
+			c.Handle("GET /compute/v2.1/servers/detail", pages)
+			// the next link as Nova writes it: the marker page keeps 2.47
+			c.Handle("GET /compute/v2.1/servers/detail?all_tenants=True&limit=1&marker=* [compute 2.47]", pages)
 			cc := c.ServiceClient("compute/v2.1")
-			cc.Type = "compute" // gophercloud sends the microversion header by type
 			inv, err := ListInventory(context.Background(), cc, c.ServiceClient("image"), nova.Zed, InventoryOpts{AllTenants: true, KeepServers: keep})
 			if err != nil {
 				t.Fatal(err)
@@ -53,7 +55,7 @@ func TestListInventory(t *testing.T) {
 				t.Errorf("requests %q at %q", c.Requests, mvs)
 			}
 			g := nova.VTPMGuest{ServerID: srv[0]["id"].(string), Name: fakecloud.FixtureServer, ProjectID: srv[0]["tenant_id"].(string),
-				UserID: srv[0]["user_id"].(string), Status: "ACTIVE", Host: "devcloud", Version: "2.0", Model: "tpm-crb", Mode: "user"}
+				UserID: srv[0]["user_id"].(string), Status: "ACTIVE", Host: "devcloud", Version: "2.0", Model: "tpm-crb", Mode: "user", Evidence: nova.EvidenceFlavor}
 			if !reflect.DeepEqual(inv.Guests, []nova.VTPMGuest{g}) {
 				t.Errorf("guests %+v", inv.Guests)
 			}

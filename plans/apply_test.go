@@ -71,9 +71,9 @@ func (g *statefulGlance) patch(w http.ResponseWriter, r *http.Request) {
 func TestApplyConvergesOnEscapedKeys(t *testing.T) {
 	c := fakecloud.New(t)
 	g := &statefulGlance{t: t, props: map[string]string{"os_distro": "windows"}}
-	c.Handle("GET /image/v2/images", g.list)
+	c.Handle("GET /image/v2/images?limit=100&name=eq:win-golden", g.list)
 	c.Handle("PATCH /image/v2/images/"+convergeImageID, g.patch)
-	c.Handle("GET /compute/v2.1/flavors/detail", fakecloud.JSON(200, `{"flavors":[]}`))
+	c.Handle("GET /compute/v2.1/flavors/detail?is_public=None&limit=1000 [compute >=2.61]", fakecloud.JSON(200, `{"flavors":[]}`))
 	gl, cc := c.ServiceClient("image"), c.ServiceClient("compute/v2.1")
 	p := &Plan{Version: 1, Images: []PlanImage{{Name: "win-golden", Properties: map[string]string{
 		"tags/-": "yes", "vendor~x/a": "1", "os_distro": "windows"}}}}

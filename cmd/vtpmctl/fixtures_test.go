@@ -78,7 +78,14 @@ func TestFixtureFlavorCommands(t *testing.T) {
 		t.Errorf("flavor list --vtpm: %q", out)
 	}
 	c.Handle("PUT /compute/v2.1/flavors/*", fakecloud.JSON(200, `{"hw:tpm_model":"tpm-tis"}`))
-	c.Handle("GET /compute/v2.1/servers", fakecloud.JSON(200, `{"servers":[]}`))
+	var fid string
+	for _, f := range c.FixtureObjects("flavors-detail", "flavors") {
+		if f["name"] == fakecloud.FixtureFlavor {
+			fid = f["id"].(string)
+		}
+	}
+	// flavor set counts the servers built from the flavor it changed
+	c.Handle("GET /compute/v2.1/servers?all_tenants=true&flavor="+fid+"&limit=1000", fakecloud.JSON(200, `{"servers":[]}`))
 	_, errs, code = runCLI(t, "--os-cloud", "fake", "flavor", "set", fakecloud.FixtureFlavor, "--tpm-model", "tpm-tis")
 	if code != 0 || c.Count("PUT /compute/v2.1/flavors/") != 1 {
 		t.Errorf("flavor set: exit %d %s %v", code, errs, c.Requests)

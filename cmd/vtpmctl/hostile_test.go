@@ -39,17 +39,20 @@ const (
 func secretsCloud(t *testing.T) *fakecloud.Cloud {
 	c := fakecloud.New(t)
 	p, u := fakecloud.ProjectID, fakecloud.UserID
-	c.Handle("GET /compute/v2.1/servers/detail", fakecloud.JSON(200, fmt.Sprintf(`{"servers":[{"id":%q,"name":"win\u001b[2J","tenant_id":%q,"user_id":%q,"status":"ACTIVE",
+	c.Handle(fakecloud.Servers, fakecloud.JSON(200, fmt.Sprintf(`{"servers":[{"id":%q,"name":"win\u001b[2J","tenant_id":%q,"user_id":%q,"status":"ACTIVE",
 "image":{"id":"img1"},"flavor":{"original_name":"v","extra_specs":{"hw:tpm_version":"2.0","hw:tpm_model":"tpm-crb"}}}]}`, guestID, p, u)))
-	c.Handle("GET /image/v2/images", fakecloud.JSON(200, `{"images":[{"id":"img1","name":"w"}]}`))
+	c.Handle(fakecloud.Images, fakecloud.JSON(200, `{"images":[{"id":"img1","name":"w"}]}`))
 	c.Handle("GET /identity/v3/projects", fakecloud.JSON(200, fmt.Sprintf(`{"projects":[{"id":%q,"name":"p"}],"links":{}}`, p)))
-	c.Handle("GET /key-manager/v1/secrets", fakecloud.JSON(200, fmt.Sprintf(`{"total":2,"secrets":[
+	c.Handle(fakecloud.Secrets, fakecloud.JSON(200, fmt.Sprintf(`{"total":2,"secrets":[
 {"name":"vTPM secret for instance %s","secret_ref":"%s/key-manager/v1/secrets/%s","creator_id":%q,"status":"ACTIVE","secret_type":"passphrase","created":"2026-01-01T00:00:00"},
 {"name":"vTPM secret for instance %s","secret_ref":"%s/key-manager/v1/secrets/%s","creator_id":%q,"status":"ACTIVE","secret_type":"passphrase","created":"2026-01-01T00:00:00"}]}`,
 		guestID, c.URL, secretID, u, goneID, c.URL, "bbbbbbbb-1111-2222-3333-444444444444", u)))
 	c.Handle("GET /key-manager/v1/secrets/*", fakecloud.JSON(200, `{"read":{"project-access":true}}`))
 	c.Handle("GET /identity/v3/users/*", fakecloud.JSON(200, fmt.Sprintf(`{"user":{"id":%q,"name":"owner","enabled":true}}`, u)))
-	c.Handle("GET /identity/v3/role_assignments", fakecloud.JSON(200, fmt.Sprintf(`{"role_assignments":[{"user":{"id":%q},"role":{"id":"r"},"scope":{"project":{"id":%q}}}],"links":{}}`, u, p)))
+	c.Handle(fakecloud.RoleAssignments, fakecloud.JSON(200, fmt.Sprintf(`{"role_assignments":[{"user":{"id":%q},"role":{"id":"r"},"scope":{"project":{"id":%q}}}],"links":{}}`, u, p)))
+	// report and plan verify read the fleet too: no hosts, not a 404
+	c.Handle(fakecloud.Hypervisors, fakecloud.JSON(200, `{"hypervisors":[]}`))
+	c.Handle(fakecloud.ResourceProviders, fakecloud.JSON(200, `{"resource_providers":[]}`))
 	return c
 }
 
@@ -184,13 +187,13 @@ func TestIdentityInAnotherRegion(t *testing.T) {
 // "win", whatever Glance's filter returns.
 func TestImageNameIsNotAnOperator(t *testing.T) {
 	c := fakecloud.New(t)
-	c.Handle("GET /image/v2/images", func(w http.ResponseWriter, r *http.Request) {
-		if got := r.URL.Query().Get("name"); got != "eq:in:win" {
-			t.Errorf("name filter %q", got)
-		}
+	c.Handle("GET /image/v2/images?limit=100&name=eq:in:win", func(w http.ResponseWriter, r *http.Request) {
 		fakecloud.JSON(200, `{"images":[{"id":"i-win","name":"win"},{"id":"i-in","name":"in:win"}]}`)(w, r)
 	})
 	c.Handle("PATCH /image/v2/images/*", fakecloud.JSON(200, `{"id":"i-in","name":"in:win"}`))
+	// image set checks the flavors and the volumes made from the image
+	c.Handle(fakecloud.Flavors, fakecloud.JSON(200, `{"flavors":[]}`))
+	c.Handle(fakecloud.Volumes, fakecloud.JSON(200, `{"volumes":[]}`))
 	_, errs, code := runCLI(t, "--os-cloud", "fake", "image", "set", "in:win", "--tpm-version", "2.0")
 	if c.Count("PATCH /image/v2/images/i-win") > 0 {
 		t.Fatal("image win was changed")
@@ -205,8 +208,9 @@ func TestImageNameIsNotAnOperator(t *testing.T) {
 func TestFlavorCreateRollbackAfterInterrupt(t *testing.T) {
 	c := fakecloud.New(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	c.Handle("GET /compute/v2.1/flavors/detail", fakecloud.JSON(200, `{"flavors":[]}`))
-	c.Handle("GET /compute/v2.1/flavors/*", fakecloud.JSON(404, `{"itemNotFound":{"message":"no"}}`))
+	c.Handle(fakecloud.Images, fakecloud.JSON(200, `{"images":[]}`)) // create checks image names for conflicts
+	c.Handle(fakecloud.Flavors, fakecloud.JSON(200, `{"flavors":[]}`))
+	c.Handle(fakecloud.Flavor, fakecloud.JSON(404, `{"itemNotFound":{"message":"no"}}`))
 	c.Handle("POST /compute/v2.1/flavors", fakecloud.JSON(200, `{"flavor":{"id":"f1","name":"vtpm","vcpus":2,"ram":4096,"disk":40,"extra_specs":{}}}`))
 	c.Handle("POST /compute/v2.1/flavors/f1/os-extra_specs", func(w http.ResponseWriter, r *http.Request) {
 		cancel() // the user presses Ctrl-C while the specs are being written
@@ -290,8 +294,8 @@ func TestPlanExitStatus(t *testing.T) {
 	} {
 		for _, verb := range []string{"diff", "apply"} {
 			c := fakecloud.New(t)
-			c.Handle("GET /image/v2/images", tc.images)
-			c.Handle("GET /compute/v2.1/flavors/detail", fakecloud.JSON(200, `{"flavors":[{"id":"1","name":"f","vcpus":2,"ram":512,"disk":1}]}`))
+			c.Handle(fakecloud.ImagesByName, tc.images)
+			c.Handle(fakecloud.Flavors, fakecloud.JSON(200, `{"flavors":[{"id":"1","name":"f","vcpus":2,"ram":512,"disk":1}]}`))
 			args := append(append([]string{"--os-cloud", "fake"}, tc.args...), "plan", verb, plan)
 			if verb == "apply" {
 				args = append(args, "--yes")
@@ -335,7 +339,7 @@ func TestPayloadGuardOnEverySession(t *testing.T) {
 func TestBidiControlsNeutralised(t *testing.T) {
 	const evil = "win\u202egpj.exe\u2066x\u2069"
 	c := secretsCloud(t)
-	c.Handle("GET /compute/v2.1/servers/detail", fakecloud.JSON(200, fmt.Sprintf(`{"servers":[{"id":%q,"name":%q,"tenant_id":%q,"user_id":%q,"status":"ACTIVE",
+	c.Handle(fakecloud.Servers, fakecloud.JSON(200, fmt.Sprintf(`{"servers":[{"id":%q,"name":%q,"tenant_id":%q,"user_id":%q,"status":"ACTIVE",
 "image":{"id":"img1"},"flavor":{"original_name":"v","extra_specs":{"hw:tpm_version":"2.0","hw:tpm_model":"tpm-crb"}}}]}`, guestID, evil, fakecloud.ProjectID, fakecloud.UserID)))
 	bidi := func(s string) bool {
 		return strings.ContainsAny(s, "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c")

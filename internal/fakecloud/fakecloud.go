@@ -1,8 +1,10 @@
 package fakecloud
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -22,13 +24,18 @@ const (
 	Password  = "fake-password-Zq9"
 )
 
-// Cloud is a running fake.
+// Cloud is a running fake. It is strict: a request no route matches
+// (method, path, query, microversion: see Handle) fails the test, so a
+// client that drops a filter or a microversion cannot pass by luck.
 type Cloud struct {
 	*httptest.Server
-	t        *testing.T
-	mu       sync.Mutex
-	handlers map[string]http.HandlerFunc // "GET /compute/v2.1/servers/detail" or a path prefix "GET /compute/…*"
-	Requests []string                    // "METHOD path?query", in order
+	t      testing.TB
+	mu     sync.Mutex
+	routes []route
+	sent   []Request
+	// Requests are the request lines ("METHOD path?query"), in order, for
+	// messages; Sent has them decoded, for assertions.
+	Requests []string
 	// Region of every catalog endpoint; IdentityRegion of Keystone's.
 	Region, IdentityRegion string
 	// TokenStatus, when set, answers POST /v3/auth/tokens with it.
@@ -38,8 +45,8 @@ type Cloud struct {
 
 // New starts a fake cloud and writes clouds.yaml (cloud "fake") for it;
 // OS_CLIENT_CONFIG_FILE points there for the test.
-func New(t *testing.T) *Cloud {
-	c := &Cloud{t: t, handlers: map[string]http.HandlerFunc{}, Region: "RegionOne", IdentityRegion: "RegionOne"}
+func New(t testing.TB) *Cloud {
+	c := &Cloud{t: t, Region: "RegionOne", IdentityRegion: "RegionOne"}
 	c.Server = httptest.NewServer(http.HandlerFunc(c.serve))
 	t.Cleanup(c.Close)
 	dir := t.TempDir()
@@ -67,12 +74,45 @@ func New(t *testing.T) *Cloud {
 	return c
 }
 
-// Handle answers "METHOD /path" (exact, query ignored) or, ending in "*",
-// every path with that prefix.
-func (c *Cloud) Handle(route string, h http.HandlerFunc) {
+// Handle declares a route (see route for its syntax) answered by h,
+// replacing a route declared the same. A bare "METHOD /path" where routes
+// are already declared swaps their answer and keeps what they expect;
+// elsewhere it matches only requests without a query.
+func (c *Cloud) Handle(decl string, h http.HandlerFunc) {
+	r, err := parseRoute(decl)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	r.h = h
 	c.mu.Lock()
-	c.handlers[route] = h
-	c.mu.Unlock()
+	defer c.mu.Unlock()
+	swapped := false
+	for i := range c.routes {
+		if old := &c.routes[i]; old.method == r.method && old.path == r.path && (r.bare() || old.decl == r.decl) {
+			old.h, swapped = h, true
+		}
+	}
+	if !swapped {
+		c.routes = append(c.routes, r)
+	}
+}
+
+// Sent returns every request received so far, in order.
+func (c *Cloud) Sent() []Request {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]Request(nil), c.sent...)
+}
+
+// SentTo returns the requests to method and path (exact), in order.
+func (c *Cloud) SentTo(method, path string) []Request {
+	var out []Request
+	for _, r := range c.Sent() {
+		if r.Method == method && r.Path == path {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // JSON is a handler that answers status and body.
@@ -98,16 +138,25 @@ func (c *Cloud) Count(prefix string) int {
 }
 
 func (c *Cloud) serve(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
 	c.mu.Lock()
 	c.Requests = append(c.Requests, r.Method+" "+r.URL.RequestURI())
-	route := r.Method + " " + r.URL.Path
-	h := c.handlers[route]
-	if h == nil {
-		best := ""
-		for k, v := range c.handlers {
-			if strings.HasSuffix(k, "*") && strings.HasPrefix(route, strings.TrimSuffix(k, "*")) && len(k) > len(best) {
-				best, h = k, v
-			}
+	c.sent = append(c.sent, recordOf(r, body))
+	var h http.HandlerFunc
+	best := 0
+	var near []string
+	for _, rt := range c.routes {
+		score := rt.pathScore(r.URL.Path)
+		if rt.method != r.Method || score == 0 {
+			continue
+		}
+		if why := rt.mismatch(r); why != "" {
+			near = append(near, fmt.Sprintf("%q: %s", rt.decl, why))
+			continue
+		}
+		if score > best {
+			best, h = score, rt.h
 		}
 	}
 	c.mu.Unlock()
@@ -116,9 +165,15 @@ func (c *Cloud) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if h == nil {
+		line := recordOf(r, nil).String()
+		if len(near) == 0 {
+			c.t.Errorf("fakecloud: no route for %s", line)
+		} else {
+			c.t.Errorf("fakecloud: no route for %s (%s)", line, strings.Join(near, "; "))
+		}
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(404)
-		fmt.Fprintf(w, `{"error":"fakecloud: no handler for %s"}`, route)
+		fmt.Fprintf(w, `{"error":"fakecloud: no route for %s %s"}`, r.Method, r.URL.Path)
 		return
 	}
 	h(w, r)
@@ -156,6 +211,7 @@ func (c *Cloud) token(w http.ResponseWriter, r *http.Request) {
 		"catalog": []map[string]any{
 			ep("identity", "/identity/v3/", c.IdentityRegion), ep("compute", "/compute/v2.1/", c.Region), ep("image", "/image/", c.Region),
 			ep("key-manager", "/key-manager/", c.Region), ep("placement", "/placement/", c.Region),
+			ep("block-storage", "/volume/v3/"+project+"/", c.Region),
 		},
 	}}
 	w.Header().Set("X-Subject-Token", Token)
@@ -165,12 +221,18 @@ func (c *Cloud) token(w http.ResponseWriter, r *http.Request) {
 }
 
 // ServiceClient is a client for one of the fake's services ("compute/v2.1",
-// "image"), for API packages' tests that need no session.
+// "image", "volume/v3/"+ProjectID), for API packages' tests that need no
+// session. Its Type is the session's, so microversion headers are sent as
+// a real session sends them.
 func (c *Cloud) ServiceClient(path string) *gophercloud.ServiceClient {
 	pc := &gophercloud.ProviderClient{HTTPClient: *http.DefaultClient}
 	pc.SetToken(Token)
 	ep := c.URL + "/" + strings.Trim(path, "/") + "/"
-	sc := &gophercloud.ServiceClient{ProviderClient: pc, Endpoint: ep, ResourceBase: ep}
+	typ, _, _ := strings.Cut(strings.Trim(path, "/"), "/")
+	if typ == "volume" {
+		typ = "block-storage"
+	}
+	sc := &gophercloud.ServiceClient{ProviderClient: pc, Endpoint: ep, ResourceBase: ep, Type: typ}
 	if strings.HasPrefix(path, "image") {
 		sc.ResourceBase = ep + "v2/"
 	}
