@@ -34,7 +34,8 @@ type flavorOptions struct {
 const flavorExit = `EXIT STATUS:
    0  every flavor has the requested specs (written now or already)
    1  a write failed (e.g. Nova 403: extra specs need the admin role); a failed create is rolled back
-   2  usage error, unknown or ambiguous flavor, or a request Nova would refuse on this release`
+   2  usage error, unknown or ambiguous flavor, a request Nova would refuse on this release,
+      or (create) a flavor name already taken with another size: nothing is written`
 
 func newFlavorCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 	return &cli.Command{

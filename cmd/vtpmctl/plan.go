@@ -271,7 +271,8 @@ listed as pending.`
 	exit := `EXIT STATUS:
    0  the difference was computed (or, for apply --yes, every write succeeded)
    1  a write failed (apply): what was applied and what was not is printed; rerun to converge
-   2  usage error, unreadable or invalid plan, a plan Nova would refuse`
+   2  usage error, unreadable or invalid plan, a plan Nova would refuse, a plan flavor
+      whose name the cloud has with another size: nothing is written`
 	if apply {
 		c = &cli.Command{Name: "apply", ArgsUsage: "PLAN", Usage: "converge the cloud's images and flavors to the plan (dry run unless --yes)"}
 		about += `
