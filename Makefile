@@ -28,8 +28,10 @@ dist:
 
 ## dist-test: the amd64 .deb installed in a fresh debootstrap chroot, run
 ## there (--version, check, host check without libvirt), removed (~30 s).
+## The chroot comes from the machine's own Debian mirror (its apt sources;
+## VTPMCTL_DEBIAN_MIRROR=URL overrides), never a public default.
 dist-test: dist
-	bash packaging/dist-test.sh
+	@mirror=$$(bash devcloud/debian-mirror.sh) && MIRROR=$$mirror bash packaging/dist-test.sh
 
 ## test: everything CI runs: lint, unit tests, a short fuzz of every parser,
 ## the examples, the packages installed in a fresh Debian, then the local

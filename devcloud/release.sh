@@ -25,8 +25,9 @@ case $REL in
   2026.2) SUITE=sid ;;
   *) echo "devcloud/release.sh: unknown release $REL (2025.1, 2026.1 or 2026.2; zed is devcloud/up.sh)" >&2; exit 2 ;;
 esac
-MIRROR=${MIRROR:-$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -1)}
-MIRROR=${MIRROR:-http://deb.debian.org/debian}
+# The machine's own Debian mirror (VTPMCTL_DEBIAN_MIRROR overrides); no
+# public default: an air-gapped site has only its own.
+MIRROR=$("$HERE/debian-mirror.sh") || exit 2
 BASE=${DEVCLOUD_RELEASES_DIR:-/var/tmp/vtpmctl-releases}/$REL
 ROOT=$BASE/root
 NS=vtpmctl-$REL
