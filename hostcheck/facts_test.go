@@ -218,9 +218,10 @@ func checkNames(l []check) string {
 	return strings.Join(n, ",")
 }
 
-// TestReleaseNotFoundIsTyped: the release errors say what is missing
-// (the package, or a release too new) and leave the flag to the caller.
-func TestReleaseNotFoundIsTyped(t *testing.T) {
+// TestInputErrorsAreTyped: the release errors say what is missing (the
+// package, or a release too new), the layout error which layout, and
+// each leaves the flag to the caller.
+func TestInputErrorsAreTyped(t *testing.T) {
 	tr := newTree(t)
 	tr.o.Release = nova.ReleaseUnknown
 	_, err := Run(tr.o)
@@ -232,5 +233,9 @@ func TestReleaseNotFoundIsTyped(t *testing.T) {
 	_, err = Run(tr.o)
 	if !errors.As(err, &rn) || rn.Major != 99 || rn.Package != "/usr/lib/python3/dist-packages/nova-99.0.0.dist-info" || strings.Contains(err.Error(), "--") {
 		t.Errorf("too new: %#v", err)
+	}
+	var le *LayoutError
+	if _, err := Run(Options{Root: t.TempDir(), Layout: "juju", Release: nova.Zed}); !errors.As(err, &le) || le.Name != "juju" || strings.Contains(err.Error(), "--") {
+		t.Errorf("layout: %#v", err)
 	}
 }

@@ -90,7 +90,15 @@ func ResolveLayout(name, root string, containerRoot func(string) (string, error)
 		}
 		return l, nil
 	}
-	return Layout{}, fmt.Errorf("--layout %q: choose %s", name, strings.Join(Layouts, ", "))
+	return Layout{}, &LayoutError{Name: name}
+}
+
+// LayoutError: a layout host check does not know; the caller names the
+// flag or key it came from.
+type LayoutError struct{ Name string }
+
+func (e *LayoutError) Error() string {
+	return fmt.Sprintf("unknown layout %q: choose %s", e.Name, strings.Join(Layouts, ", "))
 }
 
 // detectLayout reads what each deployer leaves on a compute node.

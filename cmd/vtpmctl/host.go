@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/urfave/cli/v3"
 
@@ -132,7 +133,11 @@ func runHostCheck(ctx context.Context, o *hostCheckOptions) error {
 func hostCheckError(err error) error {
 	msg := err.Error()
 	var rel *hostcheck.ReleaseNotFoundError
-	if errors.As(err, &rel) {
+	var lay *hostcheck.LayoutError
+	switch {
+	case errors.As(err, &lay):
+		msg = fmt.Sprintf("--layout %q: choose %s", lay.Name, strings.Join(hostcheck.Layouts, ", "))
+	case errors.As(err, &rel):
 		msg = fmt.Sprintf("no installed nova package found below %q: pass --nova-release (e.g. zed, 2024.2)", rel.Root)
 		if rel.Major > 0 {
 			msg = fmt.Sprintf("nova %d (%s) is newer than vtpmctl knows; pass --nova-release", rel.Major, rel.Package)
