@@ -166,6 +166,7 @@ type volumeParityCase struct {
 	name  string
 	meta  map[string]string // set on the volume after it is created
 	specs map[string]string
+	blank bool // an empty volume: Cinder marks it not bootable
 }
 
 var volumeParityCases = []volumeParityCase{
@@ -174,6 +175,7 @@ var volumeParityCases = []volumeParityCase{
 	// Nova cannot word this conflict for a volume: the fault is only
 	// "NotImplementedError" (image_meta.name is unset), cinder.Decide.
 	{name: "conflicting-model", meta: map[string]string{"hw_tpm_version": "2.0", "hw_tpm_model": "tpm-crb"}, specs: map[string]string{"hw:tpm_model": "tpm-tis"}},
+	{name: "not-bootable-volume+vtpm-flavor", specs: map[string]string{"hw:tpm_version": "2.0"}, blank: true},
 }
 
 // TestIntegrationVolumeParity boots servers from existing volumes and
@@ -211,7 +213,11 @@ func TestIntegrationVolumeParity(t *testing.T) {
 					flv = devcloudtest.Unique("vparity-flv")
 					flvID = devcloudtest.CreateFlavor(t, acompute, flv, c.specs)
 				}
-				vol := createBootVolume(t, vc, img)
+				from := img
+				if c.blank {
+					from = ""
+				}
+				vol := createBootVolume(t, vc, from)
 				if c.meta != nil {
 					if err := cinder.SetImageMetadata(context.Background(), vc, vol, c.meta); err != nil {
 						t.Fatalf("set image metadata: %v", err)
@@ -242,8 +248,8 @@ func TestIntegrationVolumeParity(t *testing.T) {
 		fmt.Fprintf(&b, "| %s | %s | %s |\n", n, table[n][0], table[n][1])
 	}
 	t.Log("\n" + b.String())
-	if len(table) < 5 {
-		t.Fatalf("only %d combinations ran, want 5", len(table))
+	if len(table) < 6 {
+		t.Fatalf("only %d combinations ran, want 6", len(table))
 	}
 }
 
@@ -314,7 +320,7 @@ func countVolumeLists(reqs []string) int {
 	return n
 }
 
-// createBootVolume makes a 1 GiB volume from img as demo and deletes it
+// createBootVolume makes a 1 GiB volume from img ("": blank) as demo and deletes it
 // when the test ends (after its servers: cleanups run last-in first-out).
 func createBootVolume(t *testing.T, vc *gophercloud.ServiceClient, img string) string {
 	t.Helper()
