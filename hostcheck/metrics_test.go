@@ -51,6 +51,14 @@ func TestHostGauges(t *testing.T) {
 	if len(fams["vtpmctl_host_trait"].GetMetric()) == 0 || fams["vtpmctl_last_run_timestamp_seconds"].GetMetric()[0].GetGauge().GetValue() != 1764547200 {
 		t.Errorf("traits or timestamp missing:\n%s", buf.String())
 	}
+	// Only what a host check finds: the fleet's series (the guests at risk,
+	// which a host check cannot know and printed as an always-zero gauge)
+	// are hosts audit's.
+	for name := range fams {
+		if name == "vtpmctl_host_vtpm_guests_at_risk" || strings.HasPrefix(name, "vtpmctl_fleet_") {
+			t.Errorf("host check emits the fleet's %s", name)
+		}
+	}
 	if fams["vtpmctl_host_info"].GetMetric()[0].Label[1].GetValue() != "packages" {
 		t.Errorf("info %v", fams["vtpmctl_host_info"])
 	}

@@ -3,14 +3,16 @@ package hostcheck
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/vtpmctl/vtpmctl/internal/infile"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/internal/result"
+	"github.com/vtpmctl/vtpmctl/nova"
 )
 
 // Status of one check: the one status type of every audit.
@@ -49,20 +51,6 @@ type Report struct {
 	Facts      HostInfo `json:"facts"`
 	// Layout: the deployment layout read, and where its files were.
 	Layout *Layout `json:"layout,omitempty"`
-	// AtRisk (fleet audit): the vTPM guests this host would strand if it
-	// died, since Nova refuses to evacuate them.
-	AtRisk []RiskGuest `json:"at_risk_guests,omitempty"`
-}
-
-// RiskGuest is a vTPM guest on a host, as the fleet audit sees it.
-type RiskGuest struct {
-	ServerID string          `json:"server_id"`
-	Name     string          `json:"name"`
-	Owner    string          `json:"owner"`
-	Project  string          `json:"project"`
-	Mode     nova.SecretMode `json:"mode"`
-	// StateKept (from the host's report): "yes", "no" or "unknown".
-	StateKept string `json:"vtpm_state_kept,omitempty"`
 }
 
 // Guest is a vTPM domain found on the host.
@@ -174,4 +162,37 @@ func ReadReport(path string) (Report, error) {
 	}
 	r.Finish()
 	return r, nil
+}
+
+// ReadReports reads host check reports. Two reports of the same host
+// (Nova's service host) are an error: which one is current is the user's
+// call, and silently keeping the later hid the other's findings. Two
+// services on one machine share libvirt's host name: not a clash.
+func ReadReports(paths []string) ([]Report, error) {
+	var out []Report
+	seen := map[string]string{} // service host → file that reports it
+	for _, p := range paths {
+		r, err := ReadReport(p)
+		if err != nil {
+			return nil, err
+		}
+		if prev, ok := seen[r.Host]; ok && prev != p {
+			return nil, fmt.Errorf("%s and %s both report host %s: keep one", prev, p, r.Host)
+		}
+		seen[r.Host] = p
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// ErrNoReports: a report directory holds no *.json file.
+var ErrNoReports = errors.New("no *.json report in it")
+
+// ReadReportDir reads every *.json host check report in dir (ReadReports).
+func ReadReportDir(dir string) ([]Report, error) {
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil || len(files) == 0 {
+		return nil, ErrNoReports
+	}
+	return ReadReports(files)
 }

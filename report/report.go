@@ -10,9 +10,11 @@ import (
 	"time"
 
 	"github.com/vtpmctl/vtpmctl/barbican"
+	"github.com/vtpmctl/vtpmctl/fleet"
 	"github.com/vtpmctl/vtpmctl/hostcheck"
 	"github.com/vtpmctl/vtpmctl/internal/infile"
 	"github.com/vtpmctl/vtpmctl/internal/result"
+	"github.com/vtpmctl/vtpmctl/nova"
 )
 
 // Inputs are every result the page can show; any may be missing. They
@@ -21,9 +23,12 @@ type Inputs struct {
 	Cloud     string
 	Generated time.Time
 	Hosts     []hostcheck.Report // `host check -f json`
-	Fleet     *hostcheck.Fleet
+	Fleet     *fleet.Result
 	Secrets   *barbican.Result
-	Upgrade   *hostcheck.UpgradeResult
+	Upgrade   *fleet.UpgradeResult
+	// Resolved is how Build settled the release (nothing for --from):
+	// the command prints its warning.
+	Resolved nova.ResolvedRelease
 }
 
 // Load reads a saved JSON result: a regular file only, under the size cap
@@ -59,8 +64,8 @@ func (in *Inputs) LoadBytes(path string, data []byte) error {
 		}
 		r.Finish()
 		in.Hosts = append(in.Hosts, r)
-	case hostcheck.FleetSchema:
-		var f hostcheck.Fleet
+	case fleet.Schema:
+		var f fleet.Result
 		if err := dec(&f); err != nil {
 			return err
 		}
@@ -71,14 +76,14 @@ func (in *Inputs) LoadBytes(path string, data []byte) error {
 			return err
 		}
 		in.Secrets = &r
-	case hostcheck.UpgradeSchema:
-		var u hostcheck.UpgradeResult
+	case fleet.UpgradeSchema:
+		var u fleet.UpgradeResult
 		if err := dec(&u); err != nil {
 			return err
 		}
 		in.Upgrade = &u
 	case "":
-		return result.CheckSchema(path, "", "one of "+strings.Join([]string{hostcheck.ReportSchema, hostcheck.FleetSchema, barbican.ResultSchema, hostcheck.UpgradeSchema}, ", "))
+		return result.CheckSchema(path, "", "one of "+strings.Join([]string{hostcheck.ReportSchema, fleet.Schema, barbican.ResultSchema, fleet.UpgradeSchema}, ", "))
 	default:
 		return fmt.Errorf("%s: schema %q is not the JSON of host check, hosts audit, secrets audit or upgrade check of this vtpmctl", path, head.Schema)
 	}

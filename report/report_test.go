@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/vtpmctl/vtpmctl/barbican"
+	"github.com/vtpmctl/vtpmctl/fleet"
 	"github.com/vtpmctl/vtpmctl/hostcheck"
 	"github.com/vtpmctl/vtpmctl/nova"
 )
@@ -24,12 +25,12 @@ func write(t *testing.T, dir, name string, v any) string {
 func TestLoadAndRender(t *testing.T) {
 	dir := t.TempDir()
 	host := hostcheck.Report{Schema: hostcheck.ReportSchema, Host: "cmp1", Checks: []hostcheck.Check{{ID: "KVM-NESTED", Status: hostcheck.Warn, Message: "nested", Remedy: "none"}, {ID: "VIRT-TYPE", Status: hostcheck.Fail, Message: "found 'lxc' <script>x</script>", Remedy: "use kvm"}}}
-	fleet := hostcheck.NewFleet(nova.Zed, []hostcheck.FleetHost{}, []hostcheck.Report{}, hostcheck.FleetSummary{Hosts: 3, Usable: 3, TPM20: 2, AtRisk: 4})
+	fl := fleet.NewResult(nova.Zed, []fleet.Host{}, []fleet.HostReport{}, fleet.Summary{Hosts: 3, Usable: 3, TPM20: 2, AtRisk: 4})
 	sec := barbican.Result{Schema: barbican.ResultSchema, Summary: barbican.Summary{Guests: 5, Secrets: 5, OK: 4, Failed: 1}, Guests: []barbican.GuestResult{{Guest: barbican.Guest{ServerID: "s1", Name: "win1"},
 		Findings: []barbican.Finding{{Check: "SECRET-EXISTS", Status: "fail", Message: "gone"}}}}, NotAuditable: map[string]string{"p9": "403"}}
-	up := hostcheck.UpgradeResult{Schema: hostcheck.UpgradeSchema, From: "zed", To: "2024.2", Hosts: []hostcheck.UpgradeHost{}, Stranded: []hostcheck.StrandedGuest{{VTPMGuest: nova.VTPMGuest{ServerID: "s2", Name: "win2", Host: "cmp1"}, Requires: []string{"COMPUTE_SECURITY_TPM_TIS"}}}}
+	up := fleet.UpgradeResult{Schema: fleet.UpgradeSchema, From: "zed", To: "2024.2", Hosts: []fleet.UpgradeHost{}, Stranded: []fleet.StrandedGuest{{VTPMGuest: nova.VTPMGuest{ServerID: "s2", Name: "win2", Host: "cmp1"}, Requires: []string{"COMPUTE_SECURITY_TPM_TIS"}}}}
 	var in Inputs
-	for _, p := range []string{write(t, dir, "h.json", host), write(t, dir, "f.json", fleet),
+	for _, p := range []string{write(t, dir, "h.json", host), write(t, dir, "f.json", fl),
 		write(t, dir, "s.json", sec), write(t, dir, "u.json", up)} {
 		if err := in.Load(p); err != nil {
 			t.Fatal(err)

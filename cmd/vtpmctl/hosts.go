@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"path/filepath"
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/vtpmctl/vtpmctl/compute"
+	"github.com/vtpmctl/vtpmctl/fleet"
 	"github.com/vtpmctl/vtpmctl/hostcheck"
 	"github.com/vtpmctl/vtpmctl/internal/fileout"
 	"github.com/vtpmctl/vtpmctl/internal/output"
@@ -77,28 +77,31 @@ per host: its release, pass/warn/fail/skip counts, failing checks, traits.`, []s
 	}
 }
 
-// readReports reads host check reports. Two reports naming the same host
-// (by host or hypervisor hostname) are a usage error: which one is
-// current is the user's call, and silently keeping the later hid the
-// other's findings.
+// readReports reads host check report files: any fault in them is the
+// user's input (a FIFO, not JSON, two reports of one host), so usage.
 func readReports(paths []string) ([]hostcheck.Report, error) {
-	var out []hostcheck.Report
-	// A report is one Nova compute service, known by its host ([DEFAULT]
-	// host). Two services may share a machine and so libvirt's host name
-	// (two nova-computes, as the local cloud runs): that is not a clash.
-	seen := map[string]string{} // service host → file that reports it
-	for _, p := range paths {
-		r, err := hostcheck.ReadReport(p)
-		if err != nil {
-			return nil, usagef("%w", err)
-		}
-		if prev, ok := seen[r.Host]; ok && prev != p {
-			return nil, usagef("%s and %s both report host %s: keep one", prev, p, r.Host)
-		}
-		seen[r.Host] = p
-		out = append(out, r)
+	reps, err := hostcheck.ReadReports(paths)
+	if err != nil {
+		return nil, usagef("%w", err)
 	}
-	return out, nil
+	return reps, nil
+}
+
+// readReportDir reads --host-reports DIR (none: no reports), before any
+// cloud is asked: the reports, and (for plan verify, until its request
+// takes the list) the same indexed by host and hypervisor hostname.
+func readReportDir(dir string) (map[string]hostcheck.Report, []hostcheck.Report, error) {
+	if dir == "" {
+		return map[string]hostcheck.Report{}, nil, nil
+	}
+	reps, err := hostcheck.ReadReportDir(dir)
+	if errors.Is(err, hostcheck.ErrNoReports) {
+		return nil, nil, usagef("--host-reports %s: %w", dir, err)
+	}
+	if err != nil {
+		return nil, nil, usagef("%w", err)
+	}
+	return fleet.ReportIndex(reps), reps, nil
 }
 
 func runHostsReport(o *hostsOptions) error {
@@ -135,71 +138,36 @@ func runHostsReport(o *hostsOptions) error {
 	return nil
 }
 
-// readReportDir reads --host-reports DIR: each host's report by its
-// hypervisor hostname and its host name.
-func readReportDir(dir string) (map[string]hostcheck.Report, []hostcheck.Report, error) {
-	reports := map[string]hostcheck.Report{}
-	if dir == "" {
-		return reports, nil, nil
-	}
-	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
-	if err != nil || len(files) == 0 {
-		return nil, nil, usagef("--host-reports %s: no *.json report in it", dir)
-	}
-	reps, err := readReports(files)
-	if err != nil {
-		return nil, nil, err
-	}
-	nodes := map[string]int{}
-	for _, r := range reps {
-		nodes[r.Facts.HypervisorHostname]++
-	}
-	for _, r := range reps {
-		// a node name two services share names neither
-		if hn := r.Facts.HypervisorHostname; hn != "" && nodes[hn] == 1 {
-			reports[hn] = r
-		}
-		reports[r.Host] = r
-	}
-	return reports, reps, nil
-}
-
 func runHostsAudit(ctx context.Context, o *hostsOptions) error {
-	reports, _, err := readReportDir(o.Dir)
+	_, reports, err := readReportDir(o.Dir)
 	if err != nil {
 		return err
 	}
-	svc, err := o.Global.services(ctx, needCompute|needImage|needPlacement)
+	sess, err := o.Global.connect(ctx)
 	if err != nil {
 		return err
 	}
-	computeClient, imageClient, placement := svc.compute, svc.image, svc.placement
-	res, err := resolveRelease(ctx, o.IO, "--nova-release", o.Release, computeClient, false, nil)
+	res, err := fleet.Audit(ctx, sess, fleet.AuditRequest{Release: nova.ReleaseEvidence{Flag: o.Release, FlagName: "--nova-release"}, HostReports: reports})
 	if err != nil {
 		return err
 	}
-	rel := res.Release
-	hosts, err := hostcheck.ListFleet(ctx, computeClient, placement)
-	if err != nil {
+	warnOpenRelease(o.IO, res.Resolved)
+	if err := output.Write(o.IO.Out, o.Global.Output, &res); err != nil {
 		return err
 	}
-	inv, err := compute.ListInventory(ctx, computeClient, imageClient, rel, compute.InventoryOpts{AllTenants: true})
-	if err != nil {
+	if err := writeJUnit(o.IO.Out, o.JUnit, "vtpmctl hosts audit", res.Suites(), fileout.Private); err != nil {
 		return err
 	}
-	reps, sum := hostcheck.AuditFleet(rel, hosts, reports, inv.Guests)
-	fleet := hostcheck.NewFleet(rel, hosts, reps, sum)
-	if res.Ambiguous() {
-		fleet.ReleaseContext = res.Context()
-	}
-	if err := output.Write(o.IO.Out, o.Global.Output, fleet); err != nil {
-		return err
-	}
-	if err := writeJUnit(o.IO.Out, o.JUnit, "vtpmctl hosts audit", hostcheck.Suites(reps), fileout.Private); err != nil {
-		return err
-	}
-	if sum.Failing > 0 {
-		return &reportedError{code: exitFailed, msg: fmt.Sprintf("%d of %d host(s) have failing checks", sum.Failing, sum.Hosts)}
+	if s := res.Summary; s.Failing > 0 {
+		return &reportedError{code: exitFailed, msg: fmt.Sprintf("%d of %d host(s) have failing checks", s.Failing, s.Hosts)}
 	}
 	return nil
+}
+
+// warnOpenRelease prints the warning resolveRelease would: the open
+// candidates answer the vTPM rules differently.
+func warnOpenRelease(streams *IOStreams, res nova.ResolvedRelease) {
+	if w := res.Warning(nil); w != "" {
+		warn(streams, "%s", w)
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
 
+	"github.com/vtpmctl/vtpmctl/fleet"
 	"github.com/vtpmctl/vtpmctl/hostcheck"
 	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
 	"github.com/vtpmctl/vtpmctl/nova"
@@ -110,11 +111,11 @@ func TestIntegrationUpgradeAndEvacuation(t *testing.T) {
 	}
 	restore()
 
-	audit := func() hostcheck.Report {
+	audit := func() fleet.HostReport {
 		r := h.run(func(streams *IOStreams) error {
 			return runHostsAudit(ctx, &hostsOptions{IO: streams, Global: h.global("devcloud-admin")})
 		})
-		var out struct{ Reports []hostcheck.Report }
+		var out struct{ Reports []fleet.HostReport }
 		json.Unmarshal([]byte(r.stdout), &out)
 		for _, rep := range out.Reports {
 			if rep.Host == "devcloud" {
@@ -122,9 +123,9 @@ func TestIntegrationUpgradeAndEvacuation(t *testing.T) {
 			}
 		}
 		t.Fatalf("no devcloud in the fleet audit: %s", r.stdout)
-		return hostcheck.Report{}
+		return fleet.HostReport{}
 	}
-	atRisk := func(rep hostcheck.Report) *hostcheck.RiskGuest {
+	atRisk := func(rep fleet.HostReport) *fleet.RiskGuest {
 		for i := range rep.AtRisk {
 			if rep.AtRisk[i].ServerID == sid {
 				return &rep.AtRisk[i]
@@ -133,7 +134,7 @@ func TestIntegrationUpgradeAndEvacuation(t *testing.T) {
 		return nil
 	}
 	rep := audit()
-	if c := findCheck(rep, "EVACUATION-RISK"); c.Status != hostcheck.Warn || atRisk(rep) == nil || atRisk(rep).Mode != "user" {
+	if c := findCheck(rep.Report, "EVACUATION-RISK"); c.Status != hostcheck.Warn || atRisk(rep) == nil || atRisk(rep).Mode != "user" {
 		t.Errorf("evacuation risk: %+v %+v", c, rep.AtRisk)
 	}
 	deleteAndWait(dcompute, sid)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	stdio "io"
 	"os"
@@ -9,7 +10,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/vtpmctl/vtpmctl/compute"
+	"github.com/vtpmctl/vtpmctl/fleet"
 	"github.com/vtpmctl/vtpmctl/hostcheck"
 	"github.com/vtpmctl/vtpmctl/internal/fileout"
 	"github.com/vtpmctl/vtpmctl/nova"
@@ -69,25 +70,15 @@ all of them are read.`, []string{
 }
 
 func runReport(ctx context.Context, o *reportOptions) error {
-	in := report.Inputs{Generated: time.Now(), Cloud: o.Global.Cloud.Cloud}
-	for _, f := range o.From {
-		if err := in.Load(f); err != nil {
-			return usagef("--from: %w", err)
-		}
-	}
-	byHost, hostReports, err := readReportDir(o.HostReports)
+	_, hostReports, err := readReportDir(o.HostReports)
 	if err != nil {
 		return err
 	}
-	in.Hosts = append(in.Hosts, hostReports...)
-	if len(o.From) == 0 {
-		if in.Cloud == "" {
-			in.Cloud = os.Getenv("OS_CLOUD")
-		}
-		if err := auditCloud(ctx, o, &in, byHost); err != nil {
-			return err
-		}
+	in, err := reportInputs(ctx, o, hostReports)
+	if err != nil {
+		return err
 	}
+	in.Generated = time.Now()
 	// The page names secrets, owners and projects: private to its writer.
 	if err := fileout.Write(o.Out, fileout.Private, o.IO.Out, func(w stdio.Writer) error { return report.Render(w, in) }); err != nil {
 		return fmt.Errorf("--out: %w", err)
@@ -96,53 +87,35 @@ func runReport(ctx context.Context, o *reportOptions) error {
 	return nil
 }
 
-// auditCloud runs the fleet, secrets and upgrade audits on one session,
-// with one release detection and one server list for all of them.
-func auditCloud(ctx context.Context, o *reportOptions, in *report.Inputs, byHost map[string]hostcheck.Report) error {
-	svc, err := o.Global.services(ctx, needCompute|needImage|needPlacement)
+// reportInputs are the saved results (--from) or, without any, one
+// report.Build on the cloud; --host-reports joins either.
+func reportInputs(ctx context.Context, o *reportOptions, hostReports []hostcheck.Report) (report.Inputs, error) {
+	if len(o.From) > 0 {
+		in := report.Inputs{Cloud: o.Global.Cloud.Cloud}
+		for _, f := range o.From {
+			if err := in.Load(f); err != nil {
+				return in, usagef("--from: %w", err)
+			}
+		}
+		in.Hosts = append(in.Hosts, hostReports...)
+		return in, nil
+	}
+	sess, err := o.Global.connect(ctx)
 	if err != nil {
-		return err
+		return report.Inputs{}, err
 	}
-	resolved, err := resolveRelease(ctx, o.IO, "--nova-release", o.Release, svc.compute, false, nil)
+	in, err := report.Build(withProgress(ctx, o.IO.Err, "auditing projects"), sess, report.Request{
+		Release: nova.ReleaseEvidence{Flag: o.Release, FlagName: "--nova-release"}, UpgradeTo: o.UpgradeTo, HostReports: hostReports})
+	var older *fleet.OlderTargetError
+	if errors.As(err, &older) {
+		return in, usagef("--upgrade-to %w", err)
+	}
 	if err != nil {
-		return err
+		return in, err
 	}
-	rel := resolved.Release
-	// The same answer as upgrade check --to (a release the cloud's evidence
-	// leaves open is where the upgrade starts), before any listing.
-	upFrom, ok := resolved.UpgradeFrom(o.UpgradeTo)
-	if o.UpgradeTo != nova.ReleaseUnknown && !ok {
-		return usagef("--upgrade-to %s is older than the cloud's %s", o.UpgradeTo, upFrom)
+	warnOpenRelease(o.IO, in.Resolved)
+	if in.Cloud == "" {
+		in.Cloud = os.Getenv("OS_CLOUD")
 	}
-	hosts, err := hostcheck.ListFleet(ctx, svc.compute, svc.placement)
-	if err != nil {
-		return fmt.Errorf("hosts audit: %w", err)
-	}
-	inv, err := compute.ListInventory(ctx, svc.compute, svc.image, rel, compute.InventoryOpts{AllTenants: true})
-	if err != nil {
-		return err
-	}
-	reps, sum := hostcheck.AuditFleet(rel, hosts, byHost, inv.Guests)
-	in.Fleet = hostcheck.NewFleet(rel, hosts, reps, sum)
-	if resolved.Ambiguous() {
-		in.Fleet.ReleaseContext = resolved.Context()
-	}
-	_, admin, err := svc.sess.TokenProject()
-	if err != nil {
-		return err
-	}
-	sec, _, err := secretsAudit(ctx, &secretsAuditOptions{IO: o.IO, Global: o.Global, AllProjects: admin, IncludeOrphans: true, Concurrency: 8, ServiceProject: "service"}, svc, rel, &inv)
-	if err != nil {
-		return fmt.Errorf("secrets audit: %w", err)
-	}
-	if resolved.Ambiguous() {
-		sec.ReleaseContext = resolved.Context()
-	}
-	in.Secrets = &sec
-	if o.UpgradeTo != nova.ReleaseUnknown {
-		u := hostcheck.UpgradeCheck(upFrom, o.UpgradeTo, hosts, inv.Guests)
-		u.From = resolved.Label()
-		in.Upgrade = &u
-	}
-	return nil
+	return in, nil
 }

@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/vtpmctl/vtpmctl/compute"
-	"github.com/vtpmctl/vtpmctl/hostcheck"
+	"github.com/vtpmctl/vtpmctl/fleet"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/nova"
 )
@@ -57,35 +57,24 @@ could still take it (resize, cold migration) — and what to upgrade first.`, []
 }
 
 func runUpgradeCheck(ctx context.Context, o *upgradeOptions) error {
-	to := o.To
-	svc, err := o.Global.services(ctx, needCompute|needImage|needPlacement)
+	sess, err := o.Global.connect(ctx)
 	if err != nil {
 		return err
 	}
-	computeClient, imageClient, placement := svc.compute, svc.image, svc.placement
-	resolved, err := resolveRelease(ctx, o.IO, "--from", o.From, computeClient, false, nil)
+	res, err := fleet.CheckUpgrade(ctx, sess, fleet.UpgradeRequest{To: o.To, From: nova.ReleaseEvidence{Flag: o.From, FlagName: "--from"}})
+	var older *fleet.OlderTargetError
+	if errors.As(err, &older) {
+		return usagef("--to %w", err)
+	}
 	if err != nil {
 		return err
 	}
-	from, ok := resolved.UpgradeFrom(to)
-	if !ok {
-		return usagef("--to %s is older than the cloud's %s", to, from)
-	}
-	hosts, err := hostcheck.ListFleet(ctx, computeClient, placement)
-	if err != nil {
-		return err
-	}
-	inv, err := compute.ListInventory(ctx, computeClient, imageClient, from, compute.InventoryOpts{AllTenants: true})
-	if err != nil {
-		return err
-	}
-	res := hostcheck.UpgradeCheck(from, to, hosts, inv.Guests)
-	res.From = resolved.Label() // "2025.1 or 2025.2" while the cloud leaves it open
+	warnOpenRelease(o.IO, res.Resolved)
 	if err := output.Write(o.IO.Out, o.Global.Output, &res); err != nil {
 		return err
 	}
 	if len(res.Stranded) > 0 {
-		return &reportedError{code: exitFailed, msg: fmt.Sprintf("upgrading the scheduler to %s would strand %d vTPM guest(s)", to, len(res.Stranded))}
+		return &reportedError{code: exitFailed, msg: fmt.Sprintf("upgrading the scheduler to %s would strand %d vTPM guest(s)", o.To, len(res.Stranded))}
 	}
 	return nil
 }

@@ -1,7 +1,8 @@
-package hostcheck
+package fleet
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -34,6 +35,9 @@ type UpgradeResult struct {
 	Stranded   []StrandedGuest `json:"stranded_guests"`
 	UpgradeNow []string        `json:"upgrade_first"`
 	Advice     []string        `json:"advice"`
+	// Resolved is how the current release was settled: the command
+	// prints its warning.
+	Resolved nova.ResolvedRelease `json:"-"`
 }
 
 // UpgradeSchema names the JSON of `upgrade check`.
@@ -57,9 +61,9 @@ func (u *UpgradeResult) Table() output.Table {
 	return t
 }
 
-// UpgradeCheck says what a scheduler upgrade from→to does to vTPM guests,
+// UpgradeImpact says what a scheduler upgrade from→to does to vTPM guests,
 // given the hosts' current traits (their nova-compute not yet upgraded).
-func UpgradeCheck(from, to nova.Release, hosts []FleetHost, guests []nova.VTPMGuest) UpgradeResult {
+func UpgradeImpact(from, to nova.Release, hosts []Host, guests []nova.VTPMGuest) UpgradeResult {
 	res := UpgradeResult{Schema: UpgradeSchema, From: from.String(), To: to.String(), Hosts: []UpgradeHost{}, Stranded: []StrandedGuest{}, UpgradeNow: []string{}}
 	usable := map[string][]string{}
 	for _, h := range hosts {
@@ -73,7 +77,7 @@ func UpgradeCheck(from, to nova.Release, hosts []FleetHost, guests []nova.VTPMGu
 			mode = nova.SecretUser
 		}
 		for _, t := range nova.RequiredTraits(to, "2.0", "tpm-tis", mode) {
-			if !contains(h.Traits, t) {
+			if !slices.Contains(h.Traits, t) {
 				uh.Missing = append(uh.Missing, t)
 			}
 		}
@@ -104,7 +108,7 @@ func UpgradeCheck(from, to nova.Release, hosts []FleetHost, guests []nova.VTPMGu
 			}
 			ok := true
 			for _, t := range need {
-				ok = ok && contains(traits, t)
+				ok = ok && slices.Contains(traits, t)
 			}
 			fits = fits || ok
 		}

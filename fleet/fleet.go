@@ -1,0 +1,295 @@
+package fleet
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/vtpmctl/vtpmctl/hostcheck"
+	"github.com/vtpmctl/vtpmctl/nova"
+)
+
+// Capability says which guests the scheduler of a release can place on a
+// host with these traits.
+type Capability struct {
+	TPM20    bool `json:"tpm_2_0"`   // a default 2.0 (TIS) guest
+	CRB      bool `json:"crb"`       // a 2.0 CRB guest
+	HostMode bool `json:"host_mode"` // a 2.0 host-mode guest (2026.1+)
+}
+
+// CapabilityOf applies the release's required traits to a host's traits.
+func CapabilityOf(rel nova.Release, traits []string) Capability {
+	can := func(model string, mode nova.SecretMode) bool {
+		for _, t := range nova.RequiredTraits(rel, "2.0", model, mode) {
+			if !slices.Contains(traits, t) {
+				return false
+			}
+		}
+		return true
+	}
+	var mode nova.SecretMode
+	if rel.HasSecretSecurity() {
+		mode = nova.SecretUser
+	}
+	c := Capability{TPM20: can("tpm-tis", mode), CRB: can("tpm-crb", mode)}
+	if rel.HasSecretSecurity() {
+		c.HostMode = can("tpm-tis", nova.SecretHost) || can("tpm-crb", nova.SecretHost)
+	}
+	return c
+}
+
+// Summary counts the hosts that are up, enabled and able.
+type Summary struct {
+	Hosts    int `json:"hosts"`
+	Usable   int `json:"up_and_enabled"`
+	TPM20    int `json:"can_take_tpm_2_0"`
+	CRB      int `json:"can_take_crb"`
+	HostMode int `json:"can_take_host_mode"`
+	Failing  int `json:"hosts_failing"`
+	AtRisk   int `json:"vtpm_guests_at_risk"`
+}
+
+// AuditHosts checks each host's Placement traits against what its Nova
+// release requires and, where a `host check` report exists for the host,
+// against what its configuration makes Nova report.
+func AuditHosts(rel nova.Release, hosts []Host, reports map[string]hostcheck.Report, guests []nova.VTPMGuest) ([]HostReport, Summary) {
+	// Indexes into guests, not copies: at 50,000 guests a copy each is 8 MB.
+	byHost := map[string][]int32{}
+	for i := range guests {
+		byHost[guests[i].Host] = append(byHost[guests[i].Host], int32(i))
+	}
+	var out []HostReport
+	sum := Summary{Hosts: len(hosts)}
+	for _, h := range hosts {
+		// What the APIs say of the host: its Secure Boot trait, its vTPM guests.
+		r := HostReport{Report: hostcheck.Report{Host: h.Host, NovaRelease: rel.String(), Traits: h.Traits, VTPMGuests: []hostcheck.Guest{},
+			Facts: hostcheck.HostInfo{HypervisorHostname: h.Hypervisor, SecureBoot: slices.Contains(h.Traits, "COMPUTE_SECURITY_UEFI_SECURE_BOOT")}}}
+		if on := byHost[h.Host]; len(on) > 0 {
+			r.VTPMGuests = make([]hostcheck.Guest, 0, len(on))
+		}
+		for _, i := range byHost[h.Host] {
+			g := &guests[i]
+			r.VTPMGuests = append(r.VTPMGuests, hostcheck.Guest{UUID: g.ServerID, Name: g.Name, Model: g.Model, Version: g.Version})
+		}
+		usable := h.State == "up" && h.Status == "enabled"
+		if usable {
+			sum.Usable++
+			r.add(hostcheck.Check{ID: "SERVICE", Status: hostcheck.Pass, Message: "nova-compute is up and enabled"})
+		} else {
+			r.add(hostcheck.Check{ID: "SERVICE", Status: hostcheck.Warn, Message: fmt.Sprintf("nova-compute is %s and %s: it takes no new guests, and its vTPM guests cannot be evacuated", h.State, h.Status),
+				Remedy: "bring the service back; vTPM guests on a dead host wait for that host"})
+		}
+		capab := CapabilityOf(rel, h.Traits)
+		r.add(capabilityCheck(rel, h, capab))
+		if c, ok := staleTraits(rel, h); ok {
+			r.add(c)
+		}
+		if rel.RequiresOwnerNova() && !slices.Contains(h.Traits, "OWNER_NOVA") {
+			r.add(hostcheck.Check{ID: "OWNER-NOVA", Status: hostcheck.Fail,
+				Message: "no OWNER_NOVA trait: the 2026.2 scheduler requires it on every request once all nova-compute services are 2026.2, so this host takes no new guest, vTPM or not",
+				Remedy:  "upgrade this host's nova-compute to 2026.2 (it reports the trait at startup)"})
+		}
+		if on := byHost[h.Host]; len(on) > 0 {
+			r.add(evacuationRisk(rel, guests, on, &r))
+			sum.AtRisk += len(on)
+		}
+		rep, ok := reports[h.Hypervisor]
+		if !ok {
+			rep, ok = reports[h.Host]
+		}
+		if ok {
+			r.add(driftCheck(h, rep))
+			if c, ok := releaseMismatch(rel, rep); ok {
+				r.add(c)
+			}
+			for _, c := range rep.Checks {
+				// the host-reboot trap and the wiped TPM, from the host's own report
+				if (c.ID == "RESUME-ON-BOOT" || c.ID == "KEEP-TPM-STATE") && c.Status != hostcheck.Pass {
+					r.add(c)
+				}
+			}
+			r.Facts.StateKept = rep.Facts.StateKept
+			if k := rep.Facts.StateKept; k != nil {
+				for i := range r.VTPMGuests {
+					r.VTPMGuests[i].StateKept = k.Kept
+				}
+				for i := range r.AtRisk {
+					r.AtRisk[i].StateKept = k.Kept
+				}
+			}
+		} else if len(reports) > 0 {
+			r.add(hostcheck.Check{ID: "CONFIG-DRIFT", Status: hostcheck.Warn, Message: "no host check report for this host", Remedy: "run vtpmctl host check -f json on it"})
+		}
+		r.Finish()
+		if usable {
+			sum.TPM20 += b2i(capab.TPM20)
+			sum.CRB += b2i(capab.CRB)
+			sum.HostMode += b2i(capab.HostMode)
+		}
+		if r.Failed() {
+			sum.Failing++
+		}
+		out = append(out, r)
+	}
+	return out, sum
+}
+
+// releaseMismatch: a host whose installed Nova is not the release the
+// cloud's API answers for is mid-upgrade, or its report is stale.
+func releaseMismatch(rel nova.Release, rep hostcheck.Report) (hostcheck.Check, bool) {
+	if rep.NovaRelease == "" || rel == nova.ReleaseUnknown || rep.NovaRelease == rel.String() {
+		return hostcheck.Check{}, false
+	}
+	msg := fmt.Sprintf("the host check report says Nova %s, the audit assumes %s for the cloud: rules (traits, modes) follow each compute's own release", rep.NovaRelease, rel)
+	var hostRel nova.Release
+	if hostRel.Set(rep.NovaRelease) == nil && rel.HostModeLiveMigration() && !hostRel.HostModeLiveMigration() {
+		// compute/api.py: the cell's oldest nova-compute gates host-mode
+		// live migration (MIN_COMPUTE_VTPM_LIVE_MIGRATION, service version 72).
+		msg += "; while it runs, Nova refuses every host-mode live migration in its cell: \"vTPM live migration is not supported by old nova-compute services. Upgrade your nova-compute services to Gazpacho (33.0.0) or later.\""
+		if rel.RequiresOwnerNova() {
+			msg += " (and a 2026.2 control plane supports no nova-compute older than 2026.1: it refuses to start)"
+		}
+	}
+	return hostcheck.Check{ID: "NOVA-RELEASE", Status: hostcheck.Warn, Message: msg, Remedy: "finish the upgrade, or re-run host check on this host"}, true
+}
+
+func capabilityCheck(rel nova.Release, h Host, c Capability) hostcheck.Check {
+	if c.TPM20 || c.CRB {
+		var can []string
+		if c.TPM20 {
+			can = append(can, "TPM 2.0 (TIS)")
+		}
+		if c.CRB {
+			can = append(can, "TPM 2.0 (CRB)")
+		}
+		if c.HostMode {
+			can = append(can, "host mode")
+		}
+		if slices.Contains(h.Traits, "COMPUTE_SECURITY_TPM_1_2") {
+			can = append(can, "TPM 1.2")
+		}
+		if rel.HasSecretSecurity() {
+			var modes []string
+			for _, m := range []string{"user", "host", "deployment"} {
+				if slices.Contains(h.Traits, "COMPUTE_SECURITY_TPM_SECRET_SECURITY_"+strings.ToUpper(m)) {
+					modes = append(modes, m)
+				}
+			}
+			if len(modes) > 0 {
+				can = append(can, "secret security "+strings.Join(modes, "/"))
+			}
+		}
+		return hostcheck.Check{ID: "TRAITS", Status: hostcheck.Pass, Message: "the " + rel.String() + " scheduler can place here: " + strings.Join(can, ", ")}
+	}
+	anyTPM := false
+	for _, t := range h.Traits {
+		anyTPM = anyTPM || strings.HasPrefix(t, "COMPUTE_SECURITY_TPM_")
+	}
+	if !anyTPM {
+		return hostcheck.Check{ID: "TRAITS", Status: hostcheck.Warn, Message: "not a vTPM host: no TPM trait in Placement",
+			Remedy: "if it should take vTPM guests, run vtpmctl host check on it"}
+	}
+	need := nova.RequiredTraits(rel, "2.0", "tpm-tis", map[bool]nova.SecretMode{true: nova.SecretUser}[rel.HasSecretSecurity()])
+	var missing []string
+	for _, t := range need {
+		if !slices.Contains(h.Traits, t) {
+			missing = append(missing, t)
+		}
+	}
+	return hostcheck.Check{ID: "TRAITS", Status: hostcheck.Fail, Message: fmt.Sprintf("no vTPM guest can be scheduled here on %s: missing %s", rel, strings.Join(missing, " ")),
+		Remedy: "run vtpmctl host check on it; enable swtpm, or upgrade nova-compute to the scheduler's release"}
+}
+
+// staleTraits: Nova removes stale version/model traits but only ever adds
+// SECRET_SECURITY_* ones (driver.py update_provider_tree).
+func staleTraits(rel nova.Release, h Host) (hostcheck.Check, bool) {
+	hasVersion := slices.Contains(h.Traits, "COMPUTE_SECURITY_TPM_2_0") || slices.Contains(h.Traits, "COMPUTE_SECURITY_TPM_1_2")
+	var sec []string
+	for _, t := range h.Traits {
+		if strings.HasPrefix(t, "COMPUTE_SECURITY_TPM_SECRET_SECURITY_") {
+			sec = append(sec, t)
+		}
+	}
+	switch {
+	case len(sec) > 0 && !hasVersion:
+		return hostcheck.Check{ID: "STALE-TRAITS", Status: hostcheck.Fail, Message: "secret security traits without any TPM version trait: swtpm was turned off and Nova never removes " + strings.Join(sec, " "),
+			Remedy: "openstack resource provider trait set without them (or re-enable swtpm)"}, true
+	case len(sec) > 0 && !rel.HasSecretSecurity():
+		return hostcheck.Check{ID: "STALE-TRAITS", Status: hostcheck.Warn, Message: strings.Join(sec, " ") + " on a " + rel.String() + " cloud, which has no secret security modes"}, true
+	case rel >= nova.Dalmatian && hasVersion && !slices.Contains(h.Traits, "COMPUTE_SECURITY_TPM_TIS") && !slices.Contains(h.Traits, "COMPUTE_SECURITY_TPM_CRB"):
+		return hostcheck.Check{ID: "STALE-TRAITS", Status: hostcheck.Fail, Message: "TPM version traits without a model trait: this nova-compute is older than 2024.2 (or its traits are stale); the " + rel.String() + " scheduler will not place vTPM guests here",
+			Remedy: "upgrade nova-compute on this host"}, true
+	}
+	return hostcheck.Check{}, false
+}
+
+// driftCheck compares Placement with what the host's own configuration
+// makes Nova report (from `host check`).
+func driftCheck(h Host, rep hostcheck.Report) hostcheck.Check {
+	var missing, extra []string
+	for _, t := range rep.Traits {
+		if !slices.Contains(h.Traits, t) {
+			missing = append(missing, t)
+		}
+	}
+	for _, t := range h.Traits {
+		if !slices.Contains(rep.Traits, t) {
+			extra = append(extra, t)
+		}
+	}
+	if len(missing) == 0 && len(extra) == 0 {
+		msg := "Placement matches the host's configuration"
+		if rep.Failed() {
+			return hostcheck.Check{ID: "CONFIG-DRIFT", Status: hostcheck.Fail, Message: msg + fmt.Sprintf(", but host check found %d failing check(s)", rep.Summary.Fail), Remedy: "see that host's report"}
+		}
+		return hostcheck.Check{ID: "CONFIG-DRIFT", Status: hostcheck.Pass, Message: msg}
+	}
+	var parts []string
+	if len(missing) > 0 {
+		parts = append(parts, "config says Nova reports "+strings.Join(missing, " ")+" but Placement lacks it")
+	}
+	remedy := "restart nova-compute after a config change; remove stale traits by hand"
+	if len(extra) > 0 {
+		parts = append(parts, "Placement has "+strings.Join(extra, " ")+" that the config does not give")
+		for _, t := range extra {
+			if strings.HasPrefix(t, "COMPUTE_SECURITY_TPM_SECRET_SECURITY_") {
+				// Seen live on 2026.1: the driver only ever adds mode traits.
+				parts = append(parts, "Nova never removes a secret security mode's trait when the mode leaves [libvirt] supported_tpm_secret_security, so guests of that mode still land here")
+				remedy = "remove the stale trait by hand (openstack resource provider trait set --trait … without it, on the host's provider); a restart does not"
+				break
+			}
+		}
+	}
+	return hostcheck.Check{ID: "CONFIG-DRIFT", Status: hostcheck.Fail, Message: strings.Join(parts, "; "), Remedy: remedy}
+}
+
+// evacuationRisk: Nova refuses evacuate for every vTPM guest, so a dead
+// host strands all of its vTPM guests until the host itself comes back.
+func evacuationRisk(rel nova.Release, guests []nova.VTPMGuest, on []int32, r *HostReport) hostcheck.Check {
+	modes := map[nova.SecretMode]int{}
+	r.AtRisk = make([]RiskGuest, 0, len(on))
+	for _, i := range on {
+		g := &guests[i]
+		modes[g.Mode]++
+		r.AtRisk = append(r.AtRisk, RiskGuest{ServerID: g.ServerID, Name: g.Name, Owner: g.UserID, Project: g.ProjectID, Mode: g.Mode})
+	}
+	var parts []string
+	for _, m := range nova.SecretModes {
+		if modes[m] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s mode", modes[m], m))
+		}
+	}
+	msg := fmt.Sprintf("%d vTPM guest(s) here (%s) cannot be evacuated: if this host dies they wait for it", len(on), strings.Join(parts, ", "))
+	remedy := "keep this host's vTPM state directory in host backups and a repair path for the host"
+	if rel.HostModeLiveMigration() && modes["host"] < len(on) {
+		remedy += "; host-mode guests can at least be live-migrated away before maintenance (resize to hw:tpm_secret_security=host)"
+	}
+	return hostcheck.Check{ID: "EVACUATION-RISK", Status: hostcheck.Warn, Message: msg, Remedy: remedy}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,86 @@
+package fleet
+
+import (
+	"fmt"
+
+	"github.com/vtpmctl/vtpmctl/hostcheck"
+	"github.com/vtpmctl/vtpmctl/internal/output"
+	"github.com/vtpmctl/vtpmctl/internal/result"
+	"github.com/vtpmctl/vtpmctl/nova"
+)
+
+// Schema names the JSON of `hosts audit`.
+const Schema = "vtpmctl.hosts-audit/1"
+
+// Result is `hosts audit`: every host, its Placement traits, its
+// findings (Reports, in the order of Hosts) and the summary.
+type Result struct {
+	Schema string `json:"schema"`
+	nova.ReleaseContext
+	Summary Summary      `json:"summary"`
+	Hosts   []Host       `json:"hosts"`
+	Reports []HostReport `json:"reports"`
+	// Resolved is how the release was settled: the command prints its
+	// warning (a service knows no terminal).
+	Resolved nova.ResolvedRelease `json:"-"`
+}
+
+// HostReport is the fleet's view of one host: the findings in the shape
+// of a host check report (the JSON of `hosts audit` has always been that
+// shape), plus what only the fleet knows.
+type HostReport struct {
+	hostcheck.Report
+	// AtRisk: the vTPM guests this host would strand if it died, since
+	// Nova refuses to evacuate them.
+	AtRisk []RiskGuest `json:"at_risk_guests,omitempty"`
+}
+
+func (r *HostReport) add(c hostcheck.Check) { r.Checks = append(r.Checks, c) }
+
+// RiskGuest is a vTPM guest on a host, as the fleet audit sees it.
+type RiskGuest struct {
+	ServerID string          `json:"server_id"`
+	Name     string          `json:"name"`
+	Owner    string          `json:"owner"`
+	Project  string          `json:"project"`
+	Mode     nova.SecretMode `json:"mode"`
+	// StateKept (from the host's report): "yes", "no" or "unknown".
+	StateKept string `json:"vtpm_state_kept,omitempty"`
+}
+
+// NewResult assembles the audit's result.
+func NewResult(rel nova.Release, hosts []Host, reports []HostReport, sum Summary) *Result {
+	return &Result{Schema: Schema, ReleaseContext: nova.ReleaseContext{Release: rel}, Summary: sum, Hosts: hosts, Reports: reports}
+}
+
+// Suites are the hosts' findings as JUnit suites: one per host.
+func (f *Result) Suites() []result.Suite {
+	reps := make([]hostcheck.Report, len(f.Reports))
+	for i := range f.Reports {
+		reps[i] = f.Reports[i].Report
+	}
+	return hostcheck.Suites(reps)
+}
+
+// Table is one row per host.
+func (f *Result) Table() output.Table {
+	t := output.Table{Columns: []string{"host", "hypervisor", "state", "tpm_2_0", "crb", "host_mode", "traits", "findings"}}
+	for i, h := range f.Hosts {
+		var findings []string
+		if i < len(f.Reports) {
+			for _, c := range f.Reports[i].Checks {
+				if c.Status != hostcheck.Pass {
+					findings = append(findings, fmt.Sprintf("%s %s: %s", c.Status, c.ID, c.Message))
+				}
+			}
+		}
+		capab := CapabilityOf(f.Release, h.Traits)
+		t.Rows = append(t.Rows, output.Record{{Name: "host", Value: h.Host}, {Name: "hypervisor", Value: h.Hypervisor},
+			{Name: "state", Value: h.State + "/" + h.Status}, {Name: "tpm_2_0", Value: capab.TPM20}, {Name: "crb", Value: capab.CRB},
+			{Name: "host_mode", Value: capab.HostMode}, {Name: "traits", Value: h.Traits}, {Name: "findings", Value: findings}})
+	}
+	s := f.Summary
+	t.Footer = []string{fmt.Sprintf("%d host(s), %d up and enabled; can take TPM 2.0: %d, CRB: %d, host mode: %d; vTPM guests that cannot be evacuated: %d; failing: %d (scheduler: Nova %s)",
+		s.Hosts, s.Usable, s.TPM20, s.CRB, s.HostMode, s.AtRisk, s.Failing, nova.Label(f.Release, f.Candidates))}
+	return t
+}

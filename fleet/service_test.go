@@ -1,0 +1,130 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/vtpmctl/vtpmctl/hostcheck"
+	"github.com/vtpmctl/vtpmctl/internal/cloud"
+	"github.com/vtpmctl/vtpmctl/internal/scalecloud"
+	"github.com/vtpmctl/vtpmctl/nova"
+)
+
+// scaleSession starts the synthetic cloud (strict: an unknown route or
+// parameter is counted as unexpected) and logs in to it as admin, the
+// way the command does (clouds.yaml).
+func scaleSession(t *testing.T, cfg scalecloud.Config) (*scalecloud.Cloud, *cloud.Session) {
+	t.Helper()
+	c, err := scalecloud.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	dir := t.TempDir()
+	yaml := fmt.Sprintf("clouds:\n  scale:\n    auth:\n      auth_url: %s/v3\n      username: admin\n      password: %s\n      project_name: admin\n      user_domain_name: Default\n      project_domain_name: Default\n    region_name: RegionOne\n", c.URL, scalecloud.Password)
+	if err := os.WriteFile(filepath.Join(dir, "clouds.yaml"), []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("OS_CLIENT_CONFIG_FILE", filepath.Join(dir, "clouds.yaml"))
+	sess, err := cloud.Connect(context.Background(), cloud.Options{Cloud: "scale", Timeout: 30 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Reset()
+	return c, sess
+}
+
+// TestAudit: the service settles the release from the cloud (one
+// versions document), lists the hypervisors and every project's servers
+// once, and audits every host; a host check report joins its host.
+func TestAudit(t *testing.T) {
+	c, sess := scaleSession(t, scalecloud.Config{Guests: 120, Others: 30, Projects: 3, Hypervisors: 60, Images: 5, Microversion: "2.93"})
+	rep := hostcheck.Report{Host: "cmp-00001", NovaRelease: "zed", Checks: []hostcheck.Check{}}
+	res, err := Audit(context.Background(), sess, AuditRequest{HostReports: []hostcheck.Report{rep}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := c.Stats()
+	if st.NUnexpected != 0 {
+		t.Fatalf("unexpected requests: %v", st.Unexpected)
+	}
+	for route, want := range map[string]int{"GET /compute/v2.1/": 1, "GET /compute/v2.1/os-hypervisors/detail": 1, "GET /compute/v2.1/servers/detail": 1,
+		"GET /placement/resource_providers": len(TPMTraits)} {
+		if st.ByRoute[route] != want {
+			t.Errorf("%s: %d requests, want %d (%v)", route, st.ByRoute[route], want, st.Routes())
+		}
+	}
+	if res.Release != nova.Zed || res.Resolved.Release != nova.Zed || res.Summary.Hosts != 60 || len(res.Reports) != 60 || res.Summary.AtRisk != 120 {
+		t.Errorf("release %s, summary %+v, %d reports", res.Release, res.Summary, len(res.Reports))
+	}
+	if res.Schema != Schema {
+		t.Errorf("schema %q", res.Schema)
+	}
+	compared := 0
+	for _, r := range res.Reports {
+		c := findID(r.Checks, "CONFIG-DRIFT")
+		if joined := r.Host == rep.Host; (c != nil && c.Status != hostcheck.Warn) != joined {
+			t.Errorf("%s: CONFIG-DRIFT %+v (report given: %v)", r.Host, c, joined)
+		} else if joined {
+			compared++
+		}
+	}
+	if compared != 1 {
+		t.Errorf("the report of %s was compared %d times", rep.Host, compared)
+	}
+}
+
+// TestCheckUpgrade: a target older than the cloud is refused as a typed
+// error before anything is listed; --from names the caller's flag when
+// the release is unknown; a real upgrade says what it strands.
+func TestCheckUpgrade(t *testing.T) {
+	c, sess := scaleSession(t, scalecloud.Config{Guests: 40, Projects: 2, Hypervisors: 8, Images: 2, Microversion: "2.93"})
+	_, err := CheckUpgrade(context.Background(), sess, UpgradeRequest{To: nova.Yoga, From: nova.ReleaseEvidence{FlagName: "--from"}})
+	var older *OlderTargetError
+	if !errors.As(err, &older) || older.To != nova.Yoga || older.Cloud != nova.Zed {
+		t.Fatalf("older target: %v", err)
+	}
+	if st := c.Stats(); st.ByRoute["GET /compute/v2.1/servers/detail"]+st.ByRoute["GET /compute/v2.1/os-hypervisors/detail"] != 0 {
+		t.Errorf("listed before refusing: %v", st.Routes())
+	}
+	u, err := CheckUpgrade(context.Background(), sess, UpgradeRequest{To: nova.Dalmatian, From: nova.ReleaseEvidence{FlagName: "--from"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.From != "zed" || u.To != "2024.2" || u.Schema != UpgradeSchema || len(u.Hosts) == 0 || u.Resolved.Release != nova.Zed {
+		t.Errorf("upgrade %+v", u)
+	}
+	if st := c.Stats(); st.NUnexpected != 0 {
+		t.Errorf("unexpected requests: %v", st.Unexpected)
+	}
+}
+
+// TestUpgradeStart: the one place that decides where an upgrade starts
+// (upgrade check --to and report --upgrade-to both ask it): a release the
+// cloud's evidence leaves open is a start, one older than all is refused.
+func TestUpgradeStart(t *testing.T) {
+	open := nova.ResolvedRelease{Release: nova.Dalmatian, Candidates: []nova.Release{nova.Caracal, nova.Dalmatian}}
+	pinned := nova.ResolvedRelease{Release: nova.Dalmatian, Candidates: []nova.Release{nova.Dalmatian}}
+	for _, tc := range []struct {
+		res      nova.ResolvedRelease
+		to, from nova.Release
+		refused  bool
+	}{
+		{open, nova.Caracal, nova.Caracal, false},
+		{open, nova.Dalmatian, nova.Dalmatian, false},
+		{open, nova.Gazpacho, nova.Dalmatian, false},
+		{open, nova.Bobcat, nova.Dalmatian, true},
+		{pinned, nova.Caracal, nova.Dalmatian, true},
+	} {
+		from, err := UpgradeStart(tc.res, tc.to)
+		var older *OlderTargetError
+		if from != tc.from || errors.As(err, &older) != tc.refused || (err != nil) != tc.refused {
+			t.Errorf("%v to %s: from %s, %v", tc.res.Candidates, tc.to, from, err)
+		}
+	}
+}
