@@ -44,8 +44,9 @@ type AuditRequest struct {
 	// token's own project.
 	Projects    []string
 	AllProjects bool
-	// ServiceProject (name or ID) holds deployment-mode secrets;
-	// ServiceUser (an ID) owns them, when the caller knows it.
+	// ServiceProject (name or ID) holds deployment-mode secrets (empty:
+	// DefaultServiceProject); ServiceUser (an ID) owns them, when the
+	// caller knows it.
 	ServiceProject string
 	ServiceUser    string
 	Concurrency    int // projects and lookups at once; < 1: DefaultConcurrency
@@ -175,9 +176,12 @@ func AuditSecrets(ctx context.Context, sess *cloud.Session, req AuditRequest) (A
 		}
 	}
 	allTenants := req.Inventory != nil || admin && (req.AllProjects || len(projects) > 1 || projects[0] != own)
-	serviceProject := ""
+	serviceProject, want := "", req.ServiceProject
+	if want == "" {
+		want = DefaultServiceProject
+	}
 	for id, n := range names {
-		if n == req.ServiceProject || id == req.ServiceProject {
+		if n == want || id == want {
 			serviceProject = id
 		}
 	}

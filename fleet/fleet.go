@@ -2,7 +2,6 @@ package fleet
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/vtpmctl/vtpmctl/hostcheck"
@@ -21,7 +20,7 @@ type Capability struct {
 func CapabilityOf(rel nova.Release, traits []string) Capability {
 	can := func(model string, mode nova.SecretMode) bool {
 		for _, t := range nova.RequiredTraits(rel, "2.0", model, mode) {
-			if !slices.Contains(traits, t) {
+			if !contains(traits, t) {
 				return false
 			}
 		}
@@ -63,7 +62,7 @@ func AuditHosts(rel nova.Release, hosts []Host, reports map[string]hostcheck.Rep
 	for _, h := range hosts {
 		// What the APIs say of the host: its Secure Boot trait, its vTPM guests.
 		r := HostReport{Report: hostcheck.Report{Host: h.Host, NovaRelease: rel.String(), Traits: h.Traits, VTPMGuests: []hostcheck.Guest{},
-			Facts: hostcheck.HostInfo{HypervisorHostname: h.Hypervisor, SecureBoot: slices.Contains(h.Traits, "COMPUTE_SECURITY_UEFI_SECURE_BOOT")}}}
+			Facts: hostcheck.HostInfo{HypervisorHostname: h.Hypervisor, SecureBoot: contains(h.Traits, "COMPUTE_SECURITY_UEFI_SECURE_BOOT")}}}
 		if on := byHost[h.Host]; len(on) > 0 {
 			r.VTPMGuests = make([]hostcheck.Guest, 0, len(on))
 		}
@@ -74,9 +73,9 @@ func AuditHosts(rel nova.Release, hosts []Host, reports map[string]hostcheck.Rep
 		usable := h.State == "up" && h.Status == "enabled"
 		if usable {
 			sum.Usable++
-			r.add(hostcheck.Check{ID: "SERVICE", Status: hostcheck.Pass, Message: "nova-compute is up and enabled"})
+			r.add(Check{ID: "SERVICE", Status: Pass, Message: "nova-compute is up and enabled"})
 		} else {
-			r.add(hostcheck.Check{ID: "SERVICE", Status: hostcheck.Warn, Message: fmt.Sprintf("nova-compute is %s and %s: it takes no new guests, and its vTPM guests cannot be evacuated", h.State, h.Status),
+			r.add(Check{ID: "SERVICE", Status: Warn, Message: fmt.Sprintf("nova-compute is %s and %s: it takes no new guests, and its vTPM guests cannot be evacuated", h.State, h.Status),
 				Remedy: "bring the service back; vTPM guests on a dead host wait for that host"})
 		}
 		capab := CapabilityOf(rel, h.Traits)
@@ -84,8 +83,8 @@ func AuditHosts(rel nova.Release, hosts []Host, reports map[string]hostcheck.Rep
 		if c, ok := staleTraits(rel, h); ok {
 			r.add(c)
 		}
-		if rel.RequiresOwnerNova() && !slices.Contains(h.Traits, "OWNER_NOVA") {
-			r.add(hostcheck.Check{ID: "OWNER-NOVA", Status: hostcheck.Fail,
+		if rel.RequiresOwnerNova() && !contains(h.Traits, "OWNER_NOVA") {
+			r.add(Check{ID: "OWNER-NOVA", Status: Fail,
 				Message: "no OWNER_NOVA trait: the 2026.2 scheduler requires it on every request once all nova-compute services are 2026.2, so this host takes no new guest, vTPM or not",
 				Remedy:  "upgrade this host's nova-compute to 2026.2 (it reports the trait at startup)"})
 		}
@@ -104,7 +103,7 @@ func AuditHosts(rel nova.Release, hosts []Host, reports map[string]hostcheck.Rep
 			}
 			for _, c := range rep.Checks {
 				// the host-reboot trap and the wiped TPM, from the host's own report
-				if (c.ID == "RESUME-ON-BOOT" || c.ID == "KEEP-TPM-STATE") && c.Status != hostcheck.Pass {
+				if (c.ID == "RESUME-ON-BOOT" || c.ID == "KEEP-TPM-STATE") && c.Status != Pass {
 					r.add(c)
 				}
 			}
@@ -118,7 +117,7 @@ func AuditHosts(rel nova.Release, hosts []Host, reports map[string]hostcheck.Rep
 				}
 			}
 		} else if len(reports) > 0 {
-			r.add(hostcheck.Check{ID: "CONFIG-DRIFT", Status: hostcheck.Warn, Message: "no host check report for this host", Remedy: "run vtpmctl host check -f json on it"})
+			r.add(Check{ID: "CONFIG-DRIFT", Status: Warn, Message: "no host check report for this host", Remedy: "run vtpmctl host check -f json on it"})
 		}
 		r.Finish()
 		if usable {
@@ -136,9 +135,9 @@ func AuditHosts(rel nova.Release, hosts []Host, reports map[string]hostcheck.Rep
 
 // releaseMismatch: a host whose installed Nova is not the release the
 // cloud's API answers for is mid-upgrade, or its report is stale.
-func releaseMismatch(rel nova.Release, rep hostcheck.Report) (hostcheck.Check, bool) {
+func releaseMismatch(rel nova.Release, rep hostcheck.Report) (Check, bool) {
 	if rep.NovaRelease == "" || rel == nova.ReleaseUnknown || rep.NovaRelease == rel.String() {
-		return hostcheck.Check{}, false
+		return Check{}, false
 	}
 	msg := fmt.Sprintf("the host check report says Nova %s, the audit assumes %s for the cloud: rules (traits, modes) follow each compute's own release", rep.NovaRelease, rel)
 	var hostRel nova.Release
@@ -150,10 +149,10 @@ func releaseMismatch(rel nova.Release, rep hostcheck.Report) (hostcheck.Check, b
 			msg += " (and a 2026.2 control plane supports no nova-compute older than 2026.1: it refuses to start)"
 		}
 	}
-	return hostcheck.Check{ID: "NOVA-RELEASE", Status: hostcheck.Warn, Message: msg, Remedy: "finish the upgrade, or re-run host check on this host"}, true
+	return Check{ID: "NOVA-RELEASE", Status: Warn, Message: msg, Remedy: "finish the upgrade, or re-run host check on this host"}, true
 }
 
-func capabilityCheck(rel nova.Release, h Host, c Capability) hostcheck.Check {
+func capabilityCheck(rel nova.Release, h Host, c Capability) Check {
 	if c.TPM20 || c.CRB {
 		var can []string
 		if c.TPM20 {
@@ -165,13 +164,13 @@ func capabilityCheck(rel nova.Release, h Host, c Capability) hostcheck.Check {
 		if c.HostMode {
 			can = append(can, "host mode")
 		}
-		if slices.Contains(h.Traits, "COMPUTE_SECURITY_TPM_1_2") {
+		if contains(h.Traits, "COMPUTE_SECURITY_TPM_1_2") {
 			can = append(can, "TPM 1.2")
 		}
 		if rel.HasSecretSecurity() {
 			var modes []string
 			for _, m := range []string{"user", "host", "deployment"} {
-				if slices.Contains(h.Traits, "COMPUTE_SECURITY_TPM_SECRET_SECURITY_"+strings.ToUpper(m)) {
+				if contains(h.Traits, "COMPUTE_SECURITY_TPM_SECRET_SECURITY_"+strings.ToUpper(m)) {
 					modes = append(modes, m)
 				}
 			}
@@ -179,31 +178,31 @@ func capabilityCheck(rel nova.Release, h Host, c Capability) hostcheck.Check {
 				can = append(can, "secret security "+strings.Join(modes, "/"))
 			}
 		}
-		return hostcheck.Check{ID: "TRAITS", Status: hostcheck.Pass, Message: "the " + rel.String() + " scheduler can place here: " + strings.Join(can, ", ")}
+		return Check{ID: "TRAITS", Status: Pass, Message: "the " + rel.String() + " scheduler can place here: " + strings.Join(can, ", ")}
 	}
 	anyTPM := false
 	for _, t := range h.Traits {
 		anyTPM = anyTPM || strings.HasPrefix(t, "COMPUTE_SECURITY_TPM_")
 	}
 	if !anyTPM {
-		return hostcheck.Check{ID: "TRAITS", Status: hostcheck.Warn, Message: "not a vTPM host: no TPM trait in Placement",
+		return Check{ID: "TRAITS", Status: Warn, Message: "not a vTPM host: no TPM trait in Placement",
 			Remedy: "if it should take vTPM guests, run vtpmctl host check on it"}
 	}
 	need := nova.RequiredTraits(rel, "2.0", "tpm-tis", map[bool]nova.SecretMode{true: nova.SecretUser}[rel.HasSecretSecurity()])
 	var missing []string
 	for _, t := range need {
-		if !slices.Contains(h.Traits, t) {
+		if !contains(h.Traits, t) {
 			missing = append(missing, t)
 		}
 	}
-	return hostcheck.Check{ID: "TRAITS", Status: hostcheck.Fail, Message: fmt.Sprintf("no vTPM guest can be scheduled here on %s: missing %s", rel, strings.Join(missing, " ")),
+	return Check{ID: "TRAITS", Status: Fail, Message: fmt.Sprintf("no vTPM guest can be scheduled here on %s: missing %s", rel, strings.Join(missing, " ")),
 		Remedy: "run vtpmctl host check on it; enable swtpm, or upgrade nova-compute to the scheduler's release"}
 }
 
 // staleTraits: Nova removes stale version/model traits but only ever adds
 // SECRET_SECURITY_* ones (driver.py update_provider_tree).
-func staleTraits(rel nova.Release, h Host) (hostcheck.Check, bool) {
-	hasVersion := slices.Contains(h.Traits, "COMPUTE_SECURITY_TPM_2_0") || slices.Contains(h.Traits, "COMPUTE_SECURITY_TPM_1_2")
+func staleTraits(rel nova.Release, h Host) (Check, bool) {
+	hasVersion := contains(h.Traits, "COMPUTE_SECURITY_TPM_2_0") || contains(h.Traits, "COMPUTE_SECURITY_TPM_1_2")
 	var sec []string
 	for _, t := range h.Traits {
 		if strings.HasPrefix(t, "COMPUTE_SECURITY_TPM_SECRET_SECURITY_") {
@@ -212,37 +211,37 @@ func staleTraits(rel nova.Release, h Host) (hostcheck.Check, bool) {
 	}
 	switch {
 	case len(sec) > 0 && !hasVersion:
-		return hostcheck.Check{ID: "STALE-TRAITS", Status: hostcheck.Fail, Message: "secret security traits without any TPM version trait: swtpm was turned off and Nova never removes " + strings.Join(sec, " "),
+		return Check{ID: "STALE-TRAITS", Status: Fail, Message: "secret security traits without any TPM version trait: swtpm was turned off and Nova never removes " + strings.Join(sec, " "),
 			Remedy: "openstack resource provider trait set without them (or re-enable swtpm)"}, true
 	case len(sec) > 0 && !rel.HasSecretSecurity():
-		return hostcheck.Check{ID: "STALE-TRAITS", Status: hostcheck.Warn, Message: strings.Join(sec, " ") + " on a " + rel.String() + " cloud, which has no secret security modes"}, true
-	case rel >= nova.Dalmatian && hasVersion && !slices.Contains(h.Traits, "COMPUTE_SECURITY_TPM_TIS") && !slices.Contains(h.Traits, "COMPUTE_SECURITY_TPM_CRB"):
-		return hostcheck.Check{ID: "STALE-TRAITS", Status: hostcheck.Fail, Message: "TPM version traits without a model trait: this nova-compute is older than 2024.2 (or its traits are stale); the " + rel.String() + " scheduler will not place vTPM guests here",
+		return Check{ID: "STALE-TRAITS", Status: Warn, Message: strings.Join(sec, " ") + " on a " + rel.String() + " cloud, which has no secret security modes"}, true
+	case rel >= nova.Dalmatian && hasVersion && !contains(h.Traits, "COMPUTE_SECURITY_TPM_TIS") && !contains(h.Traits, "COMPUTE_SECURITY_TPM_CRB"):
+		return Check{ID: "STALE-TRAITS", Status: Fail, Message: "TPM version traits without a model trait: this nova-compute is older than 2024.2 (or its traits are stale); the " + rel.String() + " scheduler will not place vTPM guests here",
 			Remedy: "upgrade nova-compute on this host"}, true
 	}
-	return hostcheck.Check{}, false
+	return Check{}, false
 }
 
 // driftCheck compares Placement with what the host's own configuration
 // makes Nova report (from `host check`).
-func driftCheck(h Host, rep hostcheck.Report) hostcheck.Check {
+func driftCheck(h Host, rep hostcheck.Report) Check {
 	var missing, extra []string
 	for _, t := range rep.Traits {
-		if !slices.Contains(h.Traits, t) {
+		if !contains(h.Traits, t) {
 			missing = append(missing, t)
 		}
 	}
 	for _, t := range h.Traits {
-		if !slices.Contains(rep.Traits, t) {
+		if !contains(rep.Traits, t) {
 			extra = append(extra, t)
 		}
 	}
 	if len(missing) == 0 && len(extra) == 0 {
 		msg := "Placement matches the host's configuration"
 		if rep.Failed() {
-			return hostcheck.Check{ID: "CONFIG-DRIFT", Status: hostcheck.Fail, Message: msg + fmt.Sprintf(", but host check found %d failing check(s)", rep.Summary.Fail), Remedy: "see that host's report"}
+			return Check{ID: "CONFIG-DRIFT", Status: Fail, Message: msg + fmt.Sprintf(", but host check found %d failing check(s)", rep.Summary.Fail), Remedy: "see that host's report"}
 		}
-		return hostcheck.Check{ID: "CONFIG-DRIFT", Status: hostcheck.Pass, Message: msg}
+		return Check{ID: "CONFIG-DRIFT", Status: Pass, Message: msg}
 	}
 	var parts []string
 	if len(missing) > 0 {
@@ -260,12 +259,12 @@ func driftCheck(h Host, rep hostcheck.Report) hostcheck.Check {
 			}
 		}
 	}
-	return hostcheck.Check{ID: "CONFIG-DRIFT", Status: hostcheck.Fail, Message: strings.Join(parts, "; "), Remedy: remedy}
+	return Check{ID: "CONFIG-DRIFT", Status: Fail, Message: strings.Join(parts, "; "), Remedy: remedy}
 }
 
 // evacuationRisk: Nova refuses evacuate for every vTPM guest, so a dead
 // host strands all of its vTPM guests until the host itself comes back.
-func evacuationRisk(rel nova.Release, guests []nova.VTPMGuest, on []int32, r *HostReport) hostcheck.Check {
+func evacuationRisk(rel nova.Release, guests []nova.VTPMGuest, on []int32, r *HostReport) Check {
 	modes := map[nova.SecretMode]int{}
 	r.AtRisk = make([]RiskGuest, 0, len(on))
 	for _, i := range on {
@@ -284,7 +283,7 @@ func evacuationRisk(rel nova.Release, guests []nova.VTPMGuest, on []int32, r *Ho
 	if rel.HostModeLiveMigration() && modes["host"] < len(on) {
 		remedy += "; host-mode guests can at least be live-migrated away before maintenance (resize to hw:tpm_secret_security=host)"
 	}
-	return hostcheck.Check{ID: "EVACUATION-RISK", Status: hostcheck.Warn, Message: msg, Remedy: remedy}
+	return Check{ID: "EVACUATION-RISK", Status: Warn, Message: msg, Remedy: remedy}
 }
 
 func b2i(b bool) int {

@@ -2,7 +2,6 @@ package fleet
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 
@@ -77,7 +76,7 @@ func UpgradeImpact(from, to nova.Release, hosts []Host, guests []nova.VTPMGuest)
 			mode = nova.SecretUser
 		}
 		for _, t := range nova.RequiredTraits(to, "2.0", "tpm-tis", mode) {
-			if !slices.Contains(h.Traits, t) {
+			if !contains(h.Traits, t) {
 				uh.Missing = append(uh.Missing, t)
 			}
 		}
@@ -108,7 +107,7 @@ func UpgradeImpact(from, to nova.Release, hosts []Host, guests []nova.VTPMGuest)
 			}
 			ok := true
 			for _, t := range need {
-				ok = ok && slices.Contains(traits, t)
+				ok = ok && contains(traits, t)
 			}
 			fits = fits || ok
 		}

@@ -2,20 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"sort"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/gophercloud/gophercloud/v2"
 	"github.com/urfave/cli/v3"
 
 	"github.com/vtpmctl/vtpmctl/barbican"
-	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/fileout"
 	"github.com/vtpmctl/vtpmctl/internal/output"
-	"github.com/vtpmctl/vtpmctl/internal/quote"
 	"github.com/vtpmctl/vtpmctl/internal/result"
 	"github.com/vtpmctl/vtpmctl/nova"
 )
@@ -76,7 +72,8 @@ Barbican lists only the token's own project: each project is audited with a
 token scoped to it, from the same clouds.yaml credentials. A project the
 caller cannot list is reported as not auditable, with the reason. Orphans are
 vTPM secrets whose instance no longer exists, and duplicates. Nothing is
-deleted: --cleanup-plan prints the delete commands instead of the report.
+deleted: --cleanup-plan prints the delete commands instead of the report
+(a shell script to review; with -f, the plan's steps as json, yaml, a table…).
 No request for a secret's payload can leave vtpmctl.`, []string{
 				"vtpmctl --os-cloud prod secrets audit",
 				"vtpmctl --os-cloud prod secrets audit --all-projects --include-orphans --junit vtpm-secrets.xml",
@@ -94,8 +91,8 @@ No request for a secret's payload can leave vtpmctl.`, []string{
 				&cli.BoolFlag{Name: "include-orphans", Usage: "list orphan and duplicate secrets, and fail on them", Destination: &o.IncludeOrphans},
 				&cli.BoolFlag{Name: "cleanup-plan", Usage: "print the delete commands for orphans (deletes nothing)", Destination: &o.CleanupPlan},
 				&cli.BoolFlag{Name: "no-acls", Usage: "do not read each secret's ACL (one request per secret)", Destination: &o.NoACLs},
-				&cli.IntFlag{Name: "concurrency", Usage: "`N` projects and lookups at once", Value: 8, Destination: &o.Concurrency},
-				&cli.StringFlag{Name: "junit", Usage: "also write JUnit XML to `FILE` (- for stdout; a device such as /dev/null is written, never replaced)", Destination: &o.JUnit},
+				&cli.IntFlag{Name: "concurrency", Usage: "`N` projects and lookups at once", Value: barbican.DefaultConcurrency, Destination: &o.Concurrency},
+				junitFlag(&o.JUnit),
 			}, novaSecretFlags(o)...),
 			Action: func(ctx context.Context, cmd *cli.Command) error {
 				if err := noArgs(cmd); err != nil {
@@ -114,23 +111,18 @@ func runSecretsAudit(ctx context.Context, o *secretsAuditOptions) error {
 	if o.Concurrency < 1 || o.Concurrency > 64 {
 		return usagef("--concurrency must be between 1 and 64")
 	}
-	svc, err := o.Global.services(ctx, needCompute|needImage)
+	sess, err := o.Global.connect(ctx)
 	if err != nil {
 		return err
 	}
-	resolved, err := resolveRelease(ctx, o.IO, "--nova-release", o.Release, svc.compute, false, nil)
+	a, err := barbican.AuditSecrets(withProgress(ctx, o.IO.Err, "auditing projects"), sess, o.request())
 	if err != nil {
-		return err
+		return secretsError(err)
 	}
-	res, secretsURL, err := secretsAudit(ctx, o, svc, resolved.Release, nil)
-	if err != nil {
-		return err
-	}
-	if resolved.Ambiguous() {
-		res.ReleaseContext = resolved.Context()
-	}
+	warnRelease(o.IO, a.Release)
+	res := a.Result
 	if o.CleanupPlan {
-		return printCleanupPlan(o, svc.sess.CloudName, secretsURL, res)
+		return writeCleanupPlan(o, barbican.NewCleanupPlan(a, time.Now()))
 	}
 	shown := res
 	if !o.IncludeOrphans {
@@ -149,232 +141,67 @@ func runSecretsAudit(ctx context.Context, o *secretsAuditOptions) error {
 	return nil
 }
 
-// secretsAudit gathers and audits on a connected session; inv, when
-// given, is every project's servers already listed (report lists once).
-// It returns the result and the key manager's secrets URL.
+// secretsAudit is report's way in until report calls
+// barbican.AuditSecrets itself (then this goes).
 func secretsAudit(ctx context.Context, o *secretsAuditOptions, svc *services, rel nova.Release, inv *nova.Inventory) (barbican.Result, string, error) {
-	g, err := secretsGather(ctx, o, svc, rel, inv, false)
-	if err != nil {
-		return barbican.Result{}, "", err
-	}
-	res := barbican.Audit(g.facts, time.Now())
-	if g.apiErr != nil {
-		res.ConsumersNotRead = g.apiErr.Error()
-	}
-	return res, g.secretsURL, nil
+	req := o.request()
+	req.Flags = barbican.Flags{} // report has none of the audit's flags
+	req.Resolved = &nova.ResolvedRelease{Release: rel, Candidates: []nova.Release{rel}}
+	req.Inventory = inv
+	a, err := barbican.AuditSecrets(withProgress(ctx, o.IO.Err, "auditing projects"), svc.sess, req)
+	return a.Result, a.SecretsURL, err
 }
 
-// gathered is what secretsGather found: the facts, the per-project key
-// manager clients the audit used, and the key manager's API.
-type gathered struct {
-	facts      barbican.Facts
-	keyManager func(context.Context, string) (*gophercloud.ServiceClient, error)
-	secretsURL string
-	apiErr     error // the versions document could not be read: no consumers
+// request maps audit's and protect's flags to the service's request.
+func (o *secretsAuditOptions) request() barbican.AuditRequest {
+	return barbican.AuditRequest{
+		Release:  nova.ReleaseEvidence{Flag: o.Release, FlagName: "--nova-release"},
+		Projects: o.Projects, AllProjects: o.AllProjects,
+		ServiceProject: o.ServiceProject, ServiceUser: o.ServiceUser,
+		Concurrency: o.Concurrency, ReadACLs: !o.NoACLs, ACLInstances: o.ACLInstances,
+		Flags: barbican.Flags{ServiceUser: "--nova-service-user", ServiceProject: "--nova-service-project", Scope: "--all-projects or --project"},
+	}
 }
 
-// secretsGather reads the key manager's API once (its versions
-// document), then gathers. needConsumers: a key manager without them is
-// an error before anything else is asked (secrets protect).
-func secretsGather(ctx context.Context, o *secretsAuditOptions, svc *services, rel nova.Release, inv *nova.Inventory, needConsumers bool) (gathered, error) {
-	var out gathered
-	sess, computeClient, imageClient := svc.sess, svc.compute, svc.image
-	ks, err := sess.Identity()
-	if err != nil {
-		ks = nil
-	}
-	km, err := sess.KeyManager()
-	if err != nil {
-		return out, err
-	}
-	api, apiErr := barbican.DetectAPI(ctx, km)
+// secretsError names this command's flags for what the service found
+// missing.
+func secretsError(err error) error {
+	var scope *barbican.ScopeError
+	var ref *barbican.ProjectRefError
+	var cons *barbican.ConsumersUnavailableError
 	switch {
-	case needConsumers && apiErr != nil:
-		return out, apiErr
-	case needConsumers && !api.HasConsumers():
-		return out, &reportedError{code: exitFailed, msg: barbican.ConsumersUnavailable(api)}
+	case errors.As(err, &scope):
+		return fmt.Errorf("--all-projects: %w", err)
+	case errors.As(err, &ref):
+		return usagef("--project: %w", err)
+	case errors.As(err, &cons):
+		return &reportedError{code: exitFailed, msg: cons.Error()}
 	}
-	out.apiErr = apiErr
-	own, admin, err := sess.TokenProject()
-	if err != nil {
-		return out, err
-	}
-	// One project list serves names, --all-projects and the service project.
-	var names map[string]string
-	var namesErr error
-	if ks != nil && admin {
-		names, namesErr = barbican.ListProjects(ctx, ks)
-	}
-	projects := []string{own}
-	switch {
-	case o.AllProjects:
-		if namesErr != nil {
-			return out, fmt.Errorf("--all-projects: %w", namesErr)
-		}
-		if names == nil {
-			return out, fmt.Errorf("--all-projects needs to list Keystone projects, which needs the admin role")
-		}
-		projects = projects[:0]
-		for id := range names {
-			projects = append(projects, id)
-		}
-		sort.Strings(projects)
-	case len(o.Projects) > 0:
-		if projects, err = resolveProjectRefs(ctx, ks, names, o.Projects); err != nil {
-			return out, err
-		}
-	}
-	allTenants := inv != nil || admin && (o.AllProjects || len(projects) > 1 || projects[0] != own)
-	serviceProject := ""
-	for id, n := range names {
-		if n == o.ServiceProject || id == o.ServiceProject {
-			serviceProject = id
-		}
-	}
-	src := barbican.Sources{Compute: computeClient, Image: imageClient, Identity: ks, Release: rel, AllTenants: allTenants,
-		Projects: projects, ReadACLs: !o.NoACLs, ACLInstances: o.ACLInstances, API: api, Limit: o.Concurrency, ServiceUserID: o.ServiceUser, ServiceProject: serviceProject, ProjectNames: names, Inventory: inv,
-		KeyManager: onePerProject(func(ctx context.Context, project string) (*gophercloud.ServiceClient, error) {
-			if project == own {
-				return km, nil
-			}
-			s, err := sess.ForProject(ctx, project)
-			if err != nil {
-				return nil, err
-			}
-			// Same endpoint, other token: no catalog lookup or discovery per project.
-			c := *km
-			c.ProviderClient = s.Provider
-			return &c, nil
-		})}
-	facts, err := barbican.Gather(withProgress(ctx, o.IO.Err, "auditing projects"), src)
-	if err != nil {
-		return out, err
-	}
-	if !allTenants && !(len(projects) == 1 && projects[0] == own) {
-		facts.CompleteServers = false
-	} else if !allTenants {
-		facts.CompleteServers = true // the token's own project: its servers are all listed
-	}
-	out.facts, out.keyManager = facts, src.KeyManager
-	out.secretsURL = strings.TrimRight(km.ResourceBaseURL(), "/") + "/secrets/"
-	return out, nil
+	return err
 }
 
-// onePerProject remembers each project's client (or its error): protect
-// writes with the tokens the audit got, not a second token per project.
-func onePerProject(f func(context.Context, string) (*gophercloud.ServiceClient, error)) func(context.Context, string) (*gophercloud.ServiceClient, error) {
-	type entry struct {
-		once sync.Once
-		c    *gophercloud.ServiceClient
-		err  error
-	}
-	var mu sync.Mutex
-	m := map[string]*entry{}
-	return func(ctx context.Context, p string) (*gophercloud.ServiceClient, error) {
-		mu.Lock()
-		e := m[p]
-		if e == nil {
-			e = &entry{}
-			m[p] = e
-		}
-		mu.Unlock()
-		e.once.Do(func() { e.c, e.err = f(ctx, p) })
-		return e.c, e.err
+// warnRelease prints the release warning the way resolveRelease does.
+func warnRelease(streams *IOStreams, r nova.ResolvedRelease) {
+	if w := r.Warning(nil); w != "" {
+		warn(streams, "%s", w)
 	}
 }
 
-// resolveProjectRefs maps names or IDs to IDs, locally when the project
-// list is at hand.
-func resolveProjectRefs(ctx context.Context, ks *gophercloud.ServiceClient, names map[string]string, refs []string) ([]string, error) {
-	if names == nil {
-		return cloud.ProjectIDs(ctx, ks, refs)
+// writeCleanupPlan: the reviewable shell script unless -f was given;
+// then the plan as any other result.
+func writeCleanupPlan(o *secretsAuditOptions, plan barbican.CleanupPlan) error {
+	if o.Global.Output.Explicit {
+		if err := output.Write(o.IO.Out, o.Global.Output, &plan); err != nil {
+			return err
+		}
+	} else if err := plan.Script(o.IO.Out); err != nil {
+		return err
 	}
-	var out []string
-	for _, ref := range refs {
-		var match []string
-		for id, n := range names {
-			if id == ref || n == ref {
-				match = append(match, id)
-			}
-		}
-		switch len(match) {
-		case 0:
-			return nil, usagef("--project: no project named or with ID %q", ref)
-		case 1:
-			out = append(out, match[0])
-		default:
-			return nil, usagef("--project: %d projects are named %q; use an ID", len(match), ref)
-		}
-	}
-	return out, nil
-}
-
-// printCleanupPlan writes a reviewable shell script; only secrets whose
-// instance is gone get a delete line, duplicates a comment (the one in use
-// must be found on the host first). Every value in a command is
-// shell-quoted and built from what was checked (a UUID, the key manager's
-// own endpoint), never from a name or a server-supplied URL; comments have
-// no line breaks a name could use to start a command.
-func printCleanupPlan(o *secretsAuditOptions, cloudName, secretsURL string, res barbican.Result) error {
-	w := o.IO.Out
-	fmt.Fprintln(w, "#!/bin/sh")
-	fmt.Fprintln(w, "set -eu")
-	fmt.Fprintln(w, quote.ShellComment(fmt.Sprintf("vtpmctl secrets audit --cleanup-plan, %s. Review before running.", time.Now().UTC().Format(time.RFC3339))))
-	fmt.Fprintln(w, "# Each vTPM secret of a deleted instance; created by, and age, in the comment.")
-	var na []string
-	for p, why := range res.NotAuditable {
-		na = append(na, p+": "+why)
-	}
-	sort.Strings(na)
-	if len(na) > 0 {
-		fmt.Fprintln(w, quote.ShellComment(fmt.Sprintf("WARNING: %d project(s) could not be audited; their orphans are not in this plan:", len(na))))
-		for _, l := range na {
-			fmt.Fprintln(w, quote.ShellComment("  "+l))
-		}
-	}
-	cloudArg := ""
-	if cloudName != "" {
-		cloudArg = " --os-cloud " + quote.Shell(cloudName)
-	}
-	n := 0
-	for _, or := range res.Orphans {
-		if or.Live {
-			fmt.Fprintln(w, quote.ShellComment(fmt.Sprintf("not deleted, its server exists: %s (%s)", or.ID, or.Reason)))
-			continue
-		}
-		if strings.HasPrefix(or.Reason, "duplicate") {
-			fmt.Fprintln(w, quote.ShellComment(fmt.Sprintf("duplicate, not deleted: %s (instance %s) — check the domain's <encryption secret> first", or.ID, or.InstanceID)))
-			continue
-		}
-		if !barbican.IsUUID(or.ID) || !barbican.IsUUID(or.InstanceID) {
-			continue // never a delete line for anything but Nova's own form
-		}
-		if len(or.Consumers) > 0 {
-			// Never forced: a consumer says someone relies on it.
-			fmt.Fprintln(w, quote.ShellComment(fmt.Sprintf("protected, not deleted: %s (instance %s gone, %s old) has consumer(s) %s; remove the consumer first if you are sure, then delete it", or.ID, or.InstanceID, or.AgeStr, consumerNames(or.Consumers))))
-			continue
-		}
-		fmt.Fprintln(w, quote.ShellComment(fmt.Sprintf("instance %s gone; created by %s, %s old", or.InstanceID, or.CreatorID, or.AgeStr)))
-		if quote.HasControl(cloudName) || quote.HasControl(or.ProjectID) {
-			fmt.Fprintln(w, quote.ShellComment("not written: the cloud name or project ID has control characters; delete "+or.ID+" by hand"))
-			continue
-		}
-		fmt.Fprintf(w, "openstack%s --os-project-id %s secret delete %s\n", cloudArg, quote.Shell(or.ProjectID), quote.Shell(secretsURL+or.ID))
-		n++
-	}
-	fmt.Fprintf(o.IO.Err, "vtpmctl: cleanup plan: %d delete command(s); nothing was deleted\n", n)
-	if len(na) > 0 {
-		return &reportedError{code: exitFailed, msg: fmt.Sprintf("cleanup plan: %d project(s) could not be audited, so the plan may miss orphans (see its header)", len(na))}
+	fmt.Fprintf(o.IO.Err, "vtpmctl: cleanup plan: %d delete command(s); nothing was deleted\n", plan.Deletes())
+	if n := len(plan.NotAuditable); n > 0 {
+		return &reportedError{code: exitFailed, msg: fmt.Sprintf("cleanup plan: %d project(s) could not be audited, so the plan may miss orphans (see its header)", n)}
 	}
 	return nil
-}
-
-func consumerNames(cs []barbican.Consumer) string {
-	l := make([]string, len(cs))
-	for i, c := range cs {
-		l[i] = c.String()
-	}
-	return strings.Join(l, ", ")
 }
 
 // secretsJUnit: one suite per project, one case per guest and check.
@@ -451,7 +278,7 @@ instance is gone). Reruns write nothing already done. --dry-run writes nothing.`
 			&cli.BoolFlag{Name: "all-projects", Usage: "protect in every project (admin)", Destination: &o.AllProjects},
 			&cli.BoolFlag{Name: "dry-run", Usage: "list what would be registered; write nothing", Destination: &o.DryRun},
 			&cli.StringSliceFlag{Name: "server", Usage: "only the secret of server `ID` (repeatable); default: every vTPM guest's", Destination: &o.Servers},
-			&cli.IntFlag{Name: "concurrency", Usage: "`N` projects, lookups and writes at once", Value: 8, Destination: &o.Concurrency},
+			&cli.IntFlag{Name: "concurrency", Usage: "`N` projects, lookups and writes at once", Value: barbican.DefaultConcurrency, Destination: &o.Concurrency},
 		}, novaSecretFlags(&o.secretsAuditOptions)...),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if err := noArgs(cmd); err != nil {
@@ -480,21 +307,20 @@ func runSecretsProtect(ctx context.Context, o *secretsProtectOptions) error {
 		only[strings.ToLower(id)] = true
 	}
 	o.NoACLs = true // protect needs no ACL
-	svc, err := o.Global.services(ctx, needCompute|needImage)
+	sess, err := o.Global.connect(ctx)
 	if err != nil {
 		return err
 	}
-	resolved, err := resolveRelease(ctx, o.IO, "--nova-release", o.Release, svc.compute, false, nil)
+	req := o.request()
+	req.NeedConsumers = true
+	g, err := barbican.AuditSecrets(withProgress(ctx, o.IO.Err, "auditing projects"), sess, req)
 	if err != nil {
-		return err
+		return secretsError(err)
 	}
-	g, err := secretsGather(ctx, &o.secretsAuditOptions, svc, resolved.Release, nil, true)
-	if err != nil {
-		return err
-	}
-	plan := barbican.PlanProtect(g.facts, barbican.Audit(g.facts, time.Now()), o.DryRun, only)
+	warnRelease(o.IO, g.Release)
+	plan := barbican.PlanProtect(g.Facts, g.Result, o.DryRun, only)
 	if !o.DryRun {
-		barbican.Protect(withProgress(ctx, o.IO.Err, "registering consumers"), &plan, g.keyManager, o.Concurrency)
+		barbican.Protect(withProgress(ctx, o.IO.Err, "registering consumers"), &plan, g.KeyManager, o.Concurrency)
 	}
 	if err := output.Write(o.IO.Out, o.Global.Output, &plan); err != nil {
 		return err
@@ -511,6 +337,6 @@ func novaSecretFlags(o *secretsAuditOptions) []cli.Flag {
 	return []cli.Flag{
 		releaseFlag("nova-release", &o.Release, "Nova `RELEASE`", ""),
 		&cli.StringFlag{Name: "nova-service-user", Usage: "Nova's service `USER_ID` (owner of deployment-mode secrets)", Destination: &o.ServiceUser},
-		&cli.StringFlag{Name: "nova-service-project", Usage: "`PROJECT` of Nova's service user (name or ID)", Value: "service", Destination: &o.ServiceProject},
+		&cli.StringFlag{Name: "nova-service-project", Usage: "`PROJECT` of Nova's service user (name or ID)", Value: barbican.DefaultServiceProject, Destination: &o.ServiceProject},
 	}
 }

@@ -5,7 +5,9 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/vtpmctl/vtpmctl/barbican"
 	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
 )
 
@@ -97,4 +99,23 @@ func TestAuditConsumersAndCleanupPlan(t *testing.T) {
 			t.Errorf("a delete line for a protected orphan: %s", l)
 		}
 	}
+}
+
+// printCleanupPlan is generators_fuzz_test.go's way in to the cleanup
+// script, from a Result built by hand: its orphans carry no Kind, so one
+// that is not Live is taken as instance-gone (delete lines still need
+// Nova's UUID form). To go when that test builds its orphans with a Kind.
+func printCleanupPlan(o *secretsAuditOptions, cloudName, secretsURL string, res barbican.Result) error {
+	for i := range res.Orphans {
+		if or := &res.Orphans[i]; or.Kind == "" {
+			or.Kind = barbican.OrphanGone
+			if or.Live {
+				or.Kind = barbican.OrphanLive
+			}
+		}
+	}
+	if o.Global == nil {
+		o.Global = &globalOptions{}
+	}
+	return writeCleanupPlan(o, barbican.NewCleanupPlan(barbican.Audited{Result: res, Cloud: cloudName, SecretsURL: secretsURL}, time.Now()))
 }

@@ -1,0 +1,22 @@
+package fleet
+
+import (
+	"slices"
+
+	"github.com/vtpmctl/vtpmctl/hostcheck"
+)
+
+// The fleet's findings are host check findings (one check shape, one
+// status type), so each host's view reads like its host check report.
+type (
+	Check  = hostcheck.Check
+	Status = hostcheck.Status
+)
+
+const (
+	Pass = hostcheck.Pass
+	Warn = hostcheck.Warn
+	Fail = hostcheck.Fail
+)
+
+func contains(l []string, v string) bool { return slices.Contains(l, v) }
