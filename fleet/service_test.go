@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -126,5 +127,22 @@ func TestUpgradeStart(t *testing.T) {
 		if from != tc.from || errors.As(err, &older) != tc.refused || (err != nil) != tc.refused {
 			t.Errorf("%v to %s: from %s, %v", tc.res.Candidates, tc.to, from, err)
 		}
+	}
+}
+
+// TestCheckUpgradeNamesFrom: on a cloud whose API leaves 2024.1 and
+// 2024.2 open, the warning tells upgrade check's own flag (--from), not
+// --nova-release, which upgrade check does not have.
+func TestCheckUpgradeNamesFrom(t *testing.T) {
+	_, sess := scaleSession(t, scalecloud.Config{Guests: 4, Projects: 1, Hypervisors: 2, Images: 1, Microversion: "2.96"})
+	u, err := CheckUpgrade(context.Background(), sess, UpgradeRequest{To: nova.Gazpacho, From: nova.ReleaseEvidence{FlagName: "--from"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := u.Resolved.Warning(nil); !strings.Contains(w, "pass --from to settle") || strings.Contains(w, "--nova-release") {
+		t.Errorf("warning %q", w)
+	}
+	if u.From != "2024.1 or 2024.2" {
+		t.Errorf("from %q", u.From)
 	}
 }
