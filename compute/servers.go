@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"sort"
 	"strings"
 
@@ -17,6 +18,14 @@ import (
 // ServerMicroversion embeds each server's flavor with its extra specs
 // (2.47): no flavor GET per server.
 const ServerMicroversion = "2.47"
+
+// ServerImagePropertiesMicroversion adds to each server's image the
+// properties Nova stored at boot (instance system_metadata image_*):
+// what Nova used, even after the image was changed or deleted. Nova 31
+// (2025.1) and later; ListInventory asks for it where the release has
+// it, and lists at ServerMicroversion where the cloud refuses it (406).
+// Not shown for a volume-backed server: its image is "".
+const ServerImagePropertiesMicroversion = "2.98"
 
 // InventoryOpts says what ListInventory lists and keeps.
 type InventoryOpts struct {
@@ -53,22 +62,37 @@ type listedServer struct {
 	// extended attributes): the device the boot volume is attached as.
 	RootDevice string            `json:"OS-EXT-SRV-ATTR:root_device_name"`
 	Metadata   map[string]string `json:"metadata"`
-	// Image is {"id": …}, or "" for a volume-backed server.
-	Image  json.RawMessage `json:"image"`
-	Flavor struct {
+	// Image is {"id": …, "properties": {…} from 2.98}, or "" for a
+	// volume-backed server.
+	Image json.RawMessage `json:"image"`
+	// Flavor is nil in the partial record Nova lists (2.69+) for a
+	// server in a cell it cannot reach: status UNKNOWN, no flavor, no image.
+	Flavor *struct {
 		OriginalName string         `json:"original_name"`
 		ExtraSpecs   map[string]any `json:"extra_specs"`
 	} `json:"flavor"`
 }
 
-func (s listedServer) imageID() string {
+// image is the server's image ID and, from 2.98, the vTPM keys of the
+// properties Nova stored at boot (shown says the answer had them).
+func (s listedServer) image() (id string, props map[string]string, shown bool) {
 	var img struct {
-		ID string `json:"id"`
+		ID         string          `json:"id"`
+		Properties *map[string]any `json:"properties"`
 	}
-	if len(s.Image) > 0 && s.Image[0] == '{' && json.Unmarshal(s.Image, &img) == nil {
-		return img.ID
+	if len(s.Image) == 0 || s.Image[0] != '{' || json.Unmarshal(s.Image, &img) != nil {
+		return "", nil, false
 	}
-	return ""
+	if img.Properties == nil {
+		return img.ID, nil, false
+	}
+	props = map[string]string{}
+	for k, v := range *img.Properties {
+		if nova.IsVTPMImageKey(k) {
+			props[k] = str(v)
+		}
+	}
+	return img.ID, props, true
 }
 
 // ListInventory lists the images, then the servers page by page (1,000
@@ -100,11 +124,22 @@ func ListInventory(ctx context.Context, computeClient, imageClient *gophercloud.
 	}
 	in := interner{}
 	flavors := map[string]nova.Flavor{}
-	err := eachServerPage(ctx, atMicroversion(computeClient, ServerMicroversion), opts.AllTenants, func(l []listedServer) {
+	mv := ServerMicroversion
+	if top := rel.MaxMicroversion(); !top.Less(nova.Microversion{Major: 2, Minor: 98}) {
+		mv = ServerImagePropertiesMicroversion
+	}
+	decided := 0
+	each := func(l []listedServer) {
+		decided += len(l)
 		for i := range l {
 			add(&inv, &l[i], rel, imgs, vols, opts.Volumes != nil, flavors, in, opts.KeepServers)
 		}
-	})
+	}
+	err := eachServerPage(ctx, atMicroversion(computeClient, mv), opts.AllTenants, each)
+	if err != nil && mv != ServerMicroversion && decided == 0 && gophercloud.ResponseCodeIs(err, http.StatusNotAcceptable) {
+		// the release's rules are newer than the cloud (a pinned release)
+		err = eachServerPage(ctx, atMicroversion(computeClient, ServerMicroversion), opts.AllTenants, each)
+	}
 	if err != nil {
 		return nova.Inventory{}, fmt.Errorf("listing servers: %w", err)
 	}
@@ -147,6 +182,9 @@ func eachServerPage(ctx context.Context, c *gophercloud.ServiceClient, allTenant
 // flavorOf shares one nova.Flavor among the servers with the same name
 // and extra specs.
 func flavorOf(s *listedServer, cache map[string]nova.Flavor) nova.Flavor {
+	if s.Flavor == nil {
+		return nova.Flavor{}
+	}
 	keys := make([]string, 0, len(s.Flavor.ExtraSpecs))
 	for k := range s.Flavor.ExtraSpecs {
 		keys = append(keys, k)
@@ -175,12 +213,19 @@ func flavorOf(s *listedServer, cache map[string]nova.Flavor) nova.Flavor {
 func add(inv *nova.Inventory, s *listedServer, rel nova.Release, imgs map[string]*nova.Image, vols volumeIndex, haveVolumes bool,
 	flavors map[string]nova.Flavor, in interner, keep bool) {
 	fl := flavorOf(s, flavors)
-	imgID := s.imageID()
+	imgID, atBoot, shown := s.image()
 	img, known := imgs[imgID]
 	var asked nova.Image
 	from, undecided := nova.EvidenceImage, nova.Undecided("")
 	var boot attachedVolume
 	switch {
+	case s.Flavor == nil:
+		undecided = nova.UndecidedCellDown
+	case shown:
+		asked, from = nova.Image{Properties: atBoot}, nova.EvidenceInstance
+		if known {
+			asked.Name = img.Name
+		}
 	case imgID != "" && known:
 		asked = *img
 	case imgID != "":

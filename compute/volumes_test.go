@@ -17,8 +17,10 @@ import (
 )
 
 // strictAPI answers exactly the requests it is given, keyed by method,
-// path and query as sent; anything else fails the test (501), and a
-// stub never requested fails it at the end.
+// path and query as sent, or with " @<microversion>" for one compute
+// microversion; anything else fails the test (501), and a stub never
+// requested fails it at the end. A body "!403 …" or "!406 …" is sent
+// with that status.
 type strictAPI struct {
 	t     *testing.T
 	URL   string
@@ -33,6 +35,11 @@ func newStrictAPI(t *testing.T, stubs map[string]string) *strictAPI {
 		key := r.Method + " " + r.URL.RequestURI()
 		a.got = append(a.got, key)
 		a.mvs[key] = r.Header.Get("X-OpenStack-Nova-API-Version")
+		// a stub "… @2.98" answers that microversion only
+		if _, at := a.stubs[key+" @"+a.mvs[key]]; at {
+			key += " @" + a.mvs[key]
+			a.got[len(a.got)-1] = key
+		}
 		body, ok := a.stubs[key]
 		if !ok || r.Header.Get("X-Auth-Token") != "tok" {
 			t.Errorf("unexpected request %s", key)
@@ -40,8 +47,8 @@ func newStrictAPI(t *testing.T, stubs map[string]string) *strictAPI {
 			return
 		}
 		w.Header().Set("Content-Type", "application/json")
-		if code, rest, ok := strings.Cut(body, " "); ok && code == "!403" {
-			w.WriteHeader(http.StatusForbidden)
+		if code, rest, ok := strings.Cut(body, " "); ok && (code == "!403" || code == "!406") {
+			w.WriteHeader(map[string]int{"!403": http.StatusForbidden, "!406": http.StatusNotAcceptable}[code])
 			body = rest
 		}
 		w.Write([]byte(strings.ReplaceAll(body, "$URL", a.URL)))

@@ -10,6 +10,10 @@ const (
 	EvidenceFlavor Evidence = "flavor"
 	// EvidenceImage: the server's Glance image, as it is now, asks.
 	EvidenceImage Evidence = "image"
+	// EvidenceInstance: the image properties Nova stored in the instance
+	// at boot, which the server API shows from 2.98 (2025.1) for a server
+	// booted from an image: what Nova used, whatever the image says now.
+	EvidenceInstance Evidence = "instance"
 	// EvidenceVolume: the boot volume's volume_image_metadata asks, which
 	// Nova reads instead of Glance for a volume-backed server
 	// (nova/block_device.py get_image_metadata_from_volume).
@@ -24,7 +28,7 @@ const (
 // Undecided is why a server's vTPM could not be decided from what the
 // APIs show: Nova kept the image properties it used at boot in the
 // instance (instance_system_metadata image_hw_tpm_*), which the server
-// API does not return for a volume-backed server, nor below 2.98.
+// API shows only from 2.98 and never for a volume-backed server.
 type Undecided string
 
 const (
@@ -38,10 +42,13 @@ const (
 	// volume is attached to it as its root device (a volume of another
 	// project, or a list scoped to the token's project).
 	UndecidedNoBootVolume Undecided = "boot_volume_not_found"
+	// UndecidedCellDown: Nova listed only a partial record (status
+	// UNKNOWN, no flavor, no image): the server's cell is unreachable.
+	UndecidedCellDown Undecided = "cell_down"
 )
 
 // UndecidedReasons are the reasons an Undecided server can have.
-var UndecidedReasons = []Undecided{UndecidedImageGone, UndecidedNoBlockStorage, UndecidedNoBootVolume}
+var UndecidedReasons = []Undecided{UndecidedImageGone, UndecidedNoBlockStorage, UndecidedNoBootVolume, UndecidedCellDown}
 
 // UndecidedServer is a server whose flavor does not ask for a vTPM and
 // whose image properties at boot are not known. Guest is what it would

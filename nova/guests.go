@@ -14,8 +14,8 @@ type VTPMGuest struct {
 	// FlavorSecretSecurity is the flavor's hw:tpm_secret_security as
 	// written, which a 2026.1+ Nova reads even where today's ignores it.
 	FlavorSecretSecurity string `json:"flavor_secret_security,omitempty"`
-	// Evidence is what decided the vTPM (flavor, image, volume; secret or
-	// host when an audit promoted an undecided server).
+	// Evidence is what decided the vTPM (flavor, image, instance, volume;
+	// secret or host when an audit promoted an undecided server).
 	Evidence Evidence `json:"evidence,omitempty"`
 }
 

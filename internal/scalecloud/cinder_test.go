@@ -1,6 +1,8 @@
 package scalecloud
 
 import (
+	"encoding/json"
+	"net/http"
 	"testing"
 )
 
@@ -64,5 +66,36 @@ func TestVolumes(t *testing.T) {
 	}
 	if st := c.Stats(); st.NUnexpected != 1 {
 		t.Errorf("unexpected: %v", st.Unexpected)
+	}
+}
+
+// From 2.98 a server's image carries the properties Nova stored at boot;
+// a volume-backed server's image stays "".
+func TestServerImageProperties(t *testing.T) {
+	c := start(t, Config{Guests: 6, Projects: 1, Hypervisors: 3, VolumeBacked: 4, Microversion: "2.100"})
+	tok := c.issueToken(pAdmin)
+	for _, at := range []string{"2.47", "2.98"} {
+		req, _ := http.NewRequest("GET", c.URL+"/compute/v2.1/servers/detail?all_tenants=true", nil)
+		req.Header.Set("X-Auth-Token", tok)
+		req.Header.Set("X-OpenStack-Nova-API-Version", at)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var body struct{ Servers []struct{ Image any } }
+		json.NewDecoder(resp.Body).Decode(&body)
+		resp.Body.Close()
+		for i, s := range body.Servers {
+			img, _ := s.Image.(map[string]any)
+			props, shown := img["properties"].(map[string]any)
+			switch {
+			case c.d.volumeBacked(i):
+				if s.Image != "" {
+					t.Errorf("%s: volume-backed server %d: image %v", at, i, s.Image)
+				}
+			case shown != (at == "2.98") || shown && (props["hw_tpm_version"] == "2.0") != (i%3 == 0):
+				t.Errorf("%s: server %d: image %v", at, i, s.Image)
+			}
+		}
 	}
 }

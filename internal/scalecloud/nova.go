@@ -171,7 +171,16 @@ func (c *Cloud) serverObj(i int, at mv) server {
 		state, power = "stopped", 4
 	}
 	self := c.URL + "/compute/v2.1/servers/" + f.id
-	var image any = map[string]any{"id": f.image, "links": link(c.URL+"/compute/images/"+f.image, "bookmark")}
+	img := map[string]any{"id": f.image, "links": link(c.URL+"/compute/images/"+f.image, "bookmark")}
+	if !at.less(mv{2, 98}) {
+		// 2.98: the image properties Nova stored at boot
+		props := map[string]string{}
+		if k, ok := c.d.parseUUID(f.image, kImage); ok && k == 0 {
+			props = map[string]string{"hw_tpm_version": "2.0", "hw_tpm_model": "tpm-crb", "os_distro": "windows", "hw_firmware_type": "uefi", "hw_machine_type": "q35"}
+		}
+		img["properties"] = props
+	}
+	var image any = img
 	vols := []any{}
 	if f.image == "" {
 		image = "" // volume-backed: Nova shows no image
