@@ -15,19 +15,21 @@ const (
 	FieldTPMVersion     Field = "tpm_version"
 	FieldTPMModel       Field = "tpm_model"
 	FieldSecretSecurity Field = "secret_security"
+	FieldWindows        Field = "windows" // the Windows-ready image profile
 )
 
 // FieldError is a request value Nova cannot take; nothing is written when
-// one is returned. Exactly one of Choices (an unknown value), With (a
-// pair Nova refuses) or Reason alone (a known value this release refuses)
-// says why.
+// one is returned. Choices (an unknown value), With (a pair Nova refuses),
+// SetToo (the result is refused unless Field is also given) or Reason
+// alone (a value this release or profile refuses) says why.
 type FieldError struct {
 	Field     Field
 	Value     string
 	Choices   []string // the values Nova takes
 	With      Field    // the other field of a refused pair
 	WithValue string
-	Reason    string // Nova's words, or what the release lacks
+	SetToo    bool   // Reason is Nova's refusal of the result; giving Field fixes it
+	Reason    string // Nova's words, or what the release or profile lacks
 }
 
 // Message spells the error with name(field) for each field.
@@ -41,6 +43,8 @@ func (e *FieldError) Message(name func(Field) string) string {
 		return fmt.Sprintf("invalid %s %q (choose %s)", name(e.Field), e.Value, strings.Join(e.Choices, sep))
 	case e.With != "":
 		return fmt.Sprintf("%s %s with %s %s: Nova refuses it (%s)", name(e.Field), e.Value, name(e.With), e.WithValue, e.Reason)
+	case e.SetToo:
+		return fmt.Sprintf("%s (set %s too)", e.Reason, name(e.Field))
 	}
 	return name(e.Field) + " " + e.Reason
 }

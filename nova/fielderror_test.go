@@ -11,7 +11,7 @@ import (
 // plan files included.
 func TestFieldErrorNamedByCaller(t *testing.T) {
 	flags := func(f Field) string {
-		return map[Field]string{FieldTPMVersion: "--tpm-version", FieldTPMModel: "--tpm-model", FieldSecretSecurity: "--secret-security"}[f]
+		return map[Field]string{FieldTPMVersion: "--tpm-version", FieldTPMModel: "--tpm-model", FieldSecretSecurity: "--secret-security", FieldWindows: "--windows"}[f]
 	}
 	keys := func(f Field) string { return string(f) + ":" }
 	for _, c := range []struct {
@@ -32,6 +32,12 @@ func TestFieldErrorNamedByCaller(t *testing.T) {
 		{"mode release", ValidateFlavorRequest(FlavorRequest{SecretSecurity: "host"}, Zed), FieldSecretSecurity,
 			"--secret-security needs Nova 2026.1 (Gazpacho) or later; this cloud runs Zed (nova 26), which refuses hw:tpm_secret_security as an unknown extra spec",
 			"secret_security: needs Nova 2026.1 (Gazpacho) or later; this cloud runs Zed (nova 26), which refuses hw:tpm_secret_security as an unknown extra spec"},
+		{"windows", planImageSetErr(nil, ImageRequest{Windows: true, TPMVersion: "1.2"}), FieldWindows,
+			"--windows needs TPM 2.0 (Windows 11 requires it; BitLocker on Windows Server needs 2.0 with SHA-256 PCR banks)",
+			"windows: needs TPM 2.0 (Windows 11 requires it; BitLocker on Windows Server needs 2.0 with SHA-256 PCR banks)"},
+		{"set model too", planImageSetErr(map[string]string{"hw_tpm_model": "tpm-crb"}, ImageRequest{TPMVersion: "1.2"}), FieldTPMModel,
+			"resulting image would be refused by Nova: TPM model CRB is only valid with TPM version 2.0. (set --tpm-model too)",
+			"resulting image would be refused by Nova: TPM model CRB is only valid with TPM version 2.0. (set tpm_model: too)"},
 	} {
 		var fe *FieldError
 		if !errors.As(c.err, &fe) || fe.Field != c.field {
@@ -48,4 +54,9 @@ func TestFieldErrorNamedByCaller(t *testing.T) {
 	if err := ValidateTPM("2.0", "tpm-crb"); err != nil {
 		t.Errorf("2.0 + crb: %v", err)
 	}
+}
+
+func planImageSetErr(props map[string]string, req ImageRequest) error {
+	_, _, err := PlanImageSet(props, req)
+	return err
 }

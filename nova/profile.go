@@ -1,7 +1,6 @@
 package nova
 
 import (
-	"fmt"
 	"strings"
 )
 
@@ -47,7 +46,7 @@ func PlanImageSet(props map[string]string, req ImageRequest) (set map[string]str
 	set = map[string]string{}
 	if req.Windows {
 		if req.TPMVersion == "1.2" {
-			return nil, nil, &RequestError{"--windows needs TPM 2.0 (Windows 11 requires it; BitLocker on Windows Server needs 2.0 with SHA-256 PCR banks)"}
+			return nil, nil, &FieldError{Field: FieldWindows, Value: "true", Reason: "needs TPM 2.0 (Windows 11 requires it; BitLocker on Windows Server needs 2.0 with SHA-256 PCR banks)"}
 		}
 		set[ImageTPMVersion] = "2.0"
 		set[ImageTPMModel] = "tpm-crb"
@@ -87,7 +86,7 @@ func PlanImageSet(props map[string]string, req ImageRequest) (set map[string]str
 	// The image alone must be something Nova accepts.
 	after := Apply(props, Diff("", "", props, set, nil))
 	if d := Decide(Flavor{Name: "(any flavor without hw:tpm_*)"}, Image{Name: "(this image)", Properties: after}, Gazpacho); d.Error != nil {
-		return nil, nil, &RequestError{fmt.Sprintf("resulting image would be refused by Nova: %s (set --tpm-model too)", d.Error.Message)}
+		return nil, nil, &FieldError{Field: FieldTPMModel, SetToo: true, Reason: "resulting image would be refused by Nova: " + d.Error.Message}
 	}
 	return set, notes, nil
 }

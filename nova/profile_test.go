@@ -50,7 +50,7 @@ func TestPlanImageSet(t *testing.T) {
 			"hw_machine_type": "q35", "os_secure_boot": "required", "os_type": "windows", "os_distro": "windows"}, "", ""},
 		{"windows with tis", nil, ImageRequest{Windows: true, TPMModel: "tpm-tis"}, map[string]string{"hw_tpm_version": "2.0", "hw_tpm_model": "tpm-tis", "hw_firmware_type": "uefi",
 			"hw_machine_type": "q35", "os_secure_boot": "required", "os_type": "windows", "os_distro": "windows"}, "", ""},
-		{"windows refuses 1.2", nil, ImageRequest{Windows: true, TPMVersion: "1.2"}, nil, "--windows needs TPM 2.0", ""},
+		{"windows refuses 1.2", nil, ImageRequest{Windows: true, TPMVersion: "1.2"}, nil, "windows needs TPM 2.0", ""},
 		{"windows keeps versioned q35", map[string]string{"hw_machine_type": "pc-q35-7.2"}, ImageRequest{Windows: true}, nil, "", ""},
 		{"windows ide -> sata", map[string]string{"hw_disk_bus": "ide"}, ImageRequest{Windows: true}, nil, "", "ide -> sata"},
 		{"windows keeps virtio", map[string]string{"hw_disk_bus": "virtio", "hw_vif_model": "e1000e"}, ImageRequest{Windows: true}, nil, "", "hw_vif_model e1000e kept"},

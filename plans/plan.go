@@ -129,7 +129,7 @@ func (p *Plan) Validate() error {
 			return fmt.Errorf("%s: windows: true needs tpm_version 2.0 (Windows 11 requires it)", where)
 		}
 		if _, _, err := nova.PlanImageSet(img.Properties, nova.ImageRequest{TPMVersion: img.TPMVersion, TPMModel: img.TPMModel, Windows: img.Windows}); err != nil && (img.TPMVersion != "" || img.Windows) {
-			return fmt.Errorf("%s: %v", where, err)
+			return fmt.Errorf("%s: %s", where, inPlanKeys(err))
 		}
 		keys := make([]string, 0, len(img.Properties))
 		for k := range img.Properties {
@@ -186,5 +186,15 @@ func tpmKeys(version, model string) error {
 	case len(fe.Choices) > 0:
 		return fmt.Errorf("%s %q (choose %s)", fe.Field, fe.Value, strings.Join(fe.Choices, " or "))
 	}
-	return errors.New(fe.Message(func(f nova.Field) string { return string(f) }))
+	return errors.New(inPlanKeys(fe))
+}
+
+// inPlanKeys spells an error with the plan's keys where nova names a
+// field (a plan has tpm_model, not --tpm-model).
+func inPlanKeys(err error) string {
+	var fe *nova.FieldError
+	if errors.As(err, &fe) {
+		return fe.Message(func(f nova.Field) string { return string(f) })
+	}
+	return err.Error()
 }

@@ -66,6 +66,13 @@ func exitCode(err error, stderr io.Writer) int {
 		return rep.code
 	}
 	code := exitFailed
+	// A field nova refused that no caller named is spelled with the CLI's
+	// flags (image and volume set have them); commands with other words
+	// (plan apply: the plan's keys) map it first, into a usageError.
+	var named *usageError
+	if !errors.As(err, &named) {
+		err = inWords(err, flagName)
+	}
 	if isOperational(err) {
 		fmt.Fprintln(stderr, "vtpmctl: "+errorLine(err.Error()))
 		return exitFailed
@@ -116,6 +123,7 @@ var flagNames = map[nova.Field]string{
 	nova.FieldTPMVersion:     "--tpm-version",
 	nova.FieldTPMModel:       "--tpm-model",
 	nova.FieldSecretSecurity: "--secret-security",
+	nova.FieldWindows:        "--windows",
 }
 
 func flagName(f nova.Field) string {

@@ -65,6 +65,7 @@ func TestOneJunitFlag(t *testing.T) {
 // about a plan file's secret_security before).
 func TestFieldErrorInCallersWords(t *testing.T) {
 	mode := nova.ValidateFlavorRequest(nova.FlavorRequest{SecretSecurity: "vault"}, nova.Gazpacho)
+	_, _, model := nova.PlanImageSet(map[string]string{"hw_tpm_model": "tpm-crb"}, nova.ImageRequest{TPMVersion: "1.2"}) // a Glance image's CRB model
 	for _, c := range []struct {
 		err  error
 		name func(nova.Field) string
@@ -73,6 +74,8 @@ func TestFieldErrorInCallersWords(t *testing.T) {
 		{nova.ValidateTPM("3.0", ""), flagName, `invalid --tpm-version "3.0" (choose 1.2 or 2.0)`},
 		{mode, flagName, `invalid --secret-security "vault" (choose user, host, deployment)`},
 		{fmt.Errorf("plan p.yaml: %w", fmt.Errorf("flavor w1: %w", mode)), planKey, `plan p.yaml: flavor w1: invalid secret_security "vault" (choose user, host, deployment)`},
+		{fmt.Errorf("plan p.yaml: %w", fmt.Errorf("image win: %w", model)), planKey, "plan p.yaml: image win: resulting image would be refused by Nova: TPM model CRB is only valid with TPM version 2.0. (set tpm_model too)"},
+		{model, flagName, "resulting image would be refused by Nova: TPM model CRB is only valid with TPM version 2.0. (set --tpm-model too)"},
 		{fmt.Errorf("plan p.yaml: %w", nova.ValidateTPM("1.2", "tpm-crb")), planKey, "plan p.yaml: tpm_model tpm-crb with tpm_version 1.2: Nova refuses it (TPM model CRB is only valid with TPM version 2.0.)"},
 	} {
 		err := inWords(c.err, c.name)
@@ -84,6 +87,13 @@ func TestFieldErrorInCallersWords(t *testing.T) {
 		if code := exitCode(err, &errb); code != exitUsage || errb.String() != "vtpmctl: "+c.want+"\n" {
 			t.Errorf("%v: exit %d %q", c.err, code, errb.String())
 		}
+	}
+	// One no command named (image set, volume set return nova's error as
+	// is) reads in the CLI's flags, exit 2.
+	_, _, win := nova.PlanImageSet(nil, nova.ImageRequest{Windows: true, TPMVersion: "1.2"})
+	var errb strings.Builder
+	if code := exitCode(fmt.Errorf("volume v1: %w", win), &errb); code != exitUsage || !strings.HasPrefix(errb.String(), "vtpmctl: volume v1: --windows needs TPM 2.0 (") {
+		t.Errorf("unnamed field error: exit %d %q", code, errb.String())
 	}
 	if plain := errors.New("x"); inWords(plain, flagName) != plain {
 		t.Error("inWords changed an error without a field")
