@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -118,4 +121,93 @@ func printCleanupPlan(o *secretsAuditOptions, cloudName, secretsURL string, res 
 		o.Global = &globalOptions{}
 	}
 	return writeCleanupPlan(o, barbican.NewCleanupPlan(barbican.Audited{Result: res, Cloud: cloudName, SecretsURL: secretsURL}, time.Now()))
+}
+
+// cleanupResult has one orphan of each kind and each refusal: a live
+// server, a duplicate, a deleted instance, one protected by a consumer,
+// a secret not in Nova's form, a project ID with a control character, a
+// quote to escape; two projects not auditable.
+func cleanupResult() barbican.Result {
+	const a, b, c, d = "11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222", "33333333-3333-4333-8333-333333333333", "44444444-4444-4444-8444-444444444444"
+	res := barbican.Result{NotAuditable: map[string]string{"p9": "403 Forbidden", "p8": "timeout"}}
+	res.Orphans = []barbican.Orphan{
+		{Secret: barbican.Secret{ID: a, InstanceID: b, ProjectID: "p1"}, Kind: barbican.OrphanLive, Live: true, Reason: "server web exists but asks for no vTPM"},
+		{Secret: barbican.Secret{ID: b, InstanceID: c, ProjectID: "p1"}, Kind: barbican.OrphanDuplicate, Reason: "duplicate: 2 secrets for instance " + c},
+		{Secret: barbican.Secret{ID: c, InstanceID: d, ProjectID: "p1", CreatorID: "u1"}, Kind: barbican.OrphanGone, Reason: "instance " + d + " no longer exists", AgeStr: "3d"},
+		{Secret: barbican.Secret{ID: d, InstanceID: a, ProjectID: "p2", CreatorID: "u2", Consumers: []barbican.Consumer{barbican.NovaConsumer(a)}}, Kind: barbican.OrphanGone, Reason: "gone", AgeStr: "5h"},
+		{Secret: barbican.Secret{ID: "not-a-uuid", InstanceID: a, ProjectID: "p2"}, Kind: barbican.OrphanGone, Reason: "gone"},
+		{Secret: barbican.Secret{ID: a, InstanceID: c, ProjectID: "p\x1b3", CreatorID: "u3"}, Kind: barbican.OrphanGone, Reason: "gone", AgeStr: "1d"},
+		{Secret: barbican.Secret{ID: b, InstanceID: a, ProjectID: "it's", CreatorID: "u4"}, Kind: barbican.OrphanGone, Reason: "gone", AgeStr: "9d"},
+	}
+	return res
+}
+
+// cleanupScript is what printCleanupPlan printed before the plan became
+// a typed result (captured from it): the default output stays this.
+const cleanupScript = `#!/bin/sh
+set -eu
+# vtpmctl secrets audit --cleanup-plan, 2026-01-02T03:04:05Z. Review before running.
+# Each vTPM secret of a deleted instance; created by, and age, in the comment.
+# WARNING: 2 project(s) could not be audited; their orphans are not in this plan:
+#   p8: timeout
+#   p9: 403 Forbidden
+# not deleted, its server exists: 11111111-1111-4111-8111-111111111111 (server web exists but asks for no vTPM)
+# duplicate, not deleted: 22222222-2222-4222-8222-222222222222 (instance 33333333-3333-4333-8333-333333333333) — check the domain's <encryption secret> first
+# instance 44444444-4444-4444-8444-444444444444 gone; created by u1, 3d old
+openstack --os-cloud 'prod cloud' --os-project-id p1 secret delete https://kms.example:9311/v1/secrets/33333333-3333-4333-8333-333333333333
+# protected, not deleted: 44444444-4444-4444-8444-444444444444 (instance 11111111-1111-4111-8111-111111111111 gone, 5h old) has consumer(s) nova/instance/11111111-1111-4111-8111-111111111111; remove the consumer first if you are sure, then delete it
+# instance 33333333-3333-4333-8333-333333333333 gone; created by u3, 1d old
+# not written: the cloud name or project ID has control characters; delete 11111111-1111-4111-8111-111111111111 by hand
+# instance 11111111-1111-4111-8111-111111111111 gone; created by u4, 9d old
+openstack --os-cloud 'prod cloud' --os-project-id 'it'\''s' secret delete https://kms.example:9311/v1/secrets/22222222-2222-4222-8222-222222222222
+`
+
+// TestCleanupPlanScriptUnchanged: without -f, --cleanup-plan prints the
+// same script, byte for byte, and exits 1 for the unaudited projects.
+func TestCleanupPlanScriptUnchanged(t *testing.T) {
+	var out, errb bytes.Buffer
+	o := &secretsAuditOptions{IO: &IOStreams{Out: &out, Err: &errb}, Global: &globalOptions{}}
+	a := barbican.Audited{Result: cleanupResult(), Cloud: "prod cloud", SecretsURL: "https://kms.example:9311/v1/secrets/"}
+	err := writeCleanupPlan(o, barbican.NewCleanupPlan(a, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)))
+	if out.String() != cleanupScript {
+		t.Errorf("script changed:\n%s", out.String())
+	}
+	if errb.String() != "vtpmctl: cleanup plan: 2 delete command(s); nothing was deleted\n" {
+		t.Errorf("stderr %q", errb.String())
+	}
+	if exitCode(err, io.Discard) != exitFailed {
+		t.Errorf("exit %v", err)
+	}
+}
+
+// TestCleanupPlanFormats: with -f, the plan is a result like any other:
+// json names each step's kind and command; the table has its rows.
+func TestCleanupPlanFormats(t *testing.T) {
+	a := barbican.Audited{Result: cleanupResult(), Cloud: "prod cloud", SecretsURL: "https://kms.example:9311/v1/secrets/"}
+	for _, f := range []string{"json", "yaml", "table", "value"} {
+		t.Run(f, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			g := &globalOptions{}
+			g.Output.Format, g.Output.Explicit = f, true
+			o := &secretsAuditOptions{IO: &IOStreams{Out: &out, Err: &errb}, Global: g}
+			writeCleanupPlan(o, barbican.NewCleanupPlan(a, time.Now()))
+			s := out.String()
+			if strings.Contains(s, "#!/bin/sh") || !strings.Contains(s, "33333333-3333-4333-8333-333333333333") {
+				t.Fatalf("-f %s:\n%s", f, s)
+			}
+			if f != "json" {
+				return
+			}
+			var p struct {
+				Schema string
+				Steps  []struct{ Kind, Action, Command string }
+			}
+			if err := json.Unmarshal(out.Bytes(), &p); err != nil || p.Schema != barbican.CleanupSchema || len(p.Steps) != 6 {
+				t.Fatalf("%v %+v", err, p)
+			}
+			if p.Steps[0].Kind != "server-exists" || p.Steps[1].Kind != "duplicate" || p.Steps[2].Action != "delete" || !strings.HasPrefix(p.Steps[2].Command, "openstack --os-cloud 'prod cloud'") {
+				t.Errorf("%+v", p.Steps)
+			}
+		})
+	}
 }
