@@ -133,11 +133,16 @@ func ResolveVolumes(ctx context.Context, c *gophercloud.ServiceClient, refs []st
 	return out, nil
 }
 
-// Select keeps the volumes whose image metadata has every KEY=VALUE.
+// Select keeps the bootable volumes whose image metadata has every
+// KEY=VALUE (bootable again here: a list filter a server ignored must
+// not make a data volume a target).
 func Select(vols []Volume, selector map[string]string) []Volume {
 	var out []Volume
 next:
 	for _, v := range vols {
+		if !v.Bootable {
+			continue
+		}
 		for k, want := range selector {
 			if got, ok := v.ImageMetadata[k]; !ok || got != want {
 				continue next
