@@ -87,21 +87,28 @@ func readReports(paths []string) ([]hostcheck.Report, error) {
 	return reps, nil
 }
 
-// readReportDir reads --host-reports DIR (none: no reports), before any
-// cloud is asked: the reports, and (for plan verify, until its request
-// takes the list) the same indexed by host and hypervisor hostname.
-func readReportDir(dir string) (map[string]hostcheck.Report, []hostcheck.Report, error) {
+// readHostReports reads --host-reports DIR (none: no reports), before
+// any cloud is asked.
+func readHostReports(dir string) ([]hostcheck.Report, error) {
 	if dir == "" {
-		return map[string]hostcheck.Report{}, nil, nil
+		return nil, nil
 	}
 	reps, err := hostcheck.ReadReportDir(dir)
 	if errors.Is(err, hostcheck.ErrNoReports) {
-		return nil, nil, usagef("--host-reports %s: %w", dir, err)
+		return nil, usagef("--host-reports %s: %w", dir, err)
 	}
 	if err != nil {
-		return nil, nil, usagef("%w", err)
+		return nil, usagef("%w", err)
 	}
-	return fleet.ReportIndex(reps), reps, nil
+	return reps, nil
+}
+
+// readReportDir is plan verify's way in until plans.VerifyRequest takes
+// the reports as a list (then this goes): readHostReports, indexed as
+// the fleet audit matches them.
+func readReportDir(dir string) (map[string]hostcheck.Report, []hostcheck.Report, error) {
+	reps, err := readHostReports(dir)
+	return fleet.ReportIndex(reps), reps, err
 }
 
 func runHostsReport(o *hostsOptions) error {
@@ -139,7 +146,7 @@ func runHostsReport(o *hostsOptions) error {
 }
 
 func runHostsAudit(ctx context.Context, o *hostsOptions) error {
-	_, reports, err := readReportDir(o.Dir)
+	reports, err := readHostReports(o.Dir)
 	if err != nil {
 		return err
 	}

@@ -70,7 +70,7 @@ all of them are read.`, []string{
 }
 
 func runReport(ctx context.Context, o *reportOptions) error {
-	_, hostReports, err := readReportDir(o.HostReports)
+	hostReports, err := readHostReports(o.HostReports)
 	if err != nil {
 		return err
 	}
