@@ -58,6 +58,11 @@ func TestPrometheusOutput(t *testing.T) {
 	if _, ok := sample(fams, "vtpmctl_host_trait", "trait", "COMPUTE_SECURITY_TPM_2_0"); !ok {
 		t.Errorf("no trait series\n%s", out)
 	}
+	// The guests at risk are the fleet's: hosts audit keeps the series a
+	// host check no longer prints (hostcheck TestHostGauges).
+	if fams["vtpmctl_host_vtpm_guests_at_risk"] == nil || fams["vtpmctl_host_check"] == nil {
+		t.Errorf("no at-risk or check series\n%s", out)
+	}
 
 	out, errs, code = runCLI(t, "--os-cloud", "fake", "secrets", "audit", "-f", "prometheus")
 	fams = parseProm(t, out)
