@@ -34,10 +34,6 @@ func TestEveryCommandTeaches(t *testing.T) {
 	}
 }
 
-// junitPending are commands whose file still declares its own --junit
-// (the integrator converts them to junitFlag; drop each entry then).
-var junitPending = map[string]bool{"plan verify": true}
-
 // TestOneJunitFlag: every command with --junit shows junitFlag's help
 // line; the five copies had drifted (plan verify lost the device note).
 func TestOneJunitFlag(t *testing.T) {
@@ -49,7 +45,7 @@ func TestOneJunitFlag(t *testing.T) {
 				continue
 			}
 			n++
-			if got := f.(fmt.Stringer).String(); got != want && !junitPending[c.path] {
+			if got := f.(fmt.Stringer).String(); got != want {
 				t.Errorf("%s --junit:\n got %s\nwant %s", c.path, got, want)
 			}
 		}
