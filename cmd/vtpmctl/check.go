@@ -51,7 +51,8 @@ on the command line are applied on top of the cloud's (a "what if").
 Nova then reads the volume's image metadata, not Glance. A volume that is not
 bootable is refused at create; a flavor/volume conflict puts the server in
 ERROR with the fault "NotImplementedError" (Nova cannot name a volume's image
-in its conflict message; the notes say what it meant).`,
+in its conflict message; the notes say what it meant). A server created with
+--image X --boot-from-volume SIZE reads the Glance image: check it with --image.`,
 			[]string{
 				"vtpmctl check --image-property hw_tpm_version=2.0 --flavor-spec hw:tpm_model=tpm-crb --nova-release zed",
 				"vtpmctl check --flavor-spec hw:tpm_version=1.2 --flavor-spec hw:tpm_model=tpm-crb --nova-release 2024.2",
