@@ -56,8 +56,9 @@ func (c *Cloud) FixtureObjects(name, key string) []map[string]any {
 // answer them (Handle(fakecloud.Servers, …)) without restating what is
 // expected, and a client that drops a filter or a microversion misses.
 const (
-	// Servers embeds each server's flavor (2.47); all_tenants for admins.
-	Servers = "GET /compute/v2.1/servers/detail?[all_tenants=true]&limit=1000 [compute 2.47]"
+	// Servers embeds each server's flavor (2.47; 2.98 adds the image's
+	// properties); all_tenants for admins.
+	Servers = "GET /compute/v2.1/servers/detail?[all_tenants=true]&limit=1000 [compute >=2.47]"
 	// Flavors and Flavor embed extra specs (2.61; writes ask 2.86).
 	Flavors = "GET /compute/v2.1/flavors/detail?is_public=None&limit=1000 [compute >=2.61]"
 	Flavor  = "GET /compute/v2.1/flavors/* [compute >=2.61]"
@@ -68,6 +69,8 @@ const (
 	ImagesByName = "GET /image/v2/images?limit=100&name=*"
 	// Secrets pages Barbican's list filtered to Nova's vTPM secrets.
 	Secrets = "GET /key-manager/v1/secrets?limit=100&name=vTPM+secret+for+instance+%25&offset=*"
+	// Projects, all or by name (Keystone filters).
+	Projects = "GET /identity/v3/projects?[name=*]"
 	// RoleAssignments of one project or all, implied roles resolved.
 	RoleAssignments = "GET /identity/v3/role_assignments?effective=true&[scope.project.id=*]"
 	// ResourceProviders by trait: required= needs Placement 1.18.
@@ -90,13 +93,23 @@ func (c *Cloud) Standard() *Cloud {
 		Hypervisors:                     "hypervisors",
 		Secrets:                         "secrets",
 		"GET /key-manager/v1/secrets/*": "secret-acl",
-		"GET /identity/v3/projects":     "projects",
 		RoleAssignments:                 "role-assignments",
 		"GET /identity/v3/users/*":      "user",
 		Volumes:                         "volumes-detail",
 	} {
 		c.Handle(route, JSON(200, c.Fixture(name)))
 	}
+	c.Handle(Projects, func(w http.ResponseWriter, r *http.Request) {
+		name := r.URL.Query().Get("name")
+		var keep []map[string]any
+		for _, p := range c.FixtureObjects("projects", "projects") {
+			if name == "" || p["name"] == name {
+				keep = append(keep, p)
+			}
+		}
+		b, _ := json.Marshal(map[string]any{"projects": keep, "links": map[string]any{"next": nil}})
+		JSON(200, string(b))(w, r)
+	})
 	images := c.filteredImages()
 	c.Handle(Images, images)
 	c.Handle(ImagesByName, images)
