@@ -146,3 +146,18 @@ func TestCheckUpgradeNamesFrom(t *testing.T) {
 		t.Errorf("from %q", u.From)
 	}
 }
+
+// TestReportIndex: reports are found by host and by hypervisor hostname;
+// a node name two services share (two nova-computes on one machine)
+// finds neither, so no host is compared with the other's report.
+func TestReportIndex(t *testing.T) {
+	one := func(host, node string) hostcheck.Report {
+		return hostcheck.Report{Host: host, Facts: hostcheck.HostInfo{HypervisorHostname: node}}
+	}
+	idx := ReportIndex([]hostcheck.Report{one("cmp1", "cmp1.x"), one("devcloud", "dc"), one("devcloud-fake", "dc")})
+	for key, want := range map[string]string{"cmp1": "cmp1", "cmp1.x": "cmp1", "devcloud": "devcloud", "devcloud-fake": "devcloud-fake", "dc": ""} {
+		if got := idx[key].Host; got != want {
+			t.Errorf("%s: %q, want %q", key, got, want)
+		}
+	}
+}
