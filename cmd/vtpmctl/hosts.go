@@ -31,7 +31,7 @@ func newHostsCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 		Usage:       "the fleet: audit every compute host's traits, or merge host check reports",
 		Description: commandHelp("The fleet view, from the APIs (audit) or from saved host check reports (report).", []string{"vtpmctl --os-cloud prod hosts audit --host-reports ./reports", "vtpmctl hosts report reports/*.json"}, auditExit),
 		Action:      groupAction,
-		Commands: []*cli.Command{{
+		Commands: []*cli.Command{withFormats(&cli.Command{
 			Name:  "audit",
 			Usage: "every nova-compute and its Placement traits against what its Nova release requires",
 			Description: commandHelp(`
@@ -50,7 +50,7 @@ flag drift between a host's configuration and what Placement says.`, []string{
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "host-reports", Usage: "`DIR` of host check JSON reports (*.json)", Destination: &audit.Dir},
 				releaseFlag("nova-release", &audit.Release, "Nova `RELEASE` of the scheduler", ""),
-				&cli.StringFlag{Name: "junit", Usage: "also write JUnit XML to `FILE` (- for stdout; a device such as /dev/null is written, never replaced)", Destination: &audit.JUnit},
+				junitFlag(&audit.JUnit),
 			},
 			Action: func(ctx context.Context, cmd *cli.Command) error {
 				if err := noArgs(cmd); err != nil {
@@ -58,14 +58,14 @@ flag drift between a host's configuration and what Placement says.`, []string{
 				}
 				return runHostsAudit(ctx, audit)
 			},
-		}, {
+		}, metricsFormats...), {
 			Name: "report", ArgsUsage: "FILE…", Usage: "merge host check JSON reports into one fleet view",
 			Description: commandHelp(`Reads the JSON that 'host check -f json' wrote on each host and prints one row
 per host: its release, pass/warn/fail/skip counts, failing checks, traits.`, []string{
 				"vtpmctl hosts report reports/*.json",
 				"vtpmctl hosts report reports/*.json --junit fleet.xml -f json",
 			}, auditExit),
-			Flags: []cli.Flag{&cli.StringFlag{Name: "junit", Usage: "also write JUnit XML to `FILE` (- for stdout; a device such as /dev/null is written, never replaced)", Destination: &report.JUnit}},
+			Flags: []cli.Flag{junitFlag(&report.JUnit)},
 			Action: func(ctx context.Context, cmd *cli.Command) error {
 				report.Reports = cmd.Args().Slice()
 				if len(report.Reports) == 0 {
