@@ -181,8 +181,9 @@ up() {
   [ -e /run/netns/$NSB ] || { ip netns add "$NSB"; log "netns $NSB"; }
   ip -n "$NSB" link set lo up
   ip -n "$NS" link show vb-a > /dev/null 2>&1 || ip -n "$NS" link add vb-a type veth peer name vb-b netns "$NSB"
-  ip -n "$NS" addr show dev vb-a | grep -q " $AIP/30 " || ip -n "$NS" addr add "$AIP/30" dev vb-a
-  ip -n "$NSB" addr show dev vb-b | grep -q " $BIP/30 " || ip -n "$NSB" addr add "$BIP/30" dev vb-b
+  # (no `| grep -q` under pipefail: ip's SIGPIPE would read as "absent")
+  case $(ip -n "$NS" addr show dev vb-a) in *" $AIP/30 "*) ;; *) ip -n "$NS" addr add "$AIP/30" dev vb-a ;; esac
+  case $(ip -n "$NSB" addr show dev vb-b) in *" $BIP/30 "*) ;; *) ip -n "$NSB" addr add "$BIP/30" dev vb-b ;; esac
   ip -n "$NS" link set vb-a up; ip -n "$NSB" link set vb-b up
 
   # 2. relays for the control plane, both hops over the veth
@@ -268,7 +269,7 @@ b_procs() {
 
 pss() {
   local p f sum=0 v
-  for p in $(b_procs) $(for f in "$P"/*.pid; do [ -e "$f" ] && recorded "$(basename "$f" .pid)"; done | sort -u); do
+  for p in $( { b_procs; for f in "$P"/*.pid; do [ -e "$f" ] && recorded "$(basename "$f" .pid)"; done; } | sort -u); do
     v=$(awk '/^Pss:/{print $2}' "/proc/$p/smaps_rollup" 2> /dev/null || true); sum=$((sum + ${v:-0}))
   done
   echo $((sum / 1024))
