@@ -46,7 +46,7 @@ func newHostCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 		Usage:       "audit this compute host for vTPM guests (no cloud credentials needed)",
 		Description: commandHelp("Checks run on the compute node itself; see vtpmctl host check --help.", []string{"vtpmctl host check", "vtpmctl host check -f json --junit host.xml"}, auditExit),
 		Action:      groupAction,
-		Commands: []*cli.Command{{
+		Commands: []*cli.Command{withFormats(&cli.Command{
 			Name:  "check",
 			Usage: "will a vTPM guest boot here, keep its TPM state, and is the scheduler told the truth?",
 			Description: commandHelp(`
@@ -98,7 +98,7 @@ libvirtd run in (a container's) when they cannot be found.`, []string{
 				releaseFlag("nova-release", &o.Release, "Nova `RELEASE`", "the installed nova package's"),
 				&cli.StringFlag{Name: "root", Usage: "read every file below `DIR`", Destination: &o.Root},
 				&cli.StringFlag{Name: "swtpm-state-dir", Usage: "vTPM state `DIR`", DefaultText: "the layout's, /var/lib/libvirt/swtpm with packages", Destination: &o.StateDir},
-				&cli.StringFlag{Name: "junit", Usage: "also write JUnit XML to `FILE` (- for stdout; a device such as /dev/null is written, never replaced)", Destination: &o.JUnit},
+				junitFlag(&o.JUnit),
 			},
 			Action: func(ctx context.Context, cmd *cli.Command) error {
 				if err := noArgs(cmd); err != nil {
@@ -106,7 +106,7 @@ libvirtd run in (a container's) when they cannot be found.`, []string{
 				}
 				return runHostCheck(ctx, o)
 			},
-		}},
+		}, metricsFormats...)},
 	}
 }
 
