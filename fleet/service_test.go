@@ -161,3 +161,21 @@ func TestReportIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditGivenInventory: a caller that listed the servers already
+// (one list for several audits) hands them over: no server list here.
+func TestAuditGivenInventory(t *testing.T) {
+	c, sess := scaleSession(t, scalecloud.Config{Guests: 10, Projects: 1, Hypervisors: 4, Images: 1, Microversion: "2.93"})
+	inv := nova.Inventory{Guests: []nova.VTPMGuest{{ServerID: "s1", Host: "cmp-00000", Mode: nova.SecretUser}}}
+	res, err := Audit(context.Background(), sess, AuditRequest{Release: nova.ReleaseEvidence{Flag: nova.Zed}, Inventory: &inv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := c.Stats()
+	if st.ByRoute["GET /compute/v2.1/servers/detail"] != 0 || st.ByRoute["GET /compute/v2.1/"] != 0 || st.NUnexpected != 0 {
+		t.Errorf("requests: %v %v", st.Routes(), st.Unexpected)
+	}
+	if res.Summary.AtRisk != 1 || res.Summary.Hosts != 4 {
+		t.Errorf("summary %+v", res.Summary)
+	}
+}
