@@ -3,13 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"sort"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/vtpmctl/vtpmctl/barbican"
-	"github.com/vtpmctl/vtpmctl/compute"
-	"github.com/vtpmctl/vtpmctl/hostcheck"
 	"github.com/vtpmctl/vtpmctl/internal/fileout"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/nova"
@@ -69,8 +66,8 @@ bitlocker_escrow: confirmed once every recovery key is escrowed).`, []string{
 			&cli.StringFlag{Name: "host-reports", Usage: "`DIR` of host check JSON reports: confirms each running domain's <tpm>", Destination: &o.HostReports},
 			&cli.BoolFlag{Name: "no-secrets", Usage: "skip the Barbican secret check", Destination: &o.NoSecrets},
 			&cli.BoolFlag{Name: "no-acls", Usage: "do not read the secrets' ACLs (the SECRET check says so; one request per matched secret saved)", Destination: &o.NoACLs},
-			&cli.StringFlag{Name: "nova-service-project", Usage: "`PROJECT` holding deployment-mode secrets (name or ID)", Value: "service", Destination: &o.ServiceProject},
-			&cli.StringFlag{Name: "junit", Usage: "also write JUnit XML to `FILE` (- for stdout)", Destination: &o.JUnit},
+			&cli.StringFlag{Name: "nova-service-project", Usage: "`PROJECT` holding deployment-mode secrets (name or ID)", Value: barbican.DefaultServiceProject, Destination: &o.ServiceProject},
+			junitFlag(&o.JUnit),
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Len() != 1 {
@@ -95,42 +92,23 @@ func runPlanVerify(ctx context.Context, o *planVerifyOptions) error {
 	if err != nil {
 		return err
 	}
-	reports, _, err := readReportDir(o.HostReports)
+	_, reports, err := readReportDir(o.HostReports)
 	if err != nil {
 		return err
 	}
-	svc, err := o.Global.services(ctx, needCompute|needImage)
+	sess, err := o.Global.connect(ctx)
 	if err != nil {
 		return err
 	}
-	res, err := resolveRelease(ctx, o.IO, "--nova-release", o.Release, svc.compute, false, nil)
+	r, rel, err := plans.VerifyCutover(withProgress(ctx, o.IO.Err, "verifying"), sess, plans.VerifyRequest{
+		Plan: p, Release: nova.ReleaseEvidence{Flag: o.Release, FlagName: "--nova-release"}, Rules: rules, Reports: reports,
+		NoSecrets: o.NoSecrets, NoACLs: o.NoACLs, ServiceProject: o.ServiceProject,
+		Flags: plans.VerifyFlags{HostReports: "--host-reports", NoSecrets: "--no-secrets", NoACLs: "--no-acls", ServiceProject: "--nova-service-project"},
+	})
 	if err != nil {
 		return err
 	}
-	_, admin, err := svc.sess.TokenProject()
-	if err != nil {
-		return err
-	}
-	// KeepServers: plans.MatchServers and Verify read inv.Servers.
-	inv, err := compute.ListInventory(ctx, svc.compute, svc.image, res.Release, compute.InventoryOpts{AllTenants: admin, KeepServers: true})
-	if err != nil {
-		return err
-	}
-	in := plans.VerifyInput{Inventory: inv, Release: res.Release, Matches: plans.MatchServers(p, inv, rules), Reports: reports, NotChecked: map[string]string{}}
-	if len(reports) == 0 {
-		in.NotChecked[plans.CheckDomainTPM] = "no --host-reports"
-	}
-	in.HostTraits, in.NotChecked[plans.CheckHostTraits] = verifyHostTraits(ctx, svc, admin)
-	in.Secrets, in.NotChecked[plans.CheckSecret] = verifySecrets(ctx, o, svc, res.Release, inv, in.Matches, admin)
-	if o.NoACLs && !o.NoSecrets {
-		in.NotChecked[plans.CheckSecretACL] = "--no-acls"
-	}
-	for k, v := range in.NotChecked {
-		if v == "" {
-			delete(in.NotChecked, k)
-		}
-	}
-	r := plans.Verify(p, in)
+	warnRelease(o.IO, rel)
 	if err := output.Write(o.IO.Out, o.Global.Output, &r); err != nil {
 		return err
 	}
@@ -141,73 +119,4 @@ func runPlanVerify(ctx context.Context, o *planVerifyOptions) error {
 		return &reportedError{code: exitFailed, msg: fmt.Sprintf("plan %s: %d missing, %d not found", o.File, r.Missing, r.NotFound)}
 	}
 	return nil
-}
-
-// verifyHostTraits reads each service host's TPM traits (the fleet audit's
-// lists: one Placement list per trait); a cloud that will not show them is
-// a reason, not an error.
-func verifyHostTraits(ctx context.Context, svc *services, admin bool) (map[string][]string, string) {
-	if !admin {
-		return nil, "needs an admin's credentials (hypervisor list and Placement)"
-	}
-	pl, err := svc.sess.Placement()
-	if err != nil {
-		return nil, errorLine(err.Error())
-	}
-	hosts, err := hostcheck.ListFleet(ctx, svc.compute, pl)
-	if err != nil {
-		return nil, errorLine(err.Error())
-	}
-	out := map[string][]string{}
-	for _, h := range hosts {
-		out[h.Host] = append(out[h.Host], h.Traits...)
-	}
-	return out, ""
-}
-
-// verifySecrets runs the secrets audit over the projects of the matched
-// vTPM servers only (and Nova's service project for deployment mode).
-func verifySecrets(ctx context.Context, o *planVerifyOptions, svc *services, rel nova.Release, inv nova.Inventory, matches map[int]plans.Match, admin bool) (map[string]barbican.GuestResult, string) {
-	if o.NoSecrets {
-		return nil, "--no-secrets"
-	}
-	if _, err := svc.sess.KeyManager(); err != nil {
-		return nil, errorLine(err.Error())
-	}
-	guests := map[string]nova.VTPMGuest{}
-	for _, g := range inv.Guests {
-		guests[g.ServerID] = g
-	}
-	projects := map[string]bool{}
-	acl := map[string]bool{} // only the matched guests' secrets' ACLs are read
-	deployment := false
-	for _, m := range matches {
-		if g, ok := guests[m.ServerIDs[0]]; ok {
-			projects[g.ProjectID] = true
-			acl[g.ServerID] = true
-			deployment = deployment || g.Mode == "deployment"
-		}
-	}
-	if len(projects) == 0 {
-		return map[string]barbican.GuestResult{}, ""
-	}
-	ao := &secretsAuditOptions{IO: o.IO, Global: o.Global, Concurrency: 8, ServiceProject: o.ServiceProject, NoACLs: o.NoACLs, ACLInstances: acl}
-	if admin { // a member sees, and audits, the token's own project only
-		for p := range projects {
-			ao.Projects = append(ao.Projects, p)
-		}
-		if deployment {
-			ao.Projects = append(ao.Projects, o.ServiceProject)
-		}
-		sort.Strings(ao.Projects)
-	}
-	audit, _, err := secretsAudit(ctx, ao, svc, rel, &inv)
-	if err != nil {
-		return nil, errorLine(err.Error())
-	}
-	out := map[string]barbican.GuestResult{}
-	for _, g := range audit.Guests {
-		out[g.ServerID] = g
-	}
-	return out, ""
 }

@@ -25,9 +25,6 @@ type secretsAuditOptions struct {
 	IncludeOrphans bool
 	CleanupPlan    bool
 	NoACLs         bool
-	// ACLInstances, when non-nil, limits ACL reads to these servers'
-	// secrets (plan verify: the matched guests only).
-	ACLInstances   map[string]bool
 	Concurrency    int
 	Release        nova.Release
 	ServiceUser    string
@@ -141,24 +138,13 @@ func runSecretsAudit(ctx context.Context, o *secretsAuditOptions) error {
 	return nil
 }
 
-// secretsAudit is report's way in until report calls
-// barbican.AuditSecrets itself (then this goes).
-func secretsAudit(ctx context.Context, o *secretsAuditOptions, svc *services, rel nova.Release, inv *nova.Inventory) (barbican.Result, string, error) {
-	req := o.request()
-	req.Flags = barbican.Flags{} // report has none of the audit's flags
-	req.Resolved = &nova.ResolvedRelease{Release: rel, Candidates: []nova.Release{rel}}
-	req.Inventory = inv
-	a, err := barbican.AuditSecrets(withProgress(ctx, o.IO.Err, "auditing projects"), svc.sess, req)
-	return a.Result, a.SecretsURL, err
-}
-
 // request maps audit's and protect's flags to the service's request.
 func (o *secretsAuditOptions) request() barbican.AuditRequest {
 	return barbican.AuditRequest{
 		Release:  nova.ReleaseEvidence{Flag: o.Release, FlagName: "--nova-release"},
 		Projects: o.Projects, AllProjects: o.AllProjects,
 		ServiceProject: o.ServiceProject, ServiceUser: o.ServiceUser,
-		Concurrency: o.Concurrency, ReadACLs: !o.NoACLs, ACLInstances: o.ACLInstances,
+		Concurrency: o.Concurrency, ReadACLs: !o.NoACLs,
 		Flags: barbican.Flags{ServiceUser: "--nova-service-user", ServiceProject: "--nova-service-project", Scope: "--all-projects or --project"},
 	}
 }

@@ -1,0 +1,174 @@
+package plans
+
+import (
+	"context"
+	"sort"
+	"strings"
+
+	"github.com/vtpmctl/vtpmctl/barbican"
+	"github.com/vtpmctl/vtpmctl/compute"
+	"github.com/vtpmctl/vtpmctl/fleet"
+	"github.com/vtpmctl/vtpmctl/hostcheck"
+	"github.com/vtpmctl/vtpmctl/internal/cloud"
+	"github.com/vtpmctl/vtpmctl/internal/output"
+	"github.com/vtpmctl/vtpmctl/nova"
+)
+
+// VerifyFlags are the caller's flags that turn a check off, named in
+// not_checked; an empty one: the reason says what is missing, naming no
+// flag.
+type VerifyFlags struct {
+	HostReports    string // e.g. "--host-reports"
+	NoSecrets      string // e.g. "--no-secrets"
+	NoACLs         string // e.g. "--no-acls"
+	ServiceProject string // e.g. "--nova-service-project"
+}
+
+// VerifyRequest is one plan verify against a cloud.
+type VerifyRequest struct {
+	Plan *Plan
+	// Release is the caller's evidence (its flag and the flag's name).
+	Release nova.ReleaseEvidence
+	Rules   []MatchRule
+	// Reports: host check reports (DOMAIN-TPM); none: not checked.
+	Reports   []hostcheck.Report
+	NoSecrets bool
+	NoACLs    bool
+	// ServiceProject holds deployment-mode secrets (name or ID); empty:
+	// barbican.DefaultServiceProject.
+	ServiceProject string
+	Flags          VerifyFlags
+}
+
+// VerifyCutover lists the cloud's servers once, ties them to the plan's
+// VMs, reads the host traits and audits the matched guests' secrets (with
+// the secrets audit's defaults), then Verify. It returns how the release
+// was settled, for the caller's warning. A check the cloud will not
+// allow is a reason in not_checked, not an error.
+func VerifyCutover(ctx context.Context, sess *cloud.Session, req VerifyRequest) (VerifyResult, nova.ResolvedRelease, error) {
+	computeClient, err := sess.Compute()
+	if err != nil {
+		return VerifyResult{}, nova.ResolvedRelease{}, err
+	}
+	imageClient, err := sess.Image()
+	if err != nil {
+		return VerifyResult{}, nova.ResolvedRelease{}, err
+	}
+	rel, err := compute.ResolveRelease(ctx, computeClient, req.Release, false)
+	if err != nil {
+		return VerifyResult{}, rel, err
+	}
+	_, admin, err := sess.TokenProject()
+	if err != nil {
+		return VerifyResult{}, rel, err
+	}
+	// KeepServers: MatchServers and Verify read inv.Servers.
+	inv, err := compute.ListInventory(ctx, computeClient, imageClient, rel.Release, compute.InventoryOpts{AllTenants: admin, KeepServers: true})
+	if err != nil {
+		return VerifyResult{}, rel, err
+	}
+	in := VerifyInput{Inventory: inv, Release: rel.Release, Matches: MatchServers(req.Plan, inv, req.Rules), Reports: fleet.ReportIndex(req.Reports), NotChecked: map[string]string{}}
+	if len(req.Reports) == 0 {
+		in.NotChecked[CheckDomainTPM] = "no " + or(req.Flags.HostReports, "host check reports given")
+	}
+	in.HostTraits, in.NotChecked[CheckHostTraits] = hostTraits(ctx, sess, admin)
+	in.Secrets, in.NotChecked[CheckSecret] = verifySecrets(ctx, sess, req, rel, inv, in.Matches, admin)
+	if req.NoACLs && !req.NoSecrets {
+		in.NotChecked[CheckSecretACL] = or(req.Flags.NoACLs, "ACL reads turned off")
+	}
+	for k, v := range in.NotChecked {
+		if v == "" {
+			delete(in.NotChecked, k)
+		}
+	}
+	return Verify(req.Plan, in), rel, nil
+}
+
+// or is flag when the caller has one, else what stands in its place.
+func or(flag, otherwise string) string {
+	if flag != "" {
+		return flag
+	}
+	return otherwise
+}
+
+// reason is an error as a not_checked reason: one line, no credential,
+// no control character.
+func reason(err error) string {
+	return output.Sanitize(cloud.Scrub(strings.Join(strings.Fields(err.Error()), " ")))
+}
+
+// hostTraits reads each service host's TPM traits (the fleet audit's
+// lists: one Placement list per trait).
+func hostTraits(ctx context.Context, sess *cloud.Session, admin bool) (map[string][]string, string) {
+	if !admin {
+		return nil, "needs an admin's credentials (hypervisor list and Placement)"
+	}
+	computeClient, err := sess.Compute()
+	if err != nil {
+		return nil, reason(err)
+	}
+	pl, err := sess.Placement()
+	if err != nil {
+		return nil, reason(err)
+	}
+	hosts, err := fleet.ListHosts(ctx, computeClient, pl)
+	if err != nil {
+		return nil, reason(err)
+	}
+	out := map[string][]string{}
+	for _, h := range hosts {
+		out[h.Host] = append(out[h.Host], h.Traits...)
+	}
+	return out, ""
+}
+
+// verifySecrets runs the secrets audit over the projects of the matched
+// vTPM servers only (and Nova's service project for deployment mode),
+// reading only the matched guests' ACLs.
+func verifySecrets(ctx context.Context, sess *cloud.Session, req VerifyRequest, rel nova.ResolvedRelease, inv nova.Inventory, matches map[int]Match, admin bool) (map[string]barbican.GuestResult, string) {
+	if req.NoSecrets {
+		return nil, or(req.Flags.NoSecrets, "secret check turned off")
+	}
+	if _, err := sess.KeyManager(); err != nil {
+		return nil, reason(err)
+	}
+	guests := map[string]nova.VTPMGuest{}
+	for _, g := range inv.Guests {
+		guests[g.ServerID] = g
+	}
+	projects := map[string]bool{}
+	acl := map[string]bool{}
+	deployment := false
+	for _, m := range matches {
+		if g, ok := guests[m.ServerIDs[0]]; ok {
+			projects[g.ProjectID] = true
+			acl[g.ServerID] = true
+			deployment = deployment || g.Mode == nova.SecretDeployment
+		}
+	}
+	if len(projects) == 0 {
+		return map[string]barbican.GuestResult{}, ""
+	}
+	service := or(req.ServiceProject, barbican.DefaultServiceProject)
+	ar := barbican.AuditRequest{Resolved: &rel, ServiceProject: service, Concurrency: barbican.DefaultConcurrency,
+		ReadACLs: !req.NoACLs, ACLInstances: acl, Inventory: &inv, Flags: barbican.Flags{ServiceProject: req.Flags.ServiceProject}}
+	if admin { // a member sees, and audits, the token's own project only
+		for p := range projects {
+			ar.Projects = append(ar.Projects, p)
+		}
+		if deployment {
+			ar.Projects = append(ar.Projects, service)
+		}
+		sort.Strings(ar.Projects)
+	}
+	audit, err := barbican.AuditSecrets(ctx, sess, ar)
+	if err != nil {
+		return nil, reason(err)
+	}
+	out := map[string]barbican.GuestResult{}
+	for _, g := range audit.Result.Guests {
+		out[g.ServerID] = g
+	}
+	return out, ""
+}
