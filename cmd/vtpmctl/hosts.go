@@ -158,7 +158,7 @@ func runHostsAudit(ctx context.Context, o *hostsOptions) error {
 	if err != nil {
 		return err
 	}
-	warnOpenRelease(o.IO, res.Resolved)
+	warnRelease(o.IO, res.Resolved)
 	if err := output.Write(o.IO.Out, o.Global.Output, &res); err != nil {
 		return err
 	}
@@ -169,12 +169,4 @@ func runHostsAudit(ctx context.Context, o *hostsOptions) error {
 		return &reportedError{code: exitFailed, msg: fmt.Sprintf("%d of %d host(s) have failing checks", s.Failing, s.Hosts)}
 	}
 	return nil
-}
-
-// warnOpenRelease prints the warning resolveRelease would: the open
-// candidates answer the vTPM rules differently.
-func warnOpenRelease(streams *IOStreams, res nova.ResolvedRelease) {
-	if w := res.Warning(nil); w != "" {
-		warn(streams, "%s", w)
-	}
 }

@@ -113,7 +113,7 @@ func reportInputs(ctx context.Context, o *reportOptions, hostReports []hostcheck
 	if err != nil {
 		return in, err
 	}
-	warnOpenRelease(o.IO, in.Resolved)
+	warnRelease(o.IO, in.Resolved)
 	if in.Cloud == "" {
 		in.Cloud = os.Getenv("OS_CLOUD")
 	}

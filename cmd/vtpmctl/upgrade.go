@@ -69,7 +69,7 @@ func runUpgradeCheck(ctx context.Context, o *upgradeOptions) error {
 	if err != nil {
 		return err
 	}
-	warnOpenRelease(o.IO, res.Resolved)
+	warnRelease(o.IO, res.Resolved)
 	if err := output.Write(o.IO.Out, o.Global.Output, &res); err != nil {
 		return err
 	}
