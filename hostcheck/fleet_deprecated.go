@@ -1,8 +1,12 @@
-// Deprecated: this file is the fleet audit as it was before it moved to
-// package fleet (issue 21). It stays only while files other engineers own
-// still call it (cmd/vtpmctl/planverify.go: ListFleet; hostcheck_test.go:
-// AuditFleet; internal/output/results_test.go: Fleet;
-// internal/tools/scalebench: TPMTraits); delete it when they use fleet.
+// Deprecated: this file (and fleet_deprecated_audit.go,
+// fleet_deprecated_checks.go) is the fleet audit as it was before it
+// moved to package fleet (issue 21). It stays only while files of other
+// owners still call it: hostcheck_test.go (AuditFleet, FleetHost),
+// internal/output/results_test.go (Fleet), cmd/vtpmctl/
+// host_integration_test.go (ListFleet, FleetHost, FleetSummary),
+// internal/tools/scalebench (TPMTraits). Delete all three files when
+// they use fleet.AuditHosts, fleet.Result, fleet.ListHosts, fleet.Host,
+// fleet.Summary, fleet.TPMTraits.
 package hostcheck
 
 import (
