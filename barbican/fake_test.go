@@ -39,6 +39,8 @@ type fakeCloud struct {
 	users                map[string]fakeUser
 	usersHidden          map[string]bool
 	members              map[string][]string // project -> user IDs with a role
+	// listStatus: status of a project's secret list (0: 200).
+	listStatus map[string]int
 	// api is the key manager's max microversion: "" is a Barbican before
 	// microversions (1.0: no header, no max_version, consumers unknown).
 	api string
@@ -55,6 +57,7 @@ type fakeCloud struct {
 
 type fakeSecret struct {
 	id, name, creator string
+	ref               string // secret_ref when not the secret's own URL
 	consumers         []Consumer
 }
 
@@ -161,7 +164,7 @@ func (c *fakeCloud) serve(w http.ResponseWriter, r *http.Request) {
 	case strings.HasPrefix(p, "/key-manager/v1/secrets/") && strings.HasSuffix(p, "/acl") && len(q) == 0:
 		kind = "acl"
 		time.Sleep(c.aclDelay)
-	case p == "/identity/v3/users" && onlyParams(q, "domain_id"):
+	case p == "/identity/v3/users" && onlyParams(q, "domain_id", "name"):
 		kind = "users"
 	case strings.HasPrefix(p, "/identity/v3/users/") && len(q) == 0:
 		kind = "user"
@@ -194,7 +197,7 @@ func (c *fakeCloud) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		var l []map[string]any
 		for id, u := range c.users {
-			if !c.usersHidden[id] {
+			if !c.usersHidden[id] && (!q.Has("name") || q.Get("name") == u.name) {
 				l = append(l, map[string]any{"id": id, "name": u.name, "enabled": u.enabled, "domain_id": "default"})
 			}
 		}
@@ -243,6 +246,10 @@ func (c *fakeCloud) listRoles(w http.ResponseWriter, kind, project string) {
 // more remain — without the name in the old style.
 func (c *fakeCloud) listSecrets(w http.ResponseWriter, r *http.Request) {
 	project := strings.TrimPrefix(r.Header.Get("X-Auth-Token"), "tok-")
+	if st := c.listStatus[project]; st != 0 {
+		reply(w, st, map[string]any{"code": st, "title": http.StatusText(st)})
+		return
+	}
 	q := r.URL.Query()
 	name := q.Get("name")
 	var match []fakeSecret
@@ -263,7 +270,11 @@ func (c *fakeCloud) listSecrets(w http.ResponseWriter, r *http.Request) {
 	var page []map[string]any
 	for i := offset; i < len(match) && i < offset+limit; i++ {
 		s := match[i]
-		e := map[string]any{"name": s.name, "secret_ref": base + "/" + s.id, "creator_id": s.creator,
+		ref := base + "/" + s.id
+		if s.ref != "" {
+			ref = s.ref
+		}
+		e := map[string]any{"name": s.name, "secret_ref": ref, "creator_id": s.creator,
 			"secret_type": "passphrase", "status": "ACTIVE", "created": "2026-01-02T03:04:05.000000", "expiration": nil}
 		if r.Header.Get("OpenStack-API-Version") != "" { // 1.1+: Barbican adds them, created and all
 			cs := []map[string]any{}
