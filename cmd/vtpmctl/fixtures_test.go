@@ -116,7 +116,7 @@ func TestFixtureCheckOnline(t *testing.T) {
 }
 
 func TestFixtureFleetAndUpgrade(t *testing.T) {
-	fixtureCloud(t)
+	c := fixtureCloud(t)
 	out, errs, code := runCLI(t, "--os-cloud", "fake", "hosts", "audit", "-f", "json")
 	var fleet struct {
 		Schema  string `json:"schema"`
@@ -129,6 +129,17 @@ func TestFixtureFleetAndUpgrade(t *testing.T) {
 	jsonOut(t, out, &fleet)
 	if fleet.Schema != "vtpmctl.hosts-audit/1" || fleet.Release != "zed" || len(fleet.Hosts) != 2 {
 		t.Fatalf("hosts audit: exit %d %+v %s", code, fleet, errs)
+	}
+	// the traits come from Placement's required= filter, which needs 1.18
+	traits := map[string]bool{}
+	for _, r := range c.SentTo("GET", "/placement/resource_providers") {
+		if r.Microversion != "placement 1.18" {
+			t.Errorf("%s: Placement ignores required= below 1.18", r)
+		}
+		traits[r.Query.Get("required")] = true
+	}
+	if !traits["COMPUTE_SECURITY_TPM_2_0"] || !traits["COMPUTE_SECURITY_TPM_1_2"] {
+		t.Errorf("traits asked: %v", traits)
 	}
 	out, _, _ = runCLI(t, "--os-cloud", "fake", "hosts", "audit")
 	if !strings.Contains(out, "2 host(s)") {
