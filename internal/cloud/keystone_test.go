@@ -3,6 +3,7 @@ package cloud
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,5 +93,30 @@ func TestForProjectKeepsTypedError(t *testing.T) {
 	}
 	if msg := err.Error(); strings.Contains(msg, "\n") || !strings.Contains(msg, "HTTP 401") {
 		t.Fatalf("message %q: want one line with HTTP 401", msg)
+	}
+}
+
+// Without a discovered v3 endpoint, rescoping discovers again and still
+// costs one token POST at the auth_url's /v3.
+func TestRescopeWithoutDiscoveredV3(t *testing.T) {
+	c := fakecloud.New(t)
+	ao := gophercloud.AuthOptions{IdentityEndpoint: c.URL + "/identity/v3", Username: "admin", Password: fakecloud.Password,
+		DomainName: "Default", Scope: &gophercloud.AuthScope{ProjectID: strings.Repeat("5", 32)}}
+	pc, err := rescope(context.Background(), http.Client{Timeout: 10 * time.Second}, "", ao)
+	if err != nil || pc.Token() != fakecloud.Token {
+		t.Fatalf("%v", err)
+	}
+	if n := c.Count("POST /identity/v3/auth/tokens"); n != 1 {
+		t.Errorf("%d token POSTs", n)
+	}
+}
+
+// A failed version discovery is that failure, named with the endpoint.
+func TestConnectDiscoveryFails(t *testing.T) {
+	c, _ := versionlessCloud(t)
+	c.Handle("GET /identity/", fakecloud.JSON(503, `{"error":"maintenance"}`))
+	_, err := Connect(context.Background(), Options{Cloud: "vl", Timeout: 10 * time.Second})
+	if err == nil || !strings.Contains(err.Error(), "authenticating to "+c.URL+"/identity") {
+		t.Fatalf("%v", err)
 	}
 }
