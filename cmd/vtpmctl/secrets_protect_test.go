@@ -211,3 +211,27 @@ func TestCleanupPlanFormats(t *testing.T) {
 		})
 	}
 }
+
+// TestSecretsErrorNamesItsFlags: the service says what is wrong; secrets
+// audit and protect name their own flags and decide the exit status.
+func TestSecretsErrorNamesItsFlags(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		line string
+		code int
+	}{
+		{&barbican.ProjectRefError{Ref: "web"}, `vtpmctl: --project: no project named or with ID "web"`, exitUsage},
+		{&barbican.ProjectRefError{Ref: "web", Matches: 2}, `vtpmctl: --project: 2 projects are named "web"; use an ID`, exitUsage},
+		{&barbican.ScopeError{}, "vtpmctl: --all-projects: auditing every project needs to list Keystone projects, which needs the admin role", exitFailed},
+		{&barbican.ConsumersUnavailableError{API: barbican.API{Major: 1}}, "vtpmctl: secret consumers are not available before key-manager API 1.1 (Barbican 15, Zed); this cloud's key-manager API is 1.0", exitFailed},
+	} {
+		var b bytes.Buffer
+		if code := exitCode(secretsError(c.err), &b); code != c.code || b.String() != c.line+"\n" {
+			t.Errorf("%T: exit %d, %q", c.err, code, b.String())
+		}
+	}
+	f := (&secretsAuditOptions{}).request().Flags
+	if f.ServiceUser != "--nova-service-user" || f.ServiceProject != "--nova-service-project" || f.Scope != "--all-projects or --project" {
+		t.Errorf("flags %+v", f)
+	}
+}
