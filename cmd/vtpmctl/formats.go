@@ -49,7 +49,6 @@ func commandFormats(cmd *cli.Command) []output.Format {
 // a command that declares nothing itself, so an entry is dropped once its
 // file declares.
 var pendingFormats = map[string][]output.Format{
-	"hosts audit":   metricsFormats,
 	"secrets audit": metricsFormats,
 }
 

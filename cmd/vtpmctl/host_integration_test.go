@@ -18,6 +18,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/placement/v1/resourceproviders"
 
 	"github.com/vtpmctl/vtpmctl/compute"
+	"github.com/vtpmctl/vtpmctl/fleet"
 	"github.com/vtpmctl/vtpmctl/hostcheck"
 	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
 	"github.com/vtpmctl/vtpmctl/nova"
@@ -85,8 +86,8 @@ func TestIntegrationHostCheck(t *testing.T) {
 		}
 	}
 	// The traits host check derives must be the ones Nova put in Placement.
-	_, _, fleet := fakeProvider(t)
-	for _, f := range fleet {
+	_, _, hosts := fakeProvider(t)
+	for _, f := range hosts {
 		if f.Hypervisor == rep.Facts.HypervisorHostname && !reflect.DeepEqual(f.Traits, rep.Traits) {
 			t.Errorf("host check predicts %v, Placement has %v", rep.Traits, f.Traits)
 		}
@@ -106,7 +107,7 @@ func TestIntegrationHostsAudit(t *testing.T) {
 		}
 		os.WriteFile(filepath.Join(dir, name), []byte(r.stdout), 0o644)
 	}
-	placement, fakeRP, fleet := fakeProvider(t)
+	placement, fakeRP, hosts := fakeProvider(t)
 	old := setTraits(t, placement, fakeRP, func(ts []string) []string { return append(ts, "COMPUTE_SECURITY_TPM_2_0") })
 	t.Cleanup(func() { setTraits(t, placement, fakeRP, func([]string) []string { return old }) })
 
@@ -118,8 +119,8 @@ func TestIntegrationHostsAudit(t *testing.T) {
 		t.Fatalf("audit with a stale trait: exit %d: %s", r.code, r.stderr)
 	}
 	var out struct {
-		Summary hostcheck.FleetSummary `json:"summary"`
-		Reports []hostcheck.Report     `json:"reports"`
+		Summary fleet.Summary      `json:"summary"`
+		Reports []hostcheck.Report `json:"reports"`
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
 		t.Fatalf("JSON: %v\n%s", err, r.stdout)
@@ -137,7 +138,7 @@ func TestIntegrationHostsAudit(t *testing.T) {
 			}
 		}
 	}
-	if out.Summary.Hosts != len(fleet) || out.Summary.TPM20 < 1 {
+	if out.Summary.Hosts != len(hosts) || out.Summary.TPM20 < 1 {
 		t.Errorf("summary %+v", out.Summary)
 	}
 	data, err := os.ReadFile(junit)
@@ -207,25 +208,25 @@ func waitActive(t *testing.T, c *gophercloud.ServiceClient, id string) {
 }
 
 // fakeProvider finds the fake compute's resource provider.
-func fakeProvider(t *testing.T) (placement *gophercloud.ServiceClient, rp string, fleet []hostcheck.FleetHost) {
+func fakeProvider(t *testing.T) (placement *gophercloud.ServiceClient, rp string, hosts []fleet.Host) {
 	t.Helper()
 	admin := devcloudtest.Connect(t, "devcloud-admin")
 	acompute, _ := admin.Compute()
 	placement, _ = admin.Placement()
 	placement.Microversion = "1.18"
-	fleet, err := hostcheck.ListFleet(context.Background(), acompute, placement)
+	hosts, err := fleet.ListHosts(context.Background(), acompute, placement)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range fleet {
+	for _, f := range hosts {
 		if f.Host == "devcloud-fake" {
 			rp = f.RPUUID
 		}
 	}
 	if rp == "" {
-		t.Fatalf("no devcloud-fake provider in %+v", fleet)
+		t.Fatalf("no devcloud-fake provider in %+v", hosts)
 	}
-	return placement, rp, fleet
+	return placement, rp, hosts
 }
 
 // TestIntegrationReleaseDetected: what the live cloud tells vtpmctl about

@@ -22,7 +22,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/vtpmctl/vtpmctl/hostcheck"
+	"github.com/vtpmctl/vtpmctl/fleet"
 	"github.com/vtpmctl/vtpmctl/internal/scalecloud"
 )
 
@@ -242,7 +242,7 @@ func floor(job string, c *scalecloud.Cloud, matched map[int]bool) int {
 	base := 1 + 1 + pages(c.NumServers(), 1000) + pages(cfg.Images, 1000) + volumeFloor(c)
 	// fleet: the hypervisor list (1,000 a page) and one Placement list
 	// per trait the audit reads.
-	fleet := pages(cfg.Hypervisors, 1000) + len(hostcheck.TPMTraits)
+	fleet := pages(cfg.Hypervisors, 1000) + len(fleet.TPMTraits)
 	switch job {
 	case "secrets", "secrets-noacls":
 		// + project list + per project: a token (not the admin project's
