@@ -30,10 +30,9 @@ func IsBootAttachment(device string, bootable bool, rootDevice string) bool {
 }
 
 // BootVolume returns the volume server boots from among vols, by
-// IsBootAttachment. It replaces BootVolumeOf, whose fallback knew only
-// /dev/vda and /dev/sda (missing IDE's /dev/hda and Xen's /dev/xvda) and
-// did not check that the volume is bootable, as Nova requires
-// (InvalidBDMVolumeNotBootable).
+// IsBootAttachment (the fallback covers IDE's /dev/hda and Xen's
+// /dev/xvda, and checks that the volume is bootable, as Nova requires:
+// InvalidBDMVolumeNotBootable).
 func BootVolume(vols []Volume, serverID, rootDevice string) (Volume, bool) {
 	for _, v := range vols {
 		for _, a := range v.Attachments {

@@ -104,21 +104,3 @@ func EachVolumePage(ctx context.Context, c *gophercloud.ServiceClient, o ListOpt
 	}
 	return nil
 }
-
-// BootVolumeOf returns the volume a server boots from among vols: the
-// bootable volume attached to it as its root device (rootDevice, e.g.
-// "/dev/vda", from the server's OS-EXT-SRV-ATTR:root_device_name; when
-// unknown, "/dev/vda" or "/dev/sda"). ok is false when none is.
-func BootVolumeOf(vols []Volume, serverID, rootDevice string) (Volume, bool) {
-	for _, v := range vols {
-		for _, a := range v.Attachments {
-			if a.ServerID != serverID {
-				continue
-			}
-			if rootDevice != "" && a.Device == rootDevice || rootDevice == "" && (a.Device == "/dev/vda" || a.Device == "/dev/sda") {
-				return v, true
-			}
-		}
-	}
-	return Volume{}, false
-}

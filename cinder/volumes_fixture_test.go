@@ -39,10 +39,10 @@ func TestListVolumesFixture(t *testing.T) {
 	}
 }
 
-// BootVolumeOf: the volume at the server's root device, or at /dev/vda
-// or /dev/sda when the root device is unknown; the root device decides
-// (a volume there is the boot volume, as Nova reads it), nothing else.
-func TestBootVolumeOf(t *testing.T) {
+// BootVolume on the captured list: the volume at the server's root
+// device when the API shows it, else the bootable volume at device
+// letter a; another server's volumes never.
+func TestBootVolumeOnFixture(t *testing.T) {
 	c := fakecloud.New(t).Standard()
 	vols, err := ListVolumes(context.Background(), c.ServiceClient("volume/v3/"+fakecloud.ProjectID), ListOpts{})
 	if err != nil {
@@ -57,7 +57,7 @@ func TestBootVolumeOf(t *testing.T) {
 		{fakecloud.FixtureVolumeServer, "/dev/vdc", ""},
 		{"another-server", "/dev/vda", ""},
 	} {
-		v, ok := BootVolumeOf(vols, tc.server, tc.root)
+		v, ok := BootVolume(vols, tc.server, tc.root)
 		if ok != (tc.want != "") || v.Name != tc.want {
 			t.Errorf("%s at %q: %q %v, want %q", tc.server, tc.root, v.Name, ok, tc.want)
 		}
