@@ -98,7 +98,7 @@ stop() {
 # file (never through a symlink or over a directory).
 put() {
   if [ -L "$1" ] || { [ -e "$1" ] && [ ! -f "$1" ]; }; then log "refusing to replace $1: not a regular file"; exit 1; fi
-  cat > "$1.new"; mv -fT "$1.new" "$1"
+  rm -f "$1.new"; cat > "$1.new"; mv -fT "$1.new" "$1"
 }
 
 # files: host B's own files, made once (a rerun of up keeps them)
