@@ -187,7 +187,8 @@ func hostTraitsCheck(srv nova.Server, g nova.VTPMGuest, in VerifyInput) VerifyCh
 func domainCheck(srv nova.Server, g nova.VTPMGuest, in VerifyInput) VerifyCheck {
 	c := VerifyCheck{Check: CheckDomainTPM, Status: result.Skip}
 	if len(in.Reports) == 0 {
-		c.Message = "not checked: no --host-reports"
+		// The reason the caller gave (its flag's name), else what is missing.
+		c.Message = "not checked: " + or(in.NotChecked[CheckDomainTPM], "no host check reports")
 		return c
 	}
 	rep, ok := in.Reports[srv.Host]

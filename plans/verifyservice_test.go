@@ -2,6 +2,7 @@ package plans
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -69,6 +70,12 @@ func TestVerifyCutover(t *testing.T) {
 	}
 	if r.NotChecked[CheckDomainTPM] != "no host check reports given" {
 		t.Errorf("not_checked %v", r.NotChecked)
+	}
+	// No flag a caller without flags lacks (--match is Verify's remedy
+	// for a VM without a server, a plan verify word kept as it was).
+	b, _ := json.Marshal(r)
+	if s := strings.ReplaceAll(string(b), "--match", ""); strings.Contains(s, "--") {
+		t.Errorf("a flag named: %s", s)
 	}
 
 	r, _, err = VerifyCutover(context.Background(), sess, VerifyRequest{Plan: p, NoSecrets: true, Release: nova.ReleaseEvidence{Flag: nova.Zed},
