@@ -32,6 +32,9 @@ type Facts struct {
 	LocalCA  PathFacts // /var/lib/swtpm-localca (below LibvirtRoot)
 	// GuestState: each vTPM guest's state directory, whether it exists.
 	GuestState map[string]bool
+	// GuestNVRAM: each vTPM guest's UEFI variable file, by UUID (Path ""
+	// for a BIOS guest), read in libvirtd's filesystem.
+	GuestNVRAM map[string]guestNVRAM
 	AppArmor   AppArmorFacts
 	// NovaCode: files of the installed nova package, by path relative
 	// to site-packages; absent when not readable.

@@ -2,6 +2,7 @@ package hostcheck
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,7 +63,41 @@ func gather(o Options) (*Facts, error) {
 		f.GuestState[g.StateDir] = err == nil
 	}
 	f.SecureBoot = readTemplate(f.LibvirtRoot, f.FirmwareChoice)
+	f.GuestNVRAM = readGuestNVRAM(f)
 	return f, nil
+}
+
+// readGuestNVRAM reads the Secure Boot variables of each vTPM guest's
+// NVRAM file, below libvirtd's root (a symlink cannot lead out of it),
+// regular files only and size-capped (uefi.ReadFile).
+func readGuestNVRAM(f *Facts) map[string]guestNVRAM {
+	out := map[string]guestNVRAM{}
+	for _, d := range vtpmDomains(f) {
+		n := guestNVRAM{Path: strings.TrimSpace(d.OS.NVRAM.Path), SecureBoot: d.SecureBoot()}
+		switch {
+		case n.Path == "":
+		case f.Layout.Unread["libvirt"] != "":
+			n.Err = errors.New("libvirtd's filesystem: " + f.Layout.Unread["libvirt"])
+		case safeHostPath(n.Path) != nil:
+			n.Err = fmt.Errorf("nvram %q is not a clean absolute path; not read", n.Path)
+		default:
+			n.SB, n.Err = readSecureBoot(f.LibvirtRoot, n.Path)
+		}
+		out[d.UUID] = n
+	}
+	return out
+}
+
+func readSecureBoot(root, p string) (*uefi.SecureBoot, error) {
+	rp, err := resolve(root, p)
+	if err != nil {
+		return nil, err
+	}
+	vs, err := uefi.ReadFile(rp)
+	if err != nil {
+		return nil, err
+	}
+	return vs.SecureBoot()
 }
 
 // release: the one given, else the installed nova package's.
@@ -233,14 +268,6 @@ func readTemplate(root string, c fwChoice) TemplateFacts {
 	if c.Descriptor == nil || safeHostPath(c.Template) != nil {
 		return t
 	}
-	rp, err := resolve(root, c.Template)
-	var vs *uefi.VarStore
-	if err == nil {
-		vs, err = uefi.ReadFile(rp)
-	}
-	if err == nil {
-		t.SB, err = vs.SecureBoot()
-	}
-	t.Err = err
+	t.SB, t.Err = readSecureBoot(root, c.Template)
 	return t
 }

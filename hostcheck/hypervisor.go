@@ -47,6 +47,19 @@ type DomCaps struct {
 	} `xml:"devices>tpm"`
 }
 
+// SecureBoot: the domain's firmware enforces Secure Boot.
+func (d *Domain) SecureBoot() bool {
+	if d.OS.Loader.Secure == "yes" {
+		return true
+	}
+	for _, f := range d.OS.Features {
+		if f.Name == "secure-boot" && f.Enabled == "yes" {
+			return true
+		}
+	}
+	return false
+}
+
 // ExtraSpec reads one flavor extra spec from the domain's Nova metadata.
 func (d *Domain) ExtraSpec(name string) (string, bool) {
 	for _, e := range d.ExtraSpecs {
@@ -111,6 +124,26 @@ type Domain struct {
 			} `xml:"encryption"`
 		} `xml:"backend"`
 	} `xml:"devices>tpm"`
+	// OS: the firmware; NVRAM is the guest's own UEFI variable file
+	// (libvirt copies the template there at its first start).
+	OS struct {
+		Firmware string `xml:"firmware,attr"`
+		Loader   struct {
+			Secure string `xml:"secure,attr"`
+			Type   string `xml:"type,attr"`
+			Path   string `xml:",chardata"`
+		} `xml:"loader"`
+		NVRAM struct {
+			Template string `xml:"template,attr"`
+			Path     string `xml:",chardata"`
+		} `xml:"nvram"`
+		// Features: libvirt's firmware auto-selection (Nova 2026.1+
+		// asks for secure-boot here instead of <loader secure='yes'>).
+		Features []struct {
+			Enabled string `xml:"enabled,attr"`
+			Name    string `xml:"name,attr"`
+		} `xml:"firmware>feature"`
+	} `xml:"os"`
 	// ExtraSpecs: the flavor's, as Nova writes them into the domain's
 	// <nova:instance> metadata (schema 1.1, from 2026.1).
 	ExtraSpecs []struct {

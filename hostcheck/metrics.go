@@ -14,6 +14,8 @@ const (
 	mGuests   = "vtpmctl_host_vtpm_guests"
 	mInfo     = "vtpmctl_host_info"
 	mLastRun  = "vtpmctl_last_run_timestamp_seconds"
+	mRisk     = "vtpmctl_host_bitlocker_risk_guests"
+	helpRisk  = "vTPM guests of the host by BitLocker-recovery risk (high, medium, unknown, low; README \"BitLocker and Secure Boot\")"
 	helpCheck = "1 for each check of a host, labelled with its status (pass, warn, fail, skip)"
 )
 
@@ -25,6 +27,7 @@ var Now = time.Now
 func (r *Report) Gauges() *metrics.Set {
 	s := metrics.New()
 	r.AddGauges(s)
+	r.AddRiskGauges(s)
 	for _, t := range r.Traits {
 		s.Add(mTrait, "1 for each Placement trait of the host (host check: what Nova reports for it; hosts audit: what Placement holds)", 1, "host", r.Host, "trait", t)
 	}
@@ -57,4 +60,22 @@ func (r *Report) AddGauges(s *metrics.Set) {
 		s.Add(mChecks, "checks of a host by status", float64(n), "host", r.Host, "status", string(st))
 	}
 	s.Add(mGuests, "vTPM guests defined on the host", float64(len(r.VTPMGuests)), "host", r.Host)
+}
+
+// AddRiskGauges counts the host's guests by BitLocker-recovery risk, every
+// level (0 included, so an alert sees it fall); never a guest's name. A
+// guest without a view (a fleet guest its host's report lacks) counts as
+// unknown.
+func (r *Report) AddRiskGauges(s *metrics.Set) {
+	n := map[Risk]int{}
+	for _, g := range r.VTPMGuests {
+		if g.BitLocker == nil {
+			n[RiskUnknown]++
+		} else {
+			n[g.BitLocker.Risk]++
+		}
+	}
+	for _, l := range RiskLevels {
+		s.Add(mRisk, helpRisk, float64(n[l]), "host", r.Host, "level", string(l))
+	}
 }

@@ -66,6 +66,10 @@ type Guest struct {
 	// StateKept: does this guest's TPM survive stop/start ("yes", "no",
 	// "unknown"), from the host's libvirt and installed Nova code.
 	StateKept string `json:"vtpm_state_kept,omitempty"`
+	// BitLocker: its NVRAM's certificates, whether TPM state and NVRAM
+	// survive here, and the recovery risk that follows (host check only:
+	// the fleet copies it from the host's report).
+	BitLocker *GuestBitLocker `json:"bitlocker,omitempty"`
 }
 
 // HostInfo is what the checks learned, for readers of the JSON.

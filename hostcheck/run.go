@@ -86,7 +86,7 @@ var checks = []check{
 	{"secret-security", checkSecretSecurity}, {"binaries", checkBinaries}, {"libvirt", checkLibvirt}, {"domcaps", checkDomCaps},
 	{"secure-boot", checkSecureBoot}, {"keep-state", checkKeepState}, {"secure-boot-certs", checkSecureBootCerts},
 	{"nvram-kept", checkNvramKept}, {"resize-revert", checkResizeRevert}, {"known-bugs", checkKnownBugs},
-	{"state-dir", checkStateDir}, {"local-ca", checkLocalCA}, {"apparmor", checkAppArmor}, {"guests", checkGuests},
+	{"state-dir", checkStateDir}, {"local-ca", checkLocalCA}, {"apparmor", checkAppArmor}, {"guests", checkGuests}, {"bitlocker-risk", checkBitLocker},
 	{"host-mode-secrets", checkHostModeSecrets}, {"resume-on-boot", checkResumeOnBoot}, {"traits", checkTraits},
 }
 
@@ -102,6 +102,9 @@ func evaluate(f *Facts) *Report {
 		for i := range r.VTPMGuests {
 			r.VTPMGuests[i].StateKept = k.Kept
 		}
+	}
+	for i, b := range guestsBitLocker(f) {
+		r.VTPMGuests[i].BitLocker = b
 	}
 	r.Finish()
 	return r
