@@ -46,6 +46,10 @@ type Summary struct {
 	HostMode int `json:"can_take_host_mode"`
 	Failing  int `json:"hosts_failing"`
 	AtRisk   int `json:"vtpm_guests_at_risk"`
+	// BitLocker: the vTPM guests by BitLocker-recovery risk, from the
+	// hosts' check reports (a guest without one is unknown); absent when
+	// no report was given.
+	BitLocker map[hostcheck.Risk]int `json:"bitlocker_risk_guests,omitempty"`
 }
 
 // AuditHosts checks each host's Placement traits against what its Nova
@@ -59,6 +63,9 @@ func AuditHosts(rel nova.Release, hosts []Host, reports map[string]hostcheck.Rep
 	}
 	var out []HostReport
 	sum := Summary{Hosts: len(hosts)}
+	if len(reports) > 0 {
+		sum.BitLocker = map[hostcheck.Risk]int{}
+	}
 	for _, h := range hosts {
 		// What the APIs say of the host: its Secure Boot trait, its vTPM guests.
 		r := HostReport{Report: hostcheck.Report{Host: h.Host, NovaRelease: rel.String(), Traits: h.Traits, VTPMGuests: []hostcheck.Guest{},
@@ -103,7 +110,7 @@ func AuditHosts(rel nova.Release, hosts []Host, reports map[string]hostcheck.Rep
 			}
 			for _, c := range rep.Checks {
 				// the host-reboot trap and the wiped TPM, from the host's own report
-				if (c.ID == "RESUME-ON-BOOT" || c.ID == "KEEP-TPM-STATE") && c.Status != Pass {
+				if (c.ID == "RESUME-ON-BOOT" || c.ID == "KEEP-TPM-STATE" || c.ID == "BITLOCKER-RISK") && c.Status != Pass {
 					r.add(c)
 				}
 			}
@@ -116,8 +123,15 @@ func AuditHosts(rel nova.Release, hosts []Host, reports map[string]hostcheck.Rep
 					r.AtRisk[i].StateKept = k.Kept
 				}
 			}
+			bitLocker(&r, rep.VTPMGuests, "not in the host's check report (created or moved there since it ran?)")
 		} else if len(reports) > 0 {
 			r.add(Check{ID: "CONFIG-DRIFT", Status: Warn, Message: "no host check report for this host", Remedy: "run vtpmctl host check -f json on it"})
+			bitLocker(&r, nil, "no host check report for this host")
+		}
+		for _, g := range r.AtRisk {
+			if sum.BitLocker != nil {
+				sum.BitLocker[g.BitLockerRisk]++
+			}
 		}
 		r.Finish()
 		if usable {
@@ -291,4 +305,27 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// bitLocker gives each guest of the host the view its host check report
+// has of it (matched by UUID: the domain's is the server's); a guest the
+// report lacks is unknown, with why.
+func bitLocker(r *HostReport, seen []hostcheck.Guest, why string) {
+	byUUID := map[string]*hostcheck.GuestBitLocker{}
+	for _, g := range seen {
+		if g.BitLocker != nil {
+			byUUID[g.UUID] = g.BitLocker
+		}
+	}
+	for i := range r.VTPMGuests {
+		r.VTPMGuests[i].BitLocker = byUUID[r.VTPMGuests[i].UUID]
+	}
+	for i := range r.AtRisk {
+		g := &r.AtRisk[i]
+		if b := byUUID[g.ServerID]; b != nil {
+			g.BitLockerRisk, g.BitLockerReasons = b.Risk, b.Reasons
+		} else {
+			g.BitLockerRisk, g.BitLockerReasons = hostcheck.RiskUnknown, []string{why}
+		}
+	}
 }

@@ -3,6 +3,7 @@ package fleet
 import (
 	"time"
 
+	"github.com/vtpmctl/vtpmctl/hostcheck"
 	"github.com/vtpmctl/vtpmctl/internal/metrics"
 )
 
@@ -14,6 +15,7 @@ const (
 	mCapable = "vtpmctl_fleet_hosts_capable"
 	mHosts   = "vtpmctl_fleet_hosts"
 	mHostUp  = "vtpmctl_fleet_host_usable"
+	mRisk    = "vtpmctl_fleet_bitlocker_risk_guests"
 )
 
 // Now is the clock of the run's timestamp (tests fix it).
@@ -33,6 +35,9 @@ func (f *Result) Gauges() *metrics.Set {
 			r := &f.Reports[i]
 			r.AddGauges(s)
 			s.Add(mAtRisk, "vTPM guests stranded if the host dies (Nova refuses to evacuate them)", float64(len(r.AtRisk)), "host", r.Host)
+			if f.Summary.BitLocker != nil { // only host check reports know it
+				r.AddRiskGauges(s)
+			}
 		}
 		for _, t := range h.Traits {
 			s.Add(mTrait, "1 for each Placement trait of the host (host check: what Nova reports for it; hosts audit: what Placement holds)", 1, "host", h.Host, "trait", t)
@@ -46,6 +51,11 @@ func (f *Result) Gauges() *metrics.Set {
 	s.Add(mHosts, "compute hosts in the hypervisor list", float64(f.Summary.Hosts))
 	for c, n := range map[string]int{"tpm_2_0": f.Summary.TPM20, "crb": f.Summary.CRB, "host_mode": f.Summary.HostMode} {
 		s.Add(mCapable, "usable hosts whose Placement traits let the scheduler place this kind of vTPM guest", float64(n), "capability", c)
+	}
+	if f.Summary.BitLocker != nil {
+		for _, l := range hostcheck.RiskLevels {
+			s.Add(mRisk, "vTPM guests of the fleet by BitLocker-recovery risk, from the hosts' check reports (a guest without one is unknown)", float64(f.Summary.BitLocker[l]), "level", string(l))
+		}
 	}
 	s.Add(mLastRun, "when vtpmctl last ran this audit (the textfile's freshness)", float64(Now().Unix()), "command", "hosts audit")
 	return s

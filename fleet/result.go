@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/vtpmctl/vtpmctl/hostcheck"
 	"github.com/vtpmctl/vtpmctl/internal/output"
@@ -46,6 +47,10 @@ type RiskGuest struct {
 	Mode     nova.SecretMode `json:"mode"`
 	// StateKept (from the host's report): "yes", "no" or "unknown".
 	StateKept string `json:"vtpm_state_kept,omitempty"`
+	// BitLockerRisk and its reasons, from the host's check report
+	// (hostcheck.GuestBitLocker); unknown when it has none for the guest.
+	BitLockerRisk    hostcheck.Risk `json:"bitlocker_risk,omitempty"`
+	BitLockerReasons []string       `json:"bitlocker_reasons,omitempty"`
 }
 
 // NewResult assembles the audit's result.
@@ -82,5 +87,12 @@ func (f *Result) Table() output.Table {
 	s := f.Summary
 	t.Footer = []string{fmt.Sprintf("%d host(s), %d up and enabled; can take TPM 2.0: %d, CRB: %d, host mode: %d; vTPM guests that cannot be evacuated: %d; failing: %d (scheduler: Nova %s)",
 		s.Hosts, s.Usable, s.TPM20, s.CRB, s.HostMode, s.AtRisk, s.Failing, nova.Label(f.Release, f.Candidates))}
+	if s.BitLocker != nil {
+		var parts []string
+		for _, l := range hostcheck.RiskLevels {
+			parts = append(parts, fmt.Sprintf("%d %s", s.BitLocker[l], l))
+		}
+		t.Footer = append(t.Footer, "vTPM guests by BitLocker-recovery risk (from the host check reports): "+strings.Join(parts, ", "))
+	}
 	return t
 }
