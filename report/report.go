@@ -119,6 +119,8 @@ type page struct {
 	HostBars  []Bar
 	GuestBars []Bar
 	Failing   int
+	// Risks: the vTPM guests by BitLocker-recovery risk, worst first.
+	Risks []RiskRow
 }
 
 // Render writes the page.
@@ -195,6 +197,9 @@ func (p *page) build() {
 		for _, s := range u.Stranded {
 			p.Findings = append(p.Findings, Finding{"Upgrade", s.Name + " (" + s.ServerID + ")", "STRANDED", "fail", "on " + s.Host + "; no other host reports " + strings.Join(s.Requires, " "), strings.Join(u.Advice, " ")})
 		}
+	}
+	if p.Risks = bitLockerRows(p.Hosts, p.Fleet); len(p.Risks) > 0 {
+		p.Areas = append(p.Areas, bitLockerArea(p.Risks))
 	}
 	for _, f := range p.Findings {
 		if f.Status == result.Fail {

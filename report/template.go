@@ -25,6 +25,7 @@ th, td { text-align: left; vertical-align: top; padding: .4rem .5rem; border-bot
 th { background: #f5f5f7; }
 .status { font-weight: 700; } .status.fail { color: #b3261e; } .status.warn { color: #c77700; } .status.skip { color: #777; }
 .remedy { color: #444; font-size: .85rem; }
+.risk { font-weight: 700; } .risk.high { color: #b3261e; } .risk.medium { color: #c77700; } .risk.unknown { color: #777; } .risk.low { color: #2b7a3d; }
 footer { color: #777; font-size: .8rem; margin-top: 2rem; }
 </style>
 </head>
@@ -47,6 +48,14 @@ footer { color: #777; font-size: .8rem; margin-top: 2rem; }
 {{range .GuestBars}}<text x="0" y="{{.Y}}" dy="16" font-size="12">{{.Label}}</text><rect x="130" y="{{.Y}}" width="{{.Width}}" height="20" fill="{{.Colour}}"/><text x="{{.Width}}" dx="136" y="{{.Y}}" dy="15" font-size="12">{{.Value}}</text>
 {{end}}</svg></div>{{end}}
 </section>{{end}}
+
+{{if .Risks}}<h2>BitLocker recovery risk</h2>
+<p>Per vTPM guest: does its TPM state and its UEFI NVRAM survive this host's Nova, and does its NVRAM hold the 2023 Secure Boot certificates (README "BitLocker and Secure Boot").</p>
+<table>
+<thead><tr><th>Risk</th><th>Host</th><th>Guest</th><th>Certificates</th><th>NVRAM kept</th><th>TPM state kept</th><th>Why</th></tr></thead>
+<tbody>
+{{range .Risks}}<tr><td class="risk {{.Risk}}">{{.Risk}}</td><td>{{.Host}}</td><td>{{.Guest}} <span class="remedy">{{.UUID}}</span></td><td>{{.Certs}}</td><td>{{.NVRAMKept}}</td><td>{{.TPMKept}}</td><td>{{range $i, $r := .Reasons}}{{if $i}}; {{end}}{{$r}}{{end}}</td></tr>
+{{end}}</tbody></table>{{end}}
 
 <h2>Findings</h2>
 {{if .Findings}}<table>
