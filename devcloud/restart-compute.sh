@@ -26,9 +26,17 @@ done
 if [ $configonly = 1 ]; then write_nova_conf; log "nova-cpu.conf rewritten (nova-compute not restarted)"; exit 0; fi
 pid=$(pid_of nova-compute || true)
 if alive "$pid"; then
+  # SIGTERM, then SIGKILL after 2 s: 2026.x's nova-compute sits on SIGTERM
+  # for 30-40 s. A kill is what a host crash does to nova-compute, and
+  # init_host is Nova's own recovery from it (an instance left in BUILDING
+  # goes to ERROR); callers restart only once their own operations are over,
+  # so nothing in flight is lost. Zed exits on SIGTERM in about 1-4 s.
+  log "stopping nova-compute $pid"
   kill -TERM "$pid"
-  for _ in $(seq 1 120); do alive "$pid" || break; sleep 0.25; done
-  alive "$pid" && kill -KILL "$pid"
+  for _ in $(seq 1 8); do alive "$pid" || break; sleep 0.25; done
+  alive "$pid" && { kill -KILL "$pid"; log "nova-compute $pid killed after 2 s of SIGTERM"; }
+  for _ in $(seq 1 40); do alive "$pid" || break; sleep 0.25; done
+  log "nova-compute $pid stopped"
 fi
 if [ $reboot = 1 ]; then
   for d in $(virsh -c "$LIBVIRT_URI" list --name); do
@@ -42,10 +50,13 @@ start_bg nova-compute nova-compute --config-file "$E/nova/nova-cpu.conf" --log-f
 # runs only once init_host is over and the RPC server listens): an action
 # sent earlier meets init_host's own recovery, which has no user token
 # (on 2026.1 a failed vTPM hard reboot there even stops nova-compute).
+# The first comes 5 s after init_host, the second report_interval later
+# (2 s in the devcloud, conf/nova-common.conf.in).
 seen="" ready=0
 for _ in $(seq 1 300); do
   u=$(psql -h "$PG_SOCK" -U nova -d nova_cell1 -Atc "select updated_at from services where host = 'devcloud' and \"binary\" = 'nova-compute' and deleted = 0 and updated_at > '$t0'" 2> /dev/null)
   if [ -n "$u" ] && [ -n "$seen" ] && [ "$u" != "$seen" ]; then ready=1; break; fi
+  [ -n "$u" ] && [ -z "$seen" ] && log "first service report"
   [ -n "$u" ] && seen=$u
   alive "$(pid_of nova-compute)" || { log "nova-compute died; see $L/nova-compute.log"; exit 1; }
   sleep 0.5
