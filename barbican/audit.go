@@ -58,7 +58,11 @@ type Facts struct {
 	CompleteServers bool
 	// OtherServers exist but ask for no (visible) vTPM: a secret of one of
 	// them is never an orphan to delete.
-	OtherServers   map[string]nova.OtherServer
+	OtherServers map[string]nova.OtherServer
+	// Undecided are servers (also in OtherServers) whose image properties
+	// at boot could not be read: one with a vTPM secret named for it is
+	// audited as a guest (nova.EvidenceSecret), the rest are counted.
+	Undecided      []nova.UndecidedServer
 	ServiceUserID  string // Nova's service user, for deployment mode
 	ServiceProject string
 	// NovaNamedUsers: Keystone users named "nova", looked up when
@@ -102,6 +106,9 @@ type GuestResult struct {
 	// NotAudited: the secret's project could not be audited; the one
 	// finding (PROJECT, skip) says why.
 	NotAudited bool `json:"not_audited,omitempty"`
+	// Undecided: why the APIs could not decide this guest's vTPM (its
+	// Evidence, then, is what the audit found instead).
+	Undecided nova.Undecided `json:"undecided,omitempty"`
 }
 
 // Failed says whether any check failed.
@@ -173,6 +180,11 @@ type Result struct {
 	// ConsumersNotRead says why consumers were not read (the key
 	// manager's versions document failed).
 	ConsumersNotRead string `json:"consumers_not_read,omitempty"`
+	// Undecided counts, per reason, the servers whose vTPM nothing
+	// decided: neither the APIs nor a secret named for them.
+	Undecided map[nova.Undecided]int `json:"undecided,omitempty"`
+	// Warnings say what the audit could not see.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // ServiceUser is Nova's service user as the audit found it.
@@ -226,7 +238,9 @@ func Audit(f Facts, now time.Time) Result {
 	for _, s := range f.Secrets {
 		byInstance[s.InstanceID] = append(byInstance[s.InstanceID], s)
 	}
-	res := Result{Schema: ResultSchema, ReleaseContext: nova.ReleaseContext{Release: f.Release}, NotAuditable: map[string]string{}, Guests: []GuestResult{}, Orphans: []Orphan{}, SkippedSecrets: f.SkippedSecrets}
+	promoted, why, undecided := f.promote()
+	f.Guests = append(f.Guests[:len(f.Guests):len(f.Guests)], promoted...)
+	res := Result{Undecided: undecided, Warnings: undecidedWarnings(undecided), Schema: ResultSchema, ReleaseContext: nova.ReleaseContext{Release: f.Release}, NotAuditable: map[string]string{}, Guests: []GuestResult{}, Orphans: []Orphan{}, SkippedSecrets: f.SkippedSecrets}
 	if res.ServiceUser = resolveServiceUser(f); res.ServiceUser != nil {
 		f.ServiceUserID = res.ServiceUser.ID
 	}
@@ -237,6 +251,9 @@ func Audit(f Facts, now time.Time) Result {
 	for _, g := range f.Guests {
 		known[g.ServerID] = true
 		gr := auditGuest(f, g, byInstance[g.ServerID], now)
+		if u, ok := why[g.ServerID]; ok {
+			gr.Undecided = u
+		}
 		res.Guests = append(res.Guests, gr)
 		switch {
 		case gr.Failed():

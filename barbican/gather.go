@@ -22,6 +22,10 @@ type Sources struct {
 	Compute  *gophercloud.ServiceClient // the caller's
 	Image    *gophercloud.ServiceClient
 	Identity *gophercloud.ServiceClient
+	// Volumes is the block storage client (nil: the catalog has none):
+	// the inventory decides volume-backed servers from their boot
+	// volume, as Nova does, instead of leaving them undecided.
+	Volumes *gophercloud.ServiceClient
 	// KeyManager returns a Barbican client scoped to a project: Barbican
 	// lists only the token's own project's secrets.
 	KeyManager func(ctx context.Context, projectID string) (*gophercloud.ServiceClient, error)
@@ -58,11 +62,11 @@ func Gather(ctx context.Context, src Sources) (Facts, error) {
 		inv = *src.Inventory
 	} else {
 		var err error
-		if inv, err = compute.ListInventory(ctx, src.Compute, src.Image, src.Release, compute.InventoryOpts{AllTenants: src.AllTenants}); err != nil {
+		if inv, err = compute.ListInventory(ctx, src.Compute, src.Image, src.Release, compute.InventoryOpts{AllTenants: src.AllTenants, }); err != nil {
 			return f, err
 		}
 	}
-	f.Guests, f.OtherServers = inv.Guests, inv.Others
+	f.Guests, f.OtherServers, f.Undecided = inv.Guests, inv.Others, inv.Undecided
 	if f.ProjectNames == nil {
 		f.ProjectNames = map[string]string{}
 	}
@@ -104,10 +108,13 @@ func Gather(ctx context.Context, src Sources) (Facts, error) {
 	for _, s := range f.Secrets {
 		ids[s.CreatorID] = true
 	}
-	for _, g := range f.Guests {
+	// The guests Audit will audit: those a secret promotes too.
+	promoted, _, _ := f.promote()
+	guests := append(f.Guests[:len(f.Guests):len(f.Guests)], promoted...)
+	for _, g := range guests {
 		ids[g.UserID] = true
 	}
-	if f.ServiceUserID == "" && src.Identity != nil && hasDeployment(f.Guests) {
+	if f.ServiceUserID == "" && src.Identity != nil && hasDeployment(guests) {
 		f.NovaNamedUsers = novaNamedUsers(ctx, src.Identity)
 		for _, id := range f.NovaNamedUsers {
 			ids[id] = true

@@ -125,9 +125,12 @@ func AuditSecrets(ctx context.Context, sess *cloud.Session, req AuditRequest) (A
 	} else if out.Release, err = compute.ResolveRelease(ctx, computeClient, req.Release, false); err != nil {
 		return out, err
 	}
-	var imageClient *gophercloud.ServiceClient
+	var imageClient, volumeClient *gophercloud.ServiceClient
 	if req.Inventory == nil {
 		if imageClient, err = sess.Image(); err != nil {
+			return out, err
+		}
+		if volumeClient, err = compute.OptionalVolumes(sess.BlockStorage()); err != nil {
 			return out, err
 		}
 	}
@@ -189,7 +192,7 @@ func AuditSecrets(ctx context.Context, sess *cloud.Session, req AuditRequest) (A
 	if limit < 1 {
 		limit = DefaultConcurrency
 	}
-	src := Sources{Compute: computeClient, Image: imageClient, Identity: ks, Release: out.Release.Release, AllTenants: allTenants,
+	src := Sources{Compute: computeClient, Image: imageClient, Volumes: volumeClient, Identity: ks, Release: out.Release.Release, AllTenants: allTenants,
 		Projects: projects, ReadACLs: req.ReadACLs, ACLInstances: req.ACLInstances, API: api, Limit: limit,
 		ServiceUserID: req.ServiceUser, ServiceProject: serviceProject, ProjectNames: names, Inventory: req.Inventory,
 		KeyManager: onePerProject(func(ctx context.Context, project string) (*gophercloud.ServiceClient, error) {

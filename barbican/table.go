@@ -3,6 +3,7 @@ package barbican
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/internal/result"
@@ -40,6 +41,25 @@ func (r *Result) Table() output.Table {
 		}
 		t.Footer = append(t.Footer, "Orphan, duplicate and unmatched secrets (nothing was deleted; --cleanup-plan prints the commands for true orphans only):")
 		t.Footer = append(t.Footer, output.TableLines([]string{"secret", "project", "instance", "server_exists", "creator", "age", "reason"}, orec)...)
+	}
+	for _, g := range r.Guests {
+		if g.Evidence == nova.EvidenceSecret {
+			t.Footer = append(t.Footer, fmt.Sprintf("evidence: %s (%s) audited as a vTPM guest because a secret is named for it; its image properties at boot could not be read (%s)", g.Name, g.ServerID, g.Undecided))
+		}
+	}
+	if len(r.Undecided) > 0 {
+		var parts []string
+		n := 0
+		for _, u := range nova.UndecidedReasons {
+			if c := r.Undecided[u]; c > 0 {
+				parts = append(parts, fmt.Sprintf("%s %d", u, c))
+				n += c
+			}
+		}
+		t.Footer = append(t.Footer, fmt.Sprintf("undecided: %d server(s) whose vTPM nothing decided (%s)", n, strings.Join(parts, ", ")))
+	}
+	for _, w := range r.Warnings {
+		t.Footer = append(t.Footer, "warning: "+w)
 	}
 	var na []string
 	for p, why := range r.NotAuditable {
