@@ -34,6 +34,9 @@ type UpgradeResult struct {
 	Stranded   []StrandedGuest `json:"stranded_guests"`
 	UpgradeNow []string        `json:"upgrade_first"`
 	Advice     []string        `json:"advice"`
+	// KnownBugs: hostcheck.KnownBugs, each with whether the target
+	// release fixes it.
+	KnownBugs []KnownBugFix `json:"known_bugs"`
 	// Resolved is how the current release was settled: the command
 	// prints its warning.
 	Resolved nova.ResolvedRelease `json:"-"`
@@ -56,6 +59,9 @@ func (u *UpgradeResult) Table() output.Table {
 	for _, a := range u.Advice {
 		t.Footer = append(t.Footer, "advice: "+a)
 	}
+	for _, k := range u.KnownBugs {
+		t.Footer = append(t.Footer, fmt.Sprintf("known bug %s (%s): %s", k.ID, k.Title, k.Message))
+	}
 	t.Footer = append(t.Footer, fmt.Sprintf("upgrade %s -> %s: %d host(s) stop receiving vTPM guests, %d vTPM guest(s) stranded", u.From, u.To, len(u.UpgradeNow), len(u.Stranded)))
 	return t
 }
@@ -63,7 +69,8 @@ func (u *UpgradeResult) Table() output.Table {
 // UpgradeImpact says what a scheduler upgrade from→to does to vTPM guests,
 // given the hosts' current traits (their nova-compute not yet upgraded).
 func UpgradeImpact(from, to nova.Release, hosts []Host, guests []nova.VTPMGuest) UpgradeResult {
-	res := UpgradeResult{Schema: UpgradeSchema, From: from.String(), To: to.String(), Hosts: []UpgradeHost{}, Stranded: []StrandedGuest{}, UpgradeNow: []string{}}
+	res := UpgradeResult{Schema: UpgradeSchema, From: from.String(), To: to.String(), Hosts: []UpgradeHost{}, Stranded: []StrandedGuest{}, UpgradeNow: []string{},
+		KnownBugs: KnownBugFixes(from, to)}
 	usable := map[string][]string{}
 	for _, h := range hosts {
 		if h.State != "up" || h.Status != "enabled" {

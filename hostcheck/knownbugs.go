@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"strings"
+
+	"github.com/vtpmctl/vtpmctl/nova"
 )
 
 // KnownBug is a Nova bug that changes a vTPM or UEFI guest's fate, and how
@@ -132,4 +135,54 @@ func bugByID(l []BugExposure, id string) BugExposure {
 		}
 	}
 	return BugExposure{}
+}
+
+// BugFix says whether a release's nova packages carry a known bug's fix.
+type BugFix string
+
+const (
+	FixAll     BugFix = "fixed"         // every version of the release
+	FixPoint   BugFix = "point_release" // only from a point release on: older packages carry the bug
+	FixNone    BugFix = "not_fixed"
+	FixUnknown BugFix = "unknown" // the release is not known
+)
+
+// FixIn says whether rel's versions have the fix, and the first version
+// with it that answers for rel: rel's own point release, or the version
+// that brought the fix to the series rel descends from ("" when none).
+// The fix is in every release from the oldest series whose fixed version
+// is its first (X.0.0: it landed on master then); before that, only in
+// the series a backport names.
+func (b *KnownBug) FixIn(rel nova.Release) (BugFix, string) {
+	if rel == nova.ReleaseUnknown {
+		return FixUnknown, ""
+	}
+	master, masterV := nova.ReleaseUnknown, ""
+	for _, v := range b.Fixed {
+		r, first, ok := seriesOf(v)
+		if !ok {
+			continue
+		}
+		if r == rel {
+			if first {
+				return FixAll, v
+			}
+			return FixPoint, v
+		}
+		if first && (master == nova.ReleaseUnknown || r < master) {
+			master, masterV = r, v
+		}
+	}
+	if master != nova.ReleaseUnknown && rel > master {
+		return FixAll, masterV
+	}
+	return FixNone, ""
+}
+
+// seriesOf: the release of a nova version ("33.0.0" → 2026.1) and
+// whether it is the series' first.
+func seriesOf(version string) (nova.Release, bool, bool) {
+	major, rest, _ := strings.Cut(version, ".")
+	r, err := nova.ParseRelease(major)
+	return r, rest == "0.0", err == nil
 }
