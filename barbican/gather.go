@@ -62,7 +62,7 @@ func Gather(ctx context.Context, src Sources) (Facts, error) {
 		inv = *src.Inventory
 	} else {
 		var err error
-		if inv, err = compute.ListInventory(ctx, src.Compute, src.Image, src.Release, compute.InventoryOpts{AllTenants: src.AllTenants, }); err != nil {
+		if inv, err = compute.ListInventory(ctx, src.Compute, src.Image, src.Release, compute.InventoryOpts{AllTenants: src.AllTenants, Volumes: src.Volumes}); err != nil {
 			return f, err
 		}
 	}
