@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -85,5 +87,58 @@ func TestPrometheusOutput(t *testing.T) {
 		if code != 2 || out != "" || !strings.Contains(errs, "-f prometheus is for host check, hosts audit and secrets audit") {
 			t.Errorf("%v -f prometheus: exit %d %q %s", args, code, out, errs)
 		}
+	}
+}
+
+// TestPrometheusBitLocker: with host check reports, hosts audit counts
+// the vTPM guests by BitLocker-recovery risk, per host and for the fleet,
+// and no series names a guest.
+func TestPrometheusBitLocker(t *testing.T) {
+	fixtureCloud(t)
+	dir := t.TempDir()
+	rep := `{"schema": "vtpmctl.host-check/1", "host": "devcloud", "nova_release": "zed", "checks": [{"id": "BITLOCKER-RISK", "status": "warn", "message": "1 high"}],
+ "traits": ["COMPUTE_SECURITY_TPM_1_2", "COMPUTE_SECURITY_TPM_2_0"], "facts": {"hypervisor_hostname": "vm"},
+ "vtpm_guests": [{"uuid": "357178eb-a467-4913-b017-b2e1b1c7b6fc", "name": "instance-00000001",
+  "bitlocker": {"risk": "high", "reasons": ["NVRAM-KEPT"], "secure_boot": true, "certificates": "2011", "nvram_kept": "no", "vtpm_state_kept": "no"}}]}`
+	if err := os.WriteFile(filepath.Join(dir, "devcloud.json"), []byte(rep), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := runCLI(t, "--os-cloud", "fake", "hosts", "audit", "--host-reports", dir, "-f", "prometheus")
+	fams := parseProm(t, out)
+	if code > 1 {
+		t.Fatalf("hosts audit: exit %d %s", code, errs)
+	}
+	for _, c := range []struct {
+		name   string
+		labels []string
+		want   float64
+	}{
+		{"vtpmctl_fleet_bitlocker_risk_guests", []string{"level", "high"}, 1},
+		{"vtpmctl_fleet_bitlocker_risk_guests", []string{"level", "low"}, 0},
+		{"vtpmctl_host_bitlocker_risk_guests", []string{"host", "devcloud", "level", "high"}, 1},
+	} {
+		if v, ok := sample(fams, c.name, c.labels...); !ok || v != c.want {
+			t.Errorf("%s%v = %v (%v), want %v\n%s", c.name, c.labels, v, ok, c.want, out)
+		}
+	}
+	for _, name := range []string{"fx-win11-server", "instance-00000001", "357178eb"} {
+		if strings.Contains(out, name) {
+			t.Errorf("metrics name the guest (%s)", name)
+		}
+	}
+	out, _, _ = runCLI(t, "--os-cloud", "fake", "hosts", "audit", "--host-reports", dir, "-f", "json")
+	var audit struct {
+		Summary struct {
+			BitLocker map[string]int `json:"bitlocker_risk_guests"`
+		} `json:"summary"`
+		Reports []struct {
+			AtRisk []struct {
+				Risk string `json:"bitlocker_risk"`
+			} `json:"at_risk_guests"`
+		} `json:"reports"`
+	}
+	jsonOut(t, out, &audit)
+	if audit.Summary.BitLocker["high"] != 1 || len(audit.Reports) == 0 || len(audit.Reports[0].AtRisk) != 1 || audit.Reports[0].AtRisk[0].Risk != "high" {
+		t.Errorf("no fleet count or guest risk in the JSON: %+v\n%s", audit, out)
 	}
 }
