@@ -54,9 +54,21 @@ SUMMARY = $(GO) run ./internal/tools/testsummary
 unit: ovmf
 	@$(GOTEST) -tags '$(TAGS)' -count=1 ./... | $(SUMMARY)
 
+# virt-fw-vars (python3-virt-firmware, in Debian from trixie on) is the
+# independent reader uefi's tests compare every template with: installed
+# here where this machine's suite ships it, else in one release chroot
+# (any chroot's tool reads any template); with neither the cross-check
+# says it did not run.
+APT_INSTALL = DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends
 ovmf:
 	@test -f /usr/share/OVMF/OVMF_VARS_4M.ms.fd || { apt-get -o DPkg::Lock::Timeout=900 update -qq && \
-	  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends ovmf > /dev/null; }
+	  $(APT_INSTALL) ovmf > /dev/null; }
+	@command -v virt-fw-vars > /dev/null || ls /var/tmp/vtpmctl-releases/*/root/usr/bin/virt-fw-vars > /dev/null 2>&1 || \
+	  if apt-cache show python3-virt-firmware > /dev/null 2>&1; then $(APT_INSTALL) python3-virt-firmware > /dev/null; \
+	  else for r in /var/tmp/vtpmctl-releases/*/root; do \
+	    [ -x "$$r/usr/bin/apt-get" ] && chroot "$$r" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+	      $(APT_INSTALL) python3-virt-firmware > /dev/null 2>&1 && break; \
+	  done; true; fi
 
 ## cover: statement coverage of the command layer and the API packages
 ## from the unit tests alone (no cloud): fakecloud serves the local cloud's
