@@ -55,3 +55,22 @@ func TestBitLockerSection(t *testing.T) {
 		t.Errorf("no guests, no section: %v", err)
 	}
 }
+
+// TestUpgradeTileNamesFixedBugs: the upgrade tile names the known bugs the
+// target fixes in every package (fleet.KnownBugFixes), not those it fixes
+// only in a point release.
+func TestUpgradeTileNamesFixedBugs(t *testing.T) {
+	for _, c := range []struct {
+		from, to nova.Release
+		want     string
+	}{
+		{nova.Epoxy, nova.Gazpacho, "fixes known vTPM/UEFI bug(s) 2118888, 2131730/1633447, 2125030, 2122288"},
+		{nova.Dalmatian, nova.Epoxy, "0 guest(s) stranded</p>"},
+	} {
+		u := fleet.UpgradeImpact(c.from, c.to, nil, nil)
+		var b bytes.Buffer
+		if err := Render(&b, Inputs{Upgrade: &u}); err != nil || !strings.Contains(b.String(), c.want) {
+			t.Errorf("%s→%s: %v, page lacks %q", c.from, c.to, err, c.want)
+		}
+	}
+}

@@ -193,7 +193,17 @@ func (p *page) build() {
 	}
 	if u := p.Upgrade; u != nil {
 		ok := len(u.Stranded) == 0
-		p.Areas = append(p.Areas, Area{"Upgrade to " + u.To, verdict(ok), fmt.Sprintf("%d host(s) stop receiving vTPM guests, %d guest(s) stranded", len(u.UpgradeNow), len(u.Stranded)), ok})
+		detail := fmt.Sprintf("%d host(s) stop receiving vTPM guests, %d guest(s) stranded", len(u.UpgradeNow), len(u.Stranded))
+		var fixed []string
+		for _, k := range u.KnownBugs {
+			if k.FixedByUpgrade {
+				fixed = append(fixed, k.ID)
+			}
+		}
+		if len(fixed) > 0 {
+			detail += "; fixes known vTPM/UEFI bug(s) " + strings.Join(fixed, ", ")
+		}
+		p.Areas = append(p.Areas, Area{"Upgrade to " + u.To, verdict(ok), detail, ok})
 		for _, s := range u.Stranded {
 			p.Findings = append(p.Findings, Finding{"Upgrade", s.Name + " (" + s.ServerID + ")", "STRANDED", "fail", "on " + s.Host + "; no other host reports " + strings.Join(s.Requires, " "), strings.Join(u.Advice, " ")})
 		}
