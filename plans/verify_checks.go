@@ -23,10 +23,6 @@ func verifyServer(vm PlanVM, srv nova.Server, g nova.VTPMGuest, hasVTPM bool, in
 	add := func(id string, st result.Status, msg, remedy string) {
 		cs = append(cs, VerifyCheck{Check: id, Status: st, Message: msg, Remedy: remedy})
 	}
-	// Nova copied the image's properties at boot and refuses to rebuild a
-	// vTPM guest: a corrected image helps only a server created again.
-	recreate := "create the server again from it"
-
 	switch srv.Status {
 	case "ACTIVE":
 		add(CheckStatus, result.Pass, "ACTIVE", "")
@@ -41,6 +37,9 @@ func verifyServer(vm PlanVM, srv nova.Server, g nova.VTPMGuest, hasVTPM bool, in
 		actual = g.Version + " " + g.Model
 	}
 	from := fmt.Sprintf("flavor %s, image %s", srv.Flavor.Name, imageName(srv))
+	if srv.BootVolumeID != "" {
+		from = fmt.Sprintf("flavor %s, boot volume %s", srv.Flavor.Name, srv.BootVolumeID)
+	}
 	switch {
 	case actual == vm.TargetVTPM:
 		add(CheckVTPM, result.Pass, "vTPM "+actual+" ("+from+")", "")
@@ -51,21 +50,22 @@ func verifyServer(vm PlanVM, srv nova.Server, g nova.VTPMGuest, hasVTPM bool, in
 			fmt.Sprintf("resize the server to flavor %s and hard-reboot it (a vTPM added now starts blank)", vm.TargetFlavor))
 	}
 
-	if srv.Image == nil {
+	bp := bootPropsOf(srv)
+	if bp.props == nil {
 		if vm.Firmware == "efi" || vm.Firmware == "bios" {
-			add(CheckFirmware, result.Skip, "the server's image "+srv.ImageID+" cannot be read (deleted, not visible, or boot from volume)", "")
+			add(CheckFirmware, result.Skip, bp.unread, "")
 		}
 	} else {
-		fw := nova.BootFirmware(srv.Flavor, *srv.Image)
+		fw := nova.BootFirmware(srv.Flavor, *bp.props)
 		switch {
 		case vm.Firmware == "efi" && fw.UEFI:
 			add(CheckFirmware, result.Pass, "UEFI (hw_firmware_type=uefi), as the source", "")
 		case vm.Firmware == "efi":
-			add(CheckFirmware, result.Fail, fmt.Sprintf("the source boots UEFI; image %s does not set hw_firmware_type=uefi: the guest gets BIOS and does not find its EFI boot partition", imageName(srv)),
-				"openstack image set --property hw_firmware_type=uefi --property hw_machine_type=q35 "+quote.Shell(imageName(srv))+", and "+recreate)
+			add(CheckFirmware, result.Fail, fmt.Sprintf("the source boots UEFI; %s does not set hw_firmware_type=uefi: the guest gets BIOS and does not find its EFI boot partition", bp.what),
+				bp.set("hw_firmware_type=uefi", "hw_machine_type=q35")+", and "+bp.recreate)
 		case vm.Firmware == "bios" && fw.UEFI:
-			add(CheckFirmware, result.Fail, "the source boots BIOS (an MBR disk); image "+imageName(srv)+" asks for UEFI: the guest does not boot",
-				"openstack image unset --property hw_firmware_type "+quote.Shell(imageName(srv))+" until the follow-up conversion (follow_up in the plan), and "+recreate)
+			add(CheckFirmware, result.Fail, "the source boots BIOS (an MBR disk); "+bp.what+" asks for UEFI: the guest does not boot",
+				bp.unset("hw_firmware_type")+" until the follow-up conversion (follow_up in the plan), and "+bp.recreate)
 		case vm.Firmware == "bios":
 			msg := "BIOS, as the source"
 			if len(vm.FollowUp) > 0 {
@@ -79,14 +79,14 @@ func verifyServer(vm PlanVM, srv nova.Server, g nova.VTPMGuest, hasVTPM bool, in
 		case fw.SecureBoot == "required":
 			add(CheckSecureBoot, result.Pass, "required, as the source", "")
 		case fw.SecureBoot == "optional":
-			add(CheckSecureBoot, result.Warn, "optional: on only where the host has a Secure Boot loader", "set os_secure_boot=required on the image")
+			add(CheckSecureBoot, result.Warn, "optional: on only where the host has a Secure Boot loader", "set os_secure_boot=required on the "+bp.kind)
 		default:
 			policy := "not set"
 			if fw.SecureBoot != "" {
 				policy = fw.SecureBoot
 			}
-			add(CheckSecureBoot, result.Fail, fmt.Sprintf("the source boots with Secure Boot; neither the flavor's os:secure_boot nor the image's os_secure_boot requires it (%s)", policy),
-				"resize to a flavor with os:secure_boot=required, or openstack image set --property os_secure_boot=required "+quote.Shell(imageName(srv))+" and "+recreate)
+			add(CheckSecureBoot, result.Fail, fmt.Sprintf("the source boots with Secure Boot; neither the flavor's os:secure_boot nor the %s's os_secure_boot requires it (%s)", bp.kind, policy),
+				"resize to a flavor with os:secure_boot=required, or "+bp.set("os_secure_boot=required")+" and "+bp.recreate)
 		}
 	}
 	if !hasVTPM {
@@ -94,6 +94,49 @@ func verifyServer(vm PlanVM, srv nova.Server, g nova.VTPMGuest, hasVTPM bool, in
 	}
 	cs = append(cs, secretCheck(srv, in), hostTraitsCheck(srv, g, in), domainCheck(srv, g, in))
 	return cs
+}
+
+// bootProps are the image properties Nova read at boot where they can
+// still be read: the boot volume's volume_image_metadata for a
+// volume-backed server (Nova reads no Glance image for it), the image's
+// otherwise; with how to name and change them.
+type bootProps struct {
+	props    *nova.Image
+	kind     string // "image" or "volume"
+	what     string // "image NAME" or "boot volume ID"
+	ref      string // the argument of openstack image|volume set
+	unread   string // why props is nil
+	recreate string
+}
+
+func bootPropsOf(srv nova.Server) bootProps {
+	switch {
+	case srv.BootVolume != nil:
+		return bootProps{props: srv.BootVolume, kind: "volume", what: "boot volume " + srv.BootVolumeID, ref: srv.BootVolumeID,
+			// Nova copied the volume's properties at boot: the server must
+			// be created again from the volume (deleted, keeping the volume).
+			recreate: "create the server again from the volume (delete it keeping the volume)"}
+	case srv.Image != nil:
+		return bootProps{props: srv.Image, kind: "image", what: "image " + imageName(srv), ref: imageName(srv),
+			// Nova copied the image's properties at boot and refuses to
+			// rebuild a vTPM guest: a corrected image helps only a server
+			// created again.
+			recreate: "create the server again from it"}
+	case srv.ImageID == "":
+		return bootProps{unread: "the server boots from a volume whose image properties could not be read (no block storage in the catalog, or its boot volume is not visible)"}
+	}
+	return bootProps{unread: "the server's image " + srv.ImageID + " cannot be read (deleted or not visible)"}
+}
+
+// set is the command that sets the properties kv on the image or volume.
+func (b bootProps) set(kv ...string) string {
+	flag := map[string]string{"image": " --property ", "volume": " --image-property "}[b.kind]
+	return "openstack " + b.kind + " set" + flag + strings.Join(kv, flag) + " " + quote.Shell(b.ref)
+}
+
+func (b bootProps) unset(k string) string {
+	flag := map[string]string{"image": " --property ", "volume": " --image-property "}[b.kind]
+	return "openstack " + b.kind + " unset" + flag + k + " " + quote.Shell(b.ref)
 }
 
 func imageName(s nova.Server) string {

@@ -24,6 +24,9 @@ func verifyCloud(rel nova.Release, srvs ...nova.Server) nova.Inventory {
 		if s.Image != nil {
 			img = *s.Image
 		}
+		if s.BootVolume != nil { // Nova reads a volume-backed server's boot volume
+			img = *s.BootVolume
+		}
 		d := nova.Decide(s.Flavor, img, rel)
 		if !d.VTPM {
 			inv.Others[s.ID] = nova.OtherServer{Name: s.Name}

@@ -54,6 +54,12 @@ func VerifyCutover(ctx context.Context, sess *cloud.Session, req VerifyRequest) 
 	if err != nil {
 		return VerifyResult{}, nova.ResolvedRelease{}, err
 	}
+	// Volume-backed servers are decided, and their FIRMWARE and
+	// SECURE-BOOT checked, from their boot volume (nil: no block storage).
+	volumeClient, err := compute.OptionalVolumes(sess.BlockStorage())
+	if err != nil {
+		return VerifyResult{}, nova.ResolvedRelease{}, err
+	}
 	rel, err := compute.ResolveRelease(ctx, computeClient, req.Release, false)
 	if err != nil {
 		return VerifyResult{}, rel, err
@@ -63,7 +69,7 @@ func VerifyCutover(ctx context.Context, sess *cloud.Session, req VerifyRequest) 
 		return VerifyResult{}, rel, err
 	}
 	// KeepServers: MatchServers and Verify read inv.Servers.
-	inv, err := compute.ListInventory(ctx, computeClient, imageClient, rel.Release, compute.InventoryOpts{AllTenants: admin, KeepServers: true})
+	inv, err := compute.ListInventory(ctx, computeClient, imageClient, rel.Release, compute.InventoryOpts{AllTenants: admin, KeepServers: true, Volumes: volumeClient})
 	if err != nil {
 		return VerifyResult{}, rel, err
 	}
