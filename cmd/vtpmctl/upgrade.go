@@ -35,7 +35,10 @@ COMPUTE_SECURITY_TPM_SECRET_SECURITY_<mode>. A compute host not yet upgraded
 does not report them, so a newer scheduler sends it no vTPM guest. For every
 host (admin: hypervisors and Placement traits) this says whether it takes
 vTPM guests now and after, and for every vTPM guest whether any other host
-could still take it (resize, cold migration) — and what to upgrade first.`, []string{
+could still take it (resize, cold migration) — and what to upgrade first.
+It also lists the Nova bugs that change a vTPM or UEFI guest's fate (host
+check's KNOWN-BUGS: wiped TPM state, reset NVRAM, resize revert) and whether
+RELEASE fixes each in every package or only from a point release.`, []string{
 				"vtpmctl --os-cloud prod upgrade check --to 2024.2",
 				"vtpmctl --os-cloud prod upgrade check --to 2026.1 -f json",
 			}, `EXIT STATUS:
