@@ -105,7 +105,12 @@ func ReadCloud(ctx context.Context, sess *cloud.Session, res nova.ResolvedReleas
 	if err != nil {
 		return c, err
 	}
-	c.Inventory, err = compute.ListInventory(ctx, cc, ic, res.Release, compute.InventoryOpts{AllTenants: true})
+	// Volume-backed guests are decided from their boot volume (one list).
+	vc, err := compute.OptionalVolumes(sess.BlockStorage())
+	if err != nil {
+		return c, err
+	}
+	c.Inventory, err = compute.ListInventory(ctx, cc, ic, res.Release, compute.InventoryOpts{AllTenants: true, Volumes: vc})
 	return c, err
 }
 

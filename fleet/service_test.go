@@ -179,3 +179,30 @@ func TestAuditGivenInventory(t *testing.T) {
 		t.Errorf("summary %+v", res.Summary)
 	}
 }
+
+// TestAuditVolumeBacked: a guest whose vTPM comes from its boot volume's
+// image metadata is at risk like any other (the fleet audit used to list
+// servers without Cinder and missed it); one volume list serves all.
+func TestAuditVolumeBacked(t *testing.T) {
+	c, sess := scaleSession(t, scalecloud.Config{Guests: 120, Others: 30, Projects: 3, Hypervisors: 60, Images: 5, Microversion: "2.93", VolumeBacked: 4})
+	res, err := Audit(context.Background(), sess, AuditRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := c.Stats()
+	if st.NUnexpected != 0 {
+		t.Fatalf("unexpected requests: %v", st.Unexpected)
+	}
+	vols := 0
+	for route, n := range st.ByRoute {
+		if strings.Contains(route, "/volumes/detail") {
+			vols += n
+		}
+	}
+	if vols != 1 {
+		t.Errorf("%d volume lists, want 1 (%v)", vols, st.Routes())
+	}
+	if res.Summary.AtRisk != 120 {
+		t.Errorf("at risk %d, want every one of the 120 vTPM guests (a fourth boot from volumes)", res.Summary.AtRisk)
+	}
+}
