@@ -23,7 +23,10 @@ type Volume struct {
 	// set later with os-set_image_metadata. Nova reads it, not Glance,
 	// for a server booted from this volume.
 	ImageMetadata map[string]string `json:"volume_image_metadata"`
-	Attachments   []Attachment      `json:"attachments"`
+	// Metadata is the volume's own metadata (not the image's): where a
+	// migration tool or plan apply ties it to its source VM.
+	Metadata    map[string]string `json:"metadata,omitempty"`
+	Attachments []Attachment      `json:"attachments"`
 }
 
 // Attachment is one server the volume is attached to, and as which device.

@@ -10,6 +10,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/vtpmctl/vtpmctl/cinder"
 	"github.com/vtpmctl/vtpmctl/compute"
 	"github.com/vtpmctl/vtpmctl/glance"
 	"github.com/vtpmctl/vtpmctl/nova"
@@ -20,6 +21,10 @@ type Convergence struct {
 	Images  []nova.ObjectPlan
 	Flavors []nova.ObjectPlan
 	Missing []string // plan images not (yet) in Glance: converted disks come later
+	// Volumes are the planned VMs' boot volumes (DiffVolumes): a
+	// migration tool landed the disk on Cinder, not in Glance.
+	Volumes []nova.ObjectPlan
+	volumes []cinder.Volume // Volumes[i]'s volume
 	// created[i] is the flavor to create for Flavors[i] (nil: it exists).
 	create []*PlanFlavor
 }
@@ -27,7 +32,7 @@ type Convergence struct {
 // Failed counts objects whose write failed.
 func (c *Convergence) Failed() int {
 	n := 0
-	for _, p := range append(append([]nova.ObjectPlan{}, c.Images...), c.Flavors...) {
+	for _, p := range append(append(append([]nova.ObjectPlan{}, c.Images...), c.Flavors...), c.Volumes...) {
 		if p.Err != nil {
 			n++
 		}

@@ -74,6 +74,12 @@ func MatchServers(p *Plan, inv nova.Inventory, rules []MatchRule) map[int]Match 
 				byImage[v] = append(byImage[v], id)
 			}
 		}
+		// A volume-backed server: its boot volume, stamped by plan apply.
+		if s.BootVolume != nil {
+			if v := s.BootVolume.Properties[SourceKey]; v != "" {
+				byImage[v] = append(byImage[v], id)
+			}
+		}
 	}
 	out := map[int]Match{}
 	for i, vm := range p.VMs {

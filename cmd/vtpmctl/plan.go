@@ -41,11 +41,14 @@ type planImportOptions struct {
 }
 
 type planApplyOptions struct {
-	IO      *IOStreams
-	Global  *globalOptions
-	File    string
-	Yes     bool
-	Release nova.Release
+	IO          *IOStreams
+	Global      *globalOptions
+	File        string
+	Yes         bool
+	DryRun      bool
+	Release     nova.Release
+	Match       []string // boot volumes: VM=VOLUME or a template
+	AllProjects bool     // list every project's volumes (admin)
 }
 
 func newPlanCommand(g *globalOptions, streams *IOStreams) *cli.Command {
@@ -267,7 +270,16 @@ func newPlanApplyCommand(g *globalOptions, streams *IOStreams, apply bool) *cli.
 as the image and flavor commands, and prints every key: added, replaced or
 unchanged. Nothing the plan does not name is touched; nothing is removed.
 Images the plan names that are not in Glance yet (disks not converted) are
-listed as pending.`
+listed as pending.
+
+A VM whose disk a migration tool landed on a Cinder volume (migratekit,
+os-migrate, virt-v2v -o openstack) has its boot volume converged instead:
+the volume whose metadata vtpmctl:source names the VM, else the one a
+--match rule names, else the volume named like the VM's plan image or the VM
+gets the plan image's vTPM, UEFI and Secure Boot properties in its image
+metadata (os-set_image_metadata), which Nova reads for a volume-backed
+server. Two volumes for one VM, or one for two, stop the apply before any
+write: name the boot volume with --match VM=VOLUME.`
 	exit := `EXIT STATUS:
    0  the difference was computed (or, for apply --yes, every write succeeded)
    1  a write failed (apply): what was applied and what was not is printed; rerun to converge
@@ -280,16 +292,19 @@ listed as pending.`
 apply is a dry run unless --yes. It is idempotent: a second apply sends no
 write. A new flavor is created all or nothing. On a failure midway, every
 object's outcome is printed, the exit status is 1, and a rerun converges.`
-		c.Flags = []cli.Flag{&cli.BoolFlag{Name: "yes", Usage: "write the changes", Destination: &o.Yes}}
+		c.Flags = []cli.Flag{&cli.BoolFlag{Name: "yes", Usage: "write the changes", Destination: &o.Yes},
+			&cli.BoolFlag{Name: "dry-run", Usage: "print the changes, write nothing (even with --yes)", Destination: &o.DryRun}}
 	}
-	c.Flags = append(c.Flags, releaseFlag("nova-release", &o.Release, "Nova `RELEASE` whose rules apply", ""))
+	c.Flags = append(c.Flags, releaseFlag("nova-release", &o.Release, "Nova `RELEASE` whose rules apply", ""),
+		&cli.StringSliceFlag{Name: "match", Usage: "tie VMs to boot volumes: `VM=VOLUME` (name or ID) or a template such as {vm}-boot (repeatable)", Destination: &o.Match},
+		&cli.BoolFlag{Name: "all-projects", Usage: "look for boot volumes in every project (admin)", Destination: &o.AllProjects})
 	c.Description = commandHelp(about, []string{"vtpmctl --os-cloud prod plan diff plan.yaml", "vtpmctl --os-cloud prod plan apply plan.yaml --yes"}, exit)
 	c.Action = func(ctx context.Context, cmd *cli.Command) error {
 		if cmd.Args().Len() != 1 {
 			return usagef("plan %s: exactly one PLAN file", c.Name)
 		}
 		o.File = cmd.Args().First()
-		return runPlanApply(ctx, o, apply && o.Yes)
+		return runPlanApply(ctx, o, apply && o.Yes && !o.DryRun)
 	}
 	return c
 }
@@ -310,6 +325,14 @@ func readPlanFile(path string) (*plans.Plan, error) {
 }
 
 func runPlanApply(ctx context.Context, o *planApplyOptions, write bool) error {
+	var rules []plans.MatchRule
+	for _, m := range o.Match {
+		r, err := plans.ParseMatch(m)
+		if err != nil {
+			return usagef("%v", strings.Replace(err.Error(), "SERVER", "VOLUME", 1))
+		}
+		rules = append(rules, r)
+	}
 	p, err := readPlanFile(o.File)
 	if err != nil {
 		return err
@@ -330,13 +353,29 @@ func runPlanApply(ctx context.Context, o *planApplyOptions, write bool) error {
 		// Nova refuses is named by the plan's key, not a flag.
 		return inWords(fmt.Errorf("plan %s: %w", o.File, err), planKey)
 	}
+	// Boot volumes: nil when the catalog has no block storage (then no
+	// disk can have landed on a volume).
+	volumeClient, err := compute.OptionalVolumes(svc.sess.BlockStorage())
+	if err != nil {
+		return err
+	}
+	if volumeClient != nil {
+		if err := plans.DiffVolumes(ctx, volumeClient, conv, p, rules, o.AllProjects); err != nil {
+			return inWords(fmt.Errorf("plan %s: %w", o.File, err), planKey)
+		}
+	} else if len(rules) > 0 {
+		return usagef("--match: the cloud's catalog has no block storage, so there are no volumes to match")
+	}
 	if write {
 		plans.ApplyConvergence(withProgress(ctx, o.IO.Err, "applying"), imageClient, compute.WriteClient(computeClient), conv, rel)
+		if volumeClient != nil {
+			plans.ApplyVolumes(withProgress(ctx, o.IO.Err, "writing volumes"), volumeClient, conv)
+		}
 	}
 	for _, m := range conv.Missing {
 		fmt.Fprintf(o.IO.Err, "vtpmctl: image %s: pending, not in Glance yet (convert the VM's disk first)\n", m)
 	}
-	all := append(append([]nova.ObjectPlan{}, conv.Images...), conv.Flavors...)
+	all := append(append(append([]nova.ObjectPlan{}, conv.Images...), conv.Flavors...), conv.Volumes...)
 	err = printChanges(o.IO, o.Global, all, !write)
 	if !write {
 		fmt.Fprintln(o.IO.Err, "vtpmctl: pass --yes to plan apply to write these changes")

@@ -1,0 +1,177 @@
+package plans
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/gophercloud/gophercloud/v2"
+
+	"github.com/vtpmctl/vtpmctl/cinder"
+	"github.com/vtpmctl/vtpmctl/nova"
+)
+
+// Migration tools (migratekit, os-migrate, virt-v2v -o openstack) land a
+// VM's disk on a Cinder volume, not in Glance: Nova then reads the boot
+// volume's volume_image_metadata, so the properties the plan promised
+// for the VM's image must be on that volume.
+
+// VolumeMatch is the boot volume found for a planned VM, and how.
+type VolumeMatch struct {
+	Volume cinder.Volume
+	By     string // "match rule", "volume metadata vtpmctl:source", "template …", "name"
+}
+
+// MatchVolumes finds each planned VM's boot volume among vols, trying in
+// turn: an explicit rule (VM=VOLUME, a name or ID), the volume's
+// vtpmctl:source metadata, templates, then the name of the VM's plan
+// image (the converted disk's name) and the VM's own name. Where several
+// volumes qualify, only the bootable ones count. A VM whose boot volume
+// is more than one volume, a rule naming no volume, or a volume claimed
+// by two VMs is a PlanError: nothing is written. The key is the plan's
+// VM index; a VM without a volume is absent (its disk is not there yet).
+func MatchVolumes(p *Plan, vols []cinder.Volume, rules []MatchRule) (map[int]VolumeMatch, error) {
+	byID, byName, bySource := map[string]cinder.Volume{}, map[string][]cinder.Volume{}, map[string][]cinder.Volume{}
+	for _, v := range vols {
+		byID[v.ID] = v
+		byName[v.Name] = append(byName[v.Name], v)
+		if s := v.Metadata[SourceKey]; s != "" {
+			bySource[s] = append(bySource[s], v)
+		}
+	}
+	out := map[int]VolumeMatch{}
+	owner := map[string]string{}
+	for i, vm := range p.VMs {
+		var found []cinder.Volume
+		by := ""
+		try := func(how string, vs []cinder.Volume) {
+			if len(found) == 0 && len(vs) > 0 {
+				found, by = vs, how
+			}
+		}
+		for _, r := range rules {
+			if r.VM != vm.Name {
+				continue
+			}
+			if v, ok := byID[r.Server]; ok {
+				try("match rule", []cinder.Volume{v})
+			} else if vs := byName[r.Server]; len(vs) > 0 {
+				try("match rule", vs)
+			} else {
+				return nil, &PlanError{fmt.Sprintf("VM %s: the match rule names volume %q, which is not among the listed volumes", vm.Name, r.Server)}
+			}
+		}
+		try("volume metadata "+SourceKey, bySource[vm.Source()])
+		for _, r := range rules {
+			if r.Template != "" {
+				try("template "+r.Template, byName[strings.NewReplacer("{vm}", vm.Name, "{vcenter}", shortHost(vm.VCenter)).Replace(r.Template)])
+			}
+		}
+		if vm.TargetImage != "" {
+			try("name", byName[vm.TargetImage])
+		}
+		try("name", byName[vm.Name])
+		if len(found) == 0 {
+			continue
+		}
+		if len(found) > 1 {
+			var boot []cinder.Volume
+			for _, v := range found {
+				if v.Bootable {
+					boot = append(boot, v)
+				}
+			}
+			if len(boot) > 0 {
+				found = boot
+			}
+		}
+		if len(found) > 1 {
+			ids := make([]string, len(found))
+			for k, v := range found {
+				ids[k] = v.ID
+			}
+			sort.Strings(ids)
+			return nil, &PlanError{fmt.Sprintf("VM %s: %d bootable volumes match by %s (%s); name the boot volume with a match rule VM=VOLUME", vm.Name, len(found), by, strings.Join(ids, ", "))}
+		}
+		v := found[0]
+		if other, ok := owner[v.ID]; ok {
+			return nil, &PlanError{fmt.Sprintf("volume %s matches both VM %s and VM %s; name each VM's boot volume with a match rule VM=VOLUME", nova.DisplayName(v.Name, v.ID), other, vm.Name)}
+		}
+		owner[v.ID] = vm.Name
+		out[i] = VolumeMatch{Volume: v, By: by}
+	}
+	return out, nil
+}
+
+// DiffVolumes adds to c what makes each matched VM's boot volume carry
+// the properties the plan promised for the VM's image (Nova's rules for
+// rel: a request Nova refuses stops everything), stamped with the VM's
+// source. One volume list (every project's with allProjects); a VM
+// without a plan image, or without a volume, is left alone.
+func DiffVolumes(ctx context.Context, volumeClient *gophercloud.ServiceClient, c *Convergence, p *Plan, rules []MatchRule, allProjects bool) error {
+	vols, err := cinder.ListVolumes(ctx, volumeClient, cinder.ListOpts{AllTenants: allProjects})
+	if err != nil {
+		return fmt.Errorf("listing volumes: %w", err)
+	}
+	matches, err := MatchVolumes(p, vols, rules)
+	if err != nil {
+		return err
+	}
+	images := map[string]PlanImage{}
+	for _, pi := range p.Images {
+		images[pi.Name] = pi
+	}
+	landed := map[string]bool{}
+	idx := make([]int, 0, len(matches))
+	for i := range matches {
+		idx = append(idx, i)
+	}
+	sort.Ints(idx)
+	for _, i := range idx {
+		vm, m := p.VMs[i], matches[i]
+		pi, ok := images[vm.TargetImage]
+		if !ok {
+			continue
+		}
+		v := m.Volume
+		name := nova.DisplayName(v.Name, v.ID)
+		want := map[string]string{}
+		for k, val := range pi.Properties {
+			want[k] = val
+		}
+		var notes []string
+		if pi.TPMVersion != "" || pi.Windows {
+			set, n, err := nova.PlanImageSet(v.ImageMetadata, nova.ImageRequest{TPMVersion: pi.TPMVersion, TPMModel: pi.TPMModel, Windows: pi.Windows})
+			if err != nil {
+				return fmt.Errorf("volume %s (VM %s): %w", name, vm.Name, err)
+			}
+			for k, val := range set {
+				want[k] = val
+			}
+			notes = n
+		}
+		// plan verify finds the server booted from this volume by it.
+		want[SourceKey] = vm.Source()
+		notes = append(notes, "boot volume of VM "+vm.Name+" (matched by "+m.By+")")
+		c.Volumes = append(c.Volumes, nova.ObjectPlan{ID: v.ID, Name: name, Changes: nova.Diff(name, v.ID, v.ImageMetadata, want, nil), Notes: notes})
+		c.volumes = append(c.volumes, v)
+		landed[pi.Name] = true
+	}
+	// A plan image whose disk landed on a volume is not pending.
+	missing := c.Missing[:0]
+	for _, m := range c.Missing {
+		if !landed[m] {
+			missing = append(missing, m)
+		}
+	}
+	c.Missing = missing
+	return nil
+}
+
+// ApplyVolumes writes what DiffVolumes found: one os-set_image_metadata
+// per volume that differs, none for one that already matches (a rerun
+// sends nothing); a failed volume's plan gets Err and counts in Failed.
+func ApplyVolumes(ctx context.Context, volumeClient *gophercloud.ServiceClient, c *Convergence) {
+	cinder.ApplyVolumePlans(ctx, volumeClient, c.Volumes, c.volumes)
+}
