@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vtpmctl/vtpmctl/barbican"
 	"github.com/vtpmctl/vtpmctl/internal/output"
@@ -22,16 +23,18 @@ var hostileNames = []string{
 const orphanID, orphanInstance = "6f1c52f4-7d39-4c51-9a4f-3a8f0f1a6d11", "0a1b2c3d-0000-4000-8000-000000000001"
 
 func cleanupPlan(t testing.TB, name string) string {
-	var out, errb bytes.Buffer
-	o := &secretsAuditOptions{IO: &IOStreams{Out: &out, Err: &errb}}
+	var out bytes.Buffer
 	res := barbican.Result{NotAuditable: map[string]string{name: "why " + name}}
 	res.Orphans = []barbican.Orphan{
-		{Secret: barbican.Secret{ID: orphanID, InstanceID: orphanInstance, ProjectID: name, CreatorID: name}, Reason: name, AgeStr: name},
-		{Secret: barbican.Secret{ID: orphanID, InstanceID: name, ProjectID: name}, Reason: "duplicate " + name},
-		{Secret: barbican.Secret{ID: name, InstanceID: name, ProjectID: name}, Live: true, Reason: name},
-		{Secret: barbican.Secret{ID: name, InstanceID: orphanInstance, ProjectID: name}, Reason: name}, // not Nova's form: no delete line
+		{Secret: barbican.Secret{ID: orphanID, InstanceID: orphanInstance, ProjectID: name, CreatorID: name}, Kind: barbican.OrphanGone, Reason: name, AgeStr: name},
+		{Secret: barbican.Secret{ID: orphanID, InstanceID: name, ProjectID: name}, Kind: barbican.OrphanDuplicate, Reason: "duplicate " + name},
+		{Secret: barbican.Secret{ID: name, InstanceID: name, ProjectID: name}, Kind: barbican.OrphanLive, Live: true, Reason: name},
+		{Secret: barbican.Secret{ID: name, InstanceID: orphanInstance, ProjectID: name}, Kind: barbican.OrphanGone, Reason: name}, // not Nova's form: no delete line
 	}
-	printCleanupPlan(o, name, "https://kms.example:9311/v1/secrets/", res)
+	plan := barbican.NewCleanupPlan(barbican.Audited{Result: res, Cloud: name, SecretsURL: "https://kms.example:9311/v1/secrets/"}, time.Now())
+	if err := plan.Script(&out); err != nil {
+		t.Fatal(err)
+	}
 	return out.String()
 }
 

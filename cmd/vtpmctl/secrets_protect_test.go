@@ -19,6 +19,8 @@ import (
 // consumers: the guest's secret has none, the orphan has Nova's.
 func consumersCloud(t *testing.T) *fakecloud.Cloud {
 	c := secretsCloud(t)
+	// The audit lists the boot volumes: the fake's catalog has block storage.
+	c.Handle(fakecloud.Volumes, fakecloud.JSON(200, `{"volumes":[]}`))
 	c.Handle("GET /key-manager/", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("OpenStack-API-Version", "key-manager 1.1")
 		fakecloud.JSON(300, `{"versions":[{"id":"v1","status":"CURRENT","min_version":"1.0","max_version":"1.1"}]}`)(w, r)
@@ -104,25 +106,6 @@ func TestAuditConsumersAndCleanupPlan(t *testing.T) {
 	}
 }
 
-// printCleanupPlan is generators_fuzz_test.go's way in to the cleanup
-// script, from a Result built by hand: its orphans carry no Kind, so one
-// that is not Live is taken as instance-gone (delete lines still need
-// Nova's UUID form). To go when that test builds its orphans with a Kind.
-func printCleanupPlan(o *secretsAuditOptions, cloudName, secretsURL string, res barbican.Result) error {
-	for i := range res.Orphans {
-		if or := &res.Orphans[i]; or.Kind == "" {
-			or.Kind = barbican.OrphanGone
-			if or.Live {
-				or.Kind = barbican.OrphanLive
-			}
-		}
-	}
-	if o.Global == nil {
-		o.Global = &globalOptions{}
-	}
-	return writeCleanupPlan(o, barbican.NewCleanupPlan(barbican.Audited{Result: res, Cloud: cloudName, SecretsURL: secretsURL}, time.Now()))
-}
-
 // cleanupResult has one orphan of each kind and each refusal: a live
 // server, a duplicate, a deleted instance, one protected by a consumer,
 // a secret not in Nova's form, a project ID with a control character, a
@@ -142,7 +125,7 @@ func cleanupResult() barbican.Result {
 	return res
 }
 
-// cleanupScript is what printCleanupPlan printed before the plan became
+// cleanupScript is what the cleanup plan printed before the plan became
 // a typed result (captured from it): the default output stays this.
 const cleanupScript = `#!/bin/sh
 set -eu
