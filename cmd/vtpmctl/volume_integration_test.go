@@ -9,6 +9,8 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -19,9 +21,11 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack"
 	"github.com/gophercloud/gophercloud/v2/openstack/blockstorage/v3/volumes"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/vtpmctl/vtpmctl/cinder"
 	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
+	"github.com/vtpmctl/vtpmctl/plans"
 )
 
 // cinderReleases are the clouds devcloud/cinder.sh sets Cinder up on; on
@@ -410,4 +414,170 @@ func checkOutcome(t *testing.T, flag, ref, flavor string) outcome {
 	}
 	return outcome{vtpm: r.VTPM == "yes", version: firstWord(r.Version), model: firstWord(r.Model), errMsg: r.Error,
 		atCreate: strings.Contains(r.ErrorWhen, "HTTP 400 at server create")}
+}
+
+// TestIntegrationVolumeAudits: the follow-up pass after a migration tool
+// landed a VM on a volume. plan apply finds the volume by the plan
+// image's name and writes the vTPM the plan promised into its image
+// metadata (a rerun writes nothing); a server booted from it with a plain
+// flavor gets its vTPM from the volume only, and every audit counts it:
+// plan verify (matched by the volume's vtpmctl:source, vTPM from the boot
+// volume), secrets audit (evidence volume, its secret checked), hosts
+// audit (an at-risk guest of its host) and the report's page.
+func TestIntegrationVolumeAudits(t *testing.T) {
+	imageClient, acompute, dcompute := testClients(t)
+	vc := volumeClient(t, "devcloud-demo")
+	h := newHarness(t)
+	ctx := context.Background()
+
+	img := devcloudtest.CreateImage(t, imageClient, devcloudtest.Unique("vaudit-img"), nil)
+	plain := devcloudtest.Unique("vaudit-plain")
+	plainID := devcloudtest.CreateFlavor(t, acompute, plain, nil)
+	volID := createBootVolume(t, vc, img)
+	v := waitVolume(t, vc, volID, "available", 0)
+
+	// The plan names the converted disk as its image; the tool landed it
+	// on this volume under that name.
+	vmName := devcloudtest.Unique("vaudit-vm")
+	p := plans.Plan{Version: 1, Images: []plans.PlanImage{{Name: v.Name, TPMVersion: "2.0", TPMModel: "tpm-crb"}},
+		VMs: []plans.PlanVM{{Name: vmName, BIOSUUID: "4211" + vmName, GuestOS: "Microsoft Windows Server 2022", Firmware: "unknown", SecureBoot: "unknown",
+			SourceVTPM: "yes", VCPUs: 1, RAM: 512, TargetImage: v.Name, TargetVTPM: "2.0 tpm-crb"}}}
+	b, err := yaml.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	planFile := filepath.Join(t.TempDir(), "plan.yaml")
+	if err := os.WriteFile(planFile, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	apply := func() runResult {
+		return h.run(func(streams *IOStreams) error {
+			return runPlanApply(ctx, &planApplyOptions{IO: streams, Global: h.global("devcloud-demo"), File: planFile, Yes: true}, true)
+		})
+	}
+	r := apply()
+	if r.code != 0 || len(r.writes) != 1 || !strings.HasSuffix(r.writes[0], "/volumes/"+volID+"/action") || strings.Contains(r.stderr, "pending") {
+		t.Fatalf("plan apply: exit %d, writes %v (want one os-set_image_metadata on %s): %s", r.code, r.writes, volID, r.stderr)
+	}
+	if r = apply(); r.code != 0 || len(r.writes) != 0 {
+		t.Errorf("plan apply rerun: exit %d, writes %v, want none: %s", r.code, r.writes, r.stderr)
+	}
+	if md := waitVolume(t, vc, volID, "available", 0).VolumeImageMetadata; md["hw_tpm_version"] != "2.0" || md["hw_tpm_model"] != "tpm-crb" || md[plans.SourceKey] == "" {
+		t.Fatalf("volume image metadata after plan apply: %v", md)
+	}
+
+	s, err := servers.Create(ctx, dcompute, servers.CreateOpts{Name: devcloudtest.Unique("vaudit"), FlavorRef: plainID,
+		Networks: "none", AvailabilityZone: "libvirt",
+		BlockDevice: []servers.BlockDevice{{SourceType: servers.SourceVolume, DestinationType: servers.DestinationVolume, UUID: volID, BootIndex: 0}}}, nil).Extract()
+	if err != nil {
+		t.Fatalf("server create from volume: %v", err)
+	}
+	t.Cleanup(func() { deleteAndWait(dcompute, s.ID) })
+	waitActive(t, dcompute, s.ID)
+	if dom := parseVolumeDomain(t, devcloudtest.DomainXML(t, s.ID)); len(dom.TPMs) != 1 {
+		t.Fatalf("domain TPMs %+v: Nova gave the server no vTPM from its volume", dom.TPMs)
+	}
+
+	t.Run("plan verify", func(t *testing.T) {
+		r := h.run(func(streams *IOStreams) error {
+			return runPlanVerify(ctx, &planVerifyOptions{IO: streams, Global: h.global("devcloud-admin"), File: planFile, NoSecrets: true})
+		})
+		var res struct {
+			VMs []struct {
+				ServerID  string `json:"server_id"`
+				MatchedBy string `json:"matched_by"`
+				Checks    []struct {
+					Check, Status, Message string
+				} `json:"checks"`
+			} `json:"vms"`
+		}
+		json.Unmarshal([]byte(r.stdout), &res)
+		if len(res.VMs) != 1 || res.VMs[0].ServerID != s.ID || !strings.Contains(res.VMs[0].MatchedBy, plans.SourceKey) {
+			t.Fatalf("plan verify: exit %d, %+v: %s", r.code, res.VMs, r.stderr)
+		}
+		for _, c := range res.VMs[0].Checks {
+			if c.Check == "VTPM" && (c.Status != "pass" || !strings.Contains(c.Message, "boot volume "+volID)) {
+				t.Errorf("VTPM check %+v, want a pass from boot volume %s", c, volID)
+			}
+		}
+	})
+
+	t.Run("secrets audit", func(t *testing.T) {
+		var out, errb bytes.Buffer
+		code := Main(ctx, []string{"vtpmctl", "--os-cloud", "devcloud-admin", "secrets", "audit", "--all-projects", "-f", "json"}, &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb})
+		var res struct {
+			Guests []struct {
+				ServerID string `json:"server_id"`
+				Evidence string `json:"evidence"`
+				SecretID string `json:"secret_id"`
+				Findings []struct {
+					Check, Status string
+				} `json:"findings"`
+			} `json:"guests"`
+			Orphans []struct {
+				InstanceID string `json:"instance_id"`
+			} `json:"orphans"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+			t.Fatalf("secrets audit: exit %d, %v: %s", code, err, errb.String())
+		}
+		found := false
+		for _, g := range res.Guests {
+			if g.ServerID != s.ID {
+				continue
+			}
+			found = true
+			exists := ""
+			for _, f := range g.Findings {
+				if f.Check == "SECRET-EXISTS" {
+					exists = f.Status
+				}
+			}
+			if g.Evidence != "volume" || g.SecretID == "" || exists != "pass" {
+				t.Errorf("secrets audit guest %+v: want evidence volume and its secret found", g)
+			}
+		}
+		if !found {
+			t.Errorf("secrets audit does not count the volume-backed guest %s: %s", s.ID, out.String())
+		}
+		for _, o := range res.Orphans {
+			if o.InstanceID == s.ID {
+				t.Errorf("the guest's secret is listed as an orphan")
+			}
+		}
+	})
+
+	t.Run("hosts audit", func(t *testing.T) {
+		var out, errb bytes.Buffer
+		code := Main(ctx, []string{"vtpmctl", "--os-cloud", "devcloud-admin", "hosts", "audit", "-f", "json"}, &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb})
+		var res struct {
+			Reports []struct {
+				AtRisk []struct {
+					ServerID string `json:"server_id"`
+				} `json:"at_risk_guests"`
+			} `json:"reports"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+			t.Fatalf("hosts audit: exit %d, %v: %s", code, err, errb.String())
+		}
+		for _, rep := range res.Reports {
+			for _, g := range rep.AtRisk {
+				if g.ServerID == s.ID {
+					return
+				}
+			}
+		}
+		t.Errorf("hosts audit: the volume-backed vTPM guest %s is not an at-risk guest of its host (fleet's inventory reads no volumes?)", s.ID)
+	})
+
+	t.Run("report", func(t *testing.T) {
+		html := filepath.Join(t.TempDir(), "report.html")
+		r := h.run(func(streams *IOStreams) error {
+			return runReport(ctx, &reportOptions{IO: streams, Global: h.global("devcloud-admin"), Out: html})
+		})
+		page, _ := os.ReadFile(html)
+		if r.code != 0 || !strings.Contains(string(page), s.ID) {
+			t.Errorf("report: exit %d, the page does not list the volume-backed vTPM guest %s (report.Build's inventory reads no volumes?): %s", r.code, s.ID, r.stderr)
+		}
+	})
 }
