@@ -52,6 +52,29 @@ func bootModeGuest(t *testing.T, acompute, dcompute *gophercloud.ServiceClient, 
 	return s.ID
 }
 
+// bootGuests creates one server per flavor as demo on the libvirt host, all
+// before waiting for any (Nova builds them side by side: one guest's wait
+// instead of one per guest), waits until each is ACTIVE and deletes them
+// together when the test ends. The IDs are in the flavors' order.
+func bootGuests(t *testing.T, dcompute *gophercloud.ServiceClient, img, prefix string, flavors []string) []string {
+	t.Helper()
+	var ids []string
+	// The owner deletes them (see bootVTPMGuest).
+	t.Cleanup(func() { deleteAllAndWait(dcompute, ids...) })
+	for _, flv := range flavors {
+		s, err := servers.Create(context.Background(), dcompute, servers.CreateOpts{Name: devcloudtest.Unique(prefix), ImageRef: img, FlavorRef: flv,
+			Networks: "none", AvailabilityZone: "libvirt"}, nil).Extract()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, s.ID)
+	}
+	for _, id := range ids {
+		waitActive(t, dcompute, id)
+	}
+	return ids
+}
+
 // TestIntegrationUpgradeAndEvacuation: a vTPM guest under the next
 // release's scheduler is stranded until some other host reports the trait
 // that scheduler adds (zed→2025.1: the model trait, which no Zed compute
@@ -151,17 +174,21 @@ func TestIntegrationUpgradeAndEvacuation(t *testing.T) {
 func TestIntegrationResumeOnBootTrap(t *testing.T) {
 	h := newHarness(t)
 	ctx := context.Background()
-	dcompute, sid := bootVTPMGuest(t, "trap")
-	var others []string // host- and deployment-mode guests (2026.1+)
+	imageClient, acompute, dcompute := testClients(t)
+	img := devcloudtest.CreateImage(t, imageClient, devcloudtest.Unique("trap-img"), nil)
+	// A user-mode guest (no mode asked: the default), and from 2026.1 a
+	// host- and a deployment-mode guest, booted together.
+	flavors := []string{devcloudtest.CreateFlavor(t, acompute, devcloudtest.Unique("trap-flv"), map[string]string{"hw:tpm_version": "2.0"})}
 	if devcloudtest.NovaRelease(t).HasSecretSecurity() {
-		imageClient, acompute, _ := testClients(t)
-		img := devcloudtest.CreateImage(t, imageClient, devcloudtest.Unique("trap-img"), nil)
-		for _, m := range []string{"host", "deployment"} {
-			others = append(others, bootModeGuest(t, acompute, dcompute, img, "trap", m))
+		for _, m := range []nova.SecretMode{nova.SecretHost, nova.SecretDeployment} {
+			flavors = append(flavors, devcloudtest.CreateFlavor(t, acompute, devcloudtest.Unique("trap-"+string(m)),
+				map[string]string{"hw:tpm_version": "2.0", "hw:tpm_secret_security": string(m)}))
 		}
 	}
+	ids := bootGuests(t, dcompute, img, "trap", flavors)
+	sid, others := ids[0], ids[1:]
 	restart := func(args ...string) { t.Helper(); devcloudtest.RestartCompute(t, args...) }
-	restored := false // each restart waits out init_host (a minute on TCG): no more than needed
+	restored := false // each restart waits out init_host: no more than needed
 	t.Cleanup(func() {
 		if !restored {
 			restart("--no-resume-guests-on-boot")
@@ -181,7 +208,7 @@ func TestIntegrationResumeOnBootTrap(t *testing.T) {
 	// The trap, for real: a host reboot with the option on.
 	restart("--resume-guests-on-boot", "--host-reboot")
 	status, fault := "", ""
-	for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline); time.Sleep(2 * time.Second) {
+	for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
 		s, err := servers.Get(ctx, dcompute, sid).Extract()
 		if err != nil {
 			t.Fatal(err)
@@ -201,13 +228,16 @@ func TestIntegrationResumeOnBootTrap(t *testing.T) {
 	}
 
 	// The fix: option off; an admin resets the state, the owner hard-reboots.
-	restart("--no-resume-guests-on-boot")
+	// Nova reads the option only in init_host, which is over: the config
+	// file is the whole fix (what host check reads), a restart would add
+	// nothing the hard reboot below does not already show.
+	restart("--no-resume-guests-on-boot", "--config-only")
 	restored = true
 	if c := check(); c.Status != hostcheck.Pass {
 		t.Errorf("host check with the option off: %+v", c)
 	}
 	admin := devcloudtest.Connect(t, "devcloud-admin")
-	acompute, _ := admin.Compute()
+	acompute, _ = admin.Compute()
 	if err := servers.ResetState(ctx, acompute, sid, servers.StateActive).ExtractErr(); err != nil {
 		t.Fatal(err)
 	}

@@ -84,28 +84,34 @@ func TestIntegrationParity(t *testing.T) {
 	var mu sync.Mutex
 	table := map[string][2]string{}
 	sem := make(chan struct{}, 4) // a 2-core TCG host: a few guests at a time
-	t.Run("cases", func(t *testing.T) {
-		for _, c := range parityCases {
-			c := c
-			t.Run(c.name, func(t *testing.T) {
-				t.Parallel()
-				sem <- struct{}{}
-				defer func() { <-sem }()
-				imgName := devcloudtest.Unique("parity-img-" + c.name)
-				flvName := devcloudtest.Unique("parity-flv-" + c.name)
-				imgID := devcloudtest.CreateImage(t, imageClient, imgName, c.props)
-				flvID := devcloudtest.CreateFlavor(t, acompute, flvName, c.specs)
+	runCase := func(t *testing.T, c parityCase) {
+		sem <- struct{}{}
+		defer func() { <-sem }()
+		imgName := devcloudtest.Unique("parity-img-" + c.name)
+		flvName := devcloudtest.Unique("parity-flv-" + c.name)
+		imgID := devcloudtest.CreateImage(t, imageClient, imgName, c.props)
+		flvID := devcloudtest.CreateFlavor(t, acompute, flvName, c.specs)
 
-				predicted := predict(t, imgName, flvName)
-				actual := boot(t, dcompute, imgID, flvID)
-				mu.Lock()
-				table[c.name] = [2]string{actual.String(), predicted.String()}
-				mu.Unlock()
-				if actual != predicted {
-					t.Errorf("Nova did %q, vtpmctl predicted %q", actual, predicted)
-				}
-			})
+		predicted := predict(t, imgName, flvName)
+		actual := boot(t, dcompute, imgID, flvID)
+		mu.Lock()
+		table[c.name] = [2]string{actual.String(), predicted.String()}
+		mu.Unlock()
+		if actual != predicted {
+			t.Errorf("Nova did %q, vtpmctl predicted %q", actual, predicted)
 		}
+	}
+	t.Run("cases", func(t *testing.T) {
+		// Each case's t.Run in a goroutine of its own (t.Run may be called
+		// concurrently), not t.Parallel: parallel subtests are capped at
+		// -test.parallel (GOMAXPROCS, 2 on the 2-core test host), so only 2
+		// cases ran at a time and the semaphore never counted.
+		var wg sync.WaitGroup
+		for _, c := range parityCases {
+			wg.Add(1)
+			go func() { defer wg.Done(); t.Run(c.name, func(t *testing.T) { runCase(t, c) }) }()
+		}
+		wg.Wait() // every t.Run returns before this function does
 	})
 	var names []string
 	for n := range table {
@@ -204,7 +210,7 @@ func boot(t *testing.T, c *gophercloud.ServiceClient, imageID, flavorID string) 
 		if time.Now().After(deadline) {
 			t.Fatalf("server %s still %s after 5 minutes", s.ID, s.Status)
 		}
-		time.Sleep(time.Second)
+		time.Sleep(500 * time.Millisecond)
 	}
 	if s.Status == "ERROR" {
 		return outcome{errMsg: s.Fault.Message}
@@ -245,14 +251,23 @@ func badRequestMessage(body []byte) string {
 	return string(body)
 }
 
-func deleteAndWait(c *gophercloud.ServiceClient, id string) {
+func deleteAndWait(c *gophercloud.ServiceClient, id string) { deleteAllAndWait(c, id) }
+
+// deleteAllAndWait deletes the servers all at once (Nova tears them down
+// side by side) and waits up to 2 minutes until every one is gone.
+func deleteAllAndWait(c *gophercloud.ServiceClient, ids ...string) {
 	ctx := context.Background()
-	servers.Delete(ctx, c, id)
-	for i := 0; i < 120; i++ {
-		if _, err := servers.Get(ctx, c, id).Extract(); gophercloud.ResponseCodeIs(err, 404) {
-			return
+	for _, id := range ids {
+		servers.Delete(ctx, c, id)
+	}
+	deadline := time.Now().Add(2 * time.Minute)
+	for _, id := range ids {
+		for time.Now().Before(deadline) {
+			if _, err := servers.Get(ctx, c, id).Extract(); gophercloud.ResponseCodeIs(err, 404) {
+				break
+			}
+			time.Sleep(500 * time.Millisecond)
 		}
-		time.Sleep(time.Second)
 	}
 }
 
