@@ -25,6 +25,7 @@ import (
 
 	"github.com/vtpmctl/vtpmctl/cinder"
 	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
+	"github.com/vtpmctl/vtpmctl/nova"
 	"github.com/vtpmctl/vtpmctl/plans"
 )
 
@@ -571,9 +572,16 @@ func TestIntegrationVolumeAudits(t *testing.T) {
 	})
 
 	t.Run("report", func(t *testing.T) {
+		// The page names guests in its findings: with an upgrade to check,
+		// as TestIntegrationReportInBrowser, a vTPM guest the upgrade
+		// strands is one.
+		to := map[string]nova.Release{"zed": nova.Dalmatian, "2025.1": nova.Gazpacho, "2026.1": nova.Hibiscus}[devcloudtest.Release()]
+		if to == nova.ReleaseUnknown {
+			to = devcloudtest.NovaRelease(t)
+		}
 		html := filepath.Join(t.TempDir(), "report.html")
 		r := h.run(func(streams *IOStreams) error {
-			return runReport(ctx, &reportOptions{IO: streams, Global: h.global("devcloud-admin"), Out: html})
+			return runReport(ctx, &reportOptions{IO: streams, Global: h.global("devcloud-admin"), Out: html, UpgradeTo: to})
 		})
 		page, _ := os.ReadFile(html)
 		if r.code != 0 || !strings.Contains(string(page), s.ID) {
