@@ -118,6 +118,13 @@ func runSecretsAudit(ctx context.Context, o *secretsAuditOptions) error {
 	}
 	warnRelease(o.IO, a.Release)
 	res := a.Result
+	// The table's footer says what the audit could not see; other
+	// formats carry it in "warnings", and the terminal is told too.
+	if o.Global.Output.Format != "table" || o.CleanupPlan {
+		for _, w := range res.Warnings {
+			warn(o.IO, "%s", w)
+		}
+	}
 	if o.CleanupPlan {
 		return writeCleanupPlan(o, barbican.NewCleanupPlan(a, time.Now()))
 	}
