@@ -220,8 +220,16 @@ up() {
   # 6. nova-compute. Ready once it has reported to the database after this
   # start: report_state runs only after init_host, with its RPC servers
   # listening (nova/service.py start).
-  local before count
+  local before count id
   if [ -z "$(recorded nova-compute)" ]; then
+    # A service record of an earlier B whose state is gone (the cloud went
+    # down under it): Nova would refuse the new node's identity for the
+    # same host, so the record goes first.
+    if [ ! -e "$S/devcloud/data/nova/compute_id" ]; then
+      for id in $(psql_a "select uuid from services where host = '$HOSTB' and \"binary\" = 'nova-compute' and deleted = 0"); do
+        osc --os-compute-api-version 2.53 compute service delete "$id" > /dev/null && log "deleted the stale compute service $id of an earlier host B"
+      done
+    fi
     before=$(psql_a "select coalesce(max(report_count), -1) from services where host = '$HOSTB' and \"binary\" = 'nova-compute' and deleted = 0")
     before=${before:--1}
     start_b nova-compute nova-compute --config-file $IN_DIR/etc/nova/nova-cpu.conf --config-file $IN_DIR/etc/nova/nova-b.conf \
