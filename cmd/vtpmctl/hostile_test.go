@@ -53,6 +53,8 @@ func secretsCloud(t *testing.T) *fakecloud.Cloud {
 	// report and plan verify read the fleet too: no hosts, not a 404
 	c.Handle(fakecloud.Hypervisors, fakecloud.JSON(200, `{"hypervisors":[]}`))
 	c.Handle(fakecloud.ResourceProviders, fakecloud.JSON(200, `{"resource_providers":[]}`))
+	// The audits list volumes once (volume-backed guests); none here.
+	c.Handle(fakecloud.Volumes, fakecloud.JSON(200, `{"volumes":[]}`))
 	return c
 }
 
