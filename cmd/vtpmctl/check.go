@@ -2,17 +2,14 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"reflect"
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/vtpmctl/vtpmctl/barbican"
-	"github.com/vtpmctl/vtpmctl/cinder"
-	"github.com/vtpmctl/vtpmctl/compute"
-	"github.com/vtpmctl/vtpmctl/glance"
+	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/nova"
+	// aliased: the parity integration test declares a func predict
+	predictsvc "github.com/vtpmctl/vtpmctl/predict"
 )
 
 type checkOptions struct {
@@ -95,102 +92,31 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 	if o.Image != "" && o.Volume != "" {
 		return usagef("check: --image and --volume exclude each other (a server boots from one)")
 	}
-	rel := o.Release
-	image := nova.Image{Name: o.ImageName, Properties: props}
-	flavor := nova.Flavor{Name: o.FlavorName, ExtraSpecs: specs}
-	var vol *cinder.Volume // set with --volume: Nova's volume rules decide
-	decide := func(f nova.Flavor, i nova.Image, r nova.Release) nova.Decision {
-		if vol == nil {
-			return nova.Decide(f, i, r)
+	req := predictsvc.Request{Image: o.Image, Flavor: o.Flavor, Volume: o.Volume,
+		ImageProperties: props, FlavorSpecs: specs, ImageName: o.ImageName, FlavorName: o.FlavorName,
+		Release: nova.ReleaseEvidence{Flag: o.Release, FlagName: "--nova-release"}}
+	var sess *cloud.Session
+	if req.Online() {
+		if sess, err = o.Global.connect(ctx); err != nil {
+			return err
 		}
-		v := *vol
-		v.ImageMetadata = i.Properties
-		return cinder.Decide(f, v, r)
-	}
-	online := o.Image != "" || o.Flavor != "" || o.Volume != ""
-	if !online && rel == nova.ReleaseUnknown {
+	} else if o.Release == nova.ReleaseUnknown {
 		return usagef("check: an offline check needs --nova-release (or --image/--flavor and a cloud to detect it from)")
 	}
-
-	releaseNote := ""
-	var roles []string // the caller's, online: Barbican decides on them
-	if online {
-		sess, err := o.Global.connect(ctx)
-		if err != nil {
-			return err
-		}
-		computeClient, err := sess.Compute()
-		if err != nil {
-			return err
-		}
-		if o.Image != "" {
-			imageClient, err := sess.Image()
-			if err != nil {
-				return err
-			}
-			ci, err := glance.FindImage(ctx, imageClient, o.Image)
-			if err != nil {
-				return fmt.Errorf("image %s: %w", o.Image, err)
-			}
-			image = nova.Image{Name: ci.Name, Properties: overlay(ci.Properties, props)}
-		}
-		if o.Volume != "" {
-			vc, err := sess.BlockStorage()
-			if err != nil {
-				return err
-			}
-			v, err := cinder.FindVolume(ctx, vc, o.Volume, false)
-			if err != nil {
-				return fmt.Errorf("volume %s: %w", o.Volume, err)
-			}
-			v.ImageMetadata = overlay(v.ImageMetadata, props)
-			vol = &v
-			image = nova.Image{Name: nova.DisplayName(v.Name, v.ID), Properties: v.ImageMetadata}
-		}
-		if o.Flavor != "" {
-			cf, err := compute.FindFlavor(ctx, compute.ComputeClient(computeClient), o.Flavor)
-			if err != nil {
-				return fmt.Errorf("flavor %s: %w", o.Flavor, err)
-			}
-			flavor = nova.Flavor{Name: cf.Name, ExtraSpecs: overlay(cf.ExtraSpecs, specs)}
-		}
-		differ := func(a, b nova.Release) bool { return !sameDecision(decide, flavor, image, a, b) }
-		res, err := resolveRelease(ctx, o.IO, "--nova-release", o.Release, computeClient, true, differ)
-		if err != nil {
-			return err
-		}
-		rel, releaseNote = res.Release, res.Note(differ)
-		roles, _ = sess.TokenRoles()
-	}
-	d := decide(flavor, image, rel)
-	if roles != nil {
-		d = barbican.PredictSecretCreate(d, roles)
-	}
-	if err := output.Write(o.IO.Out, o.Global.Output, checkRecord(d, releaseNote)); err != nil {
+	res, err := predictsvc.Check(ctx, sess, req)
+	if err != nil {
 		return err
 	}
-	if d.Error != nil {
+	if res.Warning != "" {
+		warn(o.IO, "%s", res.Warning)
+	}
+	if err := output.Write(o.IO.Out, o.Global.Output, checkRecord(res.Decision, res.ReleaseNote)); err != nil {
+		return err
+	}
+	if res.Decision.Error != nil {
 		return &reportedError{code: exitFailed}
 	}
 	return nil
-}
-
-// sameDecision: two releases give this request the same answer.
-func sameDecision(decide func(nova.Flavor, nova.Image, nova.Release) nova.Decision, f nova.Flavor, i nova.Image, a, b nova.Release) bool {
-	da, db := decide(f, i, a), decide(f, i, b)
-	da.Release, db.Release = 0, 0
-	return reflect.DeepEqual(da, db)
-}
-
-func overlay(base, top map[string]string) map[string]string {
-	out := make(map[string]string, len(base)+len(top))
-	for k, v := range base {
-		out[k] = v
-	}
-	for k, v := range top {
-		out[k] = v
-	}
-	return out
 }
 
 func checkRecord(d nova.Decision, releaseNote string) output.Record {

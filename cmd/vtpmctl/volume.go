@@ -206,7 +206,7 @@ func checkVolumeConflicts(ctx context.Context, o *volumeChangeOptions, sess *clo
 			if len(nova.VTPMKeys(f.ExtraSpecs, nova.IsVTPMFlavorKey)) == 0 {
 				continue
 			}
-			if d := cinder.Decide(f.Flavor, after, res.Release); d.Error != nil && d.Error.Stage == nova.StageScheduling {
+			if d := nova.DecideVolume(f.Flavor, after.Boot(), res.Release); d.Error != nil && d.Error.Stage == nova.StageScheduling {
 				ws = append(ws, fmt.Sprintf("volume %s with flavor %s would end in ERROR: %s", plans[i].Name, f.Name, volumeRefusal(d)))
 			}
 		}
@@ -249,8 +249,8 @@ what Nova would give a server booted from it with a flavor without hw:tpm_*.`,
 			if err != nil {
 				return err
 			}
-			d := cinder.Decide(nova.Flavor{Name: "(flavor without hw:tpm_*)"}, v, res.Release)
-			s := nova.SummarizeImage(cinder.BootProperties(v.ImageMetadata))
+			d := nova.DecideVolume(nova.Flavor{Name: "(flavor without hw:tpm_*)"}, v.Boot(), res.Release)
+			s := nova.SummarizeImage(nova.VolumeBootProperties(v.ImageMetadata))
 			attached := []string{}
 			for _, a := range v.Attachments {
 				attached = append(attached, a.ServerID+" "+a.Device)
@@ -337,11 +337,11 @@ hw:tpm_*. --property keeps volumes whose image metadata has KEY=VALUE;
 			}
 			var recs []output.Record
 			for _, v := range cinder.Select(vols, filter) {
-				d := cinder.Decide(nova.Flavor{Name: "(flavor without hw:tpm_*)"}, v, res.Release)
+				d := nova.DecideVolume(nova.Flavor{Name: "(flavor without hw:tpm_*)"}, v.Boot(), res.Release)
 				if (vtpm && !d.VTPM) || (noVTPM && d.VTPM) {
 					continue
 				}
-				s := nova.SummarizeImage(cinder.BootProperties(v.ImageMetadata))
+				s := nova.SummarizeImage(nova.VolumeBootProperties(v.ImageMetadata))
 				recs = append(recs, output.Record{{Name: "id", Value: v.ID}, {Name: "name", Value: v.Name}, {Name: "status", Value: v.Status},
 					{Name: "hw_tpm_version", Value: s.TPMVersion}, {Name: "hw_tpm_model", Value: s.TPMModel},
 					{Name: "vtpm", Value: vtpmText(d)}, {Name: "windows_profile", Value: s.WindowsProfile},
