@@ -13,7 +13,6 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/vtpmctl/vtpmctl/compute"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/fileout"
 	"github.com/vtpmctl/vtpmctl/internal/infile"
@@ -337,41 +336,28 @@ func runPlanApply(ctx context.Context, o *planApplyOptions, write bool) error {
 	if err != nil {
 		return err
 	}
-	svc, err := o.Global.services(ctx, needCompute|needImage)
+	sess, err := o.Global.connect(ctx)
 	if err != nil {
 		return err
 	}
-	computeClient, imageClient := svc.compute, svc.image
-	res, err := resolveRelease(ctx, o.IO, "--nova-release", o.Release, computeClient, false, nil)
-	if err != nil {
-		return err
+	res, err := plans.Apply(ctx, sess, plans.ApplyRequest{Plan: p, Rules: rules, AllProjects: o.AllProjects, Write: write,
+		Release:  nova.ReleaseEvidence{Flag: o.Release, FlagName: "--nova-release"},
+		Progress: func(ctx context.Context, phase string) context.Context { return withProgress(ctx, o.IO.Err, phase) }})
+	if w := res.Release.Warning(nil); w != "" {
+		warn(o.IO, "%s", w) // the release the diff used, even when it failed
 	}
-	rel := res.Release
-	conv, err := plans.DiffPlan(ctx, imageClient, computeClient, p, rel)
-	if err != nil {
+	var diffErr *plans.DiffError
+	switch {
+	case errors.As(err, &diffErr):
 		// exitCode tells a bad plan (2) from a failed cloud (1); a value
 		// Nova refuses is named by the plan's key, not a flag.
-		return inWords(fmt.Errorf("plan %s: %w", o.File, err), planKey)
-	}
-	// Boot volumes: nil when the catalog has no block storage (then no
-	// disk can have landed on a volume).
-	volumeClient, err := compute.OptionalVolumes(svc.sess.BlockStorage())
-	if err != nil {
+		return inWords(fmt.Errorf("plan %s: %w", o.File, diffErr.Err), planKey)
+	case errors.Is(err, plans.ErrNoBlockStorage):
+		return usagef("--match: %v", err)
+	case err != nil:
 		return err
 	}
-	if volumeClient != nil {
-		if err := plans.DiffVolumes(ctx, volumeClient, conv, p, rules, o.AllProjects); err != nil {
-			return inWords(fmt.Errorf("plan %s: %w", o.File, err), planKey)
-		}
-	} else if len(rules) > 0 {
-		return usagef("--match: the cloud's catalog has no block storage, so there are no volumes to match")
-	}
-	if write {
-		plans.ApplyConvergence(withProgress(ctx, o.IO.Err, "applying"), imageClient, compute.WriteClient(computeClient), conv, rel)
-		if volumeClient != nil {
-			plans.ApplyVolumes(withProgress(ctx, o.IO.Err, "writing volumes"), volumeClient, conv)
-		}
-	}
+	conv := res.Convergence
 	for _, m := range conv.Missing {
 		fmt.Fprintf(o.IO.Err, "vtpmctl: image %s: pending, not in Glance yet (convert the VM's disk first)\n", m)
 	}
