@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/vtpmctl/vtpmctl/internal/scalecloud"
 	"github.com/vtpmctl/vtpmctl/nova"
 )
 
@@ -33,5 +34,19 @@ func TestCheckOffline(t *testing.T) {
 				t.Errorf("vtpm %v refused %v release %v", res.Decision.VTPM, res.Decision.Error != nil, res.Decision.Release)
 			}
 		})
+	}
+}
+
+// Online: the flavor is read from the cloud (strict), the release
+// detected from the compute API, the spec given on top overrides it.
+func TestCheckOnline(t *testing.T) {
+	sess := scaleSession(t, scalecloud.Config{Guests: 1, Projects: 1, Hypervisors: 1})
+	res, err := Check(context.Background(), sess, Request{Flavor: "vtpm.crb", FlavorSpecs: map[string]string{"hw:tpm_model": "tpm-tis"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := res.Decision
+	if !d.VTPM || d.Model != "tpm-tis" || d.Release != nova.Zed || res.ReleaseNote == "" {
+		t.Errorf("vtpm %v model %q release %s note %q", d.VTPM, d.Model, d.Release, res.ReleaseNote)
 	}
 }

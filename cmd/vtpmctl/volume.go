@@ -8,10 +8,11 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/vtpmctl/vtpmctl/cinder"
-	"github.com/vtpmctl/vtpmctl/compute"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/nova"
+	// aliased: the parity integration test declares a func predict
+	predictsvc "github.com/vtpmctl/vtpmctl/predict"
 )
 
 // volumeChangeOptions mirror imageChangeOptions: a server booted from an
@@ -183,33 +184,23 @@ func planVolumes(vols []cinder.Volume, set bool, req nova.ImageRequest) ([]nova.
 // from a changed volume in ERROR. Advice only: failing to list flavors is
 // a warning.
 func checkVolumeConflicts(ctx context.Context, o *volumeChangeOptions, sess *cloud.Session, vols []cinder.Volume, plans []nova.ObjectPlan) {
-	computeClient, err := sess.Compute()
-	if err != nil {
-		warn(o.IO, "flavors not checked for conflicts: %v", err)
-		return
+	req := predictsvc.ConflictRequest{Release: nova.ReleaseEvidence{Flag: o.Release, FlagName: "--nova-release"}}
+	for i, v := range vols {
+		after := v.Boot()
+		after.ImageMetadata = nova.Apply(v.ImageMetadata, plans[i].Changes)
+		req.Volumes = append(req.Volumes, after)
 	}
-	res, err := resolveRelease(ctx, o.IO, "--nova-release", o.Release, computeClient, false, nil)
-	if err != nil {
-		warn(o.IO, "flavors not checked for conflicts: %v", err)
-		return
+	conflicts, res, err := predictsvc.VolumeConflicts(ctx, sess, req)
+	if w := res.Warning(nil); w != "" {
+		warn(o.IO, "%s", w)
 	}
-	fls, err := compute.ListFlavors(ctx, compute.ComputeClient(computeClient))
 	if err != nil {
 		warn(o.IO, "flavors not checked for conflicts: %v", err)
 		return
 	}
 	var ws []string
-	for i, v := range vols {
-		after := v
-		after.ImageMetadata = nova.Apply(v.ImageMetadata, plans[i].Changes)
-		for _, f := range fls {
-			if len(nova.VTPMKeys(f.ExtraSpecs, nova.IsVTPMFlavorKey)) == 0 {
-				continue
-			}
-			if d := nova.DecideVolume(f.Flavor, after.Boot(), res.Release); d.Error != nil && d.Error.Stage == nova.StageScheduling {
-				ws = append(ws, fmt.Sprintf("volume %s with flavor %s would end in ERROR: %s", plans[i].Name, f.Name, volumeRefusal(d)))
-			}
-		}
+	for _, c := range conflicts {
+		ws = append(ws, fmt.Sprintf("volume %s with flavor %s would end in ERROR: %s", c.Volume, c.Flavor, volumeRefusal(c.Decision)))
 	}
 	warnAll(o.IO, ws)
 }
