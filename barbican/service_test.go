@@ -3,45 +3,20 @@ package barbican
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/vtpmctl/vtpmctl/compute"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/scalecloud"
+	"github.com/vtpmctl/vtpmctl/internal/scalecloud/scaletest"
 	"github.com/vtpmctl/vtpmctl/nova"
 )
 
-// scaleSession is a session on a strict synthetic cloud (admin, scoped to
-// the admin project), the way vtpmctl connects: clouds.yaml and Connect.
-// A request the cloud does not serve fails the test.
+// scaleSession: a strict synthetic cloud, connected as vtpmctl connects.
 func scaleSession(t *testing.T, cfg scalecloud.Config) (*scalecloud.Cloud, *cloud.Session) {
 	t.Helper()
-	c, err := scalecloud.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if s := c.Stats(); s.NUnexpected > 0 {
-			t.Errorf("%d requests the cloud does not serve: %v", s.NUnexpected, s.Unexpected)
-		}
-		c.Close()
-	})
-	path := filepath.Join(t.TempDir(), "clouds.yaml")
-	yaml := fmt.Sprintf("clouds:\n  scale:\n    auth:\n      auth_url: %s/v3\n      username: admin\n      password: %s\n      project_name: admin\n      user_domain_name: Default\n      project_domain_name: Default\n    region_name: RegionOne\n", c.URL, scalecloud.Password)
-	if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("OS_CLIENT_CONFIG_FILE", path)
-	sess, err := cloud.Connect(context.Background(), cloud.Options{Cloud: "scale", Timeout: time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c, sess
+	return scaletest.Session(t, cfg)
 }
 
 var cliFlags = Flags{ServiceUser: "--nova-service-user", ServiceProject: "--nova-service-project", Scope: "--all-projects or --project"}

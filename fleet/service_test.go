@@ -3,40 +3,21 @@ package fleet
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/vtpmctl/vtpmctl/hostcheck"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/scalecloud"
+	"github.com/vtpmctl/vtpmctl/internal/scalecloud/scaletest"
 	"github.com/vtpmctl/vtpmctl/nova"
 )
 
-// scaleSession starts the synthetic cloud (strict: an unknown route or
-// parameter is counted as unexpected) and logs in to it as admin, the
-// way the command does (clouds.yaml).
+// scaleSession is scaletest.Session with the login left out of the counts.
 func scaleSession(t *testing.T, cfg scalecloud.Config) (*scalecloud.Cloud, *cloud.Session) {
 	t.Helper()
-	c, err := scalecloud.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	dir := t.TempDir()
-	yaml := fmt.Sprintf("clouds:\n  scale:\n    auth:\n      auth_url: %s/v3\n      username: admin\n      password: %s\n      project_name: admin\n      user_domain_name: Default\n      project_domain_name: Default\n    region_name: RegionOne\n", c.URL, scalecloud.Password)
-	if err := os.WriteFile(filepath.Join(dir, "clouds.yaml"), []byte(yaml), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("OS_CLIENT_CONFIG_FILE", filepath.Join(dir, "clouds.yaml"))
-	sess, err := cloud.Connect(context.Background(), cloud.Options{Cloud: "scale", Timeout: 30 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Reset()
+	c, sess := scaletest.Session(t, cfg)
+	c.Reset() // count only what the job asks, not the login
 	return c, sess
 }
 

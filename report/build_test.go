@@ -3,40 +3,22 @@ package report
 import (
 	"context"
 	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/vtpmctl/vtpmctl/fleet"
 	"github.com/vtpmctl/vtpmctl/hostcheck"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/scalecloud"
+	"github.com/vtpmctl/vtpmctl/internal/scalecloud/scaletest"
 	"github.com/vtpmctl/vtpmctl/nova"
 )
 
-// scaleSession starts the strict synthetic cloud and logs in as admin
-// through clouds.yaml, as the command does.
+// scaleSession is scaletest.Session with the login left out of the counts.
 func scaleSession(t *testing.T, cfg scalecloud.Config) (*scalecloud.Cloud, *cloud.Session) {
 	t.Helper()
-	c, err := scalecloud.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	file := filepath.Join(t.TempDir(), "clouds.yaml")
-	yaml := fmt.Sprintf("clouds:\n  scale:\n    auth:\n      auth_url: %s/v3\n      username: admin\n      password: %s\n      project_name: admin\n      user_domain_name: Default\n      project_domain_name: Default\n    region_name: RegionOne\n", c.URL, scalecloud.Password)
-	if err := os.WriteFile(file, []byte(yaml), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("OS_CLIENT_CONFIG_FILE", file)
-	sess, err := cloud.Connect(context.Background(), cloud.Options{Cloud: "scale", Timeout: 30 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Reset()
+	c, sess := scaletest.Session(t, cfg)
+	c.Reset() // count only what the job asks, not the login
 	return c, sess
 }
 
