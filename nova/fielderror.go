@@ -69,14 +69,3 @@ func ValidateTPM(version, model string) error {
 	}
 	return nil
 }
-
-// ValidateTPMFlags is ValidateTPM spelled with the image and flavor
-// commands' flags, for callers that do not map FieldError yet.
-//
-// Deprecated: call ValidateTPM and name the fields where they surface.
-func ValidateTPMFlags(version, model string) error {
-	if fe, ok := ValidateTPM(version, model).(*FieldError); ok {
-		return &RequestError{fe.Message(func(f Field) string { return "--" + strings.ReplaceAll(string(f), "_", "-") })}
-	}
-	return nil
-}

@@ -115,7 +115,7 @@ func runImageChange(ctx context.Context, o *imageChangeOptions) error {
 	}
 	req := nova.ImageRequest{TPMVersion: o.Version, TPMModel: o.Model, Windows: o.Windows}
 	if o.Set {
-		if err := nova.ValidateTPMFlags(o.Version, o.Model); err != nil {
+		if err := nova.ValidateTPM(o.Version, o.Model); err != nil {
 			return err
 		}
 		if o.Version == "" && !o.Windows {

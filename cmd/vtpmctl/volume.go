@@ -125,7 +125,7 @@ func runVolumeChange(ctx context.Context, o *volumeChangeOptions) error {
 	}
 	req := nova.ImageRequest{TPMVersion: o.Version, TPMModel: o.Model, Windows: o.Windows}
 	if o.Set {
-		if err := nova.ValidateTPMFlags(o.Version, o.Model); err != nil {
+		if err := nova.ValidateTPM(o.Version, o.Model); err != nil {
 			return err
 		}
 		if o.Version == "" && !o.Windows {
