@@ -103,14 +103,6 @@ func readHostReports(dir string) ([]hostcheck.Report, error) {
 	return reps, nil
 }
 
-// readReportDir is plan verify's way in until plans.VerifyRequest takes
-// the reports as a list (then this goes): readHostReports, indexed as
-// the fleet audit matches them.
-func readReportDir(dir string) (map[string]hostcheck.Report, []hostcheck.Report, error) {
-	reps, err := readHostReports(dir)
-	return fleet.ReportIndex(reps), reps, err
-}
-
 func runHostsReport(o *hostsOptions) error {
 	reps, err := readReports(o.Reports)
 	if err != nil {

@@ -92,7 +92,7 @@ func runPlanVerify(ctx context.Context, o *planVerifyOptions) error {
 	if err != nil {
 		return err
 	}
-	_, reports, err := readReportDir(o.HostReports)
+	reports, err := readHostReports(o.HostReports)
 	if err != nil {
 		return err
 	}
