@@ -100,6 +100,16 @@ func TestIntegrationOperationsParity(t *testing.T) {
 		flavorOf[m] = name
 	}
 	guests := make([]modeGuest, len(modes))
+	// Deleted together at the end (one teardown's wait, not one per guest).
+	t.Cleanup(func() {
+		var ids []string
+		for _, g := range guests {
+			if g.id != "" {
+				ids = append(ids, g.id)
+			}
+		}
+		deleteAllAndWait(dcompute, ids...)
+	})
 	var wg sync.WaitGroup
 	for i, m := range modes {
 		wg.Add(1)
@@ -112,7 +122,6 @@ func TestIntegrationOperationsParity(t *testing.T) {
 				t.Errorf("boot %s: %v", m, err)
 				return
 			}
-			t.Cleanup(func() { deleteAndWait(dcompute, s.ID) })
 			guests[i] = modeGuest{mode: m, id: s.ID, flavor: fid}
 		}(i, m)
 	}
@@ -232,7 +241,7 @@ func predictOps(t *testing.T, image, flavor string) map[string]string {
 // task state.
 func waitSettled(t *testing.T, c *gophercloud.ServiceClient, id string) {
 	t.Helper()
-	for i := 0; i < 120; i++ {
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); {
 		var s struct {
 			Server struct {
 				Status    string `json:"status"`
@@ -268,7 +277,9 @@ func faultMessage(body []byte) string {
 	return strings.TrimSpace(string(body))
 }
 
-func sleep(*testing.T) { time.Sleep(time.Second) }
+// sleep is the poll interval of the waits here: short, as a server's state
+// changes within seconds and each poll is one GET.
+func sleep(*testing.T) { time.Sleep(500 * time.Millisecond) }
 
 // TestIntegrationSchedulingParity: a host that lacks a trait the request
 // needs gets no guest. The fake compute is given the traits of a host
@@ -397,7 +408,7 @@ func bootIn(t *testing.T, c *gophercloud.ServiceClient, imageID, flavorID, az st
 		t.Fatalf("server create: %v", err)
 	}
 	t.Cleanup(func() { deleteAndWait(c, s.ID) })
-	for i := 0; i < 300; i++ {
+	for deadline := time.Now().Add(5 * time.Minute); time.Now().Before(deadline); {
 		s, err = servers.Get(context.Background(), c, s.ID).Extract()
 		if err != nil {
 			t.Fatal(err)
