@@ -2,16 +2,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/vtpmctl/vtpmctl/cinder"
-	"github.com/vtpmctl/vtpmctl/compute"
 	"github.com/vtpmctl/vtpmctl/glance"
-	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/tagging"
 )
 
 type imageChangeOptions struct {
@@ -126,88 +125,39 @@ func runImageChange(ctx context.Context, o *imageChangeOptions) error {
 	if err != nil {
 		return err
 	}
-	imageClient, err := sess.Image()
-	if err != nil {
-		return err
-	}
-	imgs, err := glance.ResolveImages(ctx, imageClient, o.Images, selector)
-	if err != nil {
-		return err
-	}
-	if len(imgs) == 0 {
+	res, err := tagging.Images(ctx, sess, tagging.ImagesRequest{Images: o.Images, Selector: selector, Set: o.Set, Change: req, DryRun: o.DryRun,
+		Release:  nova.ReleaseEvidence{Flag: o.Release, FlagName: "--nova-release"},
+		Progress: func(ctx context.Context) context.Context { return withProgress(ctx, o.IO.Err, "writing images") }})
+	if errors.Is(err, tagging.ErrNoImage) {
 		return usagef("no image matches --select %v", o.Select)
 	}
-	plans, err := nova.PlanImages(imgs, o.Set, req)
 	if err != nil {
 		return err
 	}
 	if o.Set {
-		checkImageConflicts(ctx, o, sess, imgs, plans)
+		if w := res.Release.Warning(nil); w != "" {
+			warn(o.IO, "%s", w)
+		}
+		if res.ConflictsErr != nil {
+			warn(o.IO, "flavors not checked for conflicts: %v", res.ConflictsErr)
+		}
+		warnAll(o.IO, res.Conflicts)
 	}
-	if !o.DryRun {
-		glance.ApplyImagePlans(withProgress(ctx, o.IO.Err, "writing images"), imageClient, plans, imgs)
+	err = printChanges(o.IO, o.Global, res.Plans, o.DryRun)
+	if res.StaleErr != nil {
+		warn(o.IO, "volumes created from the changed images not checked: %v", res.StaleErr)
 	}
-	err = printChanges(o.IO, o.Global, plans, o.DryRun)
-	if !o.DryRun {
-		warnStaleVolumes(ctx, o, sess, plans)
+	// Cinder copied the image's properties when it created each volume,
+	// and Nova reads that copy for a server booted from the volume.
+	for _, s := range res.Stale {
+		fmt.Fprintf(o.IO.Err, "vtpmctl: %s: %d bootable volume(s) created from this image before do not carry the change (a server booted from a volume gets the volume's copy of the image properties); to change them too: %s\n",
+			s.Image, s.Count, volumeFixCommand(o, s.ImageID, res.AllProjects))
 	}
 	return err
 }
 
-// warnStaleVolumes tells, after a write, how many bootable volumes were
-// created from a changed image and still hold the image's old properties:
-// Cinder copied them at volume creation and Nova reads that copy for a
-// server booted from the volume. One volume list (every project for an
-// admin); a cloud without Cinder says nothing.
-func warnStaleVolumes(ctx context.Context, o *imageChangeOptions, sess *cloud.Session, plans []nova.ObjectPlan) {
-	changed := false
-	for _, p := range plans {
-		changed = changed || p.Err == nil && len(nova.Writes(p.Changes)) > 0
-	}
-	if !changed {
-		return
-	}
-	vc, err := sess.BlockStorage()
-	if err != nil {
-		return // no block-storage endpoint: no volumes to speak of
-	}
-	roles, _ := sess.TokenRoles()
-	admin := false
-	for _, r := range roles {
-		admin = admin || r == "admin"
-	}
-	vols, err := cinder.ListVolumes(ctx, vc, cinder.ListOpts{AllTenants: admin, Bootable: true})
-	if err != nil {
-		warn(o.IO, "volumes created from the changed images not checked: %v", err)
-		return
-	}
-	for _, p := range plans {
-		if p.Err != nil || len(nova.Writes(p.Changes)) == 0 {
-			continue
-		}
-		n := 0
-		for _, v := range vols {
-			if v.ImageMetadata["image_id"] == p.ID && !carries(v.ImageMetadata, p.Changes) {
-				n++
-			}
-		}
-		if n > 0 {
-			fmt.Fprintf(o.IO.Err, "vtpmctl: %s: %d bootable volume(s) created from this image before do not carry the change (a server booted from a volume gets the volume's copy of the image properties); to change them too: %s\n",
-				p.Name, n, volumeFixCommand(o, p.ID, admin))
-		}
-	}
-}
-
-// carries: the volume's metadata already is what the image became.
-func carries(meta map[string]string, cs []nova.Change) bool {
-	for _, c := range cs {
-		v, ok := meta[c.Key]
-		if c.Action == nova.Removed && ok || c.Action != nova.Removed && v != c.New {
-			return false
-		}
-	}
-	return true
-}
+// carries is tagging.Carries, for TestStaleVolumeHint (volume_test.go).
+func carries(meta map[string]string, cs []nova.Change) bool { return tagging.Carries(meta, cs) }
 
 // volumeFixCommand is the volume command with the image command's flags.
 func volumeFixCommand(o *imageChangeOptions, imageID string, admin bool) string {
@@ -232,29 +182,6 @@ func verb(set bool) string {
 		return "set"
 	}
 	return "unset"
-}
-
-// checkImageConflicts warns about flavors that would make a boot fail with
-// the changed images. It is advice: not being able to list flavors is a
-// warning, not a failure.
-func checkImageConflicts(ctx context.Context, o *imageChangeOptions, sess *cloud.Session, imgs []nova.CloudImage, plans []nova.ObjectPlan) {
-	computeClient, err := sess.Compute()
-	if err != nil {
-		warn(o.IO, "flavors not checked for conflicts: %v", err)
-		return
-	}
-	res, err := resolveRelease(ctx, o.IO, "--nova-release", o.Release, computeClient, false, nil)
-	if err != nil {
-		warn(o.IO, "flavors not checked for conflicts: %v", err)
-		return
-	}
-	rel := res.Release
-	fls, err := compute.ListFlavors(ctx, compute.ComputeClient(computeClient))
-	if err != nil {
-		warn(o.IO, "flavors not checked for conflicts: %v", err)
-		return
-	}
-	warnAll(o.IO, nova.ImageConflicts(imgs, plans, fls, rel))
 }
 
 func newImageShowCommand(g *globalOptions, streams *IOStreams) *cli.Command {

@@ -1,0 +1,158 @@
+package tagging
+
+import (
+	"context"
+	"errors"
+
+	"github.com/vtpmctl/vtpmctl/cinder"
+	"github.com/vtpmctl/vtpmctl/compute"
+	"github.com/vtpmctl/vtpmctl/glance"
+	"github.com/vtpmctl/vtpmctl/internal/cloud"
+	"github.com/vtpmctl/vtpmctl/nova"
+)
+
+// ImagesRequest is one image set or unset.
+type ImagesRequest struct {
+	Images   []string          // names or IDs
+	Selector map[string]string // KEY=VALUE every selected image has
+	Set      bool              // set, or unset
+	Change   nova.ImageRequest
+	DryRun   bool
+	// Release is the caller's evidence for the conflict advice.
+	Release nova.ReleaseEvidence
+	// Progress, when set, wraps the writing phase's context so the
+	// caller can draw progress.
+	Progress func(ctx context.Context) context.Context
+}
+
+// ImagesResult is the plan per image (written unless DryRun) and the
+// advice around it; advice that could not be had is an error of its own,
+// never the call's.
+type ImagesResult struct {
+	Plans []nova.ObjectPlan
+	// Conflicts: image+flavor pairs that would put a server in ERROR
+	// (set only), in Nova's words.
+	Conflicts    []string
+	ConflictsErr error
+	// Release is how the conflict advice settled the release.
+	Release nova.ResolvedRelease
+	// Stale: per changed image, bootable volumes created from it that
+	// do not carry the change (after a write; none on a cloud without
+	// block storage).
+	Stale    []StaleVolumes
+	StaleErr error
+	// AllProjects: Stale counted every project's volumes (an admin).
+	AllProjects bool
+}
+
+// StaleVolumes counts the volumes created from one changed image.
+type StaleVolumes struct {
+	ImageID, Image string
+	Count          int
+}
+
+// ErrNoImage: the selector matched no image (the caller names its flag).
+var ErrNoImage = errors.New("no image matches the selector")
+
+// Images finds the images, plans the change (a change Nova refuses is
+// the call's error, before any write), advises on flavor conflicts and,
+// unless DryRun, writes what differs and counts the stale volumes.
+func Images(ctx context.Context, sess *cloud.Session, req ImagesRequest) (ImagesResult, error) {
+	var out ImagesResult
+	imageClient, err := sess.Image()
+	if err != nil {
+		return out, err
+	}
+	imgs, err := glance.ResolveImages(ctx, imageClient, req.Images, req.Selector)
+	if err != nil {
+		return out, err
+	}
+	if len(imgs) == 0 {
+		return out, ErrNoImage
+	}
+	if out.Plans, err = nova.PlanImages(imgs, req.Set, req.Change); err != nil {
+		return out, err
+	}
+	if req.Set {
+		out.Conflicts, out.Release, out.ConflictsErr = imageConflicts(ctx, sess, req.Release, imgs, out.Plans)
+	}
+	if req.DryRun {
+		return out, nil
+	}
+	wctx := ctx
+	if req.Progress != nil {
+		wctx = req.Progress(ctx)
+	}
+	glance.ApplyImagePlans(wctx, imageClient, out.Plans, imgs)
+	out.Stale, out.AllProjects, out.StaleErr = staleVolumes(ctx, sess, out.Plans)
+	return out, nil
+}
+
+// imageConflicts is advice: one flavor list, Nova's rules per pair.
+func imageConflicts(ctx context.Context, sess *cloud.Session, ev nova.ReleaseEvidence, imgs []nova.CloudImage, plans []nova.ObjectPlan) ([]string, nova.ResolvedRelease, error) {
+	computeClient, err := sess.Compute()
+	if err != nil {
+		return nil, nova.ResolvedRelease{}, err
+	}
+	res, err := compute.ResolveRelease(ctx, computeClient, ev, false)
+	if err != nil {
+		return nil, res, err
+	}
+	fls, err := compute.ListFlavors(ctx, compute.ComputeClient(computeClient))
+	if err != nil {
+		return nil, res, err
+	}
+	return nova.ImageConflicts(imgs, plans, fls, res.Release), res, nil
+}
+
+// staleVolumes: one bootable-volume list (every project for an admin)
+// when any image changed; nothing on a cloud without block storage.
+func staleVolumes(ctx context.Context, sess *cloud.Session, plans []nova.ObjectPlan) ([]StaleVolumes, bool, error) {
+	changed := false
+	for _, p := range plans {
+		changed = changed || p.Err == nil && len(nova.Writes(p.Changes)) > 0
+	}
+	if !changed {
+		return nil, false, nil
+	}
+	vc, err := sess.BlockStorage()
+	if err != nil {
+		return nil, false, nil // no block-storage endpoint: no volumes to speak of
+	}
+	roles, _ := sess.TokenRoles()
+	admin := false
+	for _, r := range roles {
+		admin = admin || r == "admin"
+	}
+	vols, err := cinder.ListVolumes(ctx, vc, cinder.ListOpts{AllTenants: admin, Bootable: true})
+	if err != nil {
+		return nil, admin, err
+	}
+	var out []StaleVolumes
+	for _, p := range plans {
+		if p.Err != nil || len(nova.Writes(p.Changes)) == 0 {
+			continue
+		}
+		n := 0
+		for _, v := range vols {
+			if v.ImageMetadata["image_id"] == p.ID && !Carries(v.ImageMetadata, p.Changes) {
+				n++
+			}
+		}
+		if n > 0 {
+			out = append(out, StaleVolumes{ImageID: p.ID, Image: p.Name, Count: n})
+		}
+	}
+	return out, admin, nil
+}
+
+// Carries: the volume's metadata already is what the image became.
+func Carries(meta map[string]string, cs []nova.Change) bool {
+	for _, c := range cs {
+		v, ok := meta[c.Key]
+		if c.Action == nova.Removed && ok || c.Action != nova.Removed && v != c.New {
+			return false
+		}
+	}
+	return true
+}
