@@ -2,17 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/urfave/cli/v3"
 
 	"github.com/vtpmctl/vtpmctl/cinder"
-	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/nova"
-	// aliased: the parity integration test declares a func predict
-	predictsvc "github.com/vtpmctl/vtpmctl/predict"
+	"github.com/vtpmctl/vtpmctl/tagging"
 )
 
 // volumeChangeOptions mirror imageChangeOptions: a server booted from an
@@ -136,73 +135,42 @@ func runVolumeChange(ctx context.Context, o *volumeChangeOptions) error {
 	if err != nil {
 		return err
 	}
-	vc, err := sess.BlockStorage()
-	if err != nil {
-		return err
-	}
-	vols, err := cinder.ResolveVolumes(ctx, vc, o.Volumes, selector, o.AllProjects)
-	if err != nil {
-		return err
-	}
-	if len(vols) == 0 {
+	res, err := tagging.Volumes(ctx, sess, tagging.VolumesRequest{Volumes: o.Volumes, Selector: selector, AllProjects: o.AllProjects,
+		Set: o.Set, Change: req, DryRun: o.DryRun,
+		Release:  nova.ReleaseEvidence{Flag: o.Release, FlagName: "--nova-release"},
+		Progress: func(ctx context.Context) context.Context { return withProgress(ctx, o.IO.Err, "writing volumes") }})
+	if errors.Is(err, tagging.ErrNoVolume) {
 		return usagef("no bootable volume matches --select %v", o.Select)
 	}
-	plans, err := planVolumes(vols, o.Set, req)
 	if err != nil {
 		return err
 	}
 	if o.Set {
-		checkVolumeConflicts(ctx, o, sess, vols, plans)
+		warnVolumeConflicts(o.IO, res)
 	}
-	if !o.DryRun {
-		cinder.ApplyVolumePlans(withProgress(ctx, o.IO.Err, "writing volumes"), vc, plans, vols)
-	}
-	return printChanges(o.IO, o.Global, plans, o.DryRun)
+	return printChanges(o.IO, o.Global, res.Plans, o.DryRun)
 }
 
-// planVolumes is nova.PlanImages for volumes: the same profile and the
-// same refusals, computed on the volume's image metadata.
+// planVolumes is tagging.PlanVolumes, for volume_test.go.
 func planVolumes(vols []cinder.Volume, set bool, req nova.ImageRequest) ([]nova.ObjectPlan, error) {
-	plans := make([]nova.ObjectPlan, 0, len(vols))
-	for _, v := range vols {
-		p := nova.ObjectPlan{ID: v.ID, Name: nova.DisplayName(v.Name, v.ID)}
-		if set {
-			props, notes, err := nova.PlanImageSet(v.ImageMetadata, req)
-			if err != nil {
-				return nil, fmt.Errorf("volume %s: %w", p.Name, err)
-			}
-			p.Changes, p.Notes = nova.Diff(p.Name, v.ID, v.ImageMetadata, props, nil), notes
-		} else {
-			p.Changes = nova.Diff(p.Name, v.ID, v.ImageMetadata, nil, nova.PlanImageUnset(v.ImageMetadata, req.Windows))
-		}
-		plans = append(plans, p)
-	}
-	return plans, nil
+	return tagging.PlanVolumes(vols, set, req)
 }
 
-// checkVolumeConflicts warns about flavors that would put a server booted
-// from a changed volume in ERROR. Advice only: failing to list flavors is
-// a warning.
-func checkVolumeConflicts(ctx context.Context, o *volumeChangeOptions, sess *cloud.Session, vols []cinder.Volume, plans []nova.ObjectPlan) {
-	req := predictsvc.ConflictRequest{Release: nova.ReleaseEvidence{Flag: o.Release, FlagName: "--nova-release"}}
-	for i, v := range vols {
-		after := v.Boot()
-		after.ImageMetadata = nova.Apply(v.ImageMetadata, plans[i].Changes)
-		req.Volumes = append(req.Volumes, after)
+// warnVolumeConflicts words the flavors that would put a server booted
+// from a changed volume in ERROR. Advice only: not having it is a warning.
+func warnVolumeConflicts(streams *IOStreams, res tagging.VolumesResult) {
+	if w := res.Release.Warning(nil); w != "" {
+		warn(streams, "%s", w)
 	}
-	conflicts, res, err := predictsvc.VolumeConflicts(ctx, sess, req)
-	if w := res.Warning(nil); w != "" {
-		warn(o.IO, "%s", w)
-	}
-	if err != nil {
-		warn(o.IO, "flavors not checked for conflicts: %v", err)
+	if res.ConflictsErr != nil {
+		warn(streams, "flavors not checked for conflicts: %v", res.ConflictsErr)
 		return
 	}
 	var ws []string
-	for _, c := range conflicts {
+	for _, c := range res.Conflicts {
 		ws = append(ws, fmt.Sprintf("volume %s with flavor %s would end in ERROR: %s", c.Volume, c.Flavor, volumeRefusal(c.Decision)))
 	}
-	warnAll(o.IO, ws)
+	warnAll(streams, ws)
 }
 
 // volumeRefusal is Nova's fault, and for the conflict Nova cannot word
