@@ -10,6 +10,7 @@ import (
 	"github.com/vtpmctl/vtpmctl/glance"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/nova"
+	predictsvc "github.com/vtpmctl/vtpmctl/predict"
 	"github.com/vtpmctl/vtpmctl/tagging"
 )
 
@@ -198,19 +199,16 @@ would give a server built from it with a flavor that carries no hw:tpm_*.`,
 				return usagef("image show: exactly one IMAGE, got %d (see vtpmctl image show --help)", cmd.Args().Len())
 			}
 			ref = cmd.Args().First()
-			svc, err := g.services(ctx, needImage|needCompute)
+			sess, err := g.connect(ctx)
 			if err != nil {
 				return err
 			}
-			img, err := glance.FindImage(ctx, svc.image, ref)
+			shown, err := predictsvc.ShowImage(ctx, sess, predictsvc.ShowRequest{Ref: ref, Release: nova.ReleaseEvidence{Flag: rel, FlagName: "--nova-release"}})
 			if err != nil {
 				return err
 			}
-			res, err := resolveRelease(ctx, streams, "--nova-release", rel, svc.compute, false, nil)
-			if err != nil {
-				return err
-			}
-			return output.Write(streams.Out, g.Output, imageRecord(img, res.Release))
+			warnRelease(streams, shown.Release)
+			return output.Write(streams.Out, g.Output, imageRecord(shown.Image, shown.Release.Release))
 		},
 	}
 }

@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/gophercloud/gophercloud/v2"
 	"github.com/urfave/cli/v3"
 
 	"github.com/vtpmctl/vtpmctl/cinder"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/nova"
+	predictsvc "github.com/vtpmctl/vtpmctl/predict"
 	"github.com/vtpmctl/vtpmctl/tagging"
 )
 
@@ -196,18 +196,17 @@ what Nova would give a server booted from it with a flavor without hw:tpm_*.`,
 			if cmd.Args().Len() != 1 {
 				return usagef("volume show: exactly one VOLUME, got %d (see vtpmctl volume show --help)", cmd.Args().Len())
 			}
-			vc, computeClient, err := volumeServices(ctx, g)
+			sess, err := g.connect(ctx)
 			if err != nil {
 				return err
 			}
-			v, err := cinder.FindVolume(ctx, vc, cmd.Args().First(), all)
+			shown, err := predictsvc.ShowVolume(ctx, sess, predictsvc.ShowRequest{Ref: cmd.Args().First(), AllProjects: all,
+				Release: nova.ReleaseEvidence{Flag: rel, FlagName: "--nova-release"}})
 			if err != nil {
 				return err
 			}
-			res, err := resolveRelease(ctx, streams, "--nova-release", rel, computeClient, false, nil)
-			if err != nil {
-				return err
-			}
+			warnRelease(streams, shown.Release)
+			v, res := shown.Volumes[0], shown.Release
 			d := nova.DecideVolume(nova.Flavor{Name: "(flavor without hw:tpm_*)"}, v.Boot(), res.Release)
 			s := nova.SummarizeImage(nova.VolumeBootProperties(v.ImageMetadata))
 			attached := []string{}
@@ -236,18 +235,6 @@ func vtpmText(d nova.Decision) string {
 		return d.Version + " " + d.Model
 	}
 	return "none"
-}
-
-func volumeServices(ctx context.Context, g *globalOptions) (volume, computeClient *gophercloud.ServiceClient, err error) {
-	svc, err := g.services(ctx, needCompute)
-	if err != nil {
-		return nil, nil, err
-	}
-	vc, err := svc.sess.BlockStorage()
-	if err != nil {
-		return nil, nil, err
-	}
-	return vc, svc.compute, nil
 }
 
 var volumeListColumns = []string{"id", "name", "status", "hw_tpm_version", "hw_tpm_model", "vtpm", "windows_profile", "image_id", "project"}
@@ -282,20 +269,19 @@ hw:tpm_*. --property keeps volumes whose image metadata has KEY=VALUE;
 			if err != nil {
 				return usagef("--property: %w", err)
 			}
-			vc, computeClient, err := volumeServices(ctx, g)
+			sess, err := g.connect(ctx)
 			if err != nil {
 				return err
 			}
-			res, err := resolveRelease(ctx, streams, "--nova-release", rel, computeClient, false, nil)
+			shown, err := predictsvc.ListVolumes(ctx, sess, predictsvc.ListRequest{AllProjects: all, Properties: filter,
+				Release: nova.ReleaseEvidence{Flag: rel, FlagName: "--nova-release"}})
 			if err != nil {
 				return err
 			}
-			vols, err := cinder.ListVolumes(ctx, vc, cinder.ListOpts{AllTenants: all, Bootable: true})
-			if err != nil {
-				return err
-			}
+			warnRelease(streams, shown.Release)
+			res := shown.Release
 			var recs []output.Record
-			for _, v := range cinder.Select(vols, filter) {
+			for _, v := range shown.Volumes {
 				d := nova.DecideVolume(nova.Flavor{Name: "(flavor without hw:tpm_*)"}, v.Boot(), res.Release)
 				if (vtpm && !d.VTPM) || (noVTPM && d.VTPM) {
 					continue
