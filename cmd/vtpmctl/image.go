@@ -157,9 +157,6 @@ func runImageChange(ctx context.Context, o *imageChangeOptions) error {
 	return err
 }
 
-// carries is tagging.Carries, for TestStaleVolumeHint (volume_test.go).
-func carries(meta map[string]string, cs []nova.Change) bool { return tagging.Carries(meta, cs) }
-
 // volumeFixCommand is the volume command with the image command's flags.
 func volumeFixCommand(o *imageChangeOptions, imageID string, admin bool) string {
 	cmd := "vtpmctl volume " + verb(o.Set) + " --select image_id=" + imageID

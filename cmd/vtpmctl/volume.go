@@ -7,7 +7,6 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/vtpmctl/vtpmctl/cinder"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/nova"
 	predictsvc "github.com/vtpmctl/vtpmctl/predict"
@@ -149,11 +148,6 @@ func runVolumeChange(ctx context.Context, o *volumeChangeOptions) error {
 		warnVolumeConflicts(o.IO, res)
 	}
 	return printChanges(o.IO, o.Global, res.Plans, o.DryRun)
-}
-
-// planVolumes is tagging.PlanVolumes, for volume_test.go.
-func planVolumes(vols []cinder.Volume, set bool, req nova.ImageRequest) ([]nova.ObjectPlan, error) {
-	return tagging.PlanVolumes(vols, set, req)
 }
 
 // warnVolumeConflicts words the flavors that would put a server booted

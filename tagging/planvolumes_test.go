@@ -1,4 +1,4 @@
-package main
+package tagging
 
 import (
 	"testing"
@@ -13,7 +13,7 @@ import (
 func TestPlanVolumesRerunWritesNothing(t *testing.T) {
 	v := cinder.Volume{ID: "v1", Name: "boot", Bootable: true, ImageMetadata: map[string]string{"image_id": "i1", "image_name": "win", "hw_disk_bus": "ide"}}
 	req := nova.ImageRequest{Windows: true}
-	first, err := planVolumes([]cinder.Volume{v}, true, req)
+	first, err := PlanVolumes([]cinder.Volume{v}, true, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,14 +27,14 @@ func TestPlanVolumesRerunWritesNothing(t *testing.T) {
 		}
 	}
 	v.ImageMetadata = nova.Apply(v.ImageMetadata, first[0].Changes)
-	second, err := planVolumes([]cinder.Volume{v}, true, req)
+	second, err := PlanVolumes([]cinder.Volume{v}, true, req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if w := nova.Writes(second[0].Changes); len(w) != 0 {
 		t.Errorf("rerun writes %+v, want nothing", w)
 	}
-	unset, _ := planVolumes([]cinder.Volume{v}, false, req)
+	unset, _ := PlanVolumes([]cinder.Volume{v}, false, req)
 	if w := nova.Writes(unset[0].Changes); len(w) != 7 {
 		t.Errorf("unset --windows removes %d keys, want 7 (hw_disk_bus stays): %+v", len(w), w)
 	}
@@ -44,16 +44,18 @@ func TestPlanVolumesRerunWritesNothing(t *testing.T) {
 // tpm-crb is refused before any write, naming the volume.
 func TestPlanVolumesRefusesCRBWith12(t *testing.T) {
 	v := cinder.Volume{ID: "v1", Name: "old", ImageMetadata: map[string]string{"hw_tpm_version": "1.2"}}
-	_, err := planVolumes([]cinder.Volume{v}, true, nova.ImageRequest{TPMVersion: "1.2", TPMModel: "tpm-tis"})
+	_, err := PlanVolumes([]cinder.Volume{v}, true, nova.ImageRequest{TPMVersion: "1.2", TPMModel: "tpm-tis"})
 	if err != nil {
 		t.Fatalf("1.2 tis refused: %v", err)
 	}
-	_, err = planVolumes([]cinder.Volume{v}, true, nova.ImageRequest{TPMVersion: "1.2", TPMModel: "tpm-crb"})
+	_, err = PlanVolumes([]cinder.Volume{v}, true, nova.ImageRequest{TPMVersion: "1.2", TPMModel: "tpm-crb"})
 	if err == nil {
 		t.Fatal("CRB with 1.2 accepted")
 	}
 }
 
+// TestStaleVolumeHint: a volume carries a change only when it has every
+// added key and none of the removed ones.
 func TestStaleVolumeHint(t *testing.T) {
 	cs := []nova.Change{{Key: "hw_tpm_version", New: "2.0", Action: nova.Added}, {Key: "os_type", Old: "linux", Action: nova.Removed}}
 	for _, c := range []struct {
@@ -64,15 +66,8 @@ func TestStaleVolumeHint(t *testing.T) {
 		{map[string]string{"image_id": "i"}, false},
 		{map[string]string{"image_id": "i", "hw_tpm_version": "2.0", "os_type": "linux"}, false},
 	} {
-		if got := carries(c.meta, cs); got != c.want {
-			t.Errorf("carries(%v) = %v, want %v", c.meta, got, c.want)
+		if got := Carries(c.meta, cs); got != c.want {
+			t.Errorf("Carries(%v) = %v, want %v", c.meta, got, c.want)
 		}
-	}
-	o := &imageChangeOptions{Set: true, Version: "2.0", Model: "tpm-crb", Windows: true}
-	if got, want := volumeFixCommand(o, "i1", true), "vtpmctl volume set --select image_id=i1 --tpm-version 2.0 --tpm-model tpm-crb --windows --all-projects"; got != want {
-		t.Errorf("fix command %q, want %q", got, want)
-	}
-	if got, want := volumeFixCommand(&imageChangeOptions{}, "i1", false), "vtpmctl volume unset --select image_id=i1"; got != want {
-		t.Errorf("fix command %q, want %q", got, want)
 	}
 }
