@@ -18,14 +18,8 @@ type imageChangeOptions struct {
 	IO     *IOStreams
 	Global *globalOptions
 
-	Set     bool // set, or unset
-	Images  []string
-	Select  []string
-	Version string
-	Model   string
-	Windows bool
-	DryRun  bool
-	Release nova.Release
+	propertyChange
+	Images []string
 }
 
 func newImageCommand(g *globalOptions, streams *IOStreams) *cli.Command {
@@ -53,7 +47,7 @@ writes nothing.`, []string{
 }
 
 func newImageChangeCommand(g *globalOptions, streams *IOStreams, set bool) *cli.Command {
-	o := &imageChangeOptions{IO: streams, Global: g, Set: set}
+	o := &imageChangeOptions{IO: streams, Global: g, propertyChange: propertyChange{Set: set}}
 	flags := []cli.Flag{
 		&cli.StringSliceFlag{Name: "select", Usage: "also act on every image with property `KEY=VALUE` (repeatable; all must match)", Destination: &o.Select},
 		&cli.BoolFlag{Name: "dry-run", Usage: "print the changes, write nothing", Destination: &o.DryRun},
@@ -61,12 +55,7 @@ func newImageChangeCommand(g *globalOptions, streams *IOStreams, set bool) *cli.
 	c := &cli.Command{Name: "unset", ArgsUsage: "[IMAGE…]", Usage: "remove hw_tpm_* (and with --windows the profile's keys) from images"}
 	if set {
 		c = &cli.Command{Name: "set", ArgsUsage: "[IMAGE…]", Usage: "set hw_tpm_version/hw_tpm_model (or the whole Windows-ready profile) on images"}
-		flags = append(flags,
-			&cli.StringFlag{Name: "tpm-version", Usage: "`VERSION` 1.2 or 2.0", Destination: &o.Version},
-			&cli.StringFlag{Name: "tpm-model", Usage: "`MODEL` tpm-tis or tpm-crb", Destination: &o.Model},
-			&cli.BoolFlag{Name: "windows", Usage: "the Windows-ready profile: TPM 2.0 + CRB (overridable), UEFI, q35, Secure Boot required, os_type/os_distro windows", Destination: &o.Windows},
-			releaseFlag("nova-release", &o.Release, "Nova `RELEASE` for the flavor conflict warnings", ""),
-		)
+		flags = append(flags, o.setFlags()...)
 		c.Description = commandHelp(`
 IMAGE is a name or an ID; an ambiguous name is an error listing the candidates.
 Nothing is written when any image is unknown, or when the result would be an
@@ -88,7 +77,7 @@ put a server in ERROR at boot (Nova's own message).`, []string{
    1  some image could not be changed (e.g. Glance 403: another project's image)
    2  usage error, unknown or ambiguous image, or a request Nova would refuse`)
 	} else {
-		flags = append(flags, &cli.BoolFlag{Name: "windows", Usage: "also remove the Windows profile's keys that still hold the profile's values", Destination: &o.Windows})
+		flags = append(flags, o.unsetFlags()...)
 		c.Description = commandHelp(`
 Removes hw_tpm_version, hw_tpm_model (and a stray hw_tpm_secret_security).
 With --windows also hw_firmware_type, hw_machine_type, os_secure_boot, os_type
@@ -106,21 +95,9 @@ and os_distro where they still hold the value the profile sets.`, []string{
 }
 
 func runImageChange(ctx context.Context, o *imageChangeOptions) error {
-	selector, err := nova.ParseKeyValues(o.Select)
+	req, selector, err := o.request("image", "IMAGE", o.Images)
 	if err != nil {
-		return usagef("--select: %w", err)
-	}
-	if len(o.Images) == 0 && len(selector) == 0 {
-		return usagef("image %s: name at least one IMAGE or --select KEY=VALUE", verb(o.Set))
-	}
-	req := nova.ImageRequest{TPMVersion: o.Version, TPMModel: o.Model, Windows: o.Windows}
-	if o.Set {
-		if err := nova.ValidateTPM(o.Version, o.Model); err != nil {
-			return err
-		}
-		if o.Version == "" && !o.Windows {
-			return usagef("image set: needs --tpm-version (or --windows)")
-		}
+		return err
 	}
 	sess, err := o.Global.connect(ctx)
 	if err != nil {

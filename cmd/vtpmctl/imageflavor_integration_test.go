@@ -117,7 +117,7 @@ func TestIntegrationImageSetUnset(t *testing.T) {
 
 	set := func() runResult {
 		return h.run(func(streams *IOStreams) error {
-			return runImageChange(ctx, &imageChangeOptions{IO: streams, Global: h.global("devcloud-demo"), Set: true, Images: []string{name}, Windows: true})
+			return runImageChange(ctx, &imageChangeOptions{IO: streams, Global: h.global("devcloud-demo"), propertyChange: propertyChange{Set: true, Windows: true}, Images: []string{name}})
 		})
 	}
 	r := set()
@@ -158,7 +158,7 @@ func TestIntegrationImageSetUnset(t *testing.T) {
 
 	unset := func() runResult {
 		return h.run(func(streams *IOStreams) error {
-			return runImageChange(ctx, &imageChangeOptions{IO: streams, Global: h.global("devcloud-demo"), Images: []string{id}, Windows: true})
+			return runImageChange(ctx, &imageChangeOptions{IO: streams, Global: h.global("devcloud-demo"), Images: []string{id}, propertyChange: propertyChange{Windows: true}})
 		})
 	}
 	r = unset()
@@ -193,7 +193,7 @@ func TestIntegrationImageForeignProject403(t *testing.T) {
 	id := devcloudtest.CreateImageAs(t, imageClient, name, images.ImageVisibilityPublic, ps[0].ID, nil)
 
 	r := h.run(func(streams *IOStreams) error {
-		return runImageChange(context.Background(), &imageChangeOptions{IO: streams, Global: h.global("devcloud-demo"), Set: true, Images: []string{name}, Version: "2.0"})
+		return runImageChange(context.Background(), &imageChangeOptions{IO: streams, Global: h.global("devcloud-demo"), propertyChange: propertyChange{Set: true, Version: "2.0"}, Images: []string{name}})
 	})
 	if r.code != 1 {
 		t.Fatalf("exit %d, want 1: %s", r.code, r.stderr)

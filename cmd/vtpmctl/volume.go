@@ -20,15 +20,9 @@ type volumeChangeOptions struct {
 	IO     *IOStreams
 	Global *globalOptions
 
-	Set         bool // set, or unset
+	propertyChange
 	Volumes     []string
-	Select      []string
-	Version     string
-	Model       string
-	Windows     bool
-	DryRun      bool
 	AllProjects bool
-	Release     nova.Release
 }
 
 func newVolumeCommand(g *globalOptions, streams *IOStreams) *cli.Command {
@@ -59,7 +53,7 @@ differs, so rerunning a command writes nothing.`, []string{
 }
 
 func newVolumeChangeCommand(g *globalOptions, streams *IOStreams, set bool) *cli.Command {
-	o := &volumeChangeOptions{IO: streams, Global: g, Set: set}
+	o := &volumeChangeOptions{IO: streams, Global: g, propertyChange: propertyChange{Set: set}}
 	flags := []cli.Flag{
 		&cli.StringSliceFlag{Name: "select", Usage: "also act on every bootable volume whose image metadata has `KEY=VALUE` (repeatable; all must match), e.g. image_id=ID", Destination: &o.Select},
 		&cli.BoolFlag{Name: "dry-run", Usage: "print the changes, write nothing", Destination: &o.DryRun},
@@ -68,12 +62,7 @@ func newVolumeChangeCommand(g *globalOptions, streams *IOStreams, set bool) *cli
 	c := &cli.Command{Name: "unset", ArgsUsage: "[VOLUME…]", Usage: "remove hw_tpm_* (and with --windows the profile's keys) from volumes' image metadata"}
 	if set {
 		c = &cli.Command{Name: "set", ArgsUsage: "[VOLUME…]", Usage: "set hw_tpm_version/hw_tpm_model (or the whole Windows-ready profile) in volumes' image metadata"}
-		flags = append(flags,
-			&cli.StringFlag{Name: "tpm-version", Usage: "`VERSION` 1.2 or 2.0", Destination: &o.Version},
-			&cli.StringFlag{Name: "tpm-model", Usage: "`MODEL` tpm-tis or tpm-crb", Destination: &o.Model},
-			&cli.BoolFlag{Name: "windows", Usage: "the Windows-ready profile: TPM 2.0 + CRB (overridable), UEFI, q35, Secure Boot required, os_type/os_distro windows", Destination: &o.Windows},
-			releaseFlag("nova-release", &o.Release, "Nova `RELEASE` for the flavor conflict warnings", ""),
-		)
+		flags = append(flags, o.setFlags()...)
 		c.Description = commandHelp(`
 VOLUME is a name or an ID; an ambiguous name is an error listing the
 candidates. Nothing is written when any volume is unknown, or when the result
@@ -95,7 +84,7 @@ put a server in ERROR at boot (for a volume Nova's fault is only
    1  some volume could not be changed (e.g. Cinder 403: another project's volume)
    2  usage error, unknown or ambiguous volume, or a request Nova would refuse`)
 	} else {
-		flags = append(flags, &cli.BoolFlag{Name: "windows", Usage: "also remove the Windows profile's keys that still hold the profile's values", Destination: &o.Windows})
+		flags = append(flags, o.unsetFlags()...)
 		c.Description = commandHelp(`
 Removes hw_tpm_version, hw_tpm_model (and a stray hw_tpm_secret_security) from
 the volumes' image metadata, one Cinder request per key. With --windows also
@@ -114,21 +103,9 @@ they still hold the value the profile sets.`, []string{
 }
 
 func runVolumeChange(ctx context.Context, o *volumeChangeOptions) error {
-	selector, err := nova.ParseKeyValues(o.Select)
+	req, selector, err := o.request("volume", "VOLUME", o.Volumes)
 	if err != nil {
-		return usagef("--select: %w", err)
-	}
-	if len(o.Volumes) == 0 && len(selector) == 0 {
-		return usagef("volume %s: name at least one VOLUME or --select KEY=VALUE", verb(o.Set))
-	}
-	req := nova.ImageRequest{TPMVersion: o.Version, TPMModel: o.Model, Windows: o.Windows}
-	if o.Set {
-		if err := nova.ValidateTPM(o.Version, o.Model); err != nil {
-			return err
-		}
-		if o.Version == "" && !o.Windows {
-			return usagef("volume set: needs --tpm-version (or --windows)")
-		}
+		return err
 	}
 	sess, err := o.Global.connect(ctx)
 	if err != nil {

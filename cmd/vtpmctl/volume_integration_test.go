@@ -267,8 +267,8 @@ func volumeBeforeImageTagged(t *testing.T, dcompute, vc *gophercloud.ServiceClie
 
 	h := newHarness(t)
 	r := h.run(func(streams *IOStreams) error {
-		return runImageChange(ctx, &imageChangeOptions{IO: streams, Global: h.global("devcloud-admin"), Set: true, Images: []string{img},
-			Version: "2.0", Model: "tpm-crb"})
+		return runImageChange(ctx, &imageChangeOptions{IO: streams, Global: h.global("devcloud-admin"), Images: []string{img},
+			propertyChange: propertyChange{Set: true, Version: "2.0", Model: "tpm-crb"}})
 	})
 	fix := "vtpmctl volume set --select image_id=" + img + " --tpm-version 2.0 --tpm-model tpm-crb --all-projects"
 	if r.code != 0 || !strings.Contains(r.stderr, "1 bootable volume(s) created from this image before do not carry the change") || !strings.Contains(r.stderr, fix) {
@@ -286,8 +286,8 @@ func volumeBeforeImageTagged(t *testing.T, dcompute, vc *gophercloud.ServiceClie
 	// The command image set proposed, as the admin it ran as.
 	set := func() runResult {
 		return h.run(func(streams *IOStreams) error {
-			return runVolumeChange(ctx, &volumeChangeOptions{IO: streams, Global: h.global("devcloud-admin"), Set: true,
-				Select: []string{"image_id=" + img}, Version: "2.0", Model: "tpm-crb", AllProjects: true})
+			return runVolumeChange(ctx, &volumeChangeOptions{IO: streams, Global: h.global("devcloud-admin"), AllProjects: true,
+				propertyChange: propertyChange{Set: true, Select: []string{"image_id=" + img}, Version: "2.0", Model: "tpm-crb"}})
 		})
 	}
 	waitVolume(t, vc, vol, "available", time.Minute)
