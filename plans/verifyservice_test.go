@@ -3,43 +3,19 @@ package plans
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/result"
 	"github.com/vtpmctl/vtpmctl/internal/scalecloud"
+	"github.com/vtpmctl/vtpmctl/internal/scalecloud/scaletest"
 	"github.com/vtpmctl/vtpmctl/nova"
 )
 
-// scaleSession connects as vtpmctl does (clouds.yaml) to a strict
-// synthetic cloud; a request it does not serve fails the test.
+// scaleSession: the strict synthetic cloud, connected as vtpmctl connects.
 func scaleSession(t *testing.T, cfg scalecloud.Config) *cloud.Session {
-	t.Helper()
-	c, err := scalecloud.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if s := c.Stats(); s.NUnexpected > 0 {
-			t.Errorf("%d requests the cloud does not serve: %v", s.NUnexpected, s.Unexpected)
-		}
-		c.Close()
-	})
-	path := filepath.Join(t.TempDir(), "clouds.yaml")
-	yaml := fmt.Sprintf("clouds:\n  scale:\n    auth:\n      auth_url: %s/v3\n      username: admin\n      password: %s\n      project_name: admin\n      user_domain_name: Default\n      project_domain_name: Default\n    region_name: RegionOne\n", c.URL, scalecloud.Password)
-	if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("OS_CLIENT_CONFIG_FILE", path)
-	sess, err := cloud.Connect(context.Background(), cloud.Options{Cloud: "scale", Timeout: time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, sess := scaletest.Session(t, cfg)
 	return sess
 }
 
