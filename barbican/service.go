@@ -145,69 +145,20 @@ func AuditSecrets(ctx context.Context, sess *cloud.Session, req AuditRequest) (A
 	case req.NeedConsumers && !api.HasConsumers():
 		return out, &ConsumersUnavailableError{API: api}
 	}
-	own, admin, err := sess.TokenProject()
+	sc, err := resolveScope(ctx, sess, req)
 	if err != nil {
 		return out, err
 	}
-	ks, err := sess.Identity()
-	if err != nil {
-		ks = nil // no Keystone: owners and roles are skipped, not fatal
-	}
-	// One project list serves names, AllProjects and the service project.
-	var names map[string]string
-	var namesErr error
-	if ks != nil && admin {
-		names, namesErr = ListProjects(ctx, ks)
-	}
-	projects := []string{own}
-	switch {
-	case req.AllProjects:
-		if namesErr != nil {
-			return out, &ScopeError{Err: namesErr}
-		}
-		if names == nil {
-			return out, &ScopeError{}
-		}
-		projects = projects[:0]
-		for id := range names {
-			projects = append(projects, id)
-		}
-		sort.Strings(projects)
-	case len(req.Projects) > 0:
-		if projects, err = resolveProjectRefs(ctx, ks, names, req.Projects); err != nil {
-			return out, err
-		}
-	}
-	allTenants := req.Inventory != nil || admin && (req.AllProjects || len(projects) > 1 || projects[0] != own)
-	serviceProject, want := "", req.ServiceProject
-	if want == "" {
-		want = DefaultServiceProject
-	}
-	for id, n := range names {
-		if n == want || id == want {
-			serviceProject = id
-		}
-	}
+	own, ks, names, projects := sc.own, sc.ks, sc.names, sc.projects
+	allTenants := req.Inventory != nil || sc.admin && (req.AllProjects || len(projects) > 1 || projects[0] != own)
 	limit := req.Concurrency
 	if limit < 1 {
 		limit = DefaultConcurrency
 	}
 	src := Sources{Compute: computeClient, Image: imageClient, Volumes: volumeClient, Identity: ks, Release: out.Release.Release, AllTenants: allTenants,
 		Projects: projects, ReadACLs: req.ReadACLs, ACLInstances: req.ACLInstances, API: api, Limit: limit,
-		ServiceUserID: req.ServiceUser, ServiceProject: serviceProject, ProjectNames: names, Inventory: req.Inventory,
-		KeyManager: onePerProject(func(ctx context.Context, project string) (*gophercloud.ServiceClient, error) {
-			if project == own {
-				return km, nil
-			}
-			s, err := sess.ForProject(ctx, project)
-			if err != nil {
-				return nil, err
-			}
-			// Same endpoint, other token: no catalog lookup or discovery per project.
-			c := *km
-			c.ProviderClient = s.Provider
-			return &c, nil
-		})}
+		ServiceUserID: req.ServiceUser, ServiceProject: serviceProjectID(names, req.ServiceProject), ProjectNames: names, Inventory: req.Inventory,
+		KeyManager: projectKeyManagers(sess, km, own)}
 	facts, err := Gather(ctx, src)
 	if err != nil {
 		return out, err
@@ -227,6 +178,85 @@ func AuditSecrets(ctx context.Context, sess *cloud.Session, req AuditRequest) (A
 		out.Result.ReleaseContext = out.Release.Context()
 	}
 	return out, nil
+}
+
+// scope is who the token is and which projects the audit reads.
+type scope struct {
+	own      string // the token's project
+	admin    bool
+	ks       *gophercloud.ServiceClient // nil: no Keystone (owners and roles skipped, not fatal)
+	names    map[string]string          // project ID → name (admin only)
+	projects []string
+}
+
+// resolveScope: one project list serves names, AllProjects and the
+// service project; named projects are resolved by ID or name.
+func resolveScope(ctx context.Context, sess *cloud.Session, req AuditRequest) (scope, error) {
+	var sc scope
+	var err error
+	if sc.own, sc.admin, err = sess.TokenProject(); err != nil {
+		return sc, err
+	}
+	if sc.ks, err = sess.Identity(); err != nil {
+		sc.ks = nil
+	}
+	var namesErr error
+	if sc.ks != nil && sc.admin {
+		sc.names, namesErr = ListProjects(ctx, sc.ks)
+	}
+	sc.projects = []string{sc.own}
+	switch {
+	case req.AllProjects:
+		if namesErr != nil {
+			return sc, &ScopeError{Err: namesErr}
+		}
+		if sc.names == nil {
+			return sc, &ScopeError{}
+		}
+		sc.projects = sc.projects[:0]
+		for id := range sc.names {
+			sc.projects = append(sc.projects, id)
+		}
+		sort.Strings(sc.projects)
+	case len(req.Projects) > 0:
+		if sc.projects, err = resolveProjectRefs(ctx, sc.ks, sc.names, req.Projects); err != nil {
+			return sc, err
+		}
+	}
+	return sc, nil
+}
+
+// serviceProjectID is the ID of the project named or numbered want
+// (DefaultServiceProject when empty), "" when the names do not have it.
+func serviceProjectID(names map[string]string, want string) string {
+	if want == "" {
+		want = DefaultServiceProject
+	}
+	id := ""
+	for i, n := range names {
+		if n == want || i == want {
+			id = i
+		}
+	}
+	return id
+}
+
+// projectKeyManagers gives each project's key manager client: the
+// token's own, or the same endpoint with a token scoped to the project
+// (no catalog lookup or discovery per project), each made once.
+func projectKeyManagers(sess *cloud.Session, km *gophercloud.ServiceClient, own string) func(context.Context, string) (*gophercloud.ServiceClient, error) {
+	return onePerProject(func(ctx context.Context, project string) (*gophercloud.ServiceClient, error) {
+		if project == own {
+			return km, nil
+		}
+		s, err := sess.ForProject(ctx, project)
+		if err != nil {
+			return nil, err
+		}
+		c := *km
+		c.ProviderClient = s.Provider
+		return &c, nil
+	})
 }
 
 // onePerProject remembers each project's client (or its error): protect
