@@ -61,6 +61,9 @@ for rel in "$@"; do
     root=$(bash devcloud/release.sh "$rel" root)
     run=(bash "$REPO/devcloud/release.sh" "$rel" in env DEVCLOUD_RELEASE="$rel" DEVCLOUD_ROOT="$root" DEVCLOUD_DIR="$root/var/tmp/vtpmctl-devcloud")
   fi
+  # what Ceph + Cinder cost on this release (the volume tests' backend)
+  if [ "$rel" = zed ]; then bash devcloud/cinder.sh status; else bash devcloud/cinder.sh status "$rel"; fi 2>&1 |
+    sed -n "s/^PSS of Ceph + Cinder/integration $rel: PSS of Ceph + Cinder/p"
   log=$BIN/$rel.json
   : > "$log"
   # Live migration needs a second libvirt compute (2026.1+: host mode);
