@@ -28,8 +28,10 @@ type Facts struct {
 
 	Libvirt  LibvirtFacts
 	Binaries BinaryFacts
-	StateDir PathFacts // the swtpm state directory (below Root)
-	LocalCA  PathFacts // /var/lib/swtpm-localca (below LibvirtRoot)
+	// Migration: swtpm's migration feature, libtpms, kolla's secrets volume.
+	Migration MigrationFacts
+	StateDir  PathFacts // the swtpm state directory (below Root)
+	LocalCA   PathFacts // /var/lib/swtpm-localca (below LibvirtRoot)
 	// GuestState: each vTPM guest's state directory, whether it exists.
 	GuestState map[string]bool
 	// GuestNVRAM: each vTPM guest's UEFI variable file, by UUID (Path ""

@@ -54,6 +54,7 @@ func gather(o Options) (*Facts, error) {
 	f.NovaCode = readNovaCode(f.NovaRoot)
 	f.Firmware = FirmwareFacts{ByNova: loadDescriptors(f.NovaRoot, false), ByLibvirt: loadDescriptors(f.LibvirtRoot, true)}
 	f.Binaries = findBinaries(f, o.RunVersion)
+	f.Migration = gatherMigration(f, o.RunCapabilities)
 	f.derive()
 	// What the derived values point at: each guest's state, the template
 	// of the chosen firmware.

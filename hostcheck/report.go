@@ -70,6 +70,11 @@ type Guest struct {
 	// survive here, and the recovery risk that follows (host check only:
 	// the fleet copies it from the host's report).
 	BitLocker *GuestBitLocker `json:"bitlocker,omitempty"`
+	// MigrationReady: can Nova live-migrate it away, as far as this host
+	// can tell (mode, release, its persistent libvirt secret); the reasons
+	// say why not, and what else was seen (host check only).
+	MigrationReady   *bool    `json:"migration_ready,omitempty"`
+	MigrationReasons []string `json:"migration_reasons,omitempty"`
 }
 
 // HostInfo is what the checks learned, for readers of the JSON.
@@ -84,6 +89,16 @@ type HostInfo struct {
 	StateDir           string   `json:"swtpm_state_dir,omitempty"`
 	// StateKept: does a guest's TPM survive stop/start and hard reboot here.
 	StateKept *StateKept `json:"vtpm_state_kept,omitempty"`
+	// SwtpmFeatures: swtpm socket --print-capabilities' features;
+	// SwtpmMigration: "yes", "no", "unknown" (cmdarg-migration among them).
+	SwtpmFeatures  []string `json:"swtpm_features,omitempty"`
+	SwtpmMigration string   `json:"swtpm_migration,omitempty"`
+	// Libtpms: the installed libtpms version ("" unknown): a destination
+	// with an older one cannot take this host's TPM state.
+	Libtpms string `json:"libtpms_version,omitempty"`
+	// SecretsKept (kolla): libvirt's persistent secrets survive a
+	// nova_libvirt re-create: "yes", "no", "unknown".
+	SecretsKept string `json:"libvirt_secrets_survive_recreate,omitempty"`
 }
 
 // Summary counts statuses.

@@ -29,7 +29,10 @@ type Options struct {
 	// RunVersion runs `swtpm --version` on the live system; nil under a
 	// --root (a mounted image's binaries are not run).
 	RunVersion func(bin string) (string, error)
-	Hostname   string
+	// RunCapabilities runs `swtpm socket --print-capabilities` (nil:
+	// not asked, as under --root).
+	RunCapabilities func(bin string) (string, error)
+	Hostname        string
 	// Layout: a deployment's layout name, or "auto"/"" to detect it.
 	Layout string
 	// NovaRoot, LibvirtRoot: directories holding the filesystems
@@ -65,6 +68,12 @@ func RunOnHost(ctx context.Context, o Options) (*Report, error) {
 				return string(out), err
 			}
 		}
+		if o.RunCapabilities == nil {
+			o.RunCapabilities = func(bin string) (string, error) {
+				out, err := exec.CommandContext(ctx, bin, "socket", "--print-capabilities").Output()
+				return string(out), err
+			}
+		}
 		if o.ContainerRoot == nil {
 			o.ContainerRoot = func(name string) (string, error) { return containerRoot(ctx, name) }
 		}
@@ -88,6 +97,7 @@ var checks = []check{
 	{"nvram-kept", checkNvramKept}, {"resize-revert", checkResizeRevert}, {"known-bugs", checkKnownBugs},
 	{"state-dir", checkStateDir}, {"local-ca", checkLocalCA}, {"apparmor", checkAppArmor}, {"guests", checkGuests}, {"bitlocker-risk", checkBitLocker},
 	{"host-mode-secrets", checkHostModeSecrets}, {"resume-on-boot", checkResumeOnBoot}, {"traits", checkTraits},
+	{"migration", checkMigration},
 }
 
 // evaluate judges the facts: the report of every check. Pure.
@@ -102,6 +112,10 @@ func evaluate(f *Facts) *Report {
 		for i := range r.VTPMGuests {
 			r.VTPMGuests[i].StateKept = k.Kept
 		}
+	}
+	for i := range r.VTPMGuests {
+		ready, why := guestReadiness(f, r.VTPMGuests[i])
+		r.VTPMGuests[i].MigrationReady, r.VTPMGuests[i].MigrationReasons = &ready, why
 	}
 	for i, b := range guestsBitLocker(f) {
 		r.VTPMGuests[i].BitLocker = b
@@ -118,6 +132,8 @@ func hostInfo(f *Facts) HostInfo {
 	}
 	h.TPMModels, h.TPMVersions, _ = tpmCaps(f)
 	h.StateKept, _ = keepState(f)
+	m := f.Migration
+	h.SwtpmFeatures, h.SwtpmMigration, h.Libtpms, h.SecretsKept = m.SwtpmFeatures, m.swtpmMigration(), m.Libtpms, m.SecretsKept
 	return h
 }
 
