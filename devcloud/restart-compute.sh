@@ -30,7 +30,7 @@ if alive "$pid"; then
   # for 30-40 s. A kill is what a host crash does to nova-compute, and
   # init_host is Nova's own recovery from it (an instance left in BUILDING
   # goes to ERROR); callers restart only once their own operations are over,
-  # so nothing in flight is lost. Zed exits on SIGTERM in about 1-4 s.
+  # so nothing in flight is lost. Zed needs 2-4 s to exit on SIGTERM.
   log "stopping nova-compute $pid"
   kill -TERM "$pid"
   for _ in $(seq 1 8); do alive "$pid" || break; sleep 0.25; done
