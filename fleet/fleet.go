@@ -50,6 +50,8 @@ type Summary struct {
 	// hosts' check reports (a guest without one is unknown); absent when
 	// no report was given.
 	BitLocker map[hostcheck.Risk]int `json:"bitlocker_risk_guests,omitempty"`
+	// Drain: the vTPM guests by how they would leave their host.
+	Drain map[DrainAction]int `json:"drain,omitempty"`
 }
 
 // AuditHosts checks each host's Placement traits against what its Nova
@@ -144,6 +146,7 @@ func AuditHosts(rel nova.Release, hosts []Host, reports map[string]hostcheck.Rep
 		}
 		out = append(out, r)
 	}
+	addDrain(rel, hosts, reports, guests, byHost, out, &sum)
 	return out, sum
 }
 

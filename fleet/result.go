@@ -51,6 +51,10 @@ type RiskGuest struct {
 	// (hostcheck.GuestBitLocker); unknown when it has none for the guest.
 	BitLockerRisk    hostcheck.Risk `json:"bitlocker_risk,omitempty"`
 	BitLockerReasons []string       `json:"bitlocker_reasons,omitempty"`
+	// Drain: how it leaves this host (live-migrate, cold-migrate, stays),
+	// and why (DecideDrain).
+	Drain       DrainAction `json:"drain,omitempty"`
+	DrainReason string      `json:"drain_reason,omitempty"`
 }
 
 // NewResult assembles the audit's result.
@@ -87,6 +91,10 @@ func (f *Result) Table() output.Table {
 	s := f.Summary
 	t.Footer = []string{fmt.Sprintf("%d host(s), %d up and enabled; can take TPM 2.0: %d, CRB: %d, host mode: %d; vTPM guests that cannot be evacuated: %d; failing: %d (scheduler: Nova %s)",
 		s.Hosts, s.Usable, s.TPM20, s.CRB, s.HostMode, s.AtRisk, s.Failing, nova.Label(f.Release, f.Candidates))}
+	if s.AtRisk > 0 && s.Drain != nil {
+		t.Footer = append(t.Footer, fmt.Sprintf("draining their hosts, vTPM guests would: live-migrate %d, cold-migrate %d, stay %d (hosts audit --drain HOST: each guest and why)",
+			s.Drain[DrainLive], s.Drain[DrainCold], s.Drain[DrainStays]))
+	}
 	if s.BitLocker != nil {
 		var parts []string
 		for _, l := range hostcheck.RiskLevels {
