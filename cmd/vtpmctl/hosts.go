@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v3"
 
@@ -21,7 +22,20 @@ type hostsOptions struct {
 	Dir     string
 	Release nova.Release
 	JUnit   string
+	// Drain: --drain HOST (DrainSet: the flag was given, even empty).
+	Drain    string
+	DrainSet bool
 }
+
+// hostsAuditExit: hosts audit's statuses; with --drain the question is
+// whether the host can be emptied, so a guest that stays fails it.
+const hostsAuditExit = `EXIT STATUS:
+   0  every check passed (warnings and skips included); with --drain HOST:
+      every vTPM guest on HOST can leave it (live or cold migration)
+   1  at least one host has a failing check; with --drain HOST: at least
+      one vTPM guest would stay on HOST (each is listed with why)
+   2  usage error (--drain without a host, or a host the audit does not
+      know), unreadable --host-reports, no or unknown cloud`
 
 func newHostsCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 	audit := &hostsOptions{IO: streams, Global: g}
@@ -41,21 +55,32 @@ For each host: can the scheduler of this release place a TPM 2.0 / CRB /
 host-mode guest there, are traits stale (Nova never removes
 SECRET_SECURITY_* traits), is the host down or disabled. --host-reports DIR
 merges 'host check -f json' files (matched by hypervisor hostname or host) to
-flag drift between a host's configuration and what Placement says.`, []string{
+flag drift between a host's configuration and what Placement says.
+
+Draining: for every vTPM guest, how it can leave its host: live-migrate
+(host mode on 2026.1+, the source holds its libvirt secret, every compute
+2026.1+, a destination with the mode's traits and a libtpms no older than
+the source's), cold-migrate (the guest is stopped; Nova allows it in every
+mode), or stays; the summary counts each. --drain HOST shows only that
+host's guests (server, mode, drain, reason). Compute service versions come
+from the host check reports: the os-services API shows none.`, []string{
 				"vtpmctl --os-cloud prod hosts audit",
 				"vtpmctl --os-cloud prod hosts audit --host-reports ./reports --junit fleet.xml",
 				"vtpmctl --os-cloud prod hosts audit -f prometheus > vtpm-fleet.prom",
 				"vtpmctl --os-cloud prod hosts audit -f json -c host -c findings",
-			}, auditExit),
+				"vtpmctl --os-cloud prod hosts audit --host-reports ./reports --drain cmp1",
+			}, hostsAuditExit),
 			Flags: []cli.Flag{
 				&cli.StringFlag{Name: "host-reports", Usage: "`DIR` of host check JSON reports (*.json)", Destination: &audit.Dir},
 				releaseFlag("nova-release", &audit.Release, "Nova `RELEASE` of the scheduler", ""),
 				junitFlag(&audit.JUnit),
+				&cli.StringFlag{Name: "drain", Usage: "show only `HOST`'s vTPM guests and how each leaves it (service host or hypervisor hostname)", Destination: &audit.Drain},
 			},
 			Action: func(ctx context.Context, cmd *cli.Command) error {
 				if err := noArgs(cmd); err != nil {
 					return err
 				}
+				audit.DrainSet = cmd.IsSet("drain")
 				return runHostsAudit(ctx, audit)
 			},
 		}, metricsFormats...), {
@@ -137,7 +162,29 @@ func runHostsReport(o *hostsOptions) error {
 	return nil
 }
 
+// checkDrainFlag refuses a --drain that cannot name a host, before any
+// cloud is asked.
+func checkDrainFlag(o *hostsOptions) error {
+	if !o.DrainSet {
+		return nil
+	}
+	switch h := o.Drain; {
+	case strings.TrimSpace(h) == "":
+		return usagef("--drain: name a compute host (its service host or hypervisor hostname)")
+	case strings.HasPrefix(h, "-"):
+		return usagef("--drain %s: a host name, not a flag", h)
+	case strings.TrimSpace(h) != h || strings.ContainsAny(h, " \t\n/"):
+		return usagef("--drain %q: not a host name", h)
+	case output.Format(o.Global.Output.Format) == output.FormatPrometheus:
+		return usagef("--drain %s lists guests: -f prometheus is for the whole audit", h)
+	}
+	return nil
+}
+
 func runHostsAudit(ctx context.Context, o *hostsOptions) error {
+	if err := checkDrainFlag(o); err != nil {
+		return err
+	}
 	reports, err := readHostReports(o.Dir)
 	if err != nil {
 		return err
@@ -151,6 +198,9 @@ func runHostsAudit(ctx context.Context, o *hostsOptions) error {
 		return err
 	}
 	warnRelease(o.IO, res.Resolved)
+	if o.DrainSet {
+		return writeDrain(o, &res)
+	}
 	if err := output.Write(o.IO.Out, o.Global.Output, &res); err != nil {
 		return err
 	}
@@ -159,6 +209,24 @@ func runHostsAudit(ctx context.Context, o *hostsOptions) error {
 	}
 	if s := res.Summary; s.Failing > 0 {
 		return &reportedError{code: exitFailed, msg: fmt.Sprintf("%d of %d host(s) have failing checks", s.Failing, s.Hosts)}
+	}
+	return nil
+}
+
+// writeDrain prints --drain HOST's answer; a guest that stays fails it.
+func writeDrain(o *hostsOptions, res *fleet.Result) error {
+	d, ok := res.Drain(o.Drain)
+	if !ok {
+		return usagef("--drain %s: no such compute host in the audit (a nova-compute service host or hypervisor hostname)", o.Drain)
+	}
+	if err := output.Write(o.IO.Out, o.Global.Output, &d); err != nil {
+		return err
+	}
+	if err := writeJUnit(o.IO.Out, o.JUnit, "vtpmctl hosts audit", res.Suites(), fileout.Private); err != nil {
+		return err
+	}
+	if n := d.Summary[fleet.DrainStays]; n > 0 {
+		return &reportedError{code: exitFailed, msg: fmt.Sprintf("%d of %d vTPM guest(s) on %s would stay: the host cannot be drained", n, len(d.Guests), d.Host)}
 	}
 	return nil
 }
