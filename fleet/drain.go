@@ -109,6 +109,12 @@ func liveNotes(src DrainHost, others []DrainHost) string {
 	var notes []string
 	if src.Report == nil {
 		notes = append(notes, "the source's libvirt secret is not verified (no host check report)")
+	} else if src.Report.Facts.SwtpmMigration == "no" {
+		// qemu_migration.c refuses this only for TPM state on shared storage.
+		notes = append(notes, "the running swtpm does not support migration (no cmdarg-migration): libvirt refuses if the TPM state is on shared storage")
+	}
+	if src.Report == nil || src.Report.Facts.Libtpms == "" {
+		notes = append(notes, "libtpms versions not compared (the source's is unknown)")
 	}
 	missing := 0
 	for _, h := range others {

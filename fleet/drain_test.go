@@ -128,3 +128,19 @@ func TestAuditDrain(t *testing.T) {
 		t.Errorf("table %+v", tb)
 	}
 }
+
+// TestDrainNotes: what a live answer could not verify is said.
+func TestDrainNotes(t *testing.T) {
+	src := DrainHost{Host: "a", Usable: true, Traits: hostTraits, Report: rep(nova.Gazpacho, "0.9.6", ptr(true))}
+	src.Report.Facts.SwtpmMigration = "no"
+	_, why := DecideDrain(nova.Gazpacho, DrainGuest{ServerID: drainUUID, Mode: nova.SecretHost, Version: "2.0", Model: "tpm-tis"}, src,
+		[]DrainHost{{Host: "b", Usable: true, Traits: hostTraits}})
+	for _, want := range []string{"the running swtpm does not support migration", "compute service versions unknown where no report"} {
+		if !strings.Contains(why, want) {
+			t.Errorf("%q lacks %q", why, want)
+		}
+	}
+	if strings.Contains(why, "libtpms versions not compared") {
+		t.Errorf("the source's libtpms is known: %q", why)
+	}
+}
