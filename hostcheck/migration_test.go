@@ -136,3 +136,35 @@ func TestCompareVersions(t *testing.T) {
 		}
 	}
 }
+
+// TestGatherMigration: swtpm is asked its capabilities only where it was
+// found, libtpms is read in libvirtd's filesystem, the secrets volume is
+// judged on kolla only.
+func TestGatherMigration(t *testing.T) {
+	root := t.TempDir()
+	lib := filepath.Join(root, "usr/lib64")
+	if err := os.MkdirAll(lib, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(lib, "libtpms.so.0.9.6"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	asked := ""
+	caps := func(bin string) (string, error) {
+		asked = bin
+		return `{"type":"swtpm","features":["tpm-2.0","cmdarg-migration"]}`, nil
+	}
+	f := &Facts{Root: root, LibvirtRoot: root, Layout: Layout{Name: LayoutKolla},
+		Binaries: BinaryFacts{Paths: map[string]map[string]string{"": {"swtpm": "/usr/bin/swtpm"}}}}
+	m := gatherMigration(f, caps)
+	if asked != "/usr/bin/swtpm" || m.swtpmMigration() != "yes" || m.Libtpms != "0.9.6" || m.SecretsKept != "unknown" {
+		t.Errorf("asked %q: %+v", asked, m)
+	}
+	f.Layout = Layout{Name: LayoutPackages, Unread: map[string]string{"libvirt": "not readable"}}
+	f.Binaries.Paths[""]["swtpm"] = ""
+	asked = ""
+	m = gatherMigration(f, caps)
+	if asked != "" || m.swtpmMigration() != "unknown" || m.Libtpms != "" || m.SecretsKept != "" {
+		t.Errorf("nothing to ask: asked %q: %+v", asked, m)
+	}
+}
