@@ -3,6 +3,7 @@ package nova
 import (
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // ModeChangeVerdict says whether a guest can reach a secret security mode.
@@ -99,6 +100,10 @@ func PlanModeChange(in ModeChangeInput) ModeChangePlan {
 	p.Verdict = ModeChangeResize
 	if len(p.Flavors) == 0 {
 		p.Verdict, p.CreateFlavor = ModeChangeNoFlavor, createCommand(in, d)
+		if other := otherSpecs(in.Flavor.ExtraSpecs); len(other) > 0 {
+			// flavor create writes only the vTPM specs: the rest would be lost
+			p.Needs = append(p.Needs, "the new flavor also needs the current flavor's other extra specs: "+strings.Join(other, " "))
+		}
 	}
 	p.Needs = append(p.Needs, "hosts reporting "+in.To.Trait()+" (tpm_secret_security_filter requires it)")
 	if in.To == SecretHost {
@@ -157,4 +162,16 @@ func createCommand(in ModeChangeInput, d Decision) string {
 	}
 	cmd += " --tpm-version " + d.Version + " --tpm-model " + d.Model + " --secret-security " + string(in.To)
 	return cmd
+}
+
+// otherSpecs are a flavor's extra specs outside the vTPM request, sorted.
+func otherSpecs(specs map[string]string) []string {
+	var out []string
+	for k, v := range specs {
+		if !IsVTPMFlavorKey(k) {
+			out = append(out, k+"="+v)
+		}
+	}
+	sort.Strings(out)
+	return out
 }

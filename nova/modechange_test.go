@@ -89,6 +89,10 @@ func TestPlanModeChangeNeeds(t *testing.T) {
 	if !strings.Contains(host.Secret, "no new secret, none deleted") || !strings.HasPrefix(host.TPMState, "kept") {
 		t.Errorf("host secret %q state %q", host.Secret, host.TPMState)
 	}
+	odd := cfl("w1", 4, 8192, 80, "hw:tpm_version=2.0", "hw:cpu_policy=dedicated")
+	if n := strings.Join(PlanModeChange(ModeChangeInput{Release: Gazpacho, Flavor: odd, SizeKnown: true, To: SecretHost}).Needs, "\n"); !strings.Contains(n, "other extra specs: hw:cpu_policy=dedicated") {
+		t.Errorf("a created flavor would lose hw:cpu_policy: %q", n)
+	}
 	depl := PlanModeChange(ModeChangeInput{Release: Gazpacho, Flavor: base, To: SecretDeployment})
 	if n := strings.Join(depl.Needs, "\n"); !strings.Contains(n, "[service_user]") || !strings.Contains(depl.Secret, "unchanged") {
 		t.Errorf("deployment needs %q secret %q", n, depl.Secret)
