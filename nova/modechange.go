@@ -30,7 +30,8 @@ func (v ModeChangeVerdict) Reached() bool {
 }
 
 // ResizeAcrossDeployment is Nova's refusal (compute/api.py
-// API._validate_vtpm_secret_security, OperationNotSupportedForVTPM, HTTP 409).
+// API._validate_vtpm_secret_security: OperationNotSupportedForVTPM, a
+// NotSupported, so HTTP 400 to the resize request).
 const ResizeAcrossDeployment = "Resize between 'deployment' TPM secret security and other TPM secret security modes is not supported."
 
 // ModeChangeInput is one guest and the catalog it could be resized into.
@@ -119,7 +120,7 @@ func PlanModeChange(in ModeChangeInput) ModeChangePlan {
 	// flavor drops the vTPM.
 	p.Secret = "kept: the same Barbican secret (vtpm_secret_uuid), owned by the server's user; no new secret, none deleted"
 	if in.To == SecretUser {
-		p.Secret += "; Nova does not delete the persistent libvirt secret on the source host (no delete_secret on the resize paths)"
+		p.Secret += "; a resize to another host leaves the persistent libvirt secret on the source host (no delete_secret on the resize paths)"
 	}
 	// save_and_migrate_vtpm_dir moves swtpm state with the disks;
 	// _finish_migration_vtpm restores it when (version, model) is unchanged.
