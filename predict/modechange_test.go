@@ -70,3 +70,31 @@ func TestModeChangeNoModes(t *testing.T) {
 		t.Errorf("table %+v", tb)
 	}
 }
+
+// PlanModeChanges keeps the selected project's vTPM guests (not the
+// others), sizes each from the catalog entry of its flavor's name, and
+// reads a volume-backed server's boot volume as Nova does.
+func TestPlanModeChanges(t *testing.T) {
+	userF := nova.Flavor{Name: "w1", ExtraSpecs: map[string]string{"hw:tpm_version": "2.0"}}
+	plain := nova.Flavor{Name: "p1", ExtraSpecs: map[string]string{}}
+	hostF := nova.CloudFlavor{ID: "h", VCPUs: 2, RAM: 4096, Disk: 40, Flavor: nova.Flavor{Name: "w1-host",
+		ExtraSpecs: map[string]string{"hw:tpm_version": "2.0", "hw:tpm_secret_security": "host"}}}
+	vol := &nova.Image{Properties: map[string]string{"hw_tpm_version": "2.0"}}
+	inv := nova.Inventory{Servers: map[string]nova.Server{
+		"a": {ID: "a", Name: "a", ProjectID: "p", Flavor: userF},
+		"b": {ID: "b", Name: "b", ProjectID: "q", Flavor: userF},
+		"c": {ID: "c", Name: "c", ProjectID: "p", Flavor: plain},                  // no vTPM: left out
+		"d": {ID: "d", Name: "d", ProjectID: "p", Flavor: plain, BootVolume: vol}, // vTPM from its volume
+	}}
+	catalog := []nova.CloudFlavor{{ID: "w", VCPUs: 4, RAM: 4096, Disk: 40, Flavor: userF}, hostF}
+	rows := PlanModeChanges(inv, catalog, nova.Gazpacho, ModeChangeRequest{ProjectID: "p", To: nova.SecretHost})
+	got := []string{}
+	for _, r := range rows {
+		got = append(got, r.ServerID+":"+string(r.Verdict)+":"+strings.Join(r.Flavors, ","))
+	}
+	// a's w1 has 4 vCPUs: w1-host (2) is smaller; d's p1 is not in the
+	// catalog, so its size is unknown and w1-host fits.
+	if want := "a:no-flavor:,d:resize:w1-host"; strings.Join(got, ",") != want {
+		t.Errorf("got %v, want %s", got, want)
+	}
+}
