@@ -97,7 +97,7 @@ No request for a secret's payload can leave vtpmctl.`, []string{
 				}
 				return runSecretsAudit(ctx, o)
 			},
-		}, newSecretsProtectCommand(g, streams)},
+		}, newSecretsProtectCommand(g, streams), newSecretsModePlanCommand(g, streams)},
 	}
 }
 
