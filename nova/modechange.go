@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/vtpmctl/vtpmctl/internal/quote"
 )
 
 // ModeChangeVerdict says whether a guest can reach a secret security mode.
@@ -42,6 +44,8 @@ type ModeChangeInput struct {
 	// a deleted flavor leaves the sizes unknown).
 	Flavor    CloudFlavor
 	SizeKnown bool
+	// AccessKnown: Flavor.IsPublic was read (the catalog has the flavor).
+	AccessKnown bool
 	// Image is what Nova reads as the instance's image_meta.
 	Image      Image
 	To         SecretMode
@@ -100,7 +104,10 @@ func PlanModeChange(in ModeChangeInput) ModeChangePlan {
 	p.Flavors = fittingFlavors(in, d)
 	p.Verdict = ModeChangeResize
 	if len(p.Flavors) == 0 {
-		p.Verdict, p.CreateFlavor = ModeChangeNoFlavor, createCommand(in, d)
+		var notes []string
+		p.Verdict = ModeChangeNoFlavor
+		p.CreateFlavor, notes = createCommand(in, d)
+		p.Needs = append(p.Needs, notes...)
 		if other := otherSpecs(in.Flavor.ExtraSpecs); len(other) > 0 {
 			// flavor create writes only the vTPM specs: the rest would be lost
 			p.Needs = append(p.Needs, "the new flavor also needs the current flavor's other extra specs: "+strings.Join(other, " "))
@@ -152,17 +159,32 @@ func fittingFlavors(in ModeChangeInput, d Decision) []string {
 	return out
 }
 
-// createCommand is the vtpmctl flavor create line for a fitting flavor.
-func createCommand(in ModeChangeInput, d Decision) string {
+// createCommand is the vtpmctl flavor create line for a fitting flavor,
+// meant to be pasted into a shell: every value from the cloud is quoted,
+// and a name with control characters gets no line (one command would
+// read as several) but a note. flavor create makes a public flavor
+// unless told --private, so a private source flavor says so.
+func createCommand(in ModeChangeInput, d Decision) (string, []string) {
+	var notes []string
 	name := in.Flavor.Name + "-" + string(in.To)
-	cmd := "vtpmctl flavor create " + name
+	if quote.HasControl(name) || quote.HasControl(d.Version) || quote.HasControl(d.Model) {
+		return "", []string{"no flavor create line: the flavor name " + quote.Shell(quote.OneLine(in.Flavor.Name)) + " has control characters; create the flavor by hand"}
+	}
+	cmd := "vtpmctl flavor create " + quote.Shell(name)
 	if in.SizeKnown {
 		cmd += fmt.Sprintf(" --vcpus %d --ram %d --disk %d", in.Flavor.VCPUs, in.Flavor.RAM, in.Flavor.Disk)
 	} else {
 		cmd += " --vcpus N --ram MB --disk GB"
 	}
-	cmd += " --tpm-version " + d.Version + " --tpm-model " + d.Model + " --secret-security " + string(in.To)
-	return cmd
+	switch {
+	case !in.AccessKnown:
+		notes = append(notes, "the access of flavor "+quote.Shell(in.Flavor.Name)+" is unknown (not in the flavor list): if it was private, add --private and a --project for each project that had access")
+	case !in.Flavor.IsPublic:
+		cmd += " --private"
+		notes = append(notes, "flavor "+quote.Shell(in.Flavor.Name)+" is private: copy its project access to the new flavor (a --project for each project in its access list)")
+	}
+	cmd += " --tpm-version " + quote.Shell(d.Version) + " --tpm-model " + quote.Shell(d.Model) + " --secret-security " + quote.Shell(string(in.To))
+	return cmd, notes
 }
 
 // otherSpecs are a flavor's extra specs outside the vTPM request, sorted.

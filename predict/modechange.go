@@ -127,7 +127,7 @@ func PlanModeChanges(inv nova.Inventory, catalog []nova.CloudFlavor, rel nova.Re
 			cur = nova.CloudFlavor{Flavor: srv.Flavor}
 		}
 		cur.Flavor = srv.Flavor // the specs the server was built with
-		p := nova.PlanModeChange(nova.ModeChangeInput{Release: rel, Flavor: cur, SizeKnown: known,
+		p := nova.PlanModeChange(nova.ModeChangeInput{Release: rel, Flavor: cur, SizeKnown: known, AccessKnown: known,
 			Image: imageOf(srv, decided), To: req.To, Candidates: catalog})
 		if p.Verdict == nova.ModeChangeNotVTPM && req.ServerID == "" {
 			continue // a fleet plan lists vTPM guests only
