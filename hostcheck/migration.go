@@ -58,7 +58,13 @@ var libtpmsDirs = []string{"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-
 func findLibtpms(root string) string {
 	var found []string
 	for _, d := range libtpmsDirs {
-		m, _ := filepath.Glob(filepath.Join(under(root, d), "libtpms.so.*.*.*"))
+		// resolved inside root: an absolute link (usr/lib64 -> /usr/lib)
+		// must not list the auditing machine's libtpms
+		rd, err := resolve(root, d)
+		if err != nil {
+			continue
+		}
+		m, _ := filepath.Glob(filepath.Join(rd, "libtpms.so.*.*.*"))
 		for _, p := range m {
 			found = append(found, strings.TrimPrefix(filepath.Base(p), "libtpms.so."))
 		}

@@ -1,10 +1,12 @@
 package hostcheck
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vtpmctl/vtpmctl/nova"
 )
@@ -166,5 +168,53 @@ func TestGatherMigration(t *testing.T) {
 	m = gatherMigration(f, caps)
 	if asked != "" || m.swtpmMigration() != "unknown" || m.Libtpms != "" || m.SecretsKept != "" {
 		t.Errorf("nothing to ask: asked %q: %+v", asked, m)
+	}
+}
+
+// TestLibtpmsStaysInRoot: an absolute symlink in the audited tree leads
+// to the same path below --root, never to the auditing machine's files.
+func TestLibtpmsStaysInRoot(t *testing.T) {
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "libtpms.so.9.9.9"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "usr"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(root, "usr/lib64")); err != nil {
+		t.Fatal(err)
+	}
+	if v := findLibtpms(root); v != "" {
+		t.Errorf("libtpms %q found through a link out of the root", v)
+	}
+}
+
+// TestRunBounded: a program of the host's that never answers costs host
+// check 10 s, not for ever; its output is capped.
+func TestRunBounded(t *testing.T) {
+	defer func(d time.Duration) { runTimeout = d }(runTimeout)
+	runTimeout = 300 * time.Millisecond
+	dir := t.TempDir()
+	hang := filepath.Join(dir, "hang")
+	if err := os.WriteFile(hang, []byte("#!/bin/sh\nexec sleep 60\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	start := time.Now()
+	if _, err := runBounded(ctx, false, hang); err == nil || !strings.Contains(err.Error(), "no answer within 300ms") {
+		t.Errorf("err = %v", err)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("took %s", d)
+	}
+	loud := filepath.Join(dir, "loud")
+	if err := os.WriteFile(loud, []byte("#!/bin/sh\nhead -c 1000000 /dev/zero\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runBounded(ctx, false, loud)
+	if err != nil || len(out) != 64<<10 {
+		t.Errorf("%d bytes, err %v; want 64 KiB", len(out), err)
 	}
 }

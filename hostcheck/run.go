@@ -2,8 +2,10 @@ package hostcheck
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/vtpmctl/vtpmctl/nova"
 )
@@ -63,22 +66,55 @@ func RunOnHost(ctx context.Context, o Options) (*Report, error) {
 	}
 	if !underRoot(o.Root) {
 		if o.RunVersion == nil {
-			o.RunVersion = func(bin string) (string, error) {
-				out, err := exec.CommandContext(ctx, bin, "--version").CombinedOutput()
-				return string(out), err
-			}
+			o.RunVersion = func(bin string) (string, error) { return runBounded(ctx, true, bin, "--version") }
 		}
 		if o.RunCapabilities == nil {
-			o.RunCapabilities = func(bin string) (string, error) {
-				out, err := exec.CommandContext(ctx, bin, "socket", "--print-capabilities").Output()
-				return string(out), err
-			}
+			o.RunCapabilities = func(bin string) (string, error) { return runBounded(ctx, false, bin, "socket", "--print-capabilities") }
 		}
 		if o.ContainerRoot == nil {
 			o.ContainerRoot = func(name string) (string, error) { return containerRoot(ctx, name) }
 		}
 	}
 	return Run(o)
+}
+
+// runTimeout bounds each program host check runs (a variable for tests).
+var runTimeout = 10 * time.Second
+
+// runBounded runs a program of the audited host's: a wedged swtpm must
+// not hang host check (10 s), and its answer is read up to 64 KiB
+// (stdout, and stderr too when combined: --version prints there).
+func runBounded(ctx context.Context, combined bool, bin string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, runTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	var out bytes.Buffer
+	w := &limitedWriter{w: &out, n: 64 << 10}
+	cmd.Stdout = w
+	if combined {
+		cmd.Stderr = w
+	}
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		return out.String(), fmt.Errorf("%s %s: no answer within %s", bin, strings.Join(args, " "), runTimeout)
+	}
+	return out.String(), err
+}
+
+// limitedWriter keeps the first n bytes and drops the rest (the program
+// is not blocked on a full pipe).
+type limitedWriter struct {
+	w io.Writer
+	n int
+}
+
+func (l *limitedWriter) Write(p []byte) (int, error) {
+	if l.n > 0 {
+		k := min(len(p), l.n)
+		l.w.Write(p[:k])
+		l.n -= k
+	}
+	return len(p), nil
 }
 
 // check is one pure check: its findings from the facts alone, so the list
