@@ -158,7 +158,7 @@ next:
 // removed key, nothing when nothing differs. A failed volume's plan gets
 // Err; the others are still written.
 func ApplyVolumePlans(ctx context.Context, c *gophercloud.ServiceClient, plans []nova.ObjectPlan, vols []Volume) {
-	parallel.Do(ctx, len(plans), parallel.DefaultLimit, func(ctx context.Context, i int) error {
+	errs := parallel.Do(ctx, len(plans), parallel.DefaultLimit, func(ctx context.Context, i int) error {
 		set := map[string]string{}
 		var unset []string
 		for _, w := range nova.Writes(plans[i].Changes) {
@@ -183,6 +183,13 @@ func ApplyVolumePlans(ctx context.Context, c *gophercloud.ServiceClient, plans [
 		}
 		return nil
 	})
+	// A call never started (ctx ended: Ctrl-C) wrote nothing: its plan
+	// must not be reported as written.
+	for i, err := range errs {
+		if err != nil && plans[i].Err == nil && len(nova.Writes(plans[i].Changes)) > 0 {
+			plans[i].Err = err
+		}
+	}
 }
 
 // volumeWriteError explains Cinder's 403: the volume belongs to another

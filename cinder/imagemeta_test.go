@@ -160,3 +160,24 @@ func TestResolveVolumesSelectOneList(t *testing.T) {
 		t.Errorf("selected %+v, want only win", vols)
 	}
 }
+
+// TestApplyVolumePlansCancelled: after Ctrl-C no request is sent, and a
+// plan that had changes must say so (Err), never pass as written; a plan
+// with nothing to write has nothing to fail.
+func TestApplyVolumePlansCancelled(t *testing.T) {
+	a, b := "11111111-1111-1111-1111-111111111111", "22222222-2222-2222-2222-222222222222"
+	c := strictCinder(t) // any request is a failure
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	plans := []nova.ObjectPlan{
+		{ID: a, Changes: []nova.Change{{Key: "hw_tpm_version", New: "2.0", Action: nova.Added}}},
+		{ID: b, Changes: []nova.Change{{Key: "hw_tpm_version", Old: "2.0", New: "2.0", Action: nova.Unchanged}}},
+	}
+	ApplyVolumePlans(ctx, c, plans, []Volume{{ID: a}, {ID: b}})
+	if !errors.Is(plans[0].Err, context.Canceled) {
+		t.Errorf("cancelled before writing: Err %v, want context.Canceled", plans[0].Err)
+	}
+	if plans[1].Err != nil {
+		t.Errorf("nothing to write: Err %v", plans[1].Err)
+	}
+}

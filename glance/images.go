@@ -236,7 +236,7 @@ func findImages(ctx context.Context, c *gophercloud.ServiceClient, refs []string
 // ApplyImagePlans writes each image's changes (one PATCH per image, none
 // when nothing differs), a bounded number at a time.
 func ApplyImagePlans(ctx context.Context, c *gophercloud.ServiceClient, plans []nova.ObjectPlan, imgs []nova.CloudImage) {
-	parallel.Do(ctx, len(plans), parallel.DefaultLimit, func(ctx context.Context, i int) error {
+	errs := parallel.Do(ctx, len(plans), parallel.DefaultLimit, func(ctx context.Context, i int) error {
 		w := nova.Writes(plans[i].Changes)
 		if len(w) == 0 {
 			return nil
@@ -246,6 +246,13 @@ func ApplyImagePlans(ctx context.Context, c *gophercloud.ServiceClient, plans []
 		}
 		return nil
 	})
+	// A call never started (ctx ended: Ctrl-C) wrote nothing: its plan
+	// must not be reported as written.
+	for i, err := range errs {
+		if err != nil && plans[i].Err == nil && len(nova.Writes(plans[i].Changes)) > 0 {
+			plans[i].Err = err
+		}
+	}
 }
 
 // imageWriteError explains Glance's 403, the usual surprise: a public or
