@@ -55,7 +55,7 @@ func DecideDrain(rel nova.Release, g DrainGuest, src DrainHost, others []DrainHo
 	if liveWhy == "" {
 		n, why := destinations(rel, mode, g, src, others)
 		if len(n) > 0 {
-			return DrainLive, fmt.Sprintf("host mode on %s: %d destination(s) (%s)%s", rel, len(n), strings.Join(n, ", "), liveNotes(src, others))
+			return DrainLive, fmt.Sprintf("host mode on %s: %d destination(s) (%s)%s", rel, len(n), someHosts(n), liveNotes(src, others))
 		}
 		liveWhy = why
 	}
@@ -68,7 +68,7 @@ func DecideDrain(rel nova.Release, g DrainGuest, src DrainHost, others []DrainHo
 	if len(n) == 0 {
 		return DrainStays, liveWhy + "; cold migration: " + why
 	}
-	reason := liveWhy + fmt.Sprintf("; cold migration to %d destination(s) (%s): the guest is stopped", len(n), strings.Join(n, ", "))
+	reason := liveWhy + fmt.Sprintf("; cold migration to %d destination(s) (%s): the guest is stopped", len(n), someHosts(n))
 	if mode == nova.SecretUser || mode == "" {
 		// The destination reads the owner's Barbican secret with the
 		// caller's token (nova/crypto.py: VTPMSecretForbidden).
@@ -85,7 +85,11 @@ func liveBlocker(rel nova.Release, mode nova.SecretMode, g DrainGuest, src Drain
 	if mode != nova.SecretHost {
 		return fmt.Sprintf("live migration: Nova refuses it in %s mode (only host mode)", mode)
 	}
-	for _, h := range append([]DrainHost{src}, others...) {
+	for i := -1; i < len(others); i++ {
+		h := src
+		if i >= 0 {
+			h = others[i]
+		}
 		if h.Report == nil {
 			continue
 		}
@@ -176,6 +180,15 @@ func destinations(rel nova.Release, mode nova.SecretMode, g DrainGuest, src Drai
 	return nil, "no destination: " + strings.Join(why, ", ")
 }
 
+// someHosts names up to five hosts and counts the rest: a reason per
+// guest must not carry the whole fleet (50,000 guests × 1,000 hosts).
+func someHosts(n []string) string {
+	if len(n) <= 5 {
+		return strings.Join(n, ", ")
+	}
+	return strings.Join(n[:5], ", ") + fmt.Sprintf(" and %d more", len(n)-5)
+}
+
 func hasAll(have, need []string) bool {
 	for _, t := range need {
 		if !contains(have, t) {
@@ -198,16 +211,42 @@ func addDrain(rel nova.Release, hosts []Host, reports map[string]hostcheck.Repor
 		}
 	}
 	sum.Drain = map[DrainAction]int{}
+	// The answer depends on the guest only through its mode, version,
+	// model and (host mode) its source report's readiness: decided once
+	// per kind per host, the reason string shared, not rebuilt per guest.
+	type kind struct {
+		mode           nova.SecretMode
+		version, model string
+		unready        string // the source report's reasons, "" ready or not listed
+	}
+	type answer struct {
+		a   DrainAction
+		why string
+	}
 	for i := range out {
 		on := byHost[hosts[i].Host]
+		unready := map[string]string{}
+		if r := dh[i].Report; r != nil {
+			for _, rg := range r.VTPMGuests {
+				if rg.MigrationReady != nil && !*rg.MigrationReady {
+					unready[rg.UUID] = "\x00" + strings.Join(rg.MigrationReasons, "; ")
+				}
+			}
+		}
+		decided := map[kind]answer{}
 		for j := range out[i].AtRisk {
 			if j >= len(on) {
 				break
 			}
 			g := &guests[on[j]]
-			a, why := DecideDrain(rel, DrainGuest{ServerID: g.ServerID, Mode: g.Mode, Version: g.Version, Model: g.Model}, dh[i], dh)
-			out[i].AtRisk[j].Drain, out[i].AtRisk[j].DrainReason = a, why
-			sum.Drain[a]++
+			k := kind{g.Mode, g.Version, g.Model, unready[g.ServerID]}
+			ans, ok := decided[k]
+			if !ok {
+				ans.a, ans.why = DecideDrain(rel, DrainGuest{ServerID: g.ServerID, Mode: g.Mode, Version: g.Version, Model: g.Model}, dh[i], dh)
+				decided[k] = ans
+			}
+			out[i].AtRisk[j].Drain, out[i].AtRisk[j].DrainReason = ans.a, ans.why
+			sum.Drain[ans.a]++
 		}
 	}
 }

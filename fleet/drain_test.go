@@ -1,8 +1,10 @@
 package fleet
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/vtpmctl/vtpmctl/hostcheck"
 	"github.com/vtpmctl/vtpmctl/nova"
@@ -142,5 +144,31 @@ func TestDrainNotes(t *testing.T) {
 	}
 	if strings.Contains(why, "libtpms versions not compared") {
 		t.Errorf("the source's libtpms is known: %q", why)
+	}
+}
+
+// TestDrainReasonsBounded: a guest's reason names at most five
+// destinations and counts the rest, and guests of one kind on one host
+// share one reason (50,000 guests × 1,000 hosts must not keep 20 KB each).
+func TestDrainReasonsBounded(t *testing.T) {
+	var hosts []Host
+	for i := 0; i < 40; i++ {
+		hosts = append(hosts, Host{Host: fmt.Sprintf("cmp%02d", i), Hypervisor: fmt.Sprintf("cmp%02d", i), State: "up", Status: "enabled",
+			Traits: []string{"COMPUTE_SECURITY_TPM_2_0", "COMPUTE_SECURITY_TPM_TIS", "COMPUTE_SECURITY_TPM_SECRET_SECURITY_USER", "COMPUTE_SECURITY_TPM_SECRET_SECURITY_HOST"}})
+	}
+	var guests []nova.VTPMGuest
+	for i := 0; i < 3; i++ {
+		guests = append(guests, nova.VTPMGuest{ServerID: fmt.Sprintf("g%d", i), Host: "cmp00", Mode: nova.SecretUser, Version: "2.0", Model: "tpm-tis"})
+	}
+	out, sum := AuditHosts(nova.Gazpacho, hosts, nil, guests)
+	if sum.Drain[DrainCold] != 3 {
+		t.Fatalf("drain summary %v", sum.Drain)
+	}
+	r := out[0].AtRisk
+	if !strings.Contains(r[0].DrainReason, "39 destination(s)") || !strings.Contains(r[0].DrainReason, " and 34 more") {
+		t.Errorf("reason %q", r[0].DrainReason)
+	}
+	if unsafe.StringData(r[0].DrainReason) != unsafe.StringData(r[2].DrainReason) {
+		t.Error("guests of one kind on one host each built their own reason")
 	}
 }
