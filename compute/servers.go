@@ -111,14 +111,28 @@ func ListInventory(ctx context.Context, computeClient, imageClient *gophercloud.
 			imgs[i.ID] = &img
 		}
 	}
+	inv := nova.Inventory{Others: map[string]nova.OtherServer{}}
 	var vols volumeIndex
+	// noVols is why a volume-backed server is undecided ("": the volumes
+	// were listed).
+	noVols := nova.UndecidedNoBlockStorage
 	if opts.Volumes != nil {
 		var err error
-		if vols, err = listVolumeIndex(ctx, opts.Volumes, opts.AllTenants, opts.KeepServers); err != nil {
+		vols, err = listVolumeIndex(ctx, opts.Volumes, opts.AllTenants, opts.KeepServers)
+		switch {
+		case err == nil:
+			noVols = ""
+		case ctx.Err() != nil:
 			return nova.Inventory{}, fmt.Errorf("listing volumes: %w", err)
+		default:
+			// The audits worked without Cinder before it was read: a
+			// volume list the transport gave up on (5xx, 403 on
+			// all_tenants, a timeout) leaves the volume-backed servers
+			// undecided, with the error for the audits to warn with.
+			vols, noVols = volumeIndex{}, nova.UndecidedVolumesUnreadable
+			inv.VolumesErr = fmt.Errorf("listing volumes: %w", err)
 		}
 	}
-	inv := nova.Inventory{Others: map[string]nova.OtherServer{}}
 	if opts.KeepServers {
 		inv.Servers = map[string]nova.Server{}
 	}
@@ -132,7 +146,7 @@ func ListInventory(ctx context.Context, computeClient, imageClient *gophercloud.
 	each := func(l []listedServer) {
 		decided += len(l)
 		for i := range l {
-			add(&inv, &l[i], rel, imgs, vols, opts.Volumes != nil, flavors, in, opts.KeepServers)
+			add(&inv, &l[i], rel, imgs, vols, noVols, flavors, in, opts.KeepServers)
 		}
 	}
 	err := eachServerPage(ctx, atMicroversion(computeClient, mv), opts.AllTenants, each)
@@ -209,8 +223,8 @@ func flavorOf(s *listedServer, cache map[string]nova.Flavor) nova.Flavor {
 // add decides one server and keeps what the audits read of it. The
 // image properties are those Nova read at boot where they can still be
 // read: the boot volume's for a volume-backed server (image ""), the
-// Glance image's otherwise. haveVolumes says vols was listed.
-func add(inv *nova.Inventory, s *listedServer, rel nova.Release, imgs map[string]*nova.Image, vols volumeIndex, haveVolumes bool,
+// Glance image's otherwise. noVols is why vols was not listed ("": it was).
+func add(inv *nova.Inventory, s *listedServer, rel nova.Release, imgs map[string]*nova.Image, vols volumeIndex, noVols nova.Undecided,
 	flavors map[string]nova.Flavor, in interner, keep bool) {
 	fl := flavorOf(s, flavors)
 	imgID, atBoot, shown := s.image()
@@ -230,8 +244,8 @@ func add(inv *nova.Inventory, s *listedServer, rel nova.Release, imgs map[string
 		asked = *img
 	case imgID != "":
 		undecided = nova.UndecidedImageGone
-	case !haveVolumes:
-		undecided = nova.UndecidedNoBlockStorage
+	case noVols != "":
+		undecided = noVols
 	default:
 		var found bool
 		if boot, found = vols.bootVolume(s.ID, s.RootDevice); found {

@@ -38,6 +38,9 @@ const (
 	// UndecidedNoBlockStorage: the server is volume-backed and the
 	// catalog has no block storage, so its boot volume was not read.
 	UndecidedNoBlockStorage Undecided = "no_block_storage"
+	// UndecidedVolumesUnreadable: the server is volume-backed and the
+	// volume list failed (Inventory.VolumesErr says why).
+	UndecidedVolumesUnreadable Undecided = "volumes_unreadable"
 	// UndecidedNoBootVolume: the server is volume-backed but no listed
 	// volume is attached to it as its root device (a volume of another
 	// project, or a list scoped to the token's project).
@@ -48,7 +51,7 @@ const (
 )
 
 // UndecidedReasons are the reasons an Undecided server can have.
-var UndecidedReasons = []Undecided{UndecidedImageGone, UndecidedNoBlockStorage, UndecidedNoBootVolume, UndecidedCellDown}
+var UndecidedReasons = []Undecided{UndecidedImageGone, UndecidedNoBlockStorage, UndecidedNoBootVolume, UndecidedCellDown, UndecidedVolumesUnreadable}
 
 // UndecidedServer is a server whose flavor does not ask for a vTPM and
 // whose image properties at boot are not known. Guest is what it would

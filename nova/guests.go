@@ -37,6 +37,10 @@ type Inventory struct {
 	// image properties at boot could not be read (also in Others): see
 	// Undecided's reasons. The audits resolve them from other evidence.
 	Undecided []UndecidedServer
+	// VolumesErr is the volume list's failure, nil when it was listed or
+	// not asked for: the volume-backed servers are then undecided
+	// (UndecidedVolumesUnreadable), and the audits warn with it.
+	VolumesErr error
 }
 
 // Server is one listed server with what Nova reads to build it.
