@@ -143,22 +143,25 @@ files() {
 
 # ns_init: the script the holder runs in the new mount + UTS namespace
 ns_init() {
+  # every path printf %q-quoted: the script is bash source
+  local R Sq L I H
+  R=$(printf %q "$ROOT"); Sq=$(printf %q "$S"); L=$(printf %q "$LOGS"); I=$(printf %q "$IN_DIR"); H=$(printf %q "$HOSTB")
   cat <<EOS
 #!/bin/bash
 set -e
-mount -t tmpfs -o mode=755,size=256m vtpmctl-b-run $ROOT/run
-mkdir -p $ROOT/run/lock; chmod 1777 $ROOT/run/lock
-mount -t sysfs sysfs $ROOT/sys   # this namespace's: nova and libvirt see B's interfaces
+mount -t tmpfs -o mode=755,size=256m vtpmctl-b-run $R/run
+mkdir -p $R/run/lock; chmod 1777 $R/run/lock
+mount -t sysfs sysfs $R/sys   # this namespace's: nova and libvirt see B's interfaces
 for m in etc-libvirt:/etc/libvirt var-lib-libvirt:/var/lib/libvirt cache-libvirt:/var/cache/libvirt \\
          log-swtpm:/var/log/swtpm var-lib-nova:/var/lib/nova tmp:/tmp hosts:/etc/hosts hostname:/etc/hostname \\
-         devcloud:$IN_DIR; do
-  [ -e "$ROOT\${m#*:}" ] || mkdir -p "$ROOT\${m#*:}"
-  mount --bind "$S/\${m%%:*}" "$ROOT\${m#*:}"
+         devcloud:$I; do
+  [ -e $R"\${m#*:}" ] || mkdir -p $R"\${m#*:}"
+  mount --bind $Sq/"\${m%%:*}" $R"\${m#*:}"
 done
-mount --bind $LOGS $ROOT$IN_DIR/logs
-mkdir -p $ROOT/var/log/libvirt; mount --bind $LOGS/libvirt $ROOT/var/log/libvirt
-hostname $HOSTB
-touch $S/ns-ready
+mount --bind $L $R$I/logs
+mkdir -p $R/var/log/libvirt; mount --bind $L/libvirt $R/var/log/libvirt
+hostname $H
+touch $Sq/ns-ready
 exec sleep infinity
 EOS
 }
@@ -202,6 +205,7 @@ up() {
     start holder nsenter --net=/run/netns/$NSB unshare --mount --uts --propagation private /bin/bash "$S/ns-init.sh"
     for _ in $(seq 1 50); do [ -f "$S/ns-ready" ] && break; sleep 0.1; done
     [ -f "$S/ns-ready" ] || { log "host B's namespace failed; see $LOGS/holder.out"; exit 1; }
+    readlink "/proc/$(holder)/ns/mnt" > "$P/mntns"
     log "namespaces held by pid $(holder)"
   fi
 
@@ -269,8 +273,19 @@ up() {
 # B's processes: those in the holder's mount namespace (libvirtd, virtlogd,
 # nova-compute and what they spawned: QEMU, swtpm, privsep helpers).
 b_procs() {
-  local h m d; h=$(holder); [ -n "$h" ] || return 0
-  m=$(readlink "/proc/$h/ns/mnt")
+  local h m d; h=$(holder)
+  if [ -n "$h" ]; then
+    m=$(readlink "/proc/$h/ns/mnt")
+  else
+    # The holder died (OOM, a kill, a failed up): what libvirtd spawned
+    # may still run in its namespace. A freed namespace number can be
+    # reused, so only processes whose root is also B's chroot count.
+    m=$(cat "$P/mntns" 2> /dev/null) || return 0
+    [ -n "$m" ] || return 0
+    ls -l /proc/[0-9]*/ns/mnt 2> /dev/null | awk -v m="$m" '$NF == m { split($(NF-2), p, "/"); print p[3] }' |
+      while read -r d; do [ "$(readlink "/proc/$d/root" 2> /dev/null)" = "$ROOT" ] && echo "$d"; done
+    return 0
+  fi
   # one ls for all (a readlink per process takes seconds on a busy machine)
   ls -l /proc/[0-9]*/ns/mnt 2> /dev/null | awk -v m="$m" -v h="$h" '$NF == m { split($(NF-2), p, "/"); if (p[3] != h) print p[3] }'
 }
@@ -326,6 +341,7 @@ down() {
   # The holder is gone, so are B's mounts: state/ is plain files again.
   case $S in */host-b/state) rm -rf "$S" ;; esac
   log "down: $(b_procs | wc -l) processes of host B left, logs kept in $LOGS"
+  rm -f "$P/mntns"
 }
 
 status() {
