@@ -168,19 +168,34 @@ func ApplyVolumePlans(ctx context.Context, c *gophercloud.ServiceClient, plans [
 				set[w.Key] = w.New
 			}
 		}
+		// written: what Cinder holds already when a later request fails,
+		// so the report says "partly changed", not "not changed".
+		var written []string
 		var err error
 		if len(set) > 0 {
-			err = SetImageMetadata(ctx, c, plans[i].ID, set)
+			if err = SetImageMetadata(ctx, c, plans[i].ID, set); err == nil {
+				for k := range set {
+					written = append(written, k)
+				}
+			}
 		}
 		for _, k := range unset {
 			if err != nil {
 				break
 			}
-			err = UnsetImageMetadata(ctx, c, plans[i].ID, k)
+			if err = UnsetImageMetadata(ctx, c, plans[i].ID, k); err == nil {
+				written = append(written, k)
+			}
 		}
-		if err != nil {
-			plans[i].Err = volumeWriteError(err, vols[i])
+		if err == nil {
+			return nil
 		}
+		err = volumeWriteError(err, vols[i])
+		if len(written) > 0 {
+			sort.Strings(written)
+			err = &nova.PartialWriteError{Written: written, NotWritten: notIn(plans[i].Changes, written), Err: err}
+		}
+		plans[i].Err = err
 		return nil
 	})
 	// A call never started (ctx ended: Ctrl-C) wrote nothing: its plan
@@ -190,6 +205,21 @@ func ApplyVolumePlans(ctx context.Context, c *gophercloud.ServiceClient, plans [
 			plans[i].Err = err
 		}
 	}
+}
+
+// notIn is the changed keys not in written, in plan order.
+func notIn(cs []nova.Change, written []string) []string {
+	done := map[string]bool{}
+	for _, k := range written {
+		done[k] = true
+	}
+	var out []string
+	for _, w := range nova.Writes(cs) {
+		if !done[w.Key] {
+			out = append(out, w.Key)
+		}
+	}
+	return out
 }
 
 // volumeWriteError explains Cinder's 403: the volume belongs to another

@@ -181,3 +181,29 @@ func TestApplyVolumePlansCancelled(t *testing.T) {
 		t.Errorf("nothing to write: Err %v", plans[1].Err)
 	}
 }
+
+// TestApplyVolumePlansPartial: the set succeeds and the first unset fails,
+// so Cinder holds the set keys: the error must say which keys were
+// written and which were not (the strict fake also proves no request
+// follows the failure).
+func TestApplyVolumePlansPartial(t *testing.T) {
+	a := "11111111-1111-1111-1111-111111111111"
+	c := strictCinder(t,
+		route{method: "POST", path: "/v3/p1/volumes/" + a + "/action", status: 200, answer: `{"metadata":{}}`,
+			body: `{"os-set_image_metadata":{"metadata":{"hw_tpm_version":"2.0"}}}`},
+		route{method: "POST", path: "/v3/p1/volumes/" + a + "/action", status: 500, answer: `{"computeFault":{"message":"boom"}}`,
+			body: `{"os-unset_image_metadata":{"key":"hw_tpm_secret_security"}}`},
+	)
+	plans := []nova.ObjectPlan{{ID: a, Changes: []nova.Change{
+		{Key: "hw_tpm_version", Old: "1.2", New: "2.0", Action: nova.Replaced},
+		{Key: "hw_tpm_secret_security", Old: "host", Action: nova.Removed},
+		{Key: "os_type", Old: "windows", Action: nova.Removed}}}}
+	ApplyVolumePlans(context.Background(), c, plans, []Volume{{ID: a}})
+	var pw *nova.PartialWriteError
+	if !errors.As(plans[0].Err, &pw) {
+		t.Fatalf("Err %v (%T), want a PartialWriteError", plans[0].Err, plans[0].Err)
+	}
+	if strings.Join(pw.Written, ",") != "hw_tpm_version" || strings.Join(pw.NotWritten, ",") != "hw_tpm_secret_security,os_type" {
+		t.Errorf("written %v, not written %v", pw.Written, pw.NotWritten)
+	}
+}

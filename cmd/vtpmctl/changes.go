@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/nova"
@@ -19,11 +21,13 @@ func printChanges(streams *IOStreams, g *globalOptions, plans []nova.ObjectPlan,
 		for _, n := range p.Notes {
 			fmt.Fprintf(streams.Err, "vtpmctl: %s: %s\n", p.Name, n)
 		}
+		// a write that failed midway left these keys changed
+		written := nova.WrittenKeys(p.Err)
 		for _, c := range p.Changes {
 			action := string(c.Action)
 			if c.Action != nova.Unchanged {
 				writes++
-				if p.Err != nil {
+				if p.Err != nil && !written[c.Key] {
 					action = "failed"
 				} else if dryRun {
 					action = "would be " + action
@@ -40,7 +44,12 @@ func printChanges(streams *IOStreams, g *globalOptions, plans []nova.ObjectPlan,
 		return err
 	}
 	for _, p := range plans {
-		if p.Err != nil {
+		var pw *nova.PartialWriteError
+		switch {
+		case errors.As(p.Err, &pw):
+			fmt.Fprintf(streams.Err, "vtpmctl: %s: partly changed: %s written, %s not: %s\n", p.Name,
+				strings.Join(pw.Written, ", "), strings.Join(pw.NotWritten, ", "), oneLine(pw.Err.Error()))
+		case p.Err != nil:
 			fmt.Fprintf(streams.Err, "vtpmctl: %s: not changed: %s\n", p.Name, oneLine(p.Err.Error()))
 		}
 	}
