@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -18,8 +19,16 @@ func CloudHost(t testing.TB) ComputeHost {
 	if Root() != "" {
 		return HostA(t)
 	}
+	// The Zed cloud's libvirtd runs in a mount namespace of its own
+	// (devcloud/up.sh: /var/lib/libvirt is bound from the cloud's data
+	// dir), so its paths mean what they say only in there; /tmp is shared.
+	pid, err := os.ReadFile(filepath.Join(Dir(), "run/libvirtd.pid"))
+	if err != nil {
+		t.Fatalf("the Zed cloud's libvirtd: %v", err)
+	}
+	ns := strings.TrimSpace(string(pid))
 	return ComputeHost{Name: "devcloud", tmp: "/tmp", cmd: func(args ...string) *exec.Cmd {
-		return exec.Command(args[0], args[1:]...)
+		return exec.Command("nsenter", append([]string{"-t", ns, "--mount", "--"}, args...)...)
 	}}
 }
 
