@@ -70,6 +70,13 @@ type listedServer struct {
 	Flavor *struct {
 		OriginalName string         `json:"original_name"`
 		ExtraSpecs   map[string]any `json:"extra_specs"`
+		// the instance's own flavor copy (views/servers.py
+		// _get_flavor_dict): Nova requires vcpus and ram >= 1, so 0
+		// means not shown
+		VCPUs     int `json:"vcpus"`
+		RAM       int `json:"ram"`
+		Disk      int `json:"disk"`
+		Ephemeral int `json:"ephemeral"`
 	} `json:"flavor"`
 }
 
@@ -260,6 +267,9 @@ func add(inv *nova.Inventory, s *listedServer, rel nova.Release, imgs map[string
 			Metadata: s.Metadata, ImageID: in.s(imgID), Image: img, Flavor: fl}
 		if boot.props != nil {
 			facts.BootVolumeID, facts.BootVolume = boot.id, boot.props
+		}
+		if f := s.Flavor; f != nil && f.VCPUs > 0 && f.RAM > 0 {
+			facts.FlavorSize = nova.FlavorSize{VCPUs: f.VCPUs, RAM: f.RAM, Disk: f.Disk, Ephemeral: f.Ephemeral, Known: true}
 		}
 		inv.Servers[s.ID] = facts
 	}

@@ -61,6 +61,18 @@ type Server struct {
 	// instead of an image's properties (read only, like Image).
 	BootVolumeID string `json:"boot_volume_id,omitempty"`
 	BootVolume   *Image `json:"-"`
+	// FlavorSize is the instance's own flavor's size, as the server list
+	// embeds it (2.47+): what a resize compares, whatever the catalog
+	// flavor of that name became.
+	FlavorSize FlavorSize `json:"-"`
+}
+
+// FlavorSize is the part of an instance's flavor a resize compares (GB
+// and MB as Nova's flavor shows them); Known is false where the list
+// did not show it (a down cell, an older microversion).
+type FlavorSize struct {
+	VCPUs, RAM, Disk, Ephemeral int
+	Known                       bool
 }
 
 // OtherServer is a server without a (visible) vTPM request.

@@ -46,6 +46,12 @@ type ModeChangeInput struct {
 	SizeKnown bool
 	// AccessKnown: Flavor.IsPublic was read (the catalog has the flavor).
 	AccessKnown bool
+	// Ephemeral is the instance's ephemeral disk (GB): the libvirt driver
+	// refuses a resize to less (migrate_disk_and_power_off).
+	Ephemeral int
+	// VolumeBacked: the root disk is a volume, so a smaller flavor disk
+	// is allowed (the driver checks root_gb only for local disks).
+	VolumeBacked bool
 	// Image is what Nova reads as the instance's image_meta.
 	Image      Image
 	To         SecretMode
@@ -113,6 +119,11 @@ func PlanModeChange(in ModeChangeInput) ModeChangePlan {
 			p.Needs = append(p.Needs, "the new flavor also needs the current flavor's other extra specs: "+strings.Join(other, " "))
 		}
 	}
+	if in.Ephemeral > 0 {
+		// the flavor list read here has no ephemeral sizes, and flavor
+		// create makes none: the resize would fail on the source host
+		p.Needs = append(p.Needs, fmt.Sprintf("a target flavor with an ephemeral disk of at least %d GB (the libvirt driver refuses a smaller one; flavor create makes none)", in.Ephemeral))
+	}
 	p.Needs = append(p.Needs, "hosts reporting "+in.To.Trait()+" (tpm_secret_security_filter requires it)")
 	if in.To == SecretHost {
 		// libvirt driver _get_or_create_secret_for_vtpm: no libvirt secret on
@@ -139,7 +150,8 @@ func PlanModeChange(in ModeChangeInput) ModeChangePlan {
 // the TPM state: same (version, model) after Decide with the server's
 // image (_finish_migration_vtpm deletes the state when they differ), the
 // target mode, and no smaller size (the driver refuses a smaller root
-// disk; less vCPU or RAM is allowed by Nova but is not a mode change).
+// disk unless it is a volume; less vCPU or RAM is allowed by Nova but is
+// not a mode change).
 func fittingFlavors(in ModeChangeInput, d Decision) []string {
 	out := []string{}
 	for _, c := range in.Candidates {
@@ -150,7 +162,7 @@ func fittingFlavors(in ModeChangeInput, d Decision) []string {
 		if !cd.VTPM || cd.Error != nil || cd.Version != d.Version || cd.Model != d.Model || cd.SecretSecurity != in.To {
 			continue
 		}
-		if in.SizeKnown && (c.VCPUs < in.Flavor.VCPUs || c.RAM < in.Flavor.RAM || c.Disk < in.Flavor.Disk) {
+		if in.SizeKnown && (c.VCPUs < in.Flavor.VCPUs || c.RAM < in.Flavor.RAM || !in.VolumeBacked && c.Disk < in.Flavor.Disk) {
 			continue
 		}
 		out = append(out, c.Name)

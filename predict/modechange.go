@@ -102,9 +102,9 @@ func ModeChange(ctx context.Context, sess *cloud.Session, req ModeChangeRequest)
 // PlanModeChanges is the pure part of ModeChange: the selected servers
 // of one list, planned against one flavor list, sorted by project and name.
 func PlanModeChanges(inv nova.Inventory, catalog []nova.CloudFlavor, rel nova.Release, req ModeChangeRequest) []ModeChangeRow {
-	// The server list embeds its flavor's name and extra specs, not its
-	// size: the catalog entry of that name sizes it (none for a deleted
-	// flavor, whose size stays unknown).
+	// The server list embeds the instance's own flavor (name, extra specs,
+	// sizes at 2.47+): the catalog entry of that name says whether it is
+	// public, and sizes it only where the list did not.
 	byName := map[string]nova.CloudFlavor{}
 	for _, f := range catalog {
 		byName[f.Name] = f
@@ -122,13 +122,19 @@ func PlanModeChanges(inv nova.Inventory, catalog []nova.CloudFlavor, rel nova.Re
 		if req.ProjectID != "" && srv.ProjectID != req.ProjectID {
 			continue
 		}
-		cur, known := byName[srv.Flavor.Name]
-		if !known {
+		cur, inCatalog := byName[srv.Flavor.Name]
+		if !inCatalog {
 			cur = nova.CloudFlavor{Flavor: srv.Flavor}
 		}
 		cur.Flavor = srv.Flavor // the specs the server was built with
-		p := nova.PlanModeChange(nova.ModeChangeInput{Release: rel, Flavor: cur, SizeKnown: known, AccessKnown: known,
-			Image: imageOf(srv, decided), To: req.To, Candidates: catalog})
+		sized, sz := inCatalog, srv.FlavorSize
+		if sz.Known {
+			// the instance's own flavor: a deleted or re-created catalog
+			// flavor of that name does not change what the resize compares
+			cur.VCPUs, cur.RAM, cur.Disk, sized = sz.VCPUs, sz.RAM, sz.Disk, true
+		}
+		p := nova.PlanModeChange(nova.ModeChangeInput{Release: rel, Flavor: cur, SizeKnown: sized, AccessKnown: inCatalog,
+			Ephemeral: sz.Ephemeral, VolumeBacked: srv.ImageID == "", Image: imageOf(srv, decided), To: req.To, Candidates: catalog})
 		if p.Verdict == nova.ModeChangeNotVTPM && req.ServerID == "" {
 			continue // a fleet plan lists vTPM guests only
 		}

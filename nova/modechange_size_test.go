@@ -1,0 +1,37 @@
+package nova
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// The libvirt driver (migrate_disk_and_power_off) refuses a smaller root
+// disk only for a local one, and a smaller ephemeral disk always.
+func TestPlanModeChangeDisks(t *testing.T) {
+	cur := cfl("w1", 4, 8192, 80, "hw:tpm_version=2.0", "hw:tpm_model=tpm-crb")
+	same := cfl("w1-host", 4, 8192, 80, "hw:tpm_version=2.0", "hw:tpm_model=tpm-crb", "hw:tpm_secret_security=host")
+	small := cfl("w1-host-20", 4, 8192, 20, "hw:tpm_version=2.0", "hw:tpm_model=tpm-crb", "hw:tpm_secret_security=host")
+	for _, c := range []struct {
+		name         string
+		volumeBacked bool
+		ephemeral    int
+		flavors      []string
+		ephNeed      bool
+	}{
+		{name: "local root disk: no smaller disk", flavors: []string{"w1-host"}},
+		{name: "volume-backed: a smaller flavor disk fits", volumeBacked: true, flavors: []string{"w1-host", "w1-host-20"}},
+		{name: "ephemeral disk: the target needs one as large", ephemeral: 10, flavors: []string{"w1-host"}, ephNeed: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := PlanModeChange(ModeChangeInput{Release: Gazpacho, Flavor: cur, SizeKnown: true, AccessKnown: true, To: SecretHost,
+				VolumeBacked: c.volumeBacked, Ephemeral: c.ephemeral, Candidates: []CloudFlavor{cur, same, small}})
+			if !reflect.DeepEqual(p.Flavors, c.flavors) {
+				t.Errorf("flavors %v, want %v", p.Flavors, c.flavors)
+			}
+			if got := strings.Contains(strings.Join(p.Needs, "\n"), "ephemeral disk of at least 10 GB"); got != c.ephNeed {
+				t.Errorf("needs %q", p.Needs)
+			}
+		})
+	}
+}

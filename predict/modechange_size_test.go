@@ -1,0 +1,41 @@
+package predict
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/vtpmctl/vtpmctl/nova"
+)
+
+// The server list embeds the instance's own flavor sizes (2.47+): they,
+// not the catalog flavor of that name (re-created smaller, or deleted),
+// decide which flavors fit; a volume-backed server may take a smaller
+// flavor disk; the catalog still says whether the flavor is private.
+func TestPlanModeChangesOwnFlavorSize(t *testing.T) {
+	userF := nova.Flavor{Name: "w1", ExtraSpecs: map[string]string{"hw:tpm_version": "2.0"}}
+	gone := nova.Flavor{Name: "w0", ExtraSpecs: map[string]string{"hw:tpm_version": "2.0"}}
+	hostF := nova.CloudFlavor{ID: "h", VCPUs: 4, RAM: 8192, Disk: 40, Flavor: nova.Flavor{Name: "w1-host",
+		ExtraSpecs: map[string]string{"hw:tpm_version": "2.0", "hw:tpm_secret_security": "host"}}}
+	big := nova.FlavorSize{VCPUs: 8, RAM: 8192, Disk: 40, Known: true}
+	fits := nova.FlavorSize{VCPUs: 4, RAM: 8192, Disk: 80, Known: true}
+	inv := nova.Inventory{Servers: map[string]nova.Server{
+		"a": {ID: "a", Name: "a", ImageID: "img", Flavor: userF, FlavorSize: big}, // w1 re-created with 2 vCPUs
+		"b": {ID: "b", Name: "b", ImageID: "img", Flavor: gone, FlavorSize: fits}, // local 80 GB root disk: no smaller one
+		"c": {ID: "c", Name: "c", Flavor: gone, FlavorSize: fits},                 // volume-backed: 40 GB fits
+		"d": {ID: "d", Name: "d", ImageID: "img", Flavor: gone},                   // size unknown: fits
+	}}
+	catalog := []nova.CloudFlavor{{ID: "w", VCPUs: 2, RAM: 4096, Disk: 40, Flavor: userF}, hostF}
+	got := []string{}
+	for _, r := range PlanModeChanges(inv, catalog, nova.Gazpacho, ModeChangeRequest{To: nova.SecretHost}) {
+		got = append(got, r.ServerID+":"+string(r.Verdict)+":"+strings.Join(r.Flavors, ",")+":"+r.CreateFlavor)
+	}
+	want := []string{
+		"a:no-flavor::vtpmctl flavor create w1-host --vcpus 8 --ram 8192 --disk 40 --private --tpm-version 2.0 --tpm-model tpm-tis --secret-security host",
+		"b:no-flavor::vtpmctl flavor create w0-host --vcpus 4 --ram 8192 --disk 80 --tpm-version 2.0 --tpm-model tpm-tis --secret-security host",
+		"c:resize:w1-host:",
+		"d:resize:w1-host:",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
