@@ -24,18 +24,24 @@ type VolumeMatch struct {
 }
 
 // MatchVolumes finds each planned VM's boot volume among vols, trying in
-// turn: an explicit rule (VM=VOLUME, a name or ID), the volume's
-// vtpmctl:source metadata, templates, then the name of the VM's plan
-// image (the converted disk's name) and the VM's own name. Where several
+// turn: an explicit rule (VM=VOLUME, a name or ID), the vtpmctl:source
+// stamp (in the volume's image metadata, where plan apply writes it, then
+// in its own metadata), templates, then the name of the VM's plan image
+// (the converted disk's name) and the VM's own name. Where several
 // volumes qualify, only the bootable ones count. A VM whose boot volume
 // is more than one volume, a rule naming no volume, or a volume claimed
 // by two VMs is a PlanError: nothing is written. The key is the plan's
 // VM index; a VM without a volume is absent (its disk is not there yet).
 func MatchVolumes(p *Plan, vols []cinder.Volume, rules []MatchRule) (map[int]VolumeMatch, error) {
-	byID, byName, bySource := map[string]cinder.Volume{}, map[string][]cinder.Volume{}, map[string][]cinder.Volume{}
+	byID, byName := map[string]cinder.Volume{}, map[string][]cinder.Volume{}
+	byStamp, bySource := map[string][]cinder.Volume{}, map[string][]cinder.Volume{}
 	for _, v := range vols {
 		byID[v.ID] = v
 		byName[v.Name] = append(byName[v.Name], v)
+		// DiffVolumes stamps the image metadata: a rerun finds it there.
+		if s := v.ImageMetadata[SourceKey]; s != "" {
+			byStamp[s] = append(byStamp[s], v)
+		}
 		if s := v.Metadata[SourceKey]; s != "" {
 			bySource[s] = append(bySource[s], v)
 		}
@@ -62,6 +68,7 @@ func MatchVolumes(p *Plan, vols []cinder.Volume, rules []MatchRule) (map[int]Vol
 				return nil, &PlanError{fmt.Sprintf("VM %s: the match rule names volume %q, which is not among the listed volumes", vm.Name, r.Server)}
 			}
 		}
+		try("volume image metadata "+SourceKey, byStamp[vm.Source()])
 		try("volume metadata "+SourceKey, bySource[vm.Source()])
 		for _, r := range rules {
 			if r.Template != "" {

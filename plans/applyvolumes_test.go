@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vtpmctl/vtpmctl/cinder"
 	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
 	"github.com/vtpmctl/vtpmctl/nova"
 )
@@ -223,5 +224,24 @@ func TestApplyVolumesRefused(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestMatchVolumesByStamp: plan apply stamps vtpmctl:source into the
+// boot volume's image metadata, so a rerun (here without the rule that
+// found it first) finds the volume by that stamp, not by a volume that
+// merely carries the VM's name.
+func TestMatchVolumesByStamp(t *testing.T) {
+	p := volumePlan()
+	vols := []cinder.Volume{
+		{ID: volC, Name: "w2019-root", Bootable: true, ImageMetadata: map[string]string{SourceKey: p.VMs[2].Source()}},
+		{ID: volB, Name: "by-rule", Bootable: true},
+	}
+	m, err := MatchVolumes(p, vols, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := m[2]; got.Volume.ID != volC || got.By != "volume image metadata "+SourceKey {
+		t.Errorf("VM by-rule matched %s by %q, want %s by its image-metadata stamp", got.Volume.ID, got.By, volC)
 	}
 }
