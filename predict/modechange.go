@@ -37,9 +37,12 @@ type ModeChangeResult struct {
 	To          nova.SecretMode `json:"to"`
 	// NoModes is the one line for a release without secret security
 	// modes (then nothing is listed and Servers is empty).
-	NoModes string               `json:"no_secret_security,omitempty"`
-	Servers []ModeChangeRow      `json:"servers"`
-	Release nova.ResolvedRelease `json:"-"`
+	NoModes string          `json:"no_secret_security,omitempty"`
+	Servers []ModeChangeRow `json:"servers"`
+	// Warnings say which servers the plan could not see (their vTPM
+	// undecided, so not planned).
+	Warnings []string             `json:"warnings,omitempty"`
+	Release  nova.ResolvedRelease `json:"-"`
 }
 
 // Unreached counts the guests that cannot end up in the target mode.
@@ -93,6 +96,7 @@ func ModeChange(ctx context.Context, sess *cloud.Session, req ModeChangeRequest)
 		return out, err
 	}
 	out.Servers = PlanModeChanges(inv, catalog, rel, req)
+	out.Warnings = undecidedWarnings(inv)
 	if req.ServerID != "" && len(out.Servers) == 0 {
 		return out, &nova.NotFoundError{Kind: "server", Ref: req.ServerID}
 	}
@@ -167,4 +171,23 @@ func imageOf(srv nova.Server, decided map[string]nova.VTPMGuest) nova.Image {
 		return nova.Image{Properties: map[string]string{nova.ImageTPMVersion: g.Version, nova.ImageTPMModel: g.Model}}
 	}
 	return nova.Image{}
+}
+
+// undecidedWarnings name the servers left out because nothing decided
+// their vTPM (a vTPM guest among them gets no plan), with the volume
+// list's error where that was why.
+func undecidedWarnings(inv nova.Inventory) []string {
+	var out []string
+	for _, r := range nova.UndecidedReasons {
+		n := inv.UndecidedCount(r)
+		if n == 0 {
+			continue
+		}
+		w := fmt.Sprintf("%d server(s) not planned: their vTPM is undecided (%s)", n, r)
+		if r == nova.UndecidedVolumesUnreadable && inv.VolumesErr != nil {
+			w += ": " + inv.VolumesErr.Error()
+		}
+		out = append(out, w)
+	}
+	return out
 }

@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -37,5 +38,27 @@ func TestPlanModeChangesOwnFlavorSize(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// A volume list that failed leaves volume-backed servers undecided: the
+// plan says how many it could not see, and why.
+func TestModeChangeUndecidedWarnings(t *testing.T) {
+	u := func(id string, r nova.Undecided) nova.UndecidedServer {
+		return nova.UndecidedServer{Guest: nova.VTPMGuest{ServerID: id}, Reason: r}
+	}
+	inv := nova.Inventory{VolumesErr: errors.New("listing volumes: 503"), Undecided: []nova.UndecidedServer{
+		u("a", nova.UndecidedVolumesUnreadable), u("b", nova.UndecidedVolumesUnreadable), u("c", nova.UndecidedImageGone)}}
+	got := strings.Join(undecidedWarnings(inv), "\n")
+	want := "1 server(s) not planned: their vTPM is undecided (image_gone)\n2 server(s) not planned: their vTPM is undecided (volumes_unreadable): listing volumes: 503"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	r := ModeChangeResult{Warnings: undecidedWarnings(inv)}
+	if f := strings.Join(r.Table().Footer, "\n"); !strings.Contains(f, "warning: 2 server(s) not planned") {
+		t.Errorf("footer %q", f)
+	}
+	if undecidedWarnings(nova.Inventory{}) != nil {
+		t.Error("a warning without undecided servers")
 	}
 }

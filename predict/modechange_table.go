@@ -35,6 +35,9 @@ func (r *ModeChangeResult) Table() output.Table {
 			}
 		}
 	}
+	for _, w := range r.Warnings {
+		t.Footer = append(t.Footer, "warning: "+w)
+	}
 	t.Footer = append(t.Footer, fmt.Sprintf("%d guests, %d cannot reach mode %s (Nova %s)", len(r.Servers), r.Unreached(), r.To, r.NovaRelease))
 	return t
 }
