@@ -20,7 +20,16 @@ import (
 // VolumeMatch is the boot volume found for a planned VM, and how.
 type VolumeMatch struct {
 	Volume cinder.Volume
-	By     string // "match rule", "volume metadata vtpmctl:source", "template …", "name"
+	By     string // "match rule", "volume image metadata vtpmctl:source", "volume metadata vtpmctl:source", "template …", "name"
+}
+
+// VolumeFinding is a volume that matched a VM only by name or template
+// but is not bootable: a data volume, never tagged as the VM's boot
+// volume. Reported where the VM has no boot volume at all.
+type VolumeFinding struct {
+	VM     string
+	Volume cinder.Volume
+	By     string
 }
 
 // MatchVolumes finds each planned VM's boot volume among vols, trying in
@@ -28,11 +37,13 @@ type VolumeMatch struct {
 // stamp (in the volume's image metadata, where plan apply writes it, then
 // in its own metadata), templates, then the name of the VM's plan image
 // (the converted disk's name) and the VM's own name. Where several
-// volumes qualify, only the bootable ones count. A VM whose boot volume
+// volumes qualify, only the bootable ones count; a name or template
+// counts only bootable ones (a data volume may share the name), and one
+// that finds only data volumes is a finding. A VM whose boot volume
 // is more than one volume, a rule naming no volume, or a volume claimed
 // by two VMs is a PlanError: nothing is written. The key is the plan's
 // VM index; a VM without a volume is absent (its disk is not there yet).
-func MatchVolumes(p *Plan, vols []cinder.Volume, rules []MatchRule) (map[int]VolumeMatch, error) {
+func MatchVolumes(p *Plan, vols []cinder.Volume, rules []MatchRule) (map[int]VolumeMatch, []VolumeFinding, error) {
 	byID, byName := map[string]cinder.Volume{}, map[string][]cinder.Volume{}
 	byStamp, bySource := map[string][]cinder.Volume{}, map[string][]cinder.Volume{}
 	for _, v := range vols {
@@ -47,6 +58,7 @@ func MatchVolumes(p *Plan, vols []cinder.Volume, rules []MatchRule) (map[int]Vol
 		}
 	}
 	out := map[int]VolumeMatch{}
+	var findings []VolumeFinding
 	owner := map[string]string{}
 	for i, vm := range p.VMs {
 		var found []cinder.Volume
@@ -55,6 +67,22 @@ func MatchVolumes(p *Plan, vols []cinder.Volume, rules []MatchRule) (map[int]Vol
 			if len(found) == 0 && len(vs) > 0 {
 				found, by = vs, how
 			}
+		}
+		var data []VolumeFinding
+		seen := map[string]bool{}
+		// tryBoot: a name says nothing about what a volume holds, so only
+		// a bootable one can be the VM's boot volume.
+		tryBoot := func(how string, vs []cinder.Volume) {
+			var boot []cinder.Volume
+			for _, v := range vs {
+				if v.Bootable {
+					boot = append(boot, v)
+				} else if !seen[v.ID] { // once, though two names find it
+					seen[v.ID] = true
+					data = append(data, VolumeFinding{VM: vm.Name, Volume: v, By: how})
+				}
+			}
+			try(how, boot)
 		}
 		for _, r := range rules {
 			if r.VM != vm.Name {
@@ -65,21 +93,22 @@ func MatchVolumes(p *Plan, vols []cinder.Volume, rules []MatchRule) (map[int]Vol
 			} else if vs := byName[r.Server]; len(vs) > 0 {
 				try("match rule", vs)
 			} else {
-				return nil, &PlanError{fmt.Sprintf("VM %s: the match rule names volume %q, which is not among the listed volumes", vm.Name, r.Server)}
+				return nil, nil, &PlanError{fmt.Sprintf("VM %s: the match rule names volume %q, which is not among the listed volumes", vm.Name, r.Server)}
 			}
 		}
 		try("volume image metadata "+SourceKey, byStamp[vm.Source()])
 		try("volume metadata "+SourceKey, bySource[vm.Source()])
 		for _, r := range rules {
 			if r.Template != "" {
-				try("template "+r.Template, byName[strings.NewReplacer("{vm}", vm.Name, "{vcenter}", shortHost(vm.VCenter)).Replace(r.Template)])
+				tryBoot("template "+r.Template, byName[strings.NewReplacer("{vm}", vm.Name, "{vcenter}", shortHost(vm.VCenter)).Replace(r.Template)])
 			}
 		}
 		if vm.TargetImage != "" {
-			try("name", byName[vm.TargetImage])
+			tryBoot("name", byName[vm.TargetImage])
 		}
-		try("name", byName[vm.Name])
+		tryBoot("name", byName[vm.Name])
 		if len(found) == 0 {
+			findings = append(findings, data...)
 			continue
 		}
 		if len(found) > 1 {
@@ -99,16 +128,16 @@ func MatchVolumes(p *Plan, vols []cinder.Volume, rules []MatchRule) (map[int]Vol
 				ids[k] = v.ID
 			}
 			sort.Strings(ids)
-			return nil, &PlanError{fmt.Sprintf("VM %s: %d bootable volumes match by %s (%s); name the boot volume with a match rule VM=VOLUME", vm.Name, len(found), by, strings.Join(ids, ", "))}
+			return nil, nil, &PlanError{fmt.Sprintf("VM %s: %d bootable volumes match by %s (%s); name the boot volume with a match rule VM=VOLUME", vm.Name, len(found), by, strings.Join(ids, ", "))}
 		}
 		v := found[0]
 		if other, ok := owner[v.ID]; ok {
-			return nil, &PlanError{fmt.Sprintf("volume %s matches both VM %s and VM %s; name each VM's boot volume with a match rule VM=VOLUME", nova.DisplayName(v.Name, v.ID), other, vm.Name)}
+			return nil, nil, &PlanError{fmt.Sprintf("volume %s matches both VM %s and VM %s; name each VM's boot volume with a match rule VM=VOLUME", nova.DisplayName(v.Name, v.ID), other, vm.Name)}
 		}
 		owner[v.ID] = vm.Name
 		out[i] = VolumeMatch{Volume: v, By: by}
 	}
-	return out, nil
+	return out, findings, nil
 }
 
 // DiffVolumes adds to c what makes each matched VM's boot volume carry
@@ -121,9 +150,17 @@ func DiffVolumes(ctx context.Context, volumeClient *gophercloud.ServiceClient, c
 	if err != nil {
 		return fmt.Errorf("listing volumes: %w", err)
 	}
-	matches, err := MatchVolumes(p, vols, rules)
+	matches, findings, err := MatchVolumes(p, vols, rules)
 	if err != nil {
 		return err
+	}
+	// A data volume named like the VM is said (a note, nothing written):
+	// the user learns why the VM's image is still pending.
+	for _, f := range findings {
+		name := nova.DisplayName(f.Volume.Name, f.Volume.ID)
+		c.Volumes = append(c.Volumes, nova.ObjectPlan{ID: f.Volume.ID, Name: name,
+			Notes: []string{"not bootable: not taken as the boot volume of VM " + f.VM + " (matched by " + f.By + "); name the boot volume with a match rule VM=VOLUME"}})
+		c.volumes = append(c.volumes, f.Volume)
 	}
 	images := map[string]PlanImage{}
 	for _, pi := range p.Images {

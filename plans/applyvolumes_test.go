@@ -237,11 +237,42 @@ func TestMatchVolumesByStamp(t *testing.T) {
 		{ID: volC, Name: "w2019-root", Bootable: true, ImageMetadata: map[string]string{SourceKey: p.VMs[2].Source()}},
 		{ID: volB, Name: "by-rule", Bootable: true},
 	}
-	m, err := MatchVolumes(p, vols, nil)
+	m, _, err := MatchVolumes(p, vols, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := m[2]; got.Volume.ID != volC || got.By != "volume image metadata "+SourceKey {
 		t.Errorf("VM by-rule matched %s by %q, want %s by its image-metadata stamp", got.Volume.ID, got.By, volC)
+	}
+}
+
+// TestMatchVolumesNameNeedsBootable: a lone data volume named like the
+// VM (or its plan image, or a template) is not its boot volume: it is
+// not written, the VM's image stays pending, and a note says why.
+func TestMatchVolumesNameNeedsBootable(t *testing.T) {
+	for _, c := range []struct {
+		name, vol string
+		rules     []MatchRule
+	}{
+		{"plan image name", "vc01.example.com-by-name", nil},
+		{"VM name", "by-name", nil},
+		{"template", "data-by-name", []MatchRule{{Template: "data-{vm}"}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			vc := newVolumesCloud(t, volume(volB, c.vol, false, nil, nil))
+			conv := &Convergence{Missing: []string{"vc01.example.com-by-name"}}
+			if err := DiffVolumes(context.Background(), vc.c.ServiceClient("volume/v3/"+fakecloud.ProjectID), conv, volumePlan(), c.rules, false); err != nil {
+				t.Fatal(err)
+			}
+			if len(conv.Volumes) != 1 || len(nova.Writes(conv.Volumes[0].Changes)) != 0 {
+				t.Fatalf("a data volume planned as a boot volume: %+v", conv.Volumes)
+			}
+			if n := strings.Join(conv.Volumes[0].Notes, "; "); !strings.Contains(n, "not bootable: not taken as the boot volume of VM by-name") {
+				t.Errorf("notes %q", n)
+			}
+			if strings.Join(conv.Missing, ",") != "vc01.example.com-by-name" {
+				t.Errorf("missing %v: the image has not landed", conv.Missing)
+			}
+		})
 	}
 }
