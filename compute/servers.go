@@ -39,7 +39,9 @@ type InventoryOpts struct {
 	// AllTenants) decides volume-backed servers from their boot volume's
 	// image metadata, as Nova does; without it those servers are decided
 	// by their flavor alone and, where it asks for no vTPM, counted in
-	// Inventory.Undecided (nova.UndecidedNoBlockStorage).
+	// Inventory.Undecided (nova.UndecidedNoBlockStorage); where the list
+	// fails, as undecided (nova.UndecidedVolumesUnreadable), with the
+	// error in Inventory.VolumesErr.
 	Volumes *gophercloud.ServiceClient
 }
 
