@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/vtpmctl/vtpmctl/glance"
 	"github.com/vtpmctl/vtpmctl/internal/output"
+	"github.com/vtpmctl/vtpmctl/internal/quote"
 	"github.com/vtpmctl/vtpmctl/nova"
 	predictsvc "github.com/vtpmctl/vtpmctl/predict"
 	"github.com/vtpmctl/vtpmctl/tagging"
@@ -134,22 +136,39 @@ func runImageChange(ctx context.Context, o *imageChangeOptions) error {
 	return err
 }
 
-// volumeFixCommand is the volume command with the image command's flags.
+// volumeFixCommand is the volume command with the image command's flags
+// and the cloud (and region) it just changed: without them the line would
+// run against OS_CLOUD or the default cloud. Every value is shell-quoted;
+// a control character (a hostile image ID) shows as '?', so the advice
+// stays one line.
 func volumeFixCommand(o *imageChangeOptions, imageID string, admin bool) string {
-	cmd := "vtpmctl volume " + verb(o.Set) + " --select image_id=" + imageID
+	words := []string{"vtpmctl"}
+	flag := func(name, value string) {
+		words = append(words, name, quote.Shell(quote.OneLine(value)))
+	}
+	if o.Global != nil {
+		if c := o.Global.Cloud.Cloud; c != "" {
+			flag("--os-cloud", c)
+		}
+		if r := o.Global.Cloud.Region; r != "" {
+			flag("--os-region-name", r)
+		}
+	}
+	words = append(words, "volume", verb(o.Set))
+	flag("--select", "image_id="+imageID)
 	if o.Version != "" {
-		cmd += " --tpm-version " + o.Version
+		flag("--tpm-version", o.Version)
 	}
 	if o.Model != "" {
-		cmd += " --tpm-model " + o.Model
+		flag("--tpm-model", o.Model)
 	}
 	if o.Windows {
-		cmd += " --windows"
+		words = append(words, "--windows")
 	}
 	if admin {
-		cmd += " --all-projects"
+		words = append(words, "--all-projects")
 	}
-	return cmd
+	return strings.Join(words, " ")
 }
 
 func verb(set bool) string {

@@ -116,7 +116,7 @@ func TestFixtureImageSetNamesStaleVolumes(t *testing.T) {
 	c, _ := volumeCloud(t)
 	_, errs, code := runCLI(t, "--os-cloud", "fake", "image", "set", fakecloud.FixtureImage, "--windows")
 	want := "fx-win11: 1 bootable volume(s) created from this image before do not carry the change"
-	fix := "vtpmctl volume set --select image_id=15efa622-9c42-48a2-b81c-486deb166f12 --windows --all-projects"
+	fix := "vtpmctl --os-cloud fake volume set --select image_id=15efa622-9c42-48a2-b81c-486deb166f12 --windows --all-projects"
 	if code != 0 || !strings.Contains(errs, want) || !strings.Contains(errs, fix) {
 		t.Errorf("image set --windows: exit %d, stderr:\n%s\nwant %q and %q", code, errs, want, fix)
 	}

@@ -270,7 +270,7 @@ func volumeBeforeImageTagged(t *testing.T, dcompute, vc *gophercloud.ServiceClie
 		return runImageChange(ctx, &imageChangeOptions{IO: streams, Global: h.global("devcloud-admin"), Images: []string{img},
 			propertyChange: propertyChange{Set: true, Version: "2.0", Model: "tpm-crb"}})
 	})
-	fix := "vtpmctl volume set --select image_id=" + img + " --tpm-version 2.0 --tpm-model tpm-crb --all-projects"
+	fix := "vtpmctl --os-cloud devcloud-admin volume set --select image_id=" + img + " --tpm-version 2.0 --tpm-model tpm-crb --all-projects"
 	if r.code != 0 || !strings.Contains(r.stderr, "1 bootable volume(s) created from this image before do not carry the change") || !strings.Contains(r.stderr, fix) {
 		t.Errorf("image set: exit %d, stderr %q; want the one stale volume named with %q", r.code, r.stderr, fix)
 	}
