@@ -115,9 +115,11 @@ func staleVolumes(ctx context.Context, sess *cloud.Session, plans []nova.ObjectP
 	if !changed {
 		return nil, false, nil
 	}
-	vc, err := sess.BlockStorage()
-	if err != nil {
-		return nil, false, nil // no block-storage endpoint: no volumes to speak of
+	// Only a catalog without block storage means no volumes to speak
+	// of; any other failure is said (StaleErr), not taken for that.
+	vc, err := compute.OptionalVolumes(sess.BlockStorage())
+	if err != nil || vc == nil {
+		return nil, false, err
 	}
 	roles, _ := sess.TokenRoles()
 	admin := false
