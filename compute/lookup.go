@@ -68,7 +68,7 @@ func toCloudFlavor(f flavors.Flavor) nova.CloudFlavor {
 	if specs == nil {
 		specs = map[string]string{}
 	}
-	return nova.CloudFlavor{ID: f.ID, IsPublic: f.IsPublic, VCPUs: f.VCPUs, RAM: f.RAM, Disk: f.Disk,
+	return nova.CloudFlavor{ID: f.ID, IsPublic: f.IsPublic, VCPUs: f.VCPUs, RAM: f.RAM, Disk: f.Disk, Ephemeral: f.Ephemeral,
 		Flavor: nova.Flavor{Name: f.Name, ExtraSpecs: specs}}
 }
 

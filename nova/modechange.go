@@ -119,10 +119,9 @@ func PlanModeChange(in ModeChangeInput) ModeChangePlan {
 			p.Needs = append(p.Needs, "the new flavor also needs the current flavor's other extra specs: "+strings.Join(other, " "))
 		}
 	}
-	if in.Ephemeral > 0 {
-		// the flavor list read here has no ephemeral sizes, and flavor
-		// create makes none: the resize would fail on the source host
-		p.Needs = append(p.Needs, fmt.Sprintf("a target flavor with an ephemeral disk of at least %d GB (the libvirt driver refuses a smaller one; flavor create makes none)", in.Ephemeral))
+	if in.Ephemeral > 0 && p.Verdict == ModeChangeNoFlavor {
+		// flavor create makes no ephemeral disk: the resize would fail
+		p.Needs = append(p.Needs, fmt.Sprintf("the new flavor needs an ephemeral disk of at least %d GB (the libvirt driver refuses a smaller one; vtpmctl flavor create makes none: openstack flavor create --ephemeral)", in.Ephemeral))
 	}
 	p.Needs = append(p.Needs, "hosts reporting "+in.To.Trait()+" (tpm_secret_security_filter requires it)")
 	if in.To == SecretHost {
@@ -162,7 +161,9 @@ func fittingFlavors(in ModeChangeInput, d Decision) []string {
 		if !cd.VTPM || cd.Error != nil || cd.Version != d.Version || cd.Model != d.Model || cd.SecretSecurity != in.To {
 			continue
 		}
-		if in.SizeKnown && (c.VCPUs < in.Flavor.VCPUs || c.RAM < in.Flavor.RAM || !in.VolumeBacked && c.Disk < in.Flavor.Disk) {
+		// the libvirt driver refuses a smaller ephemeral disk always
+		// (migrate_disk_and_power_off), whatever the instance boots from
+		if c.Ephemeral < in.Ephemeral || in.SizeKnown && (c.VCPUs < in.Flavor.VCPUs || c.RAM < in.Flavor.RAM || !in.VolumeBacked && c.Disk < in.Flavor.Disk) {
 			continue
 		}
 		out = append(out, c.Name)

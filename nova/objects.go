@@ -38,5 +38,7 @@ type CloudFlavor struct {
 	VCPUs    int
 	RAM      int
 	Disk     int
+	// Ephemeral is the flavor's ephemeral disk (GB; OS-FLV-EXT-DATA).
+	Ephemeral int
 	Flavor
 }
