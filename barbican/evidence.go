@@ -42,5 +42,8 @@ func undecidedWarnings(left map[nova.Undecided]int) []string {
 	if n := left[nova.UndecidedNoBlockStorage]; n > 0 {
 		out = append(out, fmt.Sprintf("%d volume-backed server(s) were not decided: the cloud's catalog has no block storage, so their boot volumes' image properties were not read; vTPM guests among them are audited only where a secret names them", n))
 	}
+	if n := left[nova.UndecidedVolumesUnreadable]; n > 0 {
+		out = append(out, fmt.Sprintf("%d volume-backed server(s) were not decided: the block storage volume list failed, so their boot volumes' image properties were not read; vTPM guests among them are audited only where a secret names them", n))
+	}
 	return out
 }
