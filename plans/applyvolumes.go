@@ -44,93 +44,23 @@ type VolumeFinding struct {
 // by two VMs is a PlanError: nothing is written. The key is the plan's
 // VM index; a VM without a volume is absent (its disk is not there yet).
 func MatchVolumes(p *Plan, vols []cinder.Volume, rules []MatchRule) (map[int]VolumeMatch, []VolumeFinding, error) {
-	byID, byName := map[string]cinder.Volume{}, map[string][]cinder.Volume{}
-	byStamp, bySource := map[string][]cinder.Volume{}, map[string][]cinder.Volume{}
-	for _, v := range vols {
-		byID[v.ID] = v
-		byName[v.Name] = append(byName[v.Name], v)
-		// DiffVolumes stamps the image metadata: a rerun finds it there.
-		if s := v.ImageMetadata[SourceKey]; s != "" {
-			byStamp[s] = append(byStamp[s], v)
-		}
-		if s := v.Metadata[SourceKey]; s != "" {
-			bySource[s] = append(bySource[s], v)
-		}
-	}
+	ix := indexVolumes(vols)
 	out := map[int]VolumeMatch{}
 	var findings []VolumeFinding
 	owner := map[string]string{}
 	for i, vm := range p.VMs {
-		var found []cinder.Volume
-		by := ""
-		try := func(how string, vs []cinder.Volume) {
-			if len(found) == 0 && len(vs) > 0 {
-				found, by = vs, how
-			}
+		found, by, data, err := ix.candidates(vm, rules)
+		if err != nil {
+			return nil, nil, err
 		}
-		var data []VolumeFinding
-		seen := map[string]bool{}
-		// tryBoot: a name says nothing about what a volume holds, so only
-		// a bootable one can be the VM's boot volume.
-		tryBoot := func(how string, vs []cinder.Volume) {
-			var boot []cinder.Volume
-			for _, v := range vs {
-				if v.Bootable {
-					boot = append(boot, v)
-				} else if !seen[v.ID] { // once, though two names find it
-					seen[v.ID] = true
-					data = append(data, VolumeFinding{VM: vm.Name, Volume: v, By: how})
-				}
-			}
-			try(how, boot)
-		}
-		for _, r := range rules {
-			if r.VM != vm.Name {
-				continue
-			}
-			if v, ok := byID[r.Server]; ok {
-				try("match rule", []cinder.Volume{v})
-			} else if vs := byName[r.Server]; len(vs) > 0 {
-				try("match rule", vs)
-			} else {
-				return nil, nil, &PlanError{fmt.Sprintf("VM %s: the match rule names volume %q, which is not among the listed volumes", vm.Name, r.Server)}
-			}
-		}
-		try("volume image metadata "+SourceKey, byStamp[vm.Source()])
-		try("volume metadata "+SourceKey, bySource[vm.Source()])
-		for _, r := range rules {
-			if r.Template != "" {
-				tryBoot("template "+r.Template, byName[strings.NewReplacer("{vm}", vm.Name, "{vcenter}", shortHost(vm.VCenter)).Replace(r.Template)])
-			}
-		}
-		if vm.TargetImage != "" {
-			tryBoot("name", byName[vm.TargetImage])
-		}
-		tryBoot("name", byName[vm.Name])
 		if len(found) == 0 {
 			findings = append(findings, data...)
 			continue
 		}
-		if len(found) > 1 {
-			var boot []cinder.Volume
-			for _, v := range found {
-				if v.Bootable {
-					boot = append(boot, v)
-				}
-			}
-			if len(boot) > 0 {
-				found = boot
-			}
+		v, err := oneBootVolume(vm.Name, found, by)
+		if err != nil {
+			return nil, nil, err
 		}
-		if len(found) > 1 {
-			ids := make([]string, len(found))
-			for k, v := range found {
-				ids[k] = v.ID
-			}
-			sort.Strings(ids)
-			return nil, nil, &PlanError{fmt.Sprintf("VM %s: %d bootable volumes match by %s (%s); name the boot volume with a match rule VM=VOLUME", vm.Name, len(found), by, strings.Join(ids, ", "))}
-		}
-		v := found[0]
 		if other, ok := owner[v.ID]; ok {
 			return nil, nil, &PlanError{fmt.Sprintf("volume %s matches both VM %s and VM %s; name each VM's boot volume with a match rule VM=VOLUME", nova.DisplayName(v.Name, v.ID), other, vm.Name)}
 		}
@@ -138,6 +68,103 @@ func MatchVolumes(p *Plan, vols []cinder.Volume, rules []MatchRule) (map[int]Vol
 		out[i] = VolumeMatch{Volume: v, By: by}
 	}
 	return out, findings, nil
+}
+
+// volumeIndex finds volumes by ID, name and vtpmctl:source stamp.
+type volumeIndex struct {
+	byID              map[string]cinder.Volume
+	byName            map[string][]cinder.Volume
+	byStamp, bySource map[string][]cinder.Volume
+}
+
+func indexVolumes(vols []cinder.Volume) volumeIndex {
+	ix := volumeIndex{byID: map[string]cinder.Volume{}, byName: map[string][]cinder.Volume{}, byStamp: map[string][]cinder.Volume{}, bySource: map[string][]cinder.Volume{}}
+	for _, v := range vols {
+		ix.byID[v.ID] = v
+		ix.byName[v.Name] = append(ix.byName[v.Name], v)
+		// DiffVolumes stamps the image metadata: a rerun finds it there.
+		if s := v.ImageMetadata[SourceKey]; s != "" {
+			ix.byStamp[s] = append(ix.byStamp[s], v)
+		}
+		if s := v.Metadata[SourceKey]; s != "" {
+			ix.bySource[s] = append(ix.bySource[s], v)
+		}
+	}
+	return ix
+}
+
+// candidates are the volumes the first successful try finds for vm, how,
+// and the data volumes a name or template found instead (findings).
+func (ix volumeIndex) candidates(vm PlanVM, rules []MatchRule) (found []cinder.Volume, by string, data []VolumeFinding, err error) {
+	try := func(how string, vs []cinder.Volume) {
+		if len(found) == 0 && len(vs) > 0 {
+			found, by = vs, how
+		}
+	}
+	seen := map[string]bool{}
+	// tryBoot: a name says nothing about what a volume holds, so only a
+	// bootable one can be the VM's boot volume.
+	tryBoot := func(how string, vs []cinder.Volume) {
+		var boot []cinder.Volume
+		for _, v := range vs {
+			if v.Bootable {
+				boot = append(boot, v)
+			} else if !seen[v.ID] { // once, though two names find it
+				seen[v.ID] = true
+				data = append(data, VolumeFinding{VM: vm.Name, Volume: v, By: how})
+			}
+		}
+		try(how, boot)
+	}
+	for _, r := range rules {
+		if r.VM != vm.Name {
+			continue
+		}
+		if v, ok := ix.byID[r.Server]; ok {
+			try("match rule", []cinder.Volume{v})
+		} else if vs := ix.byName[r.Server]; len(vs) > 0 {
+			try("match rule", vs)
+		} else {
+			return nil, "", nil, &PlanError{fmt.Sprintf("VM %s: the match rule names volume %q, which is not among the listed volumes", vm.Name, r.Server)}
+		}
+	}
+	try("volume image metadata "+SourceKey, ix.byStamp[vm.Source()])
+	try("volume metadata "+SourceKey, ix.bySource[vm.Source()])
+	for _, r := range rules {
+		if r.Template != "" {
+			tryBoot("template "+r.Template, ix.byName[strings.NewReplacer("{vm}", vm.Name, "{vcenter}", shortHost(vm.VCenter)).Replace(r.Template)])
+		}
+	}
+	if vm.TargetImage != "" {
+		tryBoot("name", ix.byName[vm.TargetImage])
+	}
+	tryBoot("name", ix.byName[vm.Name])
+	return found, by, data, nil
+}
+
+// oneBootVolume: among several candidates only the bootable ones count;
+// more than one left is a PlanError (nothing is written).
+func oneBootVolume(vm string, found []cinder.Volume, by string) (cinder.Volume, error) {
+	if len(found) > 1 {
+		var boot []cinder.Volume
+		for _, v := range found {
+			if v.Bootable {
+				boot = append(boot, v)
+			}
+		}
+		if len(boot) > 0 {
+			found = boot
+		}
+	}
+	if len(found) > 1 {
+		ids := make([]string, len(found))
+		for k, v := range found {
+			ids[k] = v.ID
+		}
+		sort.Strings(ids)
+		return cinder.Volume{}, &PlanError{fmt.Sprintf("VM %s: %d bootable volumes match by %s (%s); name the boot volume with a match rule VM=VOLUME", vm, len(found), by, strings.Join(ids, ", "))}
+	}
+	return found[0], nil
 }
 
 // DiffVolumes adds to c what makes each matched VM's boot volume carry
