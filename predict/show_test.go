@@ -66,3 +66,22 @@ func TestListVolumes(t *testing.T) {
 		}
 	}
 }
+
+// ShowVolume finds one volume (by ID here: one GET) and settles the
+// release; an unknown volume is said before compute is asked.
+func TestShowVolume(t *testing.T) {
+	c, sess := fakeSession(t)
+	vols, err := ListVolumes(context.Background(), sess, ListRequest{})
+	if err != nil || len(vols.Volumes) == 0 {
+		t.Fatalf("%v %d", err, len(vols.Volumes))
+	}
+	want := vols.Volumes[0]
+	c.Handle("GET /volume/v3/"+fakecloud.ProjectID+"/volumes/"+want.ID, fakecloud.JSON(200, `{"volume":{"id":"`+want.ID+`","name":"`+want.Name+`","bootable":"true","volume_image_metadata":{"hw_tpm_version":"2.0"}}}`))
+	shown, err := ShowVolume(context.Background(), sess, ShowRequest{Ref: want.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(shown.Volumes) != 1 || shown.Volumes[0].ID != want.ID || shown.Release.Release != nova.Zed {
+		t.Errorf("%+v release %s", shown.Volumes, shown.Release.Release)
+	}
+}
