@@ -80,7 +80,10 @@ cinder_start() {
   # service_token_roles_required) would answer 401, so nova-api says "Block
   # Device Mapping is Invalid: failed to get volume". Admins may force-detach anyway.
   local db="postgresql+psycopg2://cinder:cinder@/cinder?host=$PG_SOCK"
-  cinder_on_sqlite && db="sqlite:///$D/cinder/cinder.sqlite"
+  # sqlite takes one writer at a time: cinder-api, -scheduler and -volume
+  # wait up to 60 s for the lock (pysqlite's default, 5 s, gave "database
+  # is locked" 500s to concurrent volume actions on 2026.1)
+  cinder_on_sqlite && db="sqlite:///$D/cinder/cinder.sqlite?timeout=60"
   { render cinder.conf.in CINDER_PORT="$CINDER_PORT" CINDER_DB="$db"; render authtoken.conf.in SVC_USER=cinder
     echo "service_token_roles = service,admin"; } > "$E/cinder/cinder.conf"
   local psql="psql -q -h $PG_SOCK -U postgres"
