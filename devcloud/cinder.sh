@@ -81,8 +81,10 @@ cinder_start() {
   # Device Mapping is Invalid: failed to get volume". Admins may force-detach anyway.
   local db="postgresql+psycopg2://cinder:cinder@/cinder?host=$PG_SOCK"
   # sqlite takes one writer at a time: cinder-api, -scheduler and -volume
-  # wait up to 60 s for the lock (pysqlite's default, 5 s, gave "database
-  # is locked" 500s to concurrent volume actions on 2026.1)
+  # wait up to 60 s for a lock another writer holds (pysqlite's default is
+  # 5 s). A write from a stale WAL snapshot is still refused at once
+  # ("database is locked", a 500 from Cinder): the volume tests write one
+  # case at a time.
   cinder_on_sqlite && db="sqlite:///$D/cinder/cinder.sqlite?timeout=60"
   { render cinder.conf.in CINDER_PORT="$CINDER_PORT" CINDER_DB="$db"; render authtoken.conf.in SVC_USER=cinder
     echo "service_token_roles = service,admin"; } > "$E/cinder/cinder.conf"
