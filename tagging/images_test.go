@@ -32,6 +32,8 @@ func TestImagesDryRun(t *testing.T) {
 	}
 }
 
+// TestCarries: a volume carries a change only when it has every added
+// key and none of the removed ones.
 func TestCarries(t *testing.T) {
 	cs := []nova.Change{{Key: "hw_tpm_version", New: "2.0", Action: nova.Added}, {Key: "os_type", Old: "linux", Action: nova.Removed}}
 	for _, c := range []struct {

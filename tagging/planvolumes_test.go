@@ -53,21 +53,3 @@ func TestPlanVolumesRefusesCRBWith12(t *testing.T) {
 		t.Fatal("CRB with 1.2 accepted")
 	}
 }
-
-// TestStaleVolumeHint: a volume carries a change only when it has every
-// added key and none of the removed ones.
-func TestStaleVolumeHint(t *testing.T) {
-	cs := []nova.Change{{Key: "hw_tpm_version", New: "2.0", Action: nova.Added}, {Key: "os_type", Old: "linux", Action: nova.Removed}}
-	for _, c := range []struct {
-		meta map[string]string
-		want bool
-	}{
-		{map[string]string{"image_id": "i", "hw_tpm_version": "2.0"}, true},
-		{map[string]string{"image_id": "i"}, false},
-		{map[string]string{"image_id": "i", "hw_tpm_version": "2.0", "os_type": "linux"}, false},
-	} {
-		if got := Carries(c.meta, cs); got != c.want {
-			t.Errorf("Carries(%v) = %v, want %v", c.meta, got, c.want)
-		}
-	}
-}
