@@ -117,7 +117,9 @@ func ReadCloud(ctx context.Context, sess *cloud.Session, res nova.ResolvedReleas
 // AuditCloud is the fleet audit of what ReadCloud listed (pure).
 func AuditCloud(c Cloud, hostReports []hostcheck.Report) Result {
 	rel := c.Release.Release
-	reps, sum := AuditHosts(rel, c.Hosts, ReportIndex(hostReports), c.Inventory.Guests)
+	index := ReportIndex(hostReports)
+	guests := withHostEvidence(c.Inventory.Guests, c.Inventory.Undecided, index)
+	reps, sum := AuditHosts(rel, c.Hosts, index, guests)
 	f := NewResult(rel, c.Hosts, reps, sum)
 	f.ReleaseContext = c.Release.Context()
 	f.Resolved = c.Release
@@ -171,6 +173,33 @@ func ReportIndex(reps []hostcheck.Report) map[string]hostcheck.Report {
 			out[hn] = r
 		}
 		out[r.Host] = r
+	}
+	return out
+}
+
+// withHostEvidence adds the servers the APIs left undecided (image gone,
+// boot volume unreadable, …) whose host's check report shows a vTPM
+// domain of theirs: libvirt's <tpm> decides (nova.EvidenceHost), with the
+// version and model the domain has. guests itself is not changed.
+func withHostEvidence(guests []nova.VTPMGuest, undecided []nova.UndecidedServer, reports map[string]hostcheck.Report) []nova.VTPMGuest {
+	out := guests[:len(guests):len(guests)] // the first append copies
+	for _, u := range undecided {
+		rep, ok := reports[u.Guest.Host]
+		if !ok {
+			continue
+		}
+		for _, d := range rep.VTPMGuests {
+			if d.UUID != u.Guest.ServerID {
+				continue
+			}
+			g := u.Guest
+			g.Evidence, g.Version, g.Model = nova.EvidenceHost, d.Version, d.Model
+			if d.Mode != "" {
+				g.Mode = d.Mode
+			}
+			out = append(out, g)
+			break
+		}
 	}
 	return out
 }
