@@ -37,21 +37,11 @@ func BuildVarStore(vars []Variable) []byte {
 		if off+authHdrLen+len(name)+len(v.Data) > len(st) {
 			break // full: the rest is not written
 		}
-		r := st[off:]
-		le.PutUint16(r[0:], startID)
-		r[2], r[3] = v.State, 0
-		if v.State == 0 {
-			r[2] = varAdded
+		state := v.State
+		if state == 0 {
+			state = varAdded
 		}
-		le.PutUint32(r[4:], v.Attributes)
-		le.PutUint64(r[8:], v.MonotonicCount)
-		copy(r[16:32], v.TimeStamp[:])
-		le.PutUint32(r[32:], v.PubKeyIndex)
-		le.PutUint32(r[36:], uint32(len(name)))
-		le.PutUint32(r[40:], uint32(len(v.Data)))
-		copy(r[44:60], v.Vendor[:])
-		copy(r[60:], name)
-		copy(r[60+len(name):], v.Data)
+		putRecord(st[off:], state, v, name)
 		off = (off + authHdrLen + len(name) + len(v.Data) + 3) &^ 3
 	}
 	return b
@@ -71,4 +61,22 @@ func SignatureList(typ, owner GUID, entries ...[]byte) []byte {
 		b = append(b, e...)
 	}
 	return b
+}
+
+// putRecord writes one authenticated variable record (header, UCS-2
+// name, data) at the start of r, which must hold it: the one layout
+// BuildVarStore and AppendVariable both write.
+func putRecord(r []byte, state byte, v Variable, name []byte) {
+	le := binary.LittleEndian
+	le.PutUint16(r[0:], startID)
+	r[2], r[3] = state, 0
+	le.PutUint32(r[4:], v.Attributes)
+	le.PutUint64(r[8:], v.MonotonicCount)
+	copy(r[16:32], v.TimeStamp[:])
+	le.PutUint32(r[32:], v.PubKeyIndex)
+	le.PutUint32(r[36:], uint32(len(name)))
+	le.PutUint32(r[40:], uint32(len(v.Data)))
+	copy(r[44:60], v.Vendor[:])
+	copy(r[60:], name)
+	copy(r[60+len(name):], v.Data)
 }

@@ -49,17 +49,6 @@ func AppendVariable(file []byte, v Variable) ([]byte, error) {
 		}
 	}
 	out := append([]byte{}, file...)
-	r := out[hdrLen+off:]
-	le.PutUint16(r[0:], startID)
-	r[2], r[3] = varAdded, 0
-	le.PutUint32(r[4:], v.Attributes)
-	le.PutUint64(r[8:], v.MonotonicCount)
-	copy(r[16:32], v.TimeStamp[:])
-	le.PutUint32(r[32:], v.PubKeyIndex)
-	le.PutUint32(r[36:], uint32(len(name)))
-	le.PutUint32(r[40:], uint32(len(v.Data)))
-	copy(r[44:60], v.Vendor[:])
-	copy(r[60:], name)
-	copy(r[60+len(name):], v.Data)
+	putRecord(out[hdrLen+off:], varAdded, v, name)
 	return out, nil
 }
