@@ -1,8 +1,6 @@
 package scalecloud
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -125,21 +123,6 @@ func hVolumes(w http.ResponseWriter, r *request) {
 	if !ok {
 		return
 	}
-	var bw bytes.Buffer
-	enc := json.NewEncoder(&bw)
-	bw.WriteString(`{"volumes":[`)
-	for k := from; k < to; k++ {
-		if k > from {
-			bw.WriteByte(',')
-		}
-		enc.Encode(c.volumeObj(vis[k]))
-	}
-	bw.WriteString("]")
-	if lim := to - from; lim > 0 && lim == min(maxLimit, limitOf(q)) {
-		b, _ := json.Marshal(nextLink(r, "/volume/v3/"+r.args[0]+"/volumes/detail", d.uuid(kVolume, vis[to-1])))
-		bw.WriteString(`,"volumes_links":`)
-		bw.Write(b)
-	}
-	bw.WriteString("}")
-	writeBody(w, 200, bw.Bytes())
+	writePage(w, r, q, "volumes", from, to, func(k int) any { return c.volumeObj(vis[k]) },
+		"/volume/v3/"+r.args[0]+"/volumes/detail", func(k int) string { return d.uuid(kVolume, vis[k]) })
 }

@@ -243,19 +243,27 @@ func hServers(w http.ResponseWriter, r *request) {
 	if !ok {
 		return
 	}
+	writePage(w, r, q, "servers", from, to, func(k int) any { return c.serverObj(at2(k), at) },
+		"/compute/v2.1/servers/detail", func(k int) string { return c.d.uuid(kServer, at2(k)) })
+}
+
+// writePage answers one page of a Nova- or Cinder-style list: the items
+// from..to-1 under key, and a "<key>_links" next link (marker: the last
+// item's ID) when the page is full, as both services page.
+func writePage(w http.ResponseWriter, r *request, q url.Values, key string, from, to int, item func(int) any, path string, id func(int) string) {
 	var bw bytes.Buffer
 	enc := json.NewEncoder(&bw)
-	bw.WriteString(`{"servers":[`)
+	bw.WriteString(`{"` + key + `":[`)
 	for k := from; k < to; k++ {
 		if k > from {
 			bw.WriteByte(',')
 		}
-		enc.Encode(c.serverObj(at2(k), at))
+		enc.Encode(item(k))
 	}
 	bw.WriteString("]")
 	if lim := to - from; lim > 0 && lim == min(maxLimit, limitOf(q)) {
-		b, _ := json.Marshal(nextLink(r, "/compute/v2.1/servers/detail", c.d.uuid(kServer, at2(to-1))))
-		bw.WriteString(`,"servers_links":`)
+		b, _ := json.Marshal(nextLink(r, path, id(to-1)))
+		bw.WriteString(`,"` + key + `_links":`)
 		bw.Write(b)
 	}
 	bw.WriteString("}")
