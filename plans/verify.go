@@ -39,6 +39,12 @@ type VerifyCheck struct {
 	Status  result.Status `json:"status"`
 	Message string        `json:"message"`
 	Remedy  string        `json:"remedy,omitempty"`
+	// BitLocker (DOMAIN-TPM only): the guest's NVRAM view as its host's
+	// check report has it (host check's vtpm_guests[].bitlocker).
+	BitLocker *hostcheck.GuestBitLocker `json:"bitlocker,omitempty"`
+	// BitLockerNotChecked (DOMAIN-TPM only): why the domain was found but
+	// its NVRAM view was not, e.g. a report from before host check had it.
+	BitLockerNotChecked string `json:"bitlocker_not_checked,omitempty"`
 }
 
 // VMVerdict is what the cloud shows for one planned VM.
@@ -142,10 +148,22 @@ func Verify(p *Plan, in VerifyInput) VerifyResult {
 		var remedies []string
 		for _, c := range v.Checks {
 			// A check the whole run could not make is said once, in not_checked.
+			if c.Status == result.Pass && c.BitLockerNotChecked != "" {
+				// A note: the table shows no pass, and an NVRAM view
+				// left out must not read as one that is fine.
+				v.Findings = append(v.Findings, c.Check+": NVRAM view not checked: "+c.BitLockerNotChecked)
+			}
 			if c.Status == result.Pass || c.Status == result.Skip && in.NotChecked[c.Check] != "" {
 				continue
 			}
-			v.Findings = append(v.Findings, c.Check+": "+c.Message)
+			f := c.Check + ": " + c.Message
+			if c.Status == result.Warn && c.Remedy != "" {
+				// A warning leaves the verdict alone and so the VM's
+				// remedy: its fix is said with it (e.g. DOMAIN-TPM at
+				// BitLocker-recovery risk high).
+				f += " (fix: " + c.Remedy + ")"
+			}
+			v.Findings = append(v.Findings, f)
 			if c.Status == result.Fail {
 				v.Verdict = Missing
 				if c.Remedy != "" {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/vtpmctl/vtpmctl/hostcheck"
 	"github.com/vtpmctl/vtpmctl/internal/quote"
 	"github.com/vtpmctl/vtpmctl/internal/result"
 	"github.com/vtpmctl/vtpmctl/nova"
@@ -246,13 +247,50 @@ func domainCheck(srv nova.Server, g nova.VTPMGuest, in VerifyInput) VerifyCheck 
 		if d.Version != g.Version || d.Model != g.Model {
 			c.Status, c.Message = result.Fail, fmt.Sprintf("the domain on %s has a <tpm> %s %s, Nova's rules give %s %s", rep.Host, d.Version, d.Model, g.Version, g.Model)
 			c.Remedy = "hard-reboot the server: Nova redefines the domain from its flavor and image"
-			return c
+		} else {
+			c.Status, c.Message = result.Pass, fmt.Sprintf("the domain on %s has its <tpm> %s %s", rep.Host, d.Version, d.Model)
 		}
-		c.Status, c.Message = result.Pass, fmt.Sprintf("the domain on %s has its <tpm> %s %s", rep.Host, d.Version, d.Model)
+		nvramView(&c, rep.Host, d.BitLocker)
 		return c
 	}
 	c.Status = result.Fail
 	c.Message = "host " + rep.Host + "'s report lists no vTPM domain for this server"
 	c.Remedy = "if the report is older than the server, run host check again; otherwise hard-reboot the server so Nova redefines its domain"
 	return c
+}
+
+// nvramNotInReport: host check reports every vTPM guest's view, so a
+// found domain without one is in a report written before it did.
+const nvramNotInReport = "not in the host's check report (written before host check reported the NVRAM view): run host check again"
+
+// nvramView adds to DOMAIN-TPM the guest's NVRAM view from its host's
+// report. Risk high is a warning, not a failure: the domain has its TPM,
+// but the next stop/start or hard reboot makes BitLocker ask for its
+// recovery key. The fix is the README's ("BitLocker and Secure Boot").
+func nvramView(c *VerifyCheck, host string, b *hostcheck.GuestBitLocker) {
+	if b == nil {
+		c.BitLockerNotChecked = nvramNotInReport
+		c.Message += "; NVRAM view not checked: " + nvramNotInReport
+		return
+	}
+	view := *b // the result does not share the report's
+	c.BitLocker = &view
+	kept := ""
+	if b.NVRAMKept != "" { // empty for a BIOS guest: no NVRAM to keep
+		kept = "NVRAM kept " + b.NVRAMKept + ", "
+	}
+	c.Message += fmt.Sprintf("; BitLocker-recovery risk %s (%svTPM state kept %s, certificates %s): %s",
+		b.Risk, kept, b.TPMStateKept, b.Certs, strings.Join(b.Reasons, "; "))
+	if b.Risk != hostcheck.RiskHigh {
+		return
+	}
+	if c.Status == result.Pass {
+		c.Status = result.Warn
+	}
+	// First, so a failed check's hard reboot comes after the suspension.
+	fix := "escrow the guest's BitLocker recovery key now; update Nova on " + host + " (host check: KEEP-TPM-STATE, NVRAM-KEPT); until then suspend BitLocker inside the guest (manage-bde -protectors -disable C: -RebootCount 1) before every stop/start or hard reboot"
+	if c.Remedy != "" {
+		fix += "; " + c.Remedy
+	}
+	c.Remedy = fix
 }
