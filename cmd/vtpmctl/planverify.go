@@ -46,7 +46,9 @@ Checks per server, with Nova's rules for the cloud's release:
   SECURE-BOOT  os:secure_boot / os_secure_boot required where the source had it
   SECRET       its Barbican secret passes the secrets audit (vTPM guests)
   HOST-TRAITS  its host reports the traits Nova requires for it (admin)
-  DOMAIN-TPM   the running domain has its <tpm> (from --host-reports)
+  DOMAIN-TPM   the running domain has its <tpm> (from --host-reports), with
+               the guest's NVRAM view where the report has it: a warning at
+               BitLocker-recovery risk high, "not checked" in older reports
 A check that cannot run is "skip" with the reason, never a pass. Image
 properties are read as they are now; Nova copied them at boot.
 
@@ -63,7 +65,7 @@ bitlocker_escrow: confirmed once every recovery key is escrowed).`, []string{
 		Flags: []cli.Flag{
 			releaseFlag("nova-release", &o.Release, "Nova `RELEASE`", ""),
 			&cli.StringSliceFlag{Name: "match", Usage: "tie VMs to servers: `VM=SERVER` (name or ID) or a template such as {vm}-win or {vcenter}-{vm} (repeatable)", Destination: &o.Match},
-			&cli.StringFlag{Name: "host-reports", Usage: "`DIR` of host check JSON reports: confirms each running domain's <tpm>", Destination: &o.HostReports},
+			&cli.StringFlag{Name: "host-reports", Usage: "`DIR` of host check JSON reports: confirms each running domain's <tpm> and shows its BitLocker-recovery risk", Destination: &o.HostReports},
 			&cli.BoolFlag{Name: "no-secrets", Usage: "skip the Barbican secret check", Destination: &o.NoSecrets},
 			&cli.BoolFlag{Name: "no-acls", Usage: "do not read the secrets' ACLs (the SECRET check says so; one request per matched secret saved)", Destination: &o.NoACLs},
 			&cli.StringFlag{Name: "nova-service-project", Usage: "`PROJECT` holding deployment-mode secrets (name or ID)", Value: barbican.DefaultServiceProject, Destination: &o.ServiceProject},
