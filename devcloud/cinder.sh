@@ -80,23 +80,16 @@ cinder_start() {
   # service_token_roles_required) would answer 401, so nova-api says "Block
   # Device Mapping is Invalid: failed to get volume". Admins may force-detach anyway.
   local db="postgresql+psycopg2://cinder:cinder@/cinder?host=$PG_SOCK"
-  # sqlite takes one writer at a time: cinder-api, -scheduler and -volume
-  # wait up to 60 s for a lock another writer holds (pysqlite's default is
-  # 5 s). A write from a stale WAL snapshot is still refused at once
-  # ("database is locked", a 500 from Cinder): the volume tests write one
-  # case at a time.
-  cinder_on_sqlite && db="sqlite:///$D/cinder/cinder.sqlite?timeout=60"
   { render cinder.conf.in CINDER_PORT="$CINDER_PORT" CINDER_DB="$db"; render authtoken.conf.in SVC_USER=cinder
     echo "service_token_roles = service,admin"; } > "$E/cinder/cinder.conf"
   local psql="psql -q -h $PG_SOCK -U postgres"
-  if ! cinder_on_sqlite && ! $psql -Atc "select 1 from pg_roles where rolname='cinder'" | grep -q 1; then
+  if ! $psql -Atc "select 1 from pg_roles where rolname='cinder'" | grep -q 1; then
     $psql -c "CREATE ROLE cinder LOGIN PASSWORD 'cinder'"
     createdb -h "$PG_SOCK" -U postgres -O cinder cinder
   fi
   if [ ! -f "$D/cinder/.synced" ]; then
-    cinder-manage --config-file "$E/cinder/cinder.conf" db sync >> "$L/cinder-manage.log" 2>&1 ||
+    cinder_db_sync >> "$L/cinder-manage.log" 2>&1 ||
       { log "cinder db sync failed; see $L/cinder-manage.log"; return 1; }
-    cinder_on_sqlite && sqlite3 "$D/cinder/cinder.sqlite" 'PRAGMA journal_mode=WAL;' > /dev/null
     touch "$D/cinder/.synced"
   fi
   if [ ! -f "$D/cinder/.keystone" ]; then
@@ -119,23 +112,45 @@ cinder_start() {
 cinder_wait() {
   wait_http "http://127.0.0.1:$CINDER_PORT/" 120
   local since="now() at time zone 'utc' - interval '30 seconds'"
-  cinder_on_sqlite && since="datetime('now', '-30 seconds')"
   until_ok 120 "cinder-volume devcloud@ceph reports" cinder_sql "select 1 from services
     where host = 'devcloud@ceph' and topic = 'cinder-volume' and not deleted and not disabled
     and updated_at > $since"
 }
 
-# Debian's Cinder 26, 28 and 29 (2025.1, 2026.1, 2026.2) ship migration 9ab1b092a404 with MySQL's
-# quoting (UPDATE volumes SET use_quota="1"), which PostgreSQL rejects
-# (column "1" does not exist): there Cinder's database is sqlite (WAL).
-cinder_on_sqlite() {
-  grep -qs 'use_quota="1"' /usr/lib/python3/dist-packages/cinder/db/migrations/versions/9ab1b092a404_make_use_quota_non_nullable.py
+# cinder_db_sync: Cinder's schema in PostgreSQL. Cinder's migration
+# 9ab1b092a404 (Cinder 26, 28 and 29: 2025.1, 2026.1, 2026.2) runs
+# UPDATE volumes SET use_quota="1", MySQL's quoting, which PostgreSQL reads
+# as a column and rejects. Where it is so, the schema goes up to the
+# revision before it, that one step is done in PostgreSQL's words (on a new
+# database the UPDATEs touch no row), alembic is told it ran, and the
+# remaining migrations follow. (sqlite, used here before, answered
+# concurrent writers "database is locked": a 500 from Cinder.)
+cinder_db_sync() {
+  local conf="$E/cinder/cinder.conf" step=9ab1b092a404
+  if grep -qs 'use_quota="1"' /usr/lib/python3/dist-packages/cinder/db/migrations/versions/${step}_make_use_quota_non_nullable.py; then
+    # cinder-manage db sync takes only sqlalchemy-migrate's integer versions.
+    python3 -c 'import sys
+from oslo_config import cfg
+from cinder.common import config  # registers its CLI options before parsing
+from cinder.db import migration
+cfg.CONF(["--config-file", sys.argv[1]], project="cinder")
+migration.db_sync("b8660621f1b9")' "$conf" || return 1
+    psql -v ON_ERROR_STOP=1 -q -h "$PG_SOCK" -U postgres -d cinder <<SQL || return 1
+BEGIN;
+UPDATE volumes SET use_quota = true WHERE use_quota IS NULL;
+ALTER TABLE volumes ALTER COLUMN use_quota SET NOT NULL, ALTER COLUMN use_quota SET DEFAULT true;
+UPDATE snapshots SET use_quota = true WHERE use_quota IS NULL;
+ALTER TABLE snapshots ALTER COLUMN use_quota SET NOT NULL, ALTER COLUMN use_quota SET DEFAULT true;
+UPDATE alembic_version SET version_num = '$step';
+COMMIT;
+SQL
+  fi
+  cinder-manage --config-file "$conf" db sync
 }
 
 cinder_sql() {  # QUERY: rows of Cinder's database (fails when there are none)
   local out
-  if cinder_on_sqlite; then out=$(sqlite3 "$D/cinder/cinder.sqlite" "$1")
-  else out=$(psql -h "$PG_SOCK" -U postgres -d cinder -Atc "$1"); fi
+  out=$(psql -h "$PG_SOCK" -U postgres -d cinder -Atc "$1")
   [ -n "$out" ] && echo "$out"
 }
 
@@ -219,7 +234,7 @@ cinder_down() {
   [ -n "$busy" ] && log "WARNING: volumes still attached (their guests lose their disks): $(echo $busy)"
   rm -f "$D/cinder/.enabled"
   for n in cinder-volume cinder-scheduler cinder-api ceph-mgr ceph-osd ceph-mon; do stop_daemon "$n"; done
-  if ! cinder_on_sqlite && [ -S "$PG_SOCK/.s.PGSQL.5432" ]; then
+  if [ -S "$PG_SOCK/.s.PGSQL.5432" ]; then
     dropdb -h "$PG_SOCK" -U postgres --if-exists cinder && $psql -c "DROP ROLE IF EXISTS cinder"
   fi
   if curl -s -o /dev/null -m 5 "$KS/v3"; then

@@ -205,19 +205,11 @@ func TestIntegrationVolumeParity(t *testing.T) {
 			t.Errorf("%s: Nova did %q, vtpmctl check --volume predicted %q", name, actual, predicted)
 		}
 	}
-	// One case at a time: from 2025.1 the local Cinder's database is
-	// sqlite (devcloud/cinder.sh), whose WAL mode answers a second
-	// concurrent writer "database is locked" at once (no busy wait for a
-	// stale snapshot), and Cinder turns that into a 500 (seen on 2026.1
-	// and 2026.2 with two cases at once).
-	sem := make(chan struct{}, 1)
 	t.Run("cases", func(t *testing.T) {
 		for _, c := range volumeParityCases {
 			c := c
 			t.Run(c.name, func(t *testing.T) {
 				t.Parallel()
-				sem <- struct{}{}
-				defer func() { <-sem }()
 				flv, flvID := plain, plainID
 				if c.specs != nil {
 					flv = devcloudtest.Unique("vparity-flv")
@@ -239,8 +231,6 @@ func TestIntegrationVolumeParity(t *testing.T) {
 		}
 		t.Run("volume-before-image-tagged", func(t *testing.T) {
 			t.Parallel()
-			sem <- struct{}{}
-			defer func() { <-sem }()
 			// Its own image: tagging it must not reach the other cases' volumes.
 			own := devcloudtest.CreateImage(t, imageClient, devcloudtest.Unique("vparity-late-img"), nil)
 			volumeBeforeImageTagged(t, dcompute, vc, own, plain, plainID, record)
