@@ -23,6 +23,14 @@
 #    veth address), nova-compute with host devcloud-b and
 #    live_migration_inbound_addr 10.99.26.2. The cloud's own compute is
 #    unchanged: it migrates to B with its default qemu+tcp scheme.
+#  * ssh from the cloud's compute to B (cold migration and resize: Nova's
+#    libvirt driver makes the instance directory on B and copies the disks
+#    and the vTPM state over ssh/scp, as root to B's my_ip): sshd on
+#    10.99.26.2:22 in B, keys only, its keys and config in the chroot's
+#    /etc/ssh/vtpmctl-host-b (host key pinned in the client's known_hosts,
+#    the client key accepted only from 10.99.26.1). openssh-server is
+#    installed into the chroot (never the host) on first use; policy-rc.d
+#    keeps Debian from starting its own sshd.
 #
 # up is idempotent. down deletes B's leftover servers and its service
 # record, stops every process by the PID (and start time) recorded in
@@ -172,6 +180,68 @@ relay_ports() {
   echo "$p"
 }
 
+SSHD=/etc/ssh/vtpmctl-host-b   # inside the chroot: B's sshd and A's client
+
+# ssh_files: openssh-server in the chroot, B's host key, A's client key,
+# both configs (made once; down removes them)
+ssh_files() {
+  if [ ! -x "$ROOT/usr/sbin/sshd" ]; then
+    log "installing openssh-server into the $REL chroot"
+    chroot "$ROOT" /usr/bin/env -i "${ENV[@]}" DEBIAN_FRONTEND=noninteractive \
+      apt-get -o DPkg::Lock::Timeout=300 install -y -qq openssh-server > "$LOGS/apt-sshd.log" 2>&1 ||
+      { log "cannot install openssh-server into the chroot; see $LOGS/apt-sshd.log"; exit 1; }
+  fi
+  local k=$ROOT$SSHD
+  [ -f "$k/known_hosts" ] && return 0
+  [ -L "$k" ] && { log "refusing $k: a symlink"; exit 1; }
+  mkdir -p "$k"; chmod 700 "$k"
+  rm -f "$k/host_ed25519" "$k/host_ed25519.pub" "$k/id_ed25519" "$k/id_ed25519.pub"
+  chroot "$ROOT" ssh-keygen -q -t ed25519 -N '' -C "$HOSTB host key" -f "$SSHD/host_ed25519"
+  chroot "$ROOT" ssh-keygen -q -t ed25519 -N '' -C "nova-compute of devcloud" -f "$SSHD/id_ed25519"
+  echo "from=\"$AIP\",no-agent-forwarding,no-port-forwarding,no-X11-forwarding $(cat "$k/id_ed25519.pub")" | put "$k/authorized_keys"
+  cat <<EOC | put "$k/sshd_config"
+# host B's sshd (devcloud/second-compute.sh): root by key, from host A only
+ListenAddress $BIP
+HostKey $SSHD/host_ed25519
+AuthorizedKeysFile $SSHD/authorized_keys
+PermitRootLogin prohibit-password
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+PidFile none
+Subsystem sftp /usr/lib/openssh/sftp-server
+EOC
+  cat <<EOC | put "$ROOT/etc/ssh/ssh_config.d/vtpmctl-host-b.conf"
+# nova-compute of the cloud to host B (devcloud/second-compute.sh)
+Host $BIP $HOSTB
+  User root
+  IdentityFile $SSHD/id_ed25519
+  UserKnownHostsFile $SSHD/known_hosts
+  StrictHostKeyChecking yes
+  BatchMode yes
+  ConnectTimeout 10
+EOC
+  echo "$BIP $(cut -d' ' -f1,2 "$k/host_ed25519.pub")" | put "$k/known_hosts"
+}
+
+# ssh_start: B's sshd, up once the cloud's compute runs a command on B
+ssh_start() {
+  in_b mkdir -p /run/sshd
+  start_b sshd /usr/sbin/sshd -D -e -f $SSHD/sshd_config
+  local i
+  for i in $(seq 1 40); do
+    [ "$(in_a ssh "$BIP" hostname 2> /dev/null)" = "$HOSTB" ] && { log "ssh root@$BIP from the cloud's compute works"; return 0; }
+    [ -n "$(recorded sshd)" ] || break
+    sleep 0.25
+  done
+  log "ssh from the cloud's compute to $BIP fails; see $LOGS/sshd.out"; exit 1
+}
+
+ssh_remove() {
+  rm -f "$ROOT/etc/ssh/ssh_config.d/vtpmctl-host-b.conf"
+  case $ROOT$SSHD in */root/etc/ssh/vtpmctl-host-b) [ -L "$ROOT$SSHD" ] || rm -rf "$ROOT$SSHD" ;; esac
+}
+
 up() {
   [ -e /run/netns/$NS ] && [ -f "$ROOT$IN_DIR/clouds.yaml" ] || { log "the $REL cloud is not up: bash devcloud/release.sh $REL up"; exit 1; }
   mkdir -p "$P" "$LOGS"
@@ -198,6 +268,7 @@ up() {
 
   # 3. files, 4. the mount + UTS namespace
   files
+  ssh_files
   if [ -z "$(holder)" ]; then
     rm -f "$S/ns-ready"
     ns_init | put "$S/ns-init.sh"
@@ -220,6 +291,8 @@ up() {
     [ $i = 240 ] && { log "libvirtd of host B does not answer on qemu+tcp://$BIP/system"; exit 1; }
     sleep 0.25
   done
+
+  ssh_start
 
   # 6. nova-compute. Ready once it has reported to the database after this
   # start: report_state runs only after init_host, with its RPC servers
@@ -325,7 +398,8 @@ down() {
     local V="virsh -c qemu+unix:///system?socket=$IN_DIR/run/libvirt/libvirt-sock" d
     for d in $(in_b $V list --name 2> /dev/null); do in_b $V destroy "$d" > /dev/null 2>&1 && log "destroyed domain $d"; done
   fi
-  stop libvirtd "$(recorded libvirtd)"; stop virtlogd "$(recorded virtlogd)"
+  stop libvirtd "$(recorded libvirtd)"; stop virtlogd "$(recorded virtlogd)"; stop sshd "$(recorded sshd)"
+  ssh_remove
   for p in $(b_procs); do stop "$(tr '\0' ' ' < "/proc/$p/cmdline" 2> /dev/null | cut -c1-50)" "$p" 5; done
   stop holder "$(holder)" 5
   # the relays (and the children they forked per connection): their

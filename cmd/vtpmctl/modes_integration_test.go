@@ -207,7 +207,7 @@ type actionResult struct {
 // action posts a server action and returns Nova's status and message.
 func action(t *testing.T, c *gophercloud.ServiceClient, id string, body map[string]any) actionResult {
 	t.Helper()
-	resp, err := c.Post(context.Background(), c.ServiceURL("servers", id, "action"), body, nil, &gophercloud.RequestOpts{OkCodes: []int{200, 202}})
+	resp, err := c.Post(context.Background(), c.ServiceURL("servers", id, "action"), body, nil, &gophercloud.RequestOpts{OkCodes: []int{200, 202, 204}})
 	if err == nil {
 		return actionResult{status: resp.StatusCode}
 	}

@@ -150,11 +150,17 @@ func CreateImageAs(t testing.TB, glance *gophercloud.ServiceClient, name string,
 // values reach real clouds.
 func CreateFlavor(t testing.TB, compute *gophercloud.ServiceClient, name string, specs map[string]string) string {
 	t.Helper()
+	return CreateFlavorSized(t, compute, name, 1, specs)
+}
+
+// CreateFlavorSized is CreateFlavor with vcpus vCPUs (a resize target).
+func CreateFlavorSized(t testing.TB, compute *gophercloud.ServiceClient, name string, vcpus int, specs map[string]string) string {
+	t.Helper()
 	ctx := context.Background()
 	c := *compute
 	c.Microversion = "2.1"
 	pub := true
-	f, err := flavors.Create(ctx, &c, flavors.CreateOpts{Name: name, RAM: 64, VCPUs: 1, Disk: gophercloud.IntToPointer(1), IsPublic: &pub}).Extract()
+	f, err := flavors.Create(ctx, &c, flavors.CreateOpts{Name: name, RAM: 64, VCPUs: vcpus, Disk: gophercloud.IntToPointer(1), IsPublic: &pub}).Extract()
 	if err != nil {
 		t.Fatalf("create flavor %s: %v", name, err)
 	}

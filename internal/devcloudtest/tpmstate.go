@@ -117,6 +117,22 @@ var workSeq atomic.Int64
 // the key from the host's libvirt secret and reads the EK and the marker.
 // Only host mode's secret can be read back from libvirt (it is not
 // private); the key goes to a file only swtpm's user reads, never to output.
+// TPMStateHash is the SHA-256 of a guest's encrypted swtpm state file on
+// the host: equal on two hosts, the state arrived as it was (read while the
+// guest is off, since a running swtpm rewrites it).
+func (h ComputeHost) TPMStateHash(t testing.TB, instance string) string {
+	t.Helper()
+	out, err := h.run("sha256sum", "/var/lib/libvirt/swtpm/"+instance+"/tpm2/tpm2-00.permall")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(string(out))
+	if len(f) == 0 || len(f[0]) != 64 {
+		t.Fatalf("%s: sha256sum printed %q", h.Name, out)
+	}
+	return f[0]
+}
+
 func (h ComputeHost) ReadTPM(t testing.TB, instance string) TPMState {
 	return h.openTPM(t, instance, "")
 }

@@ -1,0 +1,228 @@
+//go:build integration
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
+
+	"github.com/vtpmctl/vtpmctl/hostcheck"
+	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
+	"github.com/vtpmctl/vtpmctl/nova"
+)
+
+// TestIntegrationColdMigration moves vTPM guests between the two libvirt
+// computes the way Nova allows for every secret mode (cold migration and
+// resize: the source copies the instance directory and the TPM state to
+// the destination over ssh):
+//   - evacuation is refused with Nova's text, as check predicts;
+//   - a stopped guest cold-migrated to B (2.56, "host") arrives with its
+//     TPM state byte for byte (the encrypted swtpm state file's SHA-256 on
+//     A before, on B after: the guest stays off, so swtpm has not rewritten
+//     it), then is confirmed and started on B;
+//   - a resize to B reverted: host check's RESIZE-REVERT (bug 2125030,
+//     decided from the installed code) says whether the guest comes back
+//     ACTIVE on A or ends in ERROR "Refusing to create an emulated TPM with
+//     no secret"; what happens must be what it said.
+//
+// It needs host B (devcloud/second-compute.sh; integration.sh runs it in
+// the pass with B).
+func TestIntegrationColdMigration(t *testing.T) {
+	// 2025.1 carries bug 2125030, 2026.2 does not; 2026.1 runs 2026.2's
+	// code for these operations, so the suite's minutes go elsewhere.
+	devcloudtest.Only(t, "2025.1", "2026.2")
+	if !devcloudtest.HostBUp() {
+		t.Skipf("the %s cloud has no second libvirt compute: bash devcloud/second-compute.sh %s up", devcloudtest.Release(), devcloudtest.Release())
+	}
+	start := time.Now()
+	ctx := context.Background()
+	h := newHarness(t)
+	hostA, hostB := devcloudtest.HostA(t), devcloudtest.HostB(t)
+	r := h.run(func(streams *IOStreams) error { return runHostCheck(ctx, hostCheckOpts(streams, h.global(""), "")) })
+	var rep hostcheck.Report
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("host check: exit %d, JSON: %v\n%s", r.code, err, r.stderr)
+	}
+	revert := findCheck(rep, "RESIZE-REVERT")
+	var revertKeeps bool
+	switch {
+	case revert.Status == hostcheck.Pass:
+		revertKeeps = true
+	case revert.Status == hostcheck.Warn && strings.Contains(revert.Message, "carries bug 2125030"):
+	default:
+		t.Fatalf("RESIZE-REVERT does not decide on the %s cloud: %s %s", devcloudtest.Release(), revert.Status, revert.Message)
+	}
+
+	imageClient, acompute, _ := testClients(t)
+	admin := devcloudtest.Connect(t, "devcloud-admin")
+	boot, _ := admin.Compute()
+	boot.Microversion = "2.74" // "host": every guest starts on A
+	mv, _ := admin.Compute()
+	mv.Microversion = "2.56" // a cold migration's destination host
+	imgName := devcloudtest.Unique("cm-img")
+	img := devcloudtest.CreateImage(t, imageClient, imgName, map[string]string{"os_shutdown_timeout": "0"})
+
+	// The modes the release has; before 2026.1 the one legacy mode.
+	modes := []nova.SecretMode{""}
+	if devcloudtest.NovaRelease(t) >= nova.Gazpacho {
+		modes = []nova.SecretMode{nova.SecretUser, nova.SecretHost, nova.SecretDeployment}
+	}
+	specs := func(m nova.SecretMode) map[string]string {
+		s := map[string]string{"hw:tpm_version": "2.0", "hw:tpm_model": "tpm-crb"}
+		if m != "" {
+			s["hw:tpm_secret_security"] = string(m)
+		}
+		return s
+	}
+	label := func(m nova.SecretMode) string {
+		return string(nova.SecretUser) + map[bool]string{true: " (legacy)", false: ""}[m == ""]
+	}
+	flavorName, flavorID, ids := map[nova.SecretMode]string{}, map[nova.SecretMode]string{}, map[nova.SecretMode]string{}
+	for _, m := range modes {
+		flavorName[m] = devcloudtest.Unique("cm-" + label(m)[:4])
+		flavorID[m] = devcloudtest.CreateFlavor(t, acompute, flavorName[m], specs(m))
+	}
+	// the resize target: the first mode's TPM, one more vCPU
+	bigger := devcloudtest.CreateFlavorSized(t, acompute, devcloudtest.Unique("cm-big"), 2, specs(modes[0]))
+	revertID := ""
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	bootOne := func(name, flavor string, set func(string)) {
+		defer wg.Done()
+		s, err := servers.Create(ctx, boot, createOnHost{servers.CreateOpts{Name: devcloudtest.Unique(name),
+			ImageRef: img, FlavorRef: flavor, Networks: "none"}, hostA.Name}, nil).Extract()
+		if err != nil {
+			t.Errorf("boot %s on %s: %v", name, hostA.Name, err)
+			return
+		}
+		mu.Lock()
+		set(s.ID)
+		mu.Unlock()
+	}
+	for _, m := range modes {
+		wg.Add(1)
+		go bootOne("cm-"+label(m)[:4], flavorID[m], func(id string) { ids[m] = id })
+	}
+	wg.Add(1)
+	go bootOne("cm-revert", flavorID[modes[0]], func(id string) { revertID = id })
+	wg.Wait()
+	t.Cleanup(func() {
+		all := map[nova.SecretMode]string{"revert": revertID}
+		for m, id := range ids {
+			all[m+"-cm"] = id
+		}
+		deleteAll(mv, all)
+	})
+	if t.Failed() {
+		t.FailNow()
+	}
+	var rows []string
+	row := func(m nova.SecretMode, op, nova, predicted string) {
+		rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s |", label(m), op, nova, predicted))
+	}
+
+	for _, m := range modes {
+		id := ids[m]
+		waitServer(t, mv, id, "ACTIVE", hostA.Name)
+		// evacuation: refused before the source's state matters
+		want, refused := predictOps(t, imgName, flavorName[m])["evacuate"]
+		want = strings.ReplaceAll(want, "<server-uuid>", id)
+		got := action(t, mv, id, map[string]any{"evacuate": map[string]any{"host": hostB.Name}})
+		if _, ok := predictOps(t, imgName, flavorName[m])["cold-migration"]; ok {
+			t.Errorf("%s: check predicts a refused cold migration", label(m))
+		}
+		row(m, "evacuate to B", fmt.Sprintf("HTTP %d %s", got.status, got.message), "refused: "+want)
+		if !refused || got.status != 400 || got.message != want {
+			t.Errorf("%s: evacuate: Nova HTTP %d %q, check predicted refused=%v %q", label(m), got.status, got.message, refused, want)
+		}
+
+		// cold migration of the stopped guest: the TPM state file arrives as it was
+		serverAction(t, mv, id, "os-stop")
+		waitServer(t, mv, id, "SHUTOFF", hostA.Name)
+		before := hostA.TPMStateHash(t, id)
+		t0 := time.Now()
+		got = action(t, mv, id, map[string]any{"migrate": map[string]any{"host": hostB.Name}})
+		if got.status != 202 {
+			t.Errorf("%s: cold migration to %s: Nova HTTP %d %q", label(m), hostB.Name, got.status, got.message)
+			row(m, "cold migration to B", fmt.Sprintf("HTTP %d %s", got.status, got.message), "allowed")
+			continue
+		}
+		waitServer(t, mv, id, "VERIFY_RESIZE", hostB.Name)
+		after := hostB.TPMStateHash(t, id)
+		if after != before {
+			t.Errorf("%s: TPM state on %s %s…, on %s before %s…: the state did not arrive", label(m), hostB.Name, after[:16], hostA.Name, before[:16])
+		}
+		serverAction(t, mv, id, "confirmResize")
+		waitServer(t, mv, id, "SHUTOFF", hostB.Name)
+		serverAction(t, mv, id, "os-start")
+		waitServer(t, mv, id, "ACTIVE", hostB.Name)
+		row(m, "cold migration to B, confirm, start", fmt.Sprintf("HTTP 202, ACTIVE on B in %.0fs; TPM state %s… on A and B", time.Since(t0).Seconds(), before[:12]), "allowed (check refuses it in no mode)")
+	}
+
+	// resize to B, then revert
+	waitServer(t, mv, revertID, "ACTIVE", hostA.Name)
+	serverAction(t, mv, revertID, "os-stop")
+	waitServer(t, mv, revertID, "SHUTOFF", hostA.Name)
+	before := hostA.TPMStateHash(t, revertID)
+	if got := action(t, mv, revertID, map[string]any{"resize": map[string]any{"flavorRef": bigger}}); got.status != 202 {
+		t.Fatalf("resize: Nova HTTP %d %q", got.status, got.message)
+	}
+	waitServer(t, mv, revertID, "VERIFY_RESIZE", hostB.Name)
+	serverAction(t, mv, revertID, "revertResize")
+	status, host, fault := settle(t, mv, revertID)
+	predicted := "ACTIVE on A, TPM state kept"
+	if !revertKeeps {
+		predicted = "ERROR: Refusing to create an emulated TPM with no secret"
+	}
+	happened := fmt.Sprintf("%s on %s", status, host)
+	switch {
+	case status == "SHUTOFF" && host == hostA.Name && revertKeeps:
+		if after := hostA.TPMStateHash(t, revertID); after != before {
+			t.Errorf("revert: TPM state on %s changed (%s… → %s…)", hostA.Name, before[:12], after[:12])
+		}
+		happened = "SHUTOFF on A (as before the resize), TPM state kept"
+		predicted = "SHUTOFF on A, TPM state kept"
+	case status == "ERROR" && !revertKeeps && strings.Contains(fault, "Refusing to create an emulated TPM with no secret"):
+		happened = "ERROR: " + fault
+	default:
+		t.Errorf("resize revert on %s: %s on %s (%s); host check's RESIZE-REVERT: %s %s", devcloudtest.Release(), status, host, fault, revert.Status, revert.Message)
+		happened += " " + fault
+	}
+	row(modes[0], "resize to B, revert", happened, fmt.Sprintf("RESIZE-REVERT %s: %s", revert.Status, predicted))
+	t.Logf("\n| mode | operation | Nova (%s) | vtpmctl |\n|---|---|---|---|\n%s\n(%.0fs)",
+		devcloudtest.Release(), strings.Join(rows, "\n"), time.Since(start).Seconds())
+}
+
+// settle waits for a server to leave its task (a revert) and returns where
+// it ended, with its fault.
+func settle(t *testing.T, c *gophercloud.ServiceClient, id string) (status, host, fault string) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Minute); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+		var s struct {
+			Server struct {
+				Status    string `json:"status"`
+				Host      string `json:"OS-EXT-SRV-ATTR:host"`
+				TaskState string `json:"OS-EXT-STS:task_state"`
+				Fault     struct {
+					Message string `json:"message"`
+				} `json:"fault"`
+			} `json:"server"`
+		}
+		if _, err := c.Get(context.Background(), c.ServiceURL("servers", id), &s, nil); err != nil {
+			t.Fatal(err)
+		}
+		if s.Server.TaskState == "" && s.Server.Status != "REVERT_RESIZE" && s.Server.Status != "VERIFY_RESIZE" {
+			return s.Server.Status, s.Server.Host, s.Server.Fault.Message
+		}
+	}
+	t.Fatalf("server %s did not settle in 5 minutes", id)
+	return "", "", ""
+}
