@@ -123,7 +123,7 @@ func bugCheck(id string, e BugExposure, pass, carried, unknownRel string) []Chec
 	fixes := "update Nova to " + strings.Join(e.Bug.Fixed, ", ") + " or later in its series"
 	switch {
 	case e.Known && e.Carried:
-		return one(id, Warn, fmt.Sprintf("the installed Nova carries bug %s: %s (%s): %s", e.Bug.ID, carried, e.Evidence, e.Bug.Effect), fixes)
+		return one(id, Warn, fmt.Sprintf("%s%s: %s (%s): %s", carriesBug, e.Bug.ID, carried, e.Evidence, e.Bug.Effect), fixes)
 	case e.Known:
 		return one(id, Pass, fmt.Sprintf("%s (%s)", pass, e.Evidence), "")
 	}
@@ -153,10 +153,10 @@ func byRelease(rel nova.Release, e BugExposure) BugExposure {
 
 // checkResizeRevert: bug 2125030, decided from the installed driver.py.
 func checkResizeRevert(f *Facts) []Check {
-	return bugCheck("RESIZE-REVERT", byRelease(f.Release, bugByID(f.Bugs, "2125030")),
+	return bugCheck(ResizeRevertCheck, byRelease(f.Release, bugByID(f.Bugs, "2125030")),
 		"resize revert keeps a vTPM guest's secret (deleted only with the instance)",
-		"resize revert of a vTPM guest ends in ERROR, \"Refusing to create an emulated TPM with no secret\"",
-		fmt.Sprintf("Nova %s reverts vTPM resizes safely only from 31.3.0/32.2.0 on, and no installed Nova code is readable here to tell", f.Release))
+		"resize revert of a vTPM guest ends in ERROR, \"Refusing to create an emulated TPM with no secret\", "+resizeRevertCondition,
+		fmt.Sprintf("Nova %s reverts vTPM moves to another host (non-shared instance storage) safely only from 31.3.0/32.2.0 on, and no installed Nova code is readable here to tell", f.Release))
 }
 
 // checkKnownBugs lists every known vTPM/UEFI bug the installed code has.

@@ -47,7 +47,7 @@ var KnownBugs = []KnownBug{
 		carried: markerFix("VIR_DOMAIN_UNDEFINE_KEEP_NVRAM"),
 	},
 	{
-		ID: "2125030", Title: "resize revert of a vTPM guest ends in ERROR: \"Refusing to create an emulated TPM with no secret\"",
+		ID: "2125030", Title: "resize revert of a vTPM guest ends in ERROR: \"Refusing to create an emulated TPM with no secret\" (" + resizeRevertCondition + ")",
 		Fixed:  []string{"31.3.0", "32.2.0", "33.0.0"},
 		Effect: "the revert deletes the guest's vTPM secret from the key manager: the guest ends in ERROR and its TPM state can no longer be opened (BitLocker recovery key needed, TPM-sealed keys lost)",
 		File:   "nova/virt/libvirt/driver.py",
@@ -89,6 +89,14 @@ var KnownBugs = []KnownBug{
 	},
 }
 
+// resizeRevertCondition: when bug 2125030 strikes. The destination's
+// ComputeManager.revert_resize destroys with destroy_disks = not
+// _is_instance_storage_shared(host=source), and only cleanup_instance_disks
+// reaches crypto.delete_vtpm_secret: a move to another host without shared
+// instance storage, whether a resize or a same-flavor cold migration. A
+// same-host revert finds its own test file (shared) and keeps the secret.
+const resizeRevertCondition = "when it reverts a move to another host with non-shared instance storage, a resize or a plain cold migration; a same-host resize revert keeps the secret"
+
 var resizeRevertUnfixed = regexp.MustCompile(`if cleanup_instance_disks:\s+crypto\.delete_vtpm_secret\(context, instance\)`)
 
 // markerFix: the fix added marker to the file.
@@ -125,6 +133,33 @@ func decideBugs(read novaFile) []BugExposure {
 		out = append(out, e)
 	}
 	return out
+}
+
+// ResizeRevertCheck is the check that decides bug 2125030.
+const ResizeRevertCheck = "RESIZE-REVERT"
+
+// carriesBug starts the message of a bug check whose code carries it.
+const carriesBug = "the installed Nova carries bug "
+
+// ReportedBug is what a host check report decided with one bug check
+// (ResizeRevertCheck): carried or not, known false when the report has no
+// such check (an older report) or its host could not decide (no code
+// readable on 2025.1/2025.2). Reports are read back from files, so the
+// decision is read from the check this package wrote.
+func (r *Report) ReportedBug(checkID string) (carried, known bool) {
+	for _, c := range r.Checks {
+		if c.ID != checkID {
+			continue
+		}
+		switch {
+		case c.Status == Pass:
+			return false, true
+		case c.Status == Warn && strings.HasPrefix(c.Message, carriesBug):
+			return true, true
+		}
+		return false, false
+	}
+	return false, false
 }
 
 // bug returns the exposure of one bug by ID.
