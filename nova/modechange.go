@@ -124,13 +124,16 @@ func PlanModeChange(in ModeChangeInput) ModeChangePlan {
 		p.Needs = append(p.Needs, fmt.Sprintf("the new flavor needs an ephemeral disk of at least %d GB (the libvirt driver refuses a smaller one; vtpmctl flavor create makes none: openstack flavor create --ephemeral)", in.Ephemeral))
 	}
 	p.Needs = append(p.Needs, "hosts reporting "+in.To.Trait()+" (tpm_secret_security_filter requires it)")
+	// libvirt driver _get_or_create_secret_for_vtpm reads the Barbican
+	// secret with the resize request's token (vtpm.get_request_context
+	// takes Nova's service user only for deployment): in host mode because
+	// the destination has no libvirt secret for the guest yet, in user mode
+	// at every start, this one included.
 	if in.To == SecretHost {
-		// libvirt driver _get_or_create_secret_for_vtpm: no libvirt secret on
-		// the destination, so it reads the Barbican secret with the resize
-		// request's token and defines a persistent libvirt secret from it.
 		p.Needs = append(p.Needs, "the resize caller's token can read the owner's Barbican secret (nova-compute reads it on the destination to define the persistent libvirt secret; otherwise VTPMSecretForbidden)")
 	} else {
-		p.Needs = append(p.Needs, "the owner's token at every later start (mode user keeps nothing on the host: no restart after a host reboot)")
+		p.Needs = append(p.Needs, "the resize caller's token can read the owner's Barbican secret (nova-compute reads it on the destination to start the guest; otherwise VTPMSecretForbidden)",
+			"the owner's token at every later start (mode user keeps nothing on the host: no restart after a host reboot)")
 	}
 	// crypto.ensure_vtpm_secret finds system_metadata vtpm_secret_uuid and
 	// creates nothing; _cleanup_resize_vtpm deletes only when the new

@@ -82,12 +82,29 @@ func TestPlanModeChange(t *testing.T) {
 // The needs and the secret's fate name what Nova's code does per target.
 func TestPlanModeChangeNeeds(t *testing.T) {
 	base := cfl("w1", 4, 8192, 80, "hw:tpm_version=2.0")
-	host := PlanModeChange(ModeChangeInput{Release: Gazpacho, Flavor: base, To: SecretHost})
-	if n := strings.Join(host.Needs, "\n"); !strings.Contains(n, "COMPUTE_SECURITY_TPM_SECRET_SECURITY_HOST") || !strings.Contains(n, "caller's token") {
-		t.Errorf("host needs: %q", n)
-	}
-	if !strings.Contains(host.Secret, "no new secret, none deleted") || !strings.HasPrefix(host.TPMState, "kept") {
-		t.Errorf("host secret %q state %q", host.Secret, host.TPMState)
+	hostF := cfl("w1-host", 4, 8192, 80, "hw:tpm_version=2.0", "hw:tpm_secret_security=host")
+	// _get_or_create_secret_for_vtpm reads Barbican with the resize
+	// caller's token for either target (the service user only for
+	// deployment): host mode has no libvirt secret on the destination yet,
+	// user mode reads it at every start, the resize's own included.
+	for _, c := range []struct {
+		from CloudFlavor
+		to   SecretMode
+		want []string
+	}{
+		{base, SecretHost, []string{"COMPUTE_SECURITY_TPM_SECRET_SECURITY_HOST", "the resize caller's token can read the owner's Barbican secret", "persistent libvirt secret"}},
+		{hostF, SecretUser, []string{"COMPUTE_SECURITY_TPM_SECRET_SECURITY_USER", "the resize caller's token can read the owner's Barbican secret", "the owner's token at every later start"}},
+	} {
+		p := PlanModeChange(ModeChangeInput{Release: Gazpacho, Flavor: c.from, To: c.to})
+		n := strings.Join(p.Needs, "\n")
+		for _, w := range c.want {
+			if !strings.Contains(n, w) {
+				t.Errorf("to %s: needs lack %q: %q", c.to, w, n)
+			}
+		}
+		if !strings.Contains(p.Secret, "no new secret, none deleted") || !strings.HasPrefix(p.TPMState, "kept") {
+			t.Errorf("to %s: secret %q state %q", c.to, p.Secret, p.TPMState)
+		}
 	}
 	odd := cfl("w1", 4, 8192, 80, "hw:tpm_version=2.0", "hw:cpu_policy=dedicated")
 	if n := strings.Join(PlanModeChange(ModeChangeInput{Release: Gazpacho, Flavor: odd, SizeKnown: true, To: SecretHost}).Needs, "\n"); !strings.Contains(n, "other extra specs: hw:cpu_policy=dedicated") {
