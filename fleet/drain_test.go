@@ -70,7 +70,7 @@ func TestDecideDrain(t *testing.T) {
 			DrainLive, "(b)"},
 		{"user mode, 2026.1: cold, with the token caveat", nova.Gazpacho, nova.SecretUser,
 			DrainHost{Host: "a", Usable: true, Traits: hostTraits}, []DrainHost{{Host: "b", Usable: true, Traits: userTraits}},
-			DrainCold, "live migration: Nova refuses it in user mode (only host mode); cold migration to 1 destination(s) (b): the guest is stopped; the destination reads the owner's Barbican secret"},
+			DrainCold, "live migration: Nova refuses it in user mode (only host mode); cold migration to 1 destination(s) (b): the guest is stopped; needs ssh from a"},
 		{"unset mode is user on 2026.1", nova.Gazpacho, "",
 			DrainHost{Host: "a", Usable: true, Traits: hostTraits}, []DrainHost{{Host: "b", Usable: true, Traits: userTraits}},
 			DrainCold, "in user mode"},
@@ -92,8 +92,8 @@ func TestDecideDrain(t *testing.T) {
 			if got != c.want || !strings.Contains(why, c.reason) {
 				t.Errorf("got %s %q\nwant %s %q", got, why, c.want, c.reason)
 			}
-			if c.mode != nova.SecretUser && c.mode != "" && strings.Contains(why, "caller's token") {
-				t.Errorf("%s mode has no user token caveat: %q", c.mode, why)
+			if c.mode == nova.SecretDeployment && strings.Contains(why, "caller's token") {
+				t.Errorf("deployment mode reads Barbican as Nova's service user: %q", why)
 			}
 		})
 	}
