@@ -2,7 +2,6 @@ package fleet
 
 import (
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 
@@ -52,11 +51,12 @@ func DecideDrain(rel nova.Release, g DrainGuest, src DrainHost, others []DrainHo
 	if rel.HasSecretSecurity() && mode == "" {
 		mode = nova.DefaultSecSecMode
 	}
+	dest, why := destinations(rel, mode, g, src, others)
+	n := len(dest)
 	liveWhy := liveBlocker(rel, mode, g, src, others)
 	if liveWhy == "" {
-		n, why := destinations(rel, mode, g, src, others)
-		if len(n) > 0 {
-			return DrainLive, fmt.Sprintf("host mode on %s: %d destination(s) (%s)%s", rel, len(n), someHosts(n), liveNotes(src, others))
+		if n > 0 {
+			return DrainLive, fmt.Sprintf("host mode on %s: %d destination(s) (%s)%s", rel, n, someOf(dest), liveNotes(src, others))
 		}
 		liveWhy = why
 	}
@@ -65,17 +65,16 @@ func DecideDrain(rel nova.Release, g DrainGuest, src DrainHost, others []DrainHo
 	// evacuate); _validate_vtpm_secret_security runs only when the flavor
 	// changes, so a same-flavor move is allowed in every mode, and the
 	// libvirt driver copies the swtpm state (_finish_migration_vtpm).
-	n, why := destinations(rel, mode, g, src, others)
-	if len(n) == 0 {
+	if n == 0 {
 		return DrainStays, liveWhy + "; cold migration: " + why
 	}
-	reason := liveWhy + fmt.Sprintf("; cold migration to %d destination(s) (%s): the guest is stopped", len(n), someHosts(n))
-	return DrainCold, reason + coldNotes(rel, mode, src, n, others)
+	reason := liveWhy + fmt.Sprintf("; cold migration to %d destination(s) (%s): the guest is stopped", n, someOf(dest))
+	return DrainCold, reason + coldNotes(rel, mode, src, dest)
 }
 
 // coldNotes: what a cold migration needs and leaves behind, one short
 // clause each (the reason is one line per guest).
-func coldNotes(rel nova.Release, mode nova.SecretMode, src DrainHost, dest []string, others []DrainHost) string {
+func coldNotes(rel nova.Release, mode nova.SecretMode, src DrainHost, dest []*DrainHost) string {
 	// migrate_disk_and_power_off pushes disks and the swtpm dir from the
 	// source with remotefs (ssh -o BatchMode=yes, scp) as the nova-compute
 	// process user, to the address prep_resize recorded: the destination's
@@ -103,7 +102,7 @@ func coldNotes(rel nova.Release, mode nova.SecretMode, src DrainHost, dest []str
 	// finish_resize leaves the migration in VERIFY_RESIZE; the source keeps
 	// <inst>_resize (with a TPM copy) until confirm_resize.
 	notes += "; it ends in VERIFY_RESIZE: confirm it"
-	notes += revertNote(dest, others)
+	notes += revertNote(dest)
 	if mode == nova.SecretHost {
 		// _cleanup_resize undefines the domain, never the secret.
 		notes += "; the confirm leaves a stale libvirt secret on " + src.Host
@@ -115,15 +114,10 @@ func coldNotes(rel nova.Release, mode nova.SecretMode, src DrainHost, dest []str
 // revert_resize, whose driver destroy deletes the secret where the
 // installed Nova carries bug 2125030 (instance storage not shared): the
 // destinations' host check reports decide; without them, the versions.
-func revertNote(dest []string, others []DrainHost) string {
+func revertNote(dest []*DrainHost) string {
 	var carried []string
 	unknown := 0
-	for _, h := range others {
-		// dest is sorted (destinations): a fleet of 1,000 hosts asks this
-		// per host and guest kind.
-		if _, ok := slices.BinarySearch(dest, h.Host); !ok {
-			continue
-		}
+	for _, h := range dest {
 		c, known := false, false
 		if h.Report != nil {
 			c, known = h.Report.ReportedBug(hostcheck.ResizeRevertCheck)
@@ -137,8 +131,7 @@ func revertNote(dest []string, others []DrainHost) string {
 	}
 	const bug = "; a revert instead hits bug 2125030 (ERROR, secret deleted)"
 	switch {
-	case len(carried) > 0:
-		sort.Strings(carried)
+	case len(carried) > 0: // dest is sorted, so carried is
 		return bug + " on " + someHosts(carried)
 	case unknown > 0:
 		for _, b := range hostcheck.KnownBugs {
@@ -210,16 +203,17 @@ func liveNotes(src DrainHost, others []DrainHost) string {
 
 // destinations: the other usable hosts with the traits this guest
 // requires and a libtpms no older than the source's (TPM state cannot be
-// downgraded); when none, why.
-func destinations(rel nova.Release, mode nova.SecretMode, g DrainGuest, src DrainHost, others []DrainHost) ([]string, string) {
+// downgraded), sorted by name; when none, why.
+func destinations(rel nova.Release, mode nova.SecretMode, g DrainGuest, src DrainHost, others []DrainHost) ([]*DrainHost, string) {
 	need := nova.RequiredTraits(rel, g.Version, g.Model, mode)
 	srcLib := ""
 	if src.Report != nil {
 		srcLib = src.Report.Facts.Libtpms
 	}
-	var ok []string
+	var ok []*DrainHost
 	down, noTrait, older := 0, 0, 0
-	for _, h := range others {
+	for i := range others {
+		h := &others[i]
 		switch {
 		case h.Host == src.Host:
 			continue
@@ -230,10 +224,10 @@ func destinations(rel nova.Release, mode nova.SecretMode, g DrainGuest, src Drai
 		case srcLib != "" && h.Report != nil && h.Report.Facts.Libtpms != "" && hostcheck.CompareVersions(h.Report.Facts.Libtpms, srcLib) < 0:
 			older++
 		default:
-			ok = append(ok, h.Host)
+			ok = append(ok, h)
 		}
 	}
-	sort.Strings(ok)
+	sort.Slice(ok, func(i, j int) bool { return ok[i].Host < ok[j].Host })
 	if len(ok) > 0 {
 		return ok, ""
 	}
@@ -260,6 +254,18 @@ func someHosts(n []string) string {
 		return strings.Join(n, ", ")
 	}
 	return strings.Join(n[:5], ", ") + fmt.Sprintf(" and %d more", len(n)-5)
+}
+
+// someOf: someHosts of sorted destinations.
+func someOf(d []*DrainHost) string {
+	n := make([]string, 0, min(len(d), 5))
+	for _, h := range d[:min(len(d), 5)] {
+		n = append(n, h.Host)
+	}
+	if len(d) > len(n) {
+		return strings.Join(n, ", ") + fmt.Sprintf(" and %d more", len(d)-len(n))
+	}
+	return strings.Join(n, ", ")
 }
 
 func hasAll(have, need []string) bool {
