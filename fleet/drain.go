@@ -146,7 +146,9 @@ func revertNote(dest []*DrainHost) string {
 // liveBlocker: why Nova or the source refuses a live migration ("" none).
 func liveBlocker(rel nova.Release, mode nova.SecretMode, g DrainGuest, src DrainHost, others []DrainHost) string {
 	if !rel.HostModeLiveMigration() {
-		return fmt.Sprintf("live migration: Nova %s refuses it for every vTPM guest", rel)
+		// "before 2026.1", not the release: from the API alone 2025.1 and
+		// 2025.2 look alike (the same maximum microversion).
+		return fmt.Sprintf("live migration: Nova before %s refuses it for every vTPM guest", minLiveMigrationRelease)
 	}
 	if mode != nova.SecretHost {
 		return fmt.Sprintf("live migration: Nova refuses it in %s mode (only host mode)", mode)

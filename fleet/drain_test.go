@@ -79,7 +79,7 @@ func TestDecideDrain(t *testing.T) {
 			DrainCold, "in deployment mode (only host mode); cold migration to 1 destination(s) (b): the guest is stopped"},
 		{"2025.2: no live migration for any vTPM guest", nova.Flamingo, "",
 			DrainHost{Host: "a", Usable: true}, []DrainHost{{Host: "b", Usable: true, Traits: oldTraits}},
-			DrainCold, "live migration: Nova 2025.2 refuses it for every vTPM guest"},
+			DrainCold, "live migration: Nova before 2026.1 refuses it for every vTPM guest"},
 		{"the only other host is down", nova.Gazpacho, nova.SecretHost,
 			DrainHost{Host: "a", Usable: true, Traits: hostTraits}, []DrainHost{{Host: "b", Traits: hostTraits}},
 			DrainStays, "no destination: 1 down or disabled"},
