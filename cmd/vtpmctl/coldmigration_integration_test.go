@@ -14,6 +14,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
 
+	"github.com/vtpmctl/vtpmctl/fleet"
 	"github.com/vtpmctl/vtpmctl/hostcheck"
 	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
 	"github.com/vtpmctl/vtpmctl/nova"
@@ -130,8 +131,28 @@ func TestIntegrationColdMigration(t *testing.T) {
 	}
 
 	for _, m := range modes {
+		waitServer(t, mv, ids[m], "ACTIVE", hostA.Name)
+	}
+	// "Can I drain A?" before anything moves: before 2026.1 no vTPM guest
+	// live-migrates, so each is a cold migration (then done below).
+	hostModes := 0
+	if _, ok := ids[nova.SecretHost]; ok {
+		hostModes = 1
+	}
+	drain, findings := drainSeen(t, hostA.Name, hostModes)
+	for _, m := range modes {
+		g := drain[ids[m]]
+		want := fleet.DrainCold
+		if m == nova.SecretHost {
+			want = fleet.DrainLive
+		}
+		if g.Drain != want {
+			t.Errorf("hosts audit --drain %s: %s %s (%s), want %s", hostA.Name, label(m), g.Drain, g.DrainReason, want)
+		}
+		row(m, "hosts audit --drain "+hostA.Name, "(prediction)", string(g.Drain)+": "+g.DrainReason)
+	}
+	for _, m := range modes {
 		id := ids[m]
-		waitServer(t, mv, id, "ACTIVE", hostA.Name)
 		// evacuation: refused before the source's state matters
 		want, refused := predictOps(t, imgName, flavorName[m])["evacuate"]
 		want = strings.ReplaceAll(want, "<server-uuid>", id)
@@ -197,6 +218,7 @@ func TestIntegrationColdMigration(t *testing.T) {
 		happened += " " + fault
 	}
 	row(modes[0], "resize to B, revert", happened, fmt.Sprintf("RESIZE-REVERT %s: %s", revert.Status, predicted))
+	t.Logf("\n| host | readiness |\n|---|---|\n%s", strings.Join(findings, "\n"))
 	t.Logf("\n| mode | operation | Nova (%s) | vtpmctl |\n|---|---|---|---|\n%s\n(%.0fs)",
 		devcloudtest.Release(), strings.Join(rows, "\n"), time.Since(start).Seconds())
 }

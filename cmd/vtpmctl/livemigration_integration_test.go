@@ -14,6 +14,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
 
+	"github.com/vtpmctl/vtpmctl/fleet"
 	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
 	"github.com/vtpmctl/vtpmctl/nova"
 )
@@ -87,6 +88,22 @@ func TestIntegrationLiveMigration(t *testing.T) {
 	var rows []string
 	row := func(m nova.SecretMode, op string, got actionResult, predicted string) {
 		rows = append(rows, fmt.Sprintf("| %s | %s | HTTP %d %s | %s |", m, op, got.status, got.message, predicted))
+	}
+
+	// "Can I drain A?" from both hosts' reports, before anything moves:
+	// host mode live, the others cold (what the rest of this test and
+	// TestIntegrationColdMigration then do).
+	drain, findings := drainSeen(t, hostA.Name, 1)
+	for _, m := range modes {
+		want := fleet.DrainCold
+		if m == nova.SecretHost {
+			want = fleet.DrainLive
+		}
+		g := drain[ids[m]]
+		if g.Drain != want {
+			t.Errorf("hosts audit --drain %s: %s mode %s (%s), want %s", hostA.Name, m, g.Drain, g.DrainReason, want)
+		}
+		rows = append(rows, fmt.Sprintf("| %s | hosts audit --drain %s | (prediction) | %s: %s |", m, hostA.Name, g.Drain, g.DrainReason))
 	}
 
 	// user and deployment: refused by the API before any scheduling
@@ -175,6 +192,7 @@ func TestIntegrationLiveMigration(t *testing.T) {
 	if s := hostA.VTPMSecret(t, hostID); s != "" {
 		t.Logf("note: %s still has the libvirt secret %s after the migration", hostA.Name, s)
 	}
+	t.Logf("\n| host | readiness |\n|---|---|\n%s", strings.Join(findings, "\n"))
 	t.Logf("\n| mode | operation | Nova (%s) | vtpmctl check |\n|---|---|---|---|\n%s\n(%.0fs)",
 		devcloudtest.Release(), strings.Join(rows, "\n"), time.Since(start).Seconds())
 }

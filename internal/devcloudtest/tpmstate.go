@@ -70,6 +70,64 @@ func HostB(t testing.TB) ComputeHost {
 	}}
 }
 
+// HostBView is host B's filesystem as B's processes see it (the chroot
+// seen through B's mount namespace, by its holder's /proc root) and the
+// URI of B's libvirtd socket in it: what a host check on B reads.
+func HostBView(t testing.TB) (root, libvirtURI string) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(filepath.Dir(Root()), "host-b", "pids", "holder.pid"))
+	if err != nil {
+		t.Fatalf("host B's holder: %v", err)
+	}
+	f := strings.Fields(string(raw))
+	if len(f) == 0 {
+		t.Fatal("host B's holder.pid is empty")
+	}
+	root = "/proc/" + f[0] + "/root" + Root()
+	if _, err := os.Stat(root + "/var/tmp/vtpmctl-devcloud/etc/nova/nova-b.conf"); err != nil {
+		t.Fatalf("host B's view: %v", err)
+	}
+	return root, "qemu+unix:///system?socket=" + root + "/var/tmp/vtpmctl-devcloud/run/libvirt/libvirt-sock"
+}
+
+// RunCLI runs the vtpmctl CLI on the host as an operator would there (no
+// --root: the host's own files, programs and libvirtd): this test binary,
+// copied into the host's /tmp, is the CLI when its name is "vtpmctl"
+// (testscript.Main). It returns stdout and the exit status.
+func (h ComputeHost) RunCLI(t testing.TB, args ...string) ([]byte, int) {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := fmt.Sprintf("vtpmctl-cli-%d-%d", os.Getpid(), workSeq.Add(1))
+	dir := filepath.Join(h.tmp, name)
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	bin, err := os.ReadFile(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "vtpmctl"), bin, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	c := h.cmd(append([]string{"/tmp/" + name + "/vtpmctl"}, args...)...)
+	c.Stdout, c.Stderr = &out, &errb
+	err = c.Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return out.Bytes(), 0
+	case errors.As(err, &exit) && exit.ExitCode() == 1:
+		return out.Bytes(), 1 // failed checks: the report is still on stdout
+	}
+	t.Fatalf("%s: vtpmctl %s: %v: %s", h.Name, strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
+	return nil, 0
+}
+
 func (h ComputeHost) run(args ...string) ([]byte, error) {
 	var out, errb bytes.Buffer
 	c := h.cmd(args...)
