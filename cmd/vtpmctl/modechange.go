@@ -46,8 +46,9 @@ _finish_migration_vtpm and _get_or_create_secret_for_vtpm, crypto.py):
   user <-> host      allowed. The same Barbican secret is kept (no new one,
                      none deleted) and the TPM state moves with the disks,
                      if the target flavor gives the same TPM version and
-                     model (otherwise Nova deletes the state). To host, the
-                     resize caller's token must read the owner's secret: the
+                     model (otherwise Nova deletes the state). Both ways the
+                     resize caller's token must read the owner's secret (the
+                     destination has no libvirt secret yet); to host, the
                      destination defines its persistent libvirt secret from it.
   to/from deployment refused by Nova before anything is touched: "Resize
                      between 'deployment' TPM secret security and other TPM
