@@ -99,6 +99,9 @@ type HostInfo struct {
 	// SecretsKept (kolla): libvirt's persistent secrets survive a
 	// nova_libvirt re-create: "yes", "no", "unknown".
 	SecretsKept string `json:"libvirt_secrets_survive_recreate,omitempty"`
+	// Cell: CellFingerprint of [DEFAULT] transport_url ("" unknown): Nova
+	// migrates only between hosts of one cell, and they share its queue.
+	Cell string `json:"cell,omitempty"`
 }
 
 // Summary counts statuses.
