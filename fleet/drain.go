@@ -51,12 +51,13 @@ func DecideDrain(rel nova.Release, g DrainGuest, src DrainHost, others []DrainHo
 	if rel.HasSecretSecurity() && mode == "" {
 		mode = nova.DefaultSecSecMode
 	}
-	dest, why := destinations(rel, mode, g, src, others)
+	dest, why, otherCell := destinations(rel, mode, g, src, others)
 	n := len(dest)
+	cells := cellNote(src, dest, otherCell)
 	liveWhy := liveBlocker(rel, mode, g, src, others)
 	if liveWhy == "" {
 		if n > 0 {
-			return DrainLive, fmt.Sprintf("host mode on %s: %d destination(s) (%s)%s", rel, n, someOf(dest), liveNotes(src, others))
+			return DrainLive, fmt.Sprintf("host mode on %s: %d destination(s) (%s)%s%s", rel, n, someOf(dest), liveNotes(src, others), cells)
 		}
 		liveWhy = why
 	}
@@ -69,7 +70,42 @@ func DecideDrain(rel nova.Release, g DrainGuest, src DrainHost, others []DrainHo
 		return DrainStays, liveWhy + "; cold migration: " + why
 	}
 	reason := liveWhy + fmt.Sprintf("; cold migration to %d destination(s) (%s): the guest is stopped", n, someOf(dest))
-	return DrainCold, reason + coldNotes(rel, mode, src, dest)
+	return DrainCold, reason + coldNotes(rel, mode, src, dest) + cells
+}
+
+// hostCell: a host's cell fingerprint from its report ("" unknown).
+func hostCell(h *DrainHost) string {
+	if h.Report == nil {
+		return ""
+	}
+	return h.Report.Facts.Cell
+}
+
+// cellNote: the cells as compared, one short clause per guest at the
+// end of its reason: the hosts
+// of another cell left out, or the destinations whose cell is unknown
+// (kept: Nova may still refuse them).
+func cellNote(src DrainHost, dest []*DrainHost, otherCell int) string {
+	note := ""
+	if otherCell > 0 {
+		note = fmt.Sprintf("; %d host(s) in another cell left out", otherCell)
+	}
+	if len(dest) == 0 {
+		return note
+	}
+	if hostCell(&src) == "" {
+		return note + "; cells not compared (the source's cell is unknown)"
+	}
+	unknown := 0
+	for _, h := range dest {
+		if hostCell(h) == "" {
+			unknown++
+		}
+	}
+	if unknown > 0 {
+		note += fmt.Sprintf("; cells not compared for %d destination(s) (cell unknown)", unknown)
+	}
+	return note
 }
 
 // coldNotes: what a cold migration needs and leaves behind, one short
@@ -203,22 +239,27 @@ func liveNotes(src DrainHost, others []DrainHost) string {
 	return "; " + strings.Join(notes, "; ")
 }
 
-// destinations: the other usable hosts with the traits this guest
-// requires and a libtpms no older than the source's (TPM state cannot be
-// downgraded), sorted by name; when none, why.
-func destinations(rel nova.Release, mode nova.SecretMode, g DrainGuest, src DrainHost, others []DrainHost) ([]*DrainHost, string) {
+// destinations: the other usable hosts of the source's cell (Nova moves
+// a guest only within its cell; a host whose cell or the source's is
+// unknown is kept) with the traits this guest requires and a libtpms no
+// older than the source's (TPM state cannot be downgraded), sorted by
+// name; when none, why; and how many hosts another cell's were left out.
+func destinations(rel nova.Release, mode nova.SecretMode, g DrainGuest, src DrainHost, others []DrainHost) ([]*DrainHost, string, int) {
 	need := nova.RequiredTraits(rel, g.Version, g.Model, mode)
 	srcLib := ""
 	if src.Report != nil {
 		srcLib = src.Report.Facts.Libtpms
 	}
+	srcCell := hostCell(&src)
 	var ok []*DrainHost
-	down, noTrait, older := 0, 0, 0
+	down, noTrait, older, otherCell := 0, 0, 0, 0
 	for i := range others {
 		h := &others[i]
 		switch {
 		case h.Host == src.Host:
 			continue
+		case srcCell != "" && hostCell(h) != "" && hostCell(h) != srcCell:
+			otherCell++
 		case !h.Usable:
 			down++
 		case !hasAll(h.Traits, need):
@@ -231,9 +272,12 @@ func destinations(rel nova.Release, mode nova.SecretMode, g DrainGuest, src Drai
 	}
 	sort.Slice(ok, func(i, j int) bool { return ok[i].Host < ok[j].Host })
 	if len(ok) > 0 {
-		return ok, ""
+		return ok, "", otherCell
 	}
 	why := []string{}
+	if otherCell > 0 {
+		why = append(why, fmt.Sprintf("%d in another cell (Nova moves a guest only within its cell)", otherCell))
+	}
 	if down > 0 {
 		why = append(why, fmt.Sprintf("%d down or disabled", down))
 	}
@@ -244,9 +288,9 @@ func destinations(rel nova.Release, mode nova.SecretMode, g DrainGuest, src Drai
 		why = append(why, fmt.Sprintf("%d with libtpms older than the source's %s (TPM state cannot be downgraded)", older, srcLib))
 	}
 	if len(why) == 0 {
-		return nil, "no other compute host"
+		return nil, "no other compute host", 0
 	}
-	return nil, "no destination: " + strings.Join(why, ", ")
+	return nil, "no destination: " + strings.Join(why, ", "), 0
 }
 
 // someHosts names up to five hosts and counts the rest: a reason per
