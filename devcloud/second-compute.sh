@@ -11,7 +11,8 @@
 #    cloud's catalog and RabbitMQ say 127.0.0.1, so socat relays give B the
 #    same endpoints on its own 127.0.0.1: B:127.0.0.1:P -> 10.99.26.1:P ->
 #    the cloud's 127.0.0.1:P. Migration traffic (libvirt on 10.99.26.2:16509,
-#    QEMU's migration and NBD ports) goes straight over the veth.
+#    QEMU's migration and NBD ports) goes straight over the veth; B → A
+#    reaches the cloud's libvirtd through a relay to its socket.
 #  * files: a private mount + UTS namespace, held by a `sleep` (the holder),
 #    with a tmpfs /run, its own sysfs, and B's own /etc/libvirt,
 #    /var/lib/libvirt, /var/cache/libvirt, /var/lib/nova, /tmp, /etc/hosts and
@@ -132,7 +133,10 @@ files() {
   mkdir -p "$S/log-swtpm" "$S/var-lib-nova" "$S/tmp" "$S"/devcloud/{etc/nova,data/nova/instances,data/nova/lock,logs,run/libvirt}
   chmod 1777 "$S/tmp"
   [ -e "$ROOT/var/log/swtpm" ] && chown --reference="$ROOT/var/log/swtpm" "$S/log-swtpm" && chmod --reference="$ROOT/var/log/swtpm" "$S/log-swtpm"
-  printf '127.0.0.1 localhost\n%s %s\n%s devcloud\n' "$BIP" "$HOSTB" "$AIP" | put "$S/hosts"
+  # A's libvirtd runs in the machine's UTS namespace and names itself by
+  # the machine's hostname: the address QEMU on B dials for A's NBD server
+  # and migration port when a guest goes back B -> A.
+  printf '127.0.0.1 localhost\n%s %s\n%s devcloud %s\n' "$BIP" "$HOSTB" "$AIP" "$(hostname)" | put "$S/hosts"
   echo "$HOSTB" | put "$S/hostname"
   # nova: the cloud's nova-cpu.conf (no database credentials), then B's own
   put "$S/devcloud/etc/nova/nova-cpu.conf" < "$ROOT$IN_DIR/etc/nova/nova-cpu.conf"
@@ -265,6 +269,11 @@ up() {
     start relay-a-$port nsenter --net=/run/netns/$NS socat TCP-LISTEN:$port,bind=$AIP,reuseaddr,fork TCP:127.0.0.1:$port
     start relay-b-$port nsenter --net=/run/netns/$NSB socat TCP-LISTEN:$port,bind=127.0.0.1,reuseaddr,fork TCP:$AIP:$port
   done
+  # and back: the cloud's libvirtd listens on no TCP port (its config is
+  # the suite's), so B reaches it as qemu+tcp://devcloud/system through a
+  # relay to its socket (the same RPC; libvirtd sees a local root client).
+  # Migration data and NBD go straight to QEMU on A's veth address.
+  start relay-a-libvirt nsenter --net=/run/netns/$NS socat TCP-LISTEN:16509,bind=$AIP,reuseaddr,fork UNIX-CONNECT:"$ROOT$IN_DIR/run/libvirt/libvirt-sock"
 
   # 3. files, 4. the mount + UTS namespace
   files

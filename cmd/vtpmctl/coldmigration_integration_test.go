@@ -84,7 +84,10 @@ func TestIntegrationColdMigration(t *testing.T) {
 		return s
 	}
 	label := func(m nova.SecretMode) string {
-		return string(nova.SecretUser) + map[bool]string{true: " (legacy)", false: ""}[m == ""]
+		if m == "" {
+			return "user (legacy)"
+		}
+		return string(m)
 	}
 	flavorName, flavorID, ids := map[nova.SecretMode]string{}, map[nova.SecretMode]string{}, map[nova.SecretMode]string{}
 	for _, m := range modes {
@@ -126,8 +129,8 @@ func TestIntegrationColdMigration(t *testing.T) {
 		t.FailNow()
 	}
 	var rows []string
-	row := func(m nova.SecretMode, op, nova, predicted string) {
-		rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s |", label(m), op, nova, predicted))
+	row := func(m nova.SecretMode, op, happened, predicted string) {
+		rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s |", label(m), op, happened, predicted))
 	}
 
 	for _, m := range modes {

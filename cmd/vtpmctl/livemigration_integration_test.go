@@ -26,7 +26,8 @@ import (
 //     key, and a marker written into a TPM NV index on A read back from B's
 //     state (both opened offline with the key in each host's libvirt
 //     secret; the encrypted files differ anyway, swtpm re-encrypts with a
-//     fresh IV);
+//     fresh IV); then back to A (B reaches A's libvirtd through a relay),
+//     where the same key and marker are read again;
 //   - user- and deployment-mode guests are refused with Nova's text, which
 //     must be what `vtpmctl check` lists for them;
 //   - with B's provider lacking the HOST secret-security trait (which check
@@ -191,6 +192,20 @@ func TestIntegrationLiveMigration(t *testing.T) {
 	}
 	if s := hostA.VTPMSecret(t, hostID); s != "" {
 		t.Logf("note: %s still has the libvirt secret %s after the migration", hostA.Name, s)
+	}
+
+	// and back to A: the state makes the round trip
+	t0 = time.Now()
+	got = action(t, lm, hostID, map[string]any{"os-migrateLive": map[string]any{"host": hostA.Name, "block_migration": true}})
+	if got.status != 202 {
+		t.Fatalf("host mode live migration back to %s: Nova HTTP %d %q", hostA.Name, got.status, got.message)
+	}
+	waitServer(t, lm, hostID, "ACTIVE", hostA.Name)
+	back := hostA.ReadTPM(t, hostID)
+	row(nova.SecretHost, "live-migration back to A", got, "allowed")
+	t.Logf("host mode: back on %s in %.1fs; EK %s…, marker %q", hostA.Name, time.Since(t0).Seconds(), back.EK[:16], back.Marker)
+	if back.EK != before.EK || back.Marker != marker {
+		t.Errorf("back on %s: EK %s marker %q, want EK %s marker %q", hostA.Name, back.EK, back.Marker, before.EK, marker)
 	}
 	t.Logf("\n| host | readiness |\n|---|---|\n%s", strings.Join(findings, "\n"))
 	t.Logf("\n| mode | operation | Nova (%s) | vtpmctl check |\n|---|---|---|---|\n%s\n(%.0fs)",
