@@ -3,6 +3,7 @@ package hostcheck
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"net/url"
 	"regexp"
@@ -127,4 +128,39 @@ func FuzzCellFingerprint(f *testing.F) {
 			t.Fatalf("the password changed the answer: %q -> %q, %v; %q -> %q, %v", with, a, errA, without, b, errB)
 		}
 	})
+}
+
+// TestReportCell: host check's report carries the cell fingerprint of the
+// transport_url in nova.conf, never the URL or its password, and none
+// without a transport_url.
+func TestReportCell(t *testing.T) {
+	const url = "rabbit://nova:Pa%40ss%2Cw0rd@ctl1:5672,nova:Pa%40ss%2Cw0rd@ctl2:5672/"
+	want, err := CellFingerprint(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, conf, want string
+	}{
+		{"transport_url", strings.Replace(novaConfOK, "[DEFAULT]\n", "[DEFAULT]\ntransport_url = "+url+"\n", 1), want},
+		{"none", novaConfOK, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			tr := newTree(t)
+			tr.write("/etc/nova/nova.conf", c.conf)
+			r := tr.run()
+			if r.Facts.Cell != c.want {
+				t.Errorf("cell %q, want %q", r.Facts.Cell, c.want)
+			}
+			raw, err := json.Marshal(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, leak := range []string{"Pa%40ss", "Pa@ss", "ctl1"} {
+				if strings.Contains(string(raw), leak) {
+					t.Errorf("the report contains %q", leak)
+				}
+			}
+		})
+	}
 }
