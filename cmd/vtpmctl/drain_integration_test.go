@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/vtpmctl/vtpmctl/fleet"
@@ -35,6 +36,7 @@ func drainSeen(t *testing.T, hostA string, hostModeGuests int) (guests map[strin
 	ctx := context.Background()
 	h := newHarness(t)
 	dir := t.TempDir()
+	cell := ""
 	for _, c := range []struct {
 		name  string
 		host  devcloudtest.ComputeHost
@@ -64,6 +66,12 @@ func drainSeen(t *testing.T, hostA string, hostModeGuests int) (guests map[strin
 			}
 			findings = append(findings, fmt.Sprintf("| host check on %s | %s %s: %s |", c.host.Name, name, ch.Status, ch.Message))
 		}
+		// one cell: both computes reach the same message queue
+		if rep.Facts.Cell == "" || (cell != "" && rep.Facts.Cell != cell) {
+			t.Errorf("host check on %s: cell %q (the other host's: %q)", c.host.Name, rep.Facts.Cell, cell)
+		}
+		cell = rep.Facts.Cell
+		findings = append(findings, fmt.Sprintf("| host check on %s | cell %s |", c.host.Name, rep.Facts.Cell))
 		if err := os.WriteFile(filepath.Join(dir, c.name+".json"), stdout, 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -77,6 +85,9 @@ func drainSeen(t *testing.T, hostA string, hostModeGuests int) (guests map[strin
 	}
 	guests = map[string]fleet.RiskGuest{}
 	for _, g := range res.Guests {
+		if strings.Contains(g.DrainReason, "cell") {
+			t.Errorf("hosts audit --drain %s: %s: the reason speaks of cells, the hosts share one: %s", hostA, g.ServerID, g.DrainReason)
+		}
 		guests[g.ServerID] = g
 	}
 	return guests, findings
