@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -53,10 +54,9 @@ func TestIntegrationColdMigration(t *testing.T) {
 		t.Fatalf("host check: exit %d, JSON: %v\n%s", r.code, err, r.stderr)
 	}
 	revert := findCheck(rep, "RESIZE-REVERT")
-	var revertKeeps bool
+	// it must decide: pass (fixed) or the bug
 	switch {
 	case revert.Status == hostcheck.Pass:
-		revertKeeps = true
 	case revert.Status == hostcheck.Warn && strings.Contains(revert.Message, "carries bug 2125030"):
 	default:
 		t.Fatalf("RESIZE-REVERT does not decide on the %s cloud: %s %s", devcloudtest.Release(), revert.Status, revert.Message)
@@ -128,8 +128,11 @@ func TestIntegrationColdMigration(t *testing.T) {
 	if t.Failed() {
 		t.FailNow()
 	}
+	var rowsMu sync.Mutex
 	var rows []string
 	row := func(m nova.SecretMode, op, happened, predicted string) {
+		rowsMu.Lock()
+		defer rowsMu.Unlock()
 		rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s |", label(m), op, happened, predicted))
 	}
 
@@ -154,76 +157,105 @@ func TestIntegrationColdMigration(t *testing.T) {
 		}
 		row(m, "hosts audit --drain "+hostA.Name, "(prediction)", string(g.Drain)+": "+g.DrainReason)
 	}
-	for _, m := range modes {
-		id := ids[m]
-		// evacuation: refused before the source's state matters
-		want, refused := predictOps(t, imgName, flavorName[m])["evacuate"]
-		want = strings.ReplaceAll(want, "<server-uuid>", id)
-		got := action(t, mv, id, map[string]any{"evacuate": map[string]any{"host": hostB.Name}})
-		if _, ok := predictOps(t, imgName, flavorName[m])["cold-migration"]; ok {
-			t.Errorf("%s: check predicts a refused cold migration", label(m))
+	mc := moveCase{mv: mv, hostA: hostA, hostB: hostB, row: row}
+	// the guests move at once (Nova copies each over its own ssh)
+	t.Run("moves", func(t *testing.T) {
+		for _, m := range modes {
+			m := m
+			t.Run(label(m), func(t *testing.T) {
+				t.Parallel()
+				ops := predictOps(t, imgName, flavorName[m])
+				if _, ok := ops["cold-migration"]; ok {
+					t.Errorf("%s: check predicts a refused cold migration", label(m))
+				}
+				mc.evacuateRefused(t, m, ids[m], ops)
+				mc.coldMigrate(t, m, ids[m])
+			})
 		}
-		row(m, "evacuate to B", fmt.Sprintf("HTTP %d %s", got.status, got.message), "refused: "+want)
-		if !refused || got.status != 400 || got.message != want {
-			t.Errorf("%s: evacuate: Nova HTTP %d %q, check predicted refused=%v %q", label(m), got.status, got.message, refused, want)
-		}
+		t.Run("resize-revert", func(t *testing.T) {
+			t.Parallel()
+			mc.resizeRevert(t, modes[0], revertID, bigger, revert)
+		})
+	})
+	sort.Strings(rows[len(modes):]) // the drain's rows first, then per mode
+	t.Logf("\n| host | readiness |\n|---|---|\n%s", strings.Join(findings, "\n"))
+	t.Logf("\n| mode | operation | Nova (%s) | vtpmctl |\n|---|---|---|---|\n%s\n(%.0fs)",
+		devcloudtest.Release(), strings.Join(rows, "\n"), time.Since(start).Seconds())
+}
 
-		// cold migration of the stopped guest: the TPM state file arrives as it was
-		serverAction(t, mv, id, "os-stop")
-		waitServer(t, mv, id, "SHUTOFF", hostA.Name)
-		before := hostA.TPMStateHash(t, id)
-		t0 := time.Now()
-		got = action(t, mv, id, map[string]any{"migrate": map[string]any{"host": hostB.Name}})
-		if got.status != 202 {
-			t.Errorf("%s: cold migration to %s: Nova HTTP %d %q", label(m), hostB.Name, got.status, got.message)
-			row(m, "cold migration to B", fmt.Sprintf("HTTP %d %s", got.status, got.message), "allowed")
-			continue
-		}
-		waitServer(t, mv, id, "VERIFY_RESIZE", hostB.Name)
-		after := hostB.TPMStateHash(t, id)
-		if after != before {
-			t.Errorf("%s: TPM state on %s %s…, on %s before %s…: the state did not arrive", label(m), hostB.Name, after[:16], hostA.Name, before[:16])
-		}
-		serverAction(t, mv, id, "confirmResize")
-		waitServer(t, mv, id, "SHUTOFF", hostB.Name)
-		serverAction(t, mv, id, "os-start")
-		waitServer(t, mv, id, "ACTIVE", hostB.Name)
-		row(m, "cold migration to B, confirm, start", fmt.Sprintf("HTTP 202, ACTIVE on B in %.0fs; TPM state %s… on A and B", time.Since(t0).Seconds(), before[:12]), "allowed (check refuses it in no mode)")
+// moveCase: what the moves of TestIntegrationColdMigration share.
+type moveCase struct {
+	mv           *gophercloud.ServiceClient // 2.56
+	hostA, hostB devcloudtest.ComputeHost
+	row          func(m nova.SecretMode, op, happened, predicted string)
+}
+
+// evacuateRefused: Nova refuses before the source's state matters, in
+// check's words.
+func (c moveCase) evacuateRefused(t *testing.T, m nova.SecretMode, id string, ops map[string]string) {
+	want, refused := ops["evacuate"]
+	want = strings.ReplaceAll(want, "<server-uuid>", id)
+	got := action(t, c.mv, id, map[string]any{"evacuate": map[string]any{"host": c.hostB.Name}})
+	c.row(m, "evacuate to B", fmt.Sprintf("HTTP %d %s", got.status, got.message), "refused: "+want)
+	if !refused || got.status != 400 || got.message != want {
+		t.Errorf("evacuate: Nova HTTP %d %q, check predicted refused=%v %q", got.status, got.message, refused, want)
 	}
+}
 
-	// resize to B, then revert
-	waitServer(t, mv, revertID, "ACTIVE", hostA.Name)
-	serverAction(t, mv, revertID, "os-stop")
-	waitServer(t, mv, revertID, "SHUTOFF", hostA.Name)
-	before := hostA.TPMStateHash(t, revertID)
-	if got := action(t, mv, revertID, map[string]any{"resize": map[string]any{"flavorRef": bigger}}); got.status != 202 {
+// coldMigrate: the stopped guest's TPM state file arrives as it was, then
+// the move is confirmed and the guest started on B.
+func (c moveCase) coldMigrate(t *testing.T, m nova.SecretMode, id string) {
+	serverAction(t, c.mv, id, "os-stop")
+	waitServer(t, c.mv, id, "SHUTOFF", c.hostA.Name)
+	before := c.hostA.TPMStateHash(t, id)
+	t0 := time.Now()
+	got := action(t, c.mv, id, map[string]any{"migrate": map[string]any{"host": c.hostB.Name}})
+	if got.status != 202 {
+		c.row(m, "cold migration to B", fmt.Sprintf("HTTP %d %s", got.status, got.message), "allowed")
+		t.Fatalf("cold migration to %s: Nova HTTP %d %q", c.hostB.Name, got.status, got.message)
+	}
+	waitServer(t, c.mv, id, "VERIFY_RESIZE", c.hostB.Name)
+	if after := c.hostB.TPMStateHash(t, id); after != before {
+		t.Errorf("TPM state on %s %s…, on %s before %s…: the state did not arrive", c.hostB.Name, after[:16], c.hostA.Name, before[:16])
+	}
+	serverAction(t, c.mv, id, "confirmResize")
+	waitServer(t, c.mv, id, "SHUTOFF", c.hostB.Name)
+	serverAction(t, c.mv, id, "os-start")
+	waitServer(t, c.mv, id, "ACTIVE", c.hostB.Name)
+	c.row(m, "cold migration to B, confirm, start", fmt.Sprintf("HTTP 202, ACTIVE on B in %.0fs; TPM state %s… on A and B", time.Since(t0).Seconds(), before[:12]), "allowed (check refuses it in no mode)")
+}
+
+// resizeRevert: a resize to B reverted ends as RESIZE-REVERT said.
+func (c moveCase) resizeRevert(t *testing.T, m nova.SecretMode, id, bigger string, revert hostcheck.Check) {
+	keeps := revert.Status == hostcheck.Pass
+	waitServer(t, c.mv, id, "ACTIVE", c.hostA.Name)
+	serverAction(t, c.mv, id, "os-stop")
+	waitServer(t, c.mv, id, "SHUTOFF", c.hostA.Name)
+	before := c.hostA.TPMStateHash(t, id)
+	if got := action(t, c.mv, id, map[string]any{"resize": map[string]any{"flavorRef": bigger}}); got.status != 202 {
 		t.Fatalf("resize: Nova HTTP %d %q", got.status, got.message)
 	}
-	waitServer(t, mv, revertID, "VERIFY_RESIZE", hostB.Name)
-	serverAction(t, mv, revertID, "revertResize")
-	status, host, fault := settle(t, mv, revertID)
-	predicted := "ACTIVE on A, TPM state kept"
-	if !revertKeeps {
+	waitServer(t, c.mv, id, "VERIFY_RESIZE", c.hostB.Name)
+	serverAction(t, c.mv, id, "revertResize")
+	status, host, fault := settle(t, c.mv, id)
+	predicted := "SHUTOFF on A, TPM state kept"
+	if !keeps {
 		predicted = "ERROR: Refusing to create an emulated TPM with no secret"
 	}
 	happened := fmt.Sprintf("%s on %s", status, host)
 	switch {
-	case status == "SHUTOFF" && host == hostA.Name && revertKeeps:
-		if after := hostA.TPMStateHash(t, revertID); after != before {
-			t.Errorf("revert: TPM state on %s changed (%s… → %s…)", hostA.Name, before[:12], after[:12])
+	case status == "SHUTOFF" && host == c.hostA.Name && keeps:
+		if after := c.hostA.TPMStateHash(t, id); after != before {
+			t.Errorf("revert: TPM state on %s changed (%s… → %s…)", c.hostA.Name, before[:12], after[:12])
 		}
 		happened = "SHUTOFF on A (as before the resize), TPM state kept"
-		predicted = "SHUTOFF on A, TPM state kept"
-	case status == "ERROR" && !revertKeeps && strings.Contains(fault, "Refusing to create an emulated TPM with no secret"):
+	case status == "ERROR" && !keeps && strings.Contains(fault, "Refusing to create an emulated TPM with no secret"):
 		happened = "ERROR: " + fault
 	default:
 		t.Errorf("resize revert on %s: %s on %s (%s); host check's RESIZE-REVERT: %s %s", devcloudtest.Release(), status, host, fault, revert.Status, revert.Message)
 		happened += " " + fault
 	}
-	row(modes[0], "resize to B, revert", happened, fmt.Sprintf("RESIZE-REVERT %s: %s", revert.Status, predicted))
-	t.Logf("\n| host | readiness |\n|---|---|\n%s", strings.Join(findings, "\n"))
-	t.Logf("\n| mode | operation | Nova (%s) | vtpmctl |\n|---|---|---|---|\n%s\n(%.0fs)",
-		devcloudtest.Release(), strings.Join(rows, "\n"), time.Since(start).Seconds())
+	c.row(m, "resize to B, revert", happened, fmt.Sprintf("RESIZE-REVERT %s: %s", revert.Status, predicted))
 }
 
 // settle waits for a server to leave its task (a revert) and returns where
