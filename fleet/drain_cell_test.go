@@ -56,16 +56,7 @@ func TestDecideDrainCells(t *testing.T) {
 			if got != c.want {
 				t.Fatalf("got %s %q, want %s", got, why, c.want)
 			}
-			for _, w := range c.has {
-				if !strings.Contains(why, w) {
-					t.Errorf("reason %q lacks %q", why, w)
-				}
-			}
-			for _, w := range c.lack {
-				if strings.Contains(why, w) {
-					t.Errorf("reason %q has %q", why, w)
-				}
-			}
+			reasonHas(t, why, c.has, c.lack)
 			if n := strings.Count(why, "cells not compared"); n > 1 || strings.Contains(why, "\n") {
 				t.Errorf("reason %q: the cell note %d times, or more than one line", why, n)
 			}
@@ -85,5 +76,21 @@ func TestDecideDrainColdCells(t *testing.T) {
 	const want = "; 1 host(s) in another cell left out; cells not compared for 1 destination(s) (cell unknown)"
 	if got != DrainCold || !strings.Contains(why, "cold migration to 1 destination(s) (c): the guest is stopped") || !strings.HasSuffix(why, want) {
 		t.Fatalf("got %s %q, want %s with %q", got, why, DrainCold, want)
+	}
+}
+
+// reasonHas fails the test when the reason lacks a phrase of has or holds
+// one of lack.
+func reasonHas(t *testing.T, why string, has, lack []string) {
+	t.Helper()
+	for _, w := range has {
+		if !strings.Contains(why, w) {
+			t.Errorf("reason %q\nlacks %q", why, w)
+		}
+	}
+	for _, w := range lack {
+		if strings.Contains(why, w) {
+			t.Errorf("reason %q\nhas %q", why, w)
+		}
 	}
 }

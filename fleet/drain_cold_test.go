@@ -1,7 +1,6 @@
 package fleet
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/vtpmctl/vtpmctl/hostcheck"
@@ -77,16 +76,7 @@ func TestDecideDrainCold(t *testing.T) {
 			if got != DrainCold {
 				t.Fatalf("got %s %q, want %s", got, why, DrainCold)
 			}
-			for _, w := range c.want {
-				if !strings.Contains(why, w) {
-					t.Errorf("%q\nlacks %q", why, w)
-				}
-			}
-			for _, w := range c.not {
-				if strings.Contains(why, w) {
-					t.Errorf("%q\nhas %q", why, w)
-				}
-			}
+			reasonHas(t, why, c.want, c.not)
 		})
 	}
 }

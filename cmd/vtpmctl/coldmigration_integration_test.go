@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -48,19 +47,7 @@ func TestIntegrationColdMigration(t *testing.T) {
 	ctx := context.Background()
 	h := newHarness(t)
 	hostA, hostB := devcloudtest.HostA(t), devcloudtest.HostB(t)
-	r := h.run(func(streams *IOStreams) error { return runHostCheck(ctx, hostCheckOpts(streams, h.global(""), "")) })
-	var rep hostcheck.Report
-	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
-		t.Fatalf("host check: exit %d, JSON: %v\n%s", r.code, err, r.stderr)
-	}
-	revert := findCheck(rep, "RESIZE-REVERT")
-	// it must decide: pass (fixed) or the bug
-	switch {
-	case revert.Status == hostcheck.Pass:
-	case revert.Status == hostcheck.Warn && strings.Contains(revert.Message, "carries bug 2125030"):
-	default:
-		t.Fatalf("RESIZE-REVERT does not decide on the %s cloud: %s %s", devcloudtest.Release(), revert.Status, revert.Message)
-	}
+	revert := bugCheck(t, h, "RESIZE-REVERT")
 
 	imageClient, acompute, _ := testClients(t)
 	admin := devcloudtest.Connect(t, "devcloud-admin")
