@@ -87,10 +87,13 @@ cinder_start() {
     $psql -c "CREATE ROLE cinder LOGIN PASSWORD 'cinder'"
     createdb -h "$PG_SOCK" -U postgres -O cinder cinder
   fi
-  if [ ! -f "$D/cinder/.synced" ]; then
+  # .synced-pg: a Cinder set up on sqlite before (its .synced) gets its
+  # schema in PostgreSQL too
+  rm -f "$D/cinder/.synced" "$D"/cinder/cinder.sqlite*
+  if [ ! -f "$D/cinder/.synced-pg" ]; then
     cinder_db_sync >> "$L/cinder-manage.log" 2>&1 ||
       { log "cinder db sync failed; see $L/cinder-manage.log"; return 1; }
-    touch "$D/cinder/.synced"
+    touch "$D/cinder/.synced-pg"
   fi
   if [ ! -f "$D/cinder/.keystone" ]; then
     cinder_keystone >> "$L/cinder-keystone.log" 2>&1 || { log "cinder's Keystone setup failed; see $L/cinder-keystone.log"; return 1; }
@@ -141,7 +144,7 @@ UPDATE volumes SET use_quota = true WHERE use_quota IS NULL;
 ALTER TABLE volumes ALTER COLUMN use_quota SET NOT NULL, ALTER COLUMN use_quota SET DEFAULT true;
 UPDATE snapshots SET use_quota = true WHERE use_quota IS NULL;
 ALTER TABLE snapshots ALTER COLUMN use_quota SET NOT NULL, ALTER COLUMN use_quota SET DEFAULT true;
-UPDATE alembic_version SET version_num = '$step';
+UPDATE alembic_version SET version_num = '$step' WHERE version_num = 'b8660621f1b9';
 COMMIT;
 SQL
   fi

@@ -191,13 +191,21 @@ SSHD=/etc/ssh/vtpmctl-host-b   # inside the chroot: B's sshd and A's client
 ssh_files() {
   if [ ! -x "$ROOT/usr/sbin/sshd" ]; then
     log "installing openssh-server into the $REL chroot"
-    chroot "$ROOT" /usr/bin/env -i "${ENV[@]}" DEBIAN_FRONTEND=noninteractive \
-      apt-get -o DPkg::Lock::Timeout=300 install -y -qq openssh-server > "$LOGS/apt-sshd.log" 2>&1 ||
+    # the installed client's version where the lists still have it: no
+    # upgrade of libraries under the cloud's running daemons
+    local v apt=(chroot "$ROOT" /usr/bin/env -i "${ENV[@]}" DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq)
+    v=$(chroot "$ROOT" dpkg-query -W -f='${Version}' openssh-client 2> /dev/null || true)
+    { [ -n "$v" ] && "${apt[@]}" "openssh-server=$v" "openssh-sftp-server=$v"; } > "$LOGS/apt-sshd.log" 2>&1 ||
+      "${apt[@]}" openssh-server >> "$LOGS/apt-sshd.log" 2>&1 ||
       { log "cannot install openssh-server into the chroot; see $LOGS/apt-sshd.log"; exit 1; }
   fi
-  local k=$ROOT$SSHD
-  [ -f "$k/known_hosts" ] && return 0
+  local k=$ROOT$SSHD f ok=1
   [ -L "$k" ] && { log "refusing $k: a symlink"; exit 1; }
+  for f in "$k/host_ed25519" "$k/id_ed25519" "$k/authorized_keys" "$k/sshd_config" "$k/known_hosts" \
+           "$ROOT/etc/ssh/ssh_config.d/vtpmctl-host-b.conf"; do
+    [ -f "$f" ] && [ ! -L "$f" ] || ok=0
+  done
+  [ $ok = 1 ] && return 0
   mkdir -p "$k"; chmod 700 "$k"
   rm -f "$k/host_ed25519" "$k/host_ed25519.pub" "$k/id_ed25519" "$k/id_ed25519.pub"
   chroot "$ROOT" ssh-keygen -q -t ed25519 -N '' -C "$HOSTB host key" -f "$SSHD/host_ed25519"
@@ -273,7 +281,8 @@ up() {
   # the suite's), so B reaches it as qemu+tcp://devcloud/system through a
   # relay to its socket (the same RPC; libvirtd sees a local root client).
   # Migration data and NBD go straight to QEMU on A's veth address.
-  start relay-a-libvirt nsenter --net=/run/netns/$NS socat TCP-LISTEN:16509,bind=$AIP,reuseaddr,fork UNIX-CONNECT:"$ROOT$IN_DIR/run/libvirt/libvirt-sock"
+  # Only B may connect (range=): the socket is root's libvirtd.
+  start relay-a-libvirt nsenter --net=/run/netns/$NS socat TCP-LISTEN:16509,bind=$AIP,range=$BIP/32,reuseaddr,fork UNIX-CONNECT:"$ROOT$IN_DIR/run/libvirt/libvirt-sock"
 
   # 3. files, 4. the mount + UTS namespace
   files
@@ -429,7 +438,7 @@ down() {
 
 status() {
   local n pid rc=0
-  for n in holder virtlogd libvirtd nova-compute; do
+  for n in holder virtlogd libvirtd sshd nova-compute; do
     pid=$(recorded $n)
     if [ -n "$pid" ]; then printf '%-14s up    pid %s\n' "$n" "$pid"; else printf '%-14s DOWN\n' "$n"; rc=1; fi
   done

@@ -111,6 +111,9 @@ func TestIntegrationColdMigration(t *testing.T) {
 			all[m+"-cm"] = id
 		}
 		deleteAll(mv, all)
+		for _, h := range []devcloudtest.ComputeHost{hostA, hostB} {
+			h.ForgetVTPMSecrets(revertID, ids[nova.SecretHost])
+		}
 	})
 	if t.Failed() {
 		t.FailNow()

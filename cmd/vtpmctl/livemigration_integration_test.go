@@ -77,7 +77,12 @@ func TestIntegrationLiveMigration(t *testing.T) {
 	}
 	wg.Wait()
 	// Registered after the flavors and images, so it runs before theirs.
-	t.Cleanup(func() { deleteAll(lm, ids) })
+	t.Cleanup(func() {
+		deleteAll(lm, ids)
+		// a host-mode guest's secret stays where it has been
+		hostA.ForgetVTPMSecrets(ids[nova.SecretHost])
+		hostB.ForgetVTPMSecrets(ids[nova.SecretHost])
+	})
 	if t.Failed() {
 		t.FailNow()
 	}
@@ -194,7 +199,11 @@ func TestIntegrationLiveMigration(t *testing.T) {
 		t.Logf("note: %s still has the libvirt secret %s after the migration", hostA.Name, s)
 	}
 
-	// and back to A: the state makes the round trip
+	// and back to A: the state makes the round trip (none left on A, so
+	// what A reads afterwards came back from B)
+	if hostA.HasTPMState(t, hostID) {
+		t.Errorf("%s still holds the TPM state of %s after the migration", hostA.Name, hostID)
+	}
 	t0 = time.Now()
 	got = action(t, lm, hostID, map[string]any{"os-migrateLive": map[string]any{"host": hostA.Name, "block_migration": true}})
 	if got.status != 202 {
@@ -202,6 +211,9 @@ func TestIntegrationLiveMigration(t *testing.T) {
 	}
 	waitServer(t, lm, hostID, "ACTIVE", hostA.Name)
 	back := hostA.ReadTPM(t, hostID)
+	if hostB.HasTPMState(t, hostID) {
+		t.Errorf("%s still holds the TPM state of %s after the migration back", hostB.Name, hostID)
+	}
 	row(nova.SecretHost, "live-migration back to A", got, "allowed")
 	t.Logf("host mode: back on %s in %.1fs; EK %s…, marker %q", hostA.Name, time.Since(t0).Seconds(), back.EK[:16], back.Marker)
 	if back.EK != before.EK || back.Marker != marker {

@@ -70,24 +70,34 @@ func HostB(t testing.TB) ComputeHost {
 	}}
 }
 
-// HostBView is host B's filesystem as B's processes see it (the chroot
-// seen through B's mount namespace, by its holder's /proc root) and the
-// URI of B's libvirtd socket in it: what a host check on B reads.
-func HostBView(t testing.TB) (root, libvirtURI string) {
-	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(filepath.Dir(Root()), "host-b", "pids", "holder.pid"))
+// ForgetVTPMSecrets undefines the host's persistent vtpm libvirt secrets
+// of these instances: Nova leaves a host-mode guest's on the source of a
+// cold migration (confirmed), and deleting the server elsewhere never
+// removes it. For cleanups: errors are ignored.
+func (h ComputeHost) ForgetVTPMSecrets(instances ...string) {
+	out, err := h.virsh("secret-list")
 	if err != nil {
-		t.Fatalf("host B's holder: %v", err)
+		return
 	}
-	f := strings.Fields(string(raw))
-	if len(f) == 0 {
-		t.Fatal("host B's holder.pid is empty")
+	want := map[string]bool{}
+	for _, id := range instances {
+		want[id] = true
 	}
-	root = "/proc/" + f[0] + "/root" + Root()
-	if _, err := os.Stat(root + "/var/tmp/vtpmctl-devcloud/etc/nova/nova-b.conf"); err != nil {
-		t.Fatalf("host B's view: %v", err)
+	for _, l := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(l); len(f) == 3 && f[1] == "vtpm" && want[f[2]] {
+			h.virsh("secret-undefine", f[0])
+		}
 	}
-	return root, "qemu+unix:///system?socket=" + root + "/var/tmp/vtpmctl-devcloud/run/libvirt/libvirt-sock"
+}
+
+// HasTPMState says whether the host holds a guest's swtpm state directory.
+func (h ComputeHost) HasTPMState(t testing.TB, instance string) bool {
+	t.Helper()
+	out, err := h.run("sh", "-c", `[ -e "/var/lib/libvirt/swtpm/$1" ] && echo yes || echo no`, "sh", instance)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(out)) == "yes"
 }
 
 // RunCLI runs the vtpmctl CLI on the host as an operator would there (no
