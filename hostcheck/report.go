@@ -101,7 +101,11 @@ type HostInfo struct {
 	SecretsKept string `json:"libvirt_secrets_survive_recreate,omitempty"`
 	// Cell: CellFingerprint of [DEFAULT] transport_url ("" unknown): Nova
 	// migrates only between hosts of one cell, and they share its queue.
-	Cell string `json:"cell,omitempty"`
+	// CellHosts: CellHosts of the same URL, one hash per broker node and
+	// virtual host; compare with SameCell, which falls back to Cell for
+	// reports without them.
+	Cell      string   `json:"cell,omitempty"`
+	CellHosts []string `json:"cell_hosts,omitempty"`
 }
 
 // Summary counts statuses.

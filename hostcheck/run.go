@@ -170,7 +170,7 @@ func hostInfo(f *Facts) HostInfo {
 	h.StateKept, _ = keepState(f)
 	m := f.Migration
 	h.SwtpmFeatures, h.SwtpmMigration, h.Libtpms, h.SecretsKept = m.SwtpmFeatures, m.swtpmMigration(), m.Libtpms, m.SecretsKept
-	h.Cell = cellOf(f.Conf)
+	h.Cell, h.CellHosts = cellOf(f.Conf)
 	return h
 }
 
