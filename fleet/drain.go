@@ -59,7 +59,7 @@ func DecideDrain(rel nova.Release, g DrainGuest, src DrainHost, others []DrainHo
 		if n > 0 {
 			return DrainLive, fmt.Sprintf("host mode on %s: %d destination(s) (%s)%s%s", rel, n, someOf(dest), liveNotes(src, others), cells)
 		}
-		liveWhy = why
+		liveWhy = "live migration: " + why
 	}
 	// Cold migration: compute/api.py puts no vTPM refusal on resize() or
 	// migrate (reject_vtpm_instances covers rebuild, shelve, rescue,
@@ -67,18 +67,25 @@ func DecideDrain(rel nova.Release, g DrainGuest, src DrainHost, others []DrainHo
 	// changes, so a same-flavor move is allowed in every mode, and the
 	// libvirt driver copies the swtpm state (_finish_migration_vtpm).
 	if n == 0 {
+		if liveWhy == "live migration: "+why { // host mode: the same hosts refused both
+			return DrainStays, liveWhy + "; cold migration: likewise"
+		}
 		return DrainStays, liveWhy + "; cold migration: " + why
 	}
 	reason := liveWhy + fmt.Sprintf("; cold migration to %d destination(s) (%s): the guest is stopped", n, someOf(dest))
 	return DrainCold, reason + coldNotes(rel, mode, src, dest) + cells
 }
 
-// hostCell: a host's cell fingerprint from its report ("" unknown).
-func hostCell(h *DrainHost) string {
-	if h.Report == nil {
-		return ""
+// cellKnown: the host's report names its cell.
+func cellKnown(h *DrainHost) bool { return h.Report != nil && h.Report.Facts.CellKnown() }
+
+// sameCell: whether h is in src's cell, known false when the reports
+// cannot tell (hostcheck.HostInfo.SameCell: overlapping broker nodes).
+func sameCell(src, h *DrainHost) (same, known bool) {
+	if src.Report == nil || h.Report == nil {
+		return false, false
 	}
-	return h.Report.Facts.Cell
+	return src.Report.Facts.SameCell(&h.Report.Facts)
 }
 
 // cellNote: the cells as compared, one short clause per guest at the
@@ -93,12 +100,12 @@ func cellNote(src DrainHost, dest []*DrainHost, otherCell int) string {
 	if len(dest) == 0 {
 		return note
 	}
-	if hostCell(&src) == "" {
+	if !cellKnown(&src) {
 		return note + "; cells not compared (the source's cell is unknown)"
 	}
 	unknown := 0
 	for _, h := range dest {
-		if hostCell(h) == "" {
+		if _, known := sameCell(&src, h); !known {
 			unknown++
 		}
 	}
@@ -250,7 +257,6 @@ func destinations(rel nova.Release, mode nova.SecretMode, g DrainGuest, src Drai
 	if src.Report != nil {
 		srcLib = src.Report.Facts.Libtpms
 	}
-	srcCell := hostCell(&src)
 	var ok []*DrainHost
 	down, noTrait, older, otherCell := 0, 0, 0, 0
 	for i := range others {
@@ -258,7 +264,7 @@ func destinations(rel nova.Release, mode nova.SecretMode, g DrainGuest, src Drai
 		switch {
 		case h.Host == src.Host:
 			continue
-		case srcCell != "" && hostCell(h) != "" && hostCell(h) != srcCell:
+		case otherCellOf(&src, h):
 			otherCell++
 		case !h.Usable:
 			down++
@@ -291,6 +297,12 @@ func destinations(rel nova.Release, mode nova.SecretMode, g DrainGuest, src Drai
 		return nil, "no other compute host", 0
 	}
 	return nil, "no destination: " + strings.Join(why, ", "), 0
+}
+
+// otherCellOf: h's report and src's name different cells.
+func otherCellOf(src, h *DrainHost) bool {
+	same, known := sameCell(src, h)
+	return known && !same
 }
 
 // someHosts names up to five hosts and counts the rest: a reason per

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vtpmctl/vtpmctl/hostcheck"
 	"github.com/vtpmctl/vtpmctl/nova"
 )
 
@@ -13,6 +14,52 @@ func cellRep(cell, libtpms string) *DrainHost {
 	r := rep(nova.Gazpacho, libtpms, ptr(true))
 	r.Facts.Cell = cell
 	return &DrainHost{Usable: true, Traits: hostTraits, Report: r}
+}
+
+// urlRep is cellRep with what host check takes from this transport_url.
+func urlRep(t *testing.T, transportURL, libtpms string) *DrainHost {
+	fp, err := hostcheck.CellFingerprint(transportURL)
+	hosts, err2 := hostcheck.CellHosts(transportURL)
+	if err != nil || err2 != nil {
+		t.Fatalf("%q: %v, %v", transportURL, err, err2)
+	}
+	h := cellRep(fp, libtpms)
+	h.Report.Facts.CellHosts = hosts
+	return h
+}
+
+// TestDecideDrainCellHosts: hosts of one cell may name its RabbitMQ
+// cluster differently (a subset of its nodes): one cell while a node is
+// common and the vhost the same; a report without cell_hosts compares
+// fingerprints.
+func TestDecideDrainCellHosts(t *testing.T) {
+	host := func(name string, h *DrainHost) DrainHost { h.Host = name; return *h }
+	const all = "rabbit://nova:pw@ctl1:5672,nova:pw@ctl2:5672,nova:pw@ctl3:5672/"
+	old := func(h *DrainHost) *DrainHost { h.Report.Facts.CellHosts = nil; return h }
+	cases := []struct {
+		name      string
+		dest      *DrainHost
+		want      DrainAction
+		has, lack []string
+	}{
+		{"a subset of the nodes", urlRep(t, "rabbit://nova:other@CTL2/", "0.10.0"), DrainLive, []string{"1 destination(s) (b)"}, []string{"cell"}},
+		{"the nodes in another order", urlRep(t, "rabbit://nova:pw@ctl3,nova:pw@ctl2,nova:pw@ctl1/", "0.10.0"), DrainLive, []string{"(b)"}, []string{"cell"}},
+		{"other nodes", urlRep(t, "rabbit://nova:pw@ctl9/", "0.10.0"), DrainStays, []string{"1 in another cell"}, nil},
+		{"the same nodes, another vhost", urlRep(t, "rabbit://nova:pw@ctl1,nova:pw@ctl2,nova:pw@ctl3/cell2", "0.10.0"), DrainStays, []string{"1 in another cell"}, nil},
+		{"an older report, the same URL", old(urlRep(t, all, "0.10.0")), DrainLive, []string{"(b)"}, []string{"cell"}},
+		{"an older report, a subset: fingerprints differ", old(urlRep(t, "rabbit://nova:pw@ctl2/", "0.10.0")), DrainStays, []string{"1 in another cell"}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			src := host("a", urlRep(t, all, "0.10.0"))
+			got, why := DecideDrain(nova.Gazpacho, DrainGuest{ServerID: drainUUID, Mode: nova.SecretHost, Version: "2.0", Model: "tpm-tis"},
+				src, []DrainHost{src, host("b", c.dest)})
+			if got != c.want {
+				t.Fatalf("got %s %q, want %s", got, why, c.want)
+			}
+			reasonHas(t, why, c.has, c.lack)
+		})
+	}
 }
 
 // TestDecideDrainCells: Nova moves a guest only within its cell, so a

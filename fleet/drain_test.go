@@ -99,6 +99,39 @@ func TestDecideDrain(t *testing.T) {
 	}
 }
 
+// TestDecideDrainStaysReason: a guest that stays says why for live and
+// cold migration, each once, with its prefix.
+func TestDecideDrainStaysReason(t *testing.T) {
+	src := DrainHost{Host: "a", Usable: true, Traits: hostTraits}
+	down := []DrainHost{src, {Host: "b", Traits: hostTraits}}
+	unready := src
+	unready.Report = rep(nova.Gazpacho, "", ptr(false), "no persistent libvirt secret for it here")
+	cases := []struct {
+		name   string
+		mode   nova.SecretMode
+		src    DrainHost
+		others []DrainHost
+		want   string
+	}{
+		{"host mode, no destination", nova.SecretHost, src, down,
+			"live migration: no destination: 1 down or disabled; cold migration: likewise"},
+		{"host mode, a single host", nova.SecretHost, src, []DrainHost{src},
+			"live migration: no other compute host; cold migration: likewise"},
+		{"host mode, not ready, no destination", nova.SecretHost, unready, []DrainHost{unready, down[1]},
+			"live migration: no persistent libvirt secret for it here; cold migration: no destination: 1 down or disabled"},
+		{"user mode, no destination", nova.SecretUser, src, down,
+			"live migration: Nova refuses it in user mode (only host mode); cold migration: no destination: 1 down or disabled"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, why := DecideDrain(nova.Gazpacho, DrainGuest{ServerID: drainUUID, Mode: c.mode, Version: "2.0", Model: "tpm-tis"}, c.src, c.others)
+			if got != DrainStays || why != c.want {
+				t.Errorf("got %s %q\nwant %s %q", got, why, DrainStays, c.want)
+			}
+		})
+	}
+}
+
 // TestAuditDrain: the audit answers per guest, counts per answer, and
 // --drain's view picks one host (by service host or hypervisor name).
 func TestAuditDrain(t *testing.T) {
