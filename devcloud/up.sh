@@ -325,6 +325,7 @@ stage_fake() {
 }
 
 [ -n "${DEVCLOUD_FUNCTIONS_ONLY:-}" ] && return 0   # sourced by restart-compute.sh
+T0=$(date -u '+%Y-%m-%d %H:%M:%S')   # Nova's updated_at is UTC
 for s in $STAGES; do stage_"$s"; done
 
 for s in $STAGES; do
@@ -372,5 +373,17 @@ if [ $want -gt 0 ] && [ ! -f "$D/nova/.hosts-$want" ]; then
     done
   ) >> "$L/devcloud-setup.log" 2>&1
   touch "$D/nova/.hosts-$want"
+fi
+# Every compute has reported since this start: with a kept database the
+# records above are from the last run, and the scheduler's ComputeFilter
+# takes a compute whose last report is older than service_down_time for
+# down ("No valid host" for the first tests after an up).
+if [ $want -gt 0 ]; then
+  for _ in $(seq 1 180); do
+    n=$(psql -h "$PG_SOCK" -U nova -d nova_cell1 -Atc "select count(distinct host) from services where \"binary\" = 'nova-compute'
+      and deleted = 0 and host in ('devcloud', 'devcloud-fake') and updated_at >= '$T0'" 2>/dev/null || echo 0)
+    [ "${n:-0}" -ge $want ] && break; sleep 1
+  done
+  [ "${n:-0}" -ge $want ] || log "WARNING: only ${n:-0} of $want compute service(s) reported since the start; see $L/nova-compute*.log"
 fi
 log "devcloud up: export OS_CLIENT_CONFIG_FILE=$B/clouds.yaml (clouds devcloud-admin, -demo, -demo2, -other); logs in $L"
