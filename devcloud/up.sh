@@ -325,7 +325,7 @@ stage_fake() {
 }
 
 [ -n "${DEVCLOUD_FUNCTIONS_ONLY:-}" ] && return 0   # sourced by restart-compute.sh
-T0=$(date -u '+%Y-%m-%d %H:%M:%S')   # Nova's updated_at is UTC
+COMPUTES_T0=$(date -u '+%Y-%m-%d %H:%M:%S')   # Nova's updated_at is UTC (T0 is the log's clock)
 for s in $STAGES; do stage_"$s"; done
 
 for s in $STAGES; do
@@ -381,7 +381,7 @@ fi
 if [ $want -gt 0 ]; then
   for _ in $(seq 1 180); do
     n=$(psql -h "$PG_SOCK" -U nova -d nova_cell1 -Atc "select count(distinct host) from services where \"binary\" = 'nova-compute'
-      and deleted = 0 and host in ('devcloud', 'devcloud-fake') and updated_at >= '$T0'" 2>/dev/null || echo 0)
+      and deleted = 0 and host in ('devcloud', 'devcloud-fake') and updated_at >= '$COMPUTES_T0'" 2>/dev/null || echo 0)
     [ "${n:-0}" -ge $want ] && break; sleep 1
   done
   [ "${n:-0}" -ge $want ] || log "WARNING: only ${n:-0} of $want compute service(s) reported since the start; see $L/nova-compute*.log"
