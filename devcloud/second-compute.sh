@@ -1,7 +1,8 @@
 #!/bin/bash
 # A second libvirt nova-compute ("host B", nova host devcloud-b) beside the
-# cloud of devcloud/release.sh, so that vTPM guests can be live-migrated
-# between two real libvirt hosts (host mode can, from 2026.1).
+# cloud of devcloud/release.sh, so that vTPM guests can be cold-migrated,
+# resized (2025.1+) and live-migrated (host mode, from 2026.1) between two
+# real libvirt hosts.
 #
 #   devcloud/second-compute.sh RELEASE up|down|status|in CMD…
 #
