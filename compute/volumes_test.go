@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -19,14 +20,19 @@ import (
 // strictAPI answers exactly the requests it is given, keyed by method,
 // path and query as sent, or with " @<microversion>" for one compute
 // microversion; anything else fails the test (501), and a stub never
-// requested fails it at the end. A body "!403 …" or "!406 …" is sent
-// with that status.
+// requested fails it at the end. The microversion is part of the match:
+// a compute stub without " @" answers ServerMicroversion only (what the
+// inventory lists at on Zed), and a request to any other service must
+// carry none (the stubs declare none), so a client that drops or changes
+// a microversion misses. A body "!NNN …" is sent with status NNN;
+// onRequest, when set, runs before each answer (a test cancels there).
 type strictAPI struct {
-	t     *testing.T
-	URL   string
-	stubs map[string]string
-	mvs   map[string]string // microversion header each request carried
-	got   []string
+	t         *testing.T
+	URL       string
+	stubs     map[string]string
+	mvs       map[string]string // microversion header each request carried
+	got       []string
+	onRequest func(key string)
 }
 
 func newStrictAPI(t *testing.T, stubs map[string]string) *strictAPI {
@@ -34,21 +40,39 @@ func newStrictAPI(t *testing.T, stubs map[string]string) *strictAPI {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key := r.Method + " " + r.URL.RequestURI()
 		a.got = append(a.got, key)
-		a.mvs[key] = r.Header.Get("X-OpenStack-Nova-API-Version")
+		mv := r.Header.Get("X-OpenStack-Nova-API-Version")
+		a.mvs[key] = mv
 		// a stub "… @2.98" answers that microversion only
-		if _, at := a.stubs[key+" @"+a.mvs[key]]; at {
-			key += " @" + a.mvs[key]
+		if _, at := a.stubs[key+" @"+mv]; at {
+			key += " @" + mv
 			a.got[len(a.got)-1] = key
 		}
 		body, ok := a.stubs[key]
-		if !ok || r.Header.Get("X-Auth-Token") != "tok" {
+		compute := strings.HasPrefix(r.URL.Path, "/compute/")
+		other := r.Header.Get("OpenStack-API-Version")
+		switch {
+		case !ok || r.Header.Get("X-Auth-Token") != "tok":
+		case compute && !strings.Contains(key, " @") && mv != ServerMicroversion:
+			ok, key = false, fmt.Sprintf("%s at microversion %q, want %s", key, mv, ServerMicroversion)
+		case !compute && other != "":
+			ok, key = false, fmt.Sprintf("%s at microversion %q, want none", key, other)
+		}
+		if !ok {
 			t.Errorf("unexpected request %s", key)
 			w.WriteHeader(http.StatusNotImplemented)
 			return
 		}
+		if a.onRequest != nil {
+			a.onRequest(key)
+		}
 		w.Header().Set("Content-Type", "application/json")
-		if code, rest, ok := strings.Cut(body, " "); ok && (code == "!403" || code == "!406") {
-			w.WriteHeader(map[string]int{"!403": http.StatusForbidden, "!406": http.StatusNotAcceptable}[code])
+		if code, rest, ok := strings.Cut(body, " "); ok && len(code) == 4 && code[0] == '!' {
+			status, err := strconv.Atoi(code[1:])
+			if err != nil {
+				t.Errorf("stub %s: status %q", key, code)
+				status = http.StatusNotImplemented
+			}
+			w.WriteHeader(status)
 			body = rest
 		}
 		w.Write([]byte(strings.ReplaceAll(body, "$URL", a.URL)))
@@ -297,7 +321,7 @@ func sortedKeys(m map[string]string) []string {
 // mode (what an audit promoting it must assume), on releases that read it.
 func TestListInventoryUndecidedMode(t *testing.T) {
 	a := newStrictAPI(t, map[string]string{imagesAt: `{"images":[]}`,
-		serversP: js(map[string]any{"servers": []any{server("s", "", "", map[string]string{"hw:tpm_secret_security": "host"})}})})
+		serversP + " @" + ServerImagePropertiesMicroversion: js(map[string]any{"servers": []any{server("s", "", "", map[string]string{"hw:tpm_secret_security": "host"})}})})
 	inv, err := ListInventory(context.Background(), a.client("compute/v2.1", "compute"), a.client("image", "image"), nova.Gazpacho, InventoryOpts{})
 	if err != nil || len(inv.Undecided) != 1 || inv.Undecided[0].Guest.Mode != nova.SecretHost || inv.Undecided[0].Reason != nova.UndecidedNoBlockStorage {
 		t.Errorf("%+v %v", inv.Undecided, err)

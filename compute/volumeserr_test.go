@@ -2,8 +2,8 @@ package compute
 
 import (
 	"context"
+	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -32,32 +32,17 @@ func TestListInventoryVolumesUnreadable(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			var got []string
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				key := r.Method + " " + r.URL.RequestURI()
-				got = append(got, key)
-				w.Header().Set("Content-Type", "application/json")
-				switch key {
-				case serversAt:
-					w.Write([]byte(servers))
-				case volumesAt:
-					if c.cancel {
-						cancel()
-					}
-					w.WriteHeader(c.code)
-					w.Write([]byte(`{"error": "no"}`))
-				default:
-					t.Errorf("unexpected request %s", key)
-					w.WriteHeader(http.StatusNotImplemented)
-				}
-			}))
-			defer srv.Close()
-			client := func(path, typ string) *gophercloud.ServiceClient {
-				pc := &gophercloud.ProviderClient{HTTPClient: *http.DefaultClient}
-				pc.SetToken("tok")
-				ep := srv.URL + "/" + path + "/"
-				return &gophercloud.ServiceClient{ProviderClient: pc, Endpoint: ep, ResourceBase: ep, Type: typ}
+			stubs := map[string]string{volumesAt: fmt.Sprintf(`!%d {"error": "no"}`, c.code), serversAt: servers}
+			if c.cancel {
+				delete(stubs, serversAt) // never asked: the cancelled list fails first
 			}
+			a := newStrictAPI(t, stubs)
+			a.onRequest = func(key string) {
+				if c.cancel && key == volumesAt {
+					cancel()
+				}
+			}
+			client := a.client
 			inv, err := ListInventory(ctx, client("compute/v2.1", "compute"), nil, nova.Zed,
 				InventoryOpts{AllTenants: true, KeepServers: true, Volumes: client("volume/v3", "block-storage")})
 			if c.cancel {
@@ -69,8 +54,8 @@ func TestListInventoryVolumesUnreadable(t *testing.T) {
 			if err != nil {
 				t.Fatalf("the audit fails on the volume list: %v", err)
 			}
-			if strings.Join(got, ",") != volumesAt+","+serversAt {
-				t.Errorf("requests %v", got)
+			if strings.Join(a.got, ",") != volumesAt+","+serversAt {
+				t.Errorf("requests %v", a.got)
 			}
 			if inv.VolumesErr == nil || !gophercloud.ResponseCodeIs(inv.VolumesErr, c.code) {
 				t.Errorf("VolumesErr %v, want the %d", inv.VolumesErr, c.code)
