@@ -58,96 +58,171 @@ type Summary struct {
 // release requires and, where a `host check` report exists for the host,
 // against what its configuration makes Nova report.
 func AuditHosts(rel nova.Release, hosts []Host, reports map[string]hostcheck.Report, guests []nova.VTPMGuest) ([]HostReport, Summary) {
-	// Indexes into guests, not copies: at 50,000 guests a copy each is 8 MB.
+	byHost := guestsByHost(guests)
+	var out []HostReport
+	sum := Summary{Hosts: len(hosts)}
+	if len(reports) > 0 {
+		// Only with reports: a count without any would claim zero high risk.
+		sum.BitLocker = map[hostcheck.Risk]int{}
+	}
+	for _, h := range hosts {
+		out = append(out, auditHost(rel, h, reports, guests, byHost[h.Host], &sum))
+	}
+	addDrain(rel, hosts, reports, guests, byHost, out, &sum)
+	return out, sum
+}
+
+// guestsByHost holds indexes into guests, not copies: at 50,000 guests a
+// copy each is 8 MB.
+func guestsByHost(guests []nova.VTPMGuest) map[string][]int32 {
 	byHost := map[string][]int32{}
 	for i := range guests {
 		byHost[guests[i].Host] = append(byHost[guests[i].Host], int32(i))
 	}
-	var out []HostReport
-	sum := Summary{Hosts: len(hosts)}
-	if len(reports) > 0 {
-		sum.BitLocker = map[hostcheck.Risk]int{}
+	return byHost
+}
+
+// auditHost is one host's findings (on: its guests' indexes), in the order
+// scripts have always read them, and its share of the summary.
+func auditHost(rel nova.Release, h Host, reports map[string]hostcheck.Report, guests []nova.VTPMGuest, on []int32, sum *Summary) HostReport {
+	r := apiView(rel, h, guests, on)
+	usable := h.State == "up" && h.Status == "enabled"
+	r.add(serviceCheck(h, usable))
+	capab := CapabilityOf(rel, h.Traits)
+	r.add(capabilityCheck(rel, h, capab))
+	if c, ok := staleTraits(rel, h); ok {
+		r.add(c)
 	}
-	for _, h := range hosts {
-		// What the APIs say of the host: its Secure Boot trait, its vTPM guests.
-		r := HostReport{Report: hostcheck.Report{Host: h.Host, NovaRelease: rel.String(), Traits: h.Traits, VTPMGuests: []hostcheck.Guest{},
-			Facts: hostcheck.HostInfo{HypervisorHostname: h.Hypervisor, SecureBoot: contains(h.Traits, "COMPUTE_SECURITY_UEFI_SECURE_BOOT")}}}
-		if on := byHost[h.Host]; len(on) > 0 {
-			r.VTPMGuests = make([]hostcheck.Guest, 0, len(on))
-		}
-		for _, i := range byHost[h.Host] {
-			g := &guests[i]
-			r.VTPMGuests = append(r.VTPMGuests, hostcheck.Guest{UUID: g.ServerID, Name: g.Name, Model: g.Model, Version: g.Version})
-		}
-		usable := h.State == "up" && h.Status == "enabled"
-		if usable {
-			sum.Usable++
-			r.add(Check{ID: "SERVICE", Status: Pass, Message: "nova-compute is up and enabled"})
-		} else {
-			r.add(Check{ID: "SERVICE", Status: Warn, Message: fmt.Sprintf("nova-compute is %s and %s: it takes no new guests, and its vTPM guests cannot be evacuated", h.State, h.Status),
-				Remedy: "bring the service back; vTPM guests on a dead host wait for that host"})
-		}
-		capab := CapabilityOf(rel, h.Traits)
-		r.add(capabilityCheck(rel, h, capab))
-		if c, ok := staleTraits(rel, h); ok {
+	if c, ok := ownerNovaCheck(rel, h); ok {
+		r.add(c)
+	}
+	if len(on) > 0 {
+		r.add(evacuationRisk(rel, guests, on, &r))
+	}
+	if rep, ok := reportOf(reports, h); ok {
+		fromHostReport(&r, rel, h, rep)
+	} else if len(reports) > 0 {
+		noHostReport(&r)
+	}
+	r.Finish()
+	tally(sum, &r, usable, capab)
+	return r
+}
+
+// apiView is what the APIs say of the host: its Secure Boot trait and its
+// vTPM guests (an empty list, never null, where it has none).
+func apiView(rel nova.Release, h Host, guests []nova.VTPMGuest, on []int32) HostReport {
+	r := HostReport{Report: hostcheck.Report{Host: h.Host, NovaRelease: rel.String(), Traits: h.Traits, VTPMGuests: []hostcheck.Guest{},
+		Facts: hostcheck.HostInfo{HypervisorHostname: h.Hypervisor, SecureBoot: contains(h.Traits, "COMPUTE_SECURITY_UEFI_SECURE_BOOT")}}}
+	if len(on) > 0 {
+		r.VTPMGuests = make([]hostcheck.Guest, 0, len(on))
+	}
+	for _, i := range on {
+		g := &guests[i]
+		r.VTPMGuests = append(r.VTPMGuests, hostcheck.Guest{UUID: g.ServerID, Name: g.Name, Model: g.Model, Version: g.Version})
+	}
+	return r
+}
+
+// serviceCheck: Nova places nothing on a host that is down or disabled,
+// and evacuates none of its vTPM guests.
+func serviceCheck(h Host, usable bool) Check {
+	if usable {
+		return Check{ID: "SERVICE", Status: Pass, Message: "nova-compute is up and enabled"}
+	}
+	return Check{ID: "SERVICE", Status: Warn, Message: fmt.Sprintf("nova-compute is %s and %s: it takes no new guests, and its vTPM guests cannot be evacuated", h.State, h.Status),
+		Remedy: "bring the service back; vTPM guests on a dead host wait for that host"}
+}
+
+// ownerNovaCheck: unlike the TPM traits, a missing OWNER_NOVA shuts the
+// host to every guest, vTPM or not.
+func ownerNovaCheck(rel nova.Release, h Host) (Check, bool) {
+	if !rel.RequiresOwnerNova() || contains(h.Traits, "OWNER_NOVA") {
+		return Check{}, false
+	}
+	return Check{ID: "OWNER-NOVA", Status: Fail,
+		Message: "no OWNER_NOVA trait: the 2026.2 scheduler requires it on every request once all nova-compute services are 2026.2, so this host takes no new guest, vTPM or not",
+		Remedy:  "upgrade this host's nova-compute to 2026.2 (it reports the trait at startup)"}, true
+}
+
+// reportOf finds the host's `host check` report by hypervisor hostname
+// first: ReportIndex keys a report by it only where no other report shares it.
+func reportOf(reports map[string]hostcheck.Report, h Host) (hostcheck.Report, bool) {
+	if rep, ok := reports[h.Hypervisor]; ok {
+		return rep, true
+	}
+	rep, ok := reports[h.Host]
+	return rep, ok
+}
+
+// fromHostReport adds what only the host itself knows: how its
+// configuration differs from Placement, its installed release, the
+// findings that lose guests on a reboot or a stop, and its guests' TPM
+// state and BitLocker risk.
+func fromHostReport(r *HostReport, rel nova.Release, h Host, rep hostcheck.Report) {
+	r.add(driftCheck(h, rep))
+	if c, ok := releaseMismatch(rel, rep); ok {
+		r.add(c)
+	}
+	for _, c := range rep.Checks {
+		if carriedToFleet(c) {
 			r.add(c)
 		}
-		if rel.RequiresOwnerNova() && !contains(h.Traits, "OWNER_NOVA") {
-			r.add(Check{ID: "OWNER-NOVA", Status: Fail,
-				Message: "no OWNER_NOVA trait: the 2026.2 scheduler requires it on every request once all nova-compute services are 2026.2, so this host takes no new guest, vTPM or not",
-				Remedy:  "upgrade this host's nova-compute to 2026.2 (it reports the trait at startup)"})
-		}
-		if on := byHost[h.Host]; len(on) > 0 {
-			r.add(evacuationRisk(rel, guests, on, &r))
-			sum.AtRisk += len(on)
-		}
-		rep, ok := reports[h.Hypervisor]
-		if !ok {
-			rep, ok = reports[h.Host]
-		}
-		if ok {
-			r.add(driftCheck(h, rep))
-			if c, ok := releaseMismatch(rel, rep); ok {
-				r.add(c)
-			}
-			for _, c := range rep.Checks {
-				// the host-reboot trap and the wiped TPM, from the host's own report
-				if (c.ID == "RESUME-ON-BOOT" || c.ID == "KEEP-TPM-STATE" || c.ID == "BITLOCKER-RISK") && c.Status != Pass {
-					r.add(c)
-				}
-			}
-			r.Facts.StateKept = rep.Facts.StateKept
-			if k := rep.Facts.StateKept; k != nil {
-				for i := range r.VTPMGuests {
-					r.VTPMGuests[i].StateKept = k.Kept
-				}
-				for i := range r.AtRisk {
-					r.AtRisk[i].StateKept = k.Kept
-				}
-			}
-			bitLocker(&r, rep.VTPMGuests, "not in the host's check report (created or moved there since it ran?)")
-		} else if len(reports) > 0 {
-			r.add(Check{ID: "CONFIG-DRIFT", Status: Warn, Message: "no host check report for this host", Remedy: "run vtpmctl host check -f json on it"})
-			bitLocker(&r, nil, "no host check report for this host")
-		}
-		for _, g := range r.AtRisk {
-			if sum.BitLocker != nil {
-				sum.BitLocker[g.BitLockerRisk]++
-			}
-		}
-		r.Finish()
-		if usable {
-			sum.TPM20 += b2i(capab.TPM20)
-			sum.CRB += b2i(capab.CRB)
-			sum.HostMode += b2i(capab.HostMode)
-		}
-		if r.Failed() {
-			sum.Failing++
-		}
-		out = append(out, r)
 	}
-	addDrain(rel, hosts, reports, guests, byHost, out, &sum)
-	return out, sum
+	stateKept(r, rep.Facts.StateKept)
+	bitLocker(r, rep.VTPMGuests, "not in the host's check report (created or moved there since it ran?)")
+}
+
+// carriedToFleet: the host-reboot trap, the wiped TPM and BitLocker
+// recovery strand guests, so a fleet view without them would look clean.
+func carriedToFleet(c Check) bool {
+	switch c.ID {
+	case "RESUME-ON-BOOT", "KEEP-TPM-STATE", "BITLOCKER-RISK":
+		return c.Status != Pass
+	}
+	return false
+}
+
+// stateKept: whether a TPM survives a stop is the host's (its libvirt and
+// installed Nova code), so every guest on it shares the host's answer.
+func stateKept(r *HostReport, k *hostcheck.StateKept) {
+	r.Facts.StateKept = k
+	if k == nil {
+		return
+	}
+	for i := range r.VTPMGuests {
+		r.VTPMGuests[i].StateKept = k.Kept
+	}
+	for i := range r.AtRisk {
+		r.AtRisk[i].StateKept = k.Kept
+	}
+}
+
+// noHostReport: where reports were given, a host without one is a gap in
+// the audit, not a clean host.
+func noHostReport(r *HostReport) {
+	r.add(Check{ID: "CONFIG-DRIFT", Status: Warn, Message: "no host check report for this host", Remedy: "run vtpmctl host check -f json on it"})
+	bitLocker(r, nil, "no host check report for this host")
+}
+
+// tally adds a finished host to the summary. A host that is down or
+// disabled adds no capacity: the scheduler places nothing there.
+func tally(sum *Summary, r *HostReport, usable bool, capab Capability) {
+	sum.AtRisk += len(r.AtRisk)
+	if sum.BitLocker != nil {
+		for _, g := range r.AtRisk {
+			sum.BitLocker[g.BitLockerRisk]++
+		}
+	}
+	if usable {
+		sum.Usable++
+		sum.TPM20 += b2i(capab.TPM20)
+		sum.CRB += b2i(capab.CRB)
+		sum.HostMode += b2i(capab.HostMode)
+	}
+	if r.Failed() {
+		sum.Failing++
+	}
 }
 
 // releaseMismatch: a host whose installed Nova is not the release the
@@ -169,33 +244,11 @@ func releaseMismatch(rel nova.Release, rep hostcheck.Report) (Check, bool) {
 	return Check{ID: "NOVA-RELEASE", Status: Warn, Message: msg, Remedy: "finish the upgrade, or re-run host check on this host"}, true
 }
 
+// capabilityCheck: what the release's scheduler can place here or, when
+// no vTPM guest at all, the required traits that keep them away.
 func capabilityCheck(rel nova.Release, h Host, c Capability) Check {
 	if c.TPM20 || c.CRB {
-		var can []string
-		if c.TPM20 {
-			can = append(can, "TPM 2.0 (TIS)")
-		}
-		if c.CRB {
-			can = append(can, "TPM 2.0 (CRB)")
-		}
-		if c.HostMode {
-			can = append(can, "host mode")
-		}
-		if contains(h.Traits, "COMPUTE_SECURITY_TPM_1_2") {
-			can = append(can, "TPM 1.2")
-		}
-		if rel.HasSecretSecurity() {
-			var modes []string
-			for _, m := range []string{"user", "host", "deployment"} {
-				if contains(h.Traits, "COMPUTE_SECURITY_TPM_SECRET_SECURITY_"+strings.ToUpper(m)) {
-					modes = append(modes, m)
-				}
-			}
-			if len(modes) > 0 {
-				can = append(can, "secret security "+strings.Join(modes, "/"))
-			}
-		}
-		return Check{ID: "TRAITS", Status: Pass, Message: "the " + rel.String() + " scheduler can place here: " + strings.Join(can, ", ")}
+		return Check{ID: "TRAITS", Status: Pass, Message: "the " + rel.String() + " scheduler can place here: " + strings.Join(placeable(rel, h, c), ", ")}
 	}
 	anyTPM := false
 	for _, t := range h.Traits {
@@ -214,6 +267,36 @@ func capabilityCheck(rel nova.Release, h Host, c Capability) Check {
 	}
 	return Check{ID: "TRAITS", Status: Fail, Message: fmt.Sprintf("no vTPM guest can be scheduled here on %s: missing %s", rel, strings.Join(missing, " ")),
 		Remedy: "run vtpmctl host check on it; enable swtpm, or upgrade nova-compute to the scheduler's release"}
+}
+
+// placeable names the guests the scheduler can place here, TPM 1.2 and
+// the secret security modes included, which the capability leaves out.
+func placeable(rel nova.Release, h Host, c Capability) []string {
+	var can []string
+	if c.TPM20 {
+		can = append(can, "TPM 2.0 (TIS)")
+	}
+	if c.CRB {
+		can = append(can, "TPM 2.0 (CRB)")
+	}
+	if c.HostMode {
+		can = append(can, "host mode")
+	}
+	if contains(h.Traits, "COMPUTE_SECURITY_TPM_1_2") {
+		can = append(can, "TPM 1.2")
+	}
+	if rel.HasSecretSecurity() {
+		var modes []string
+		for _, m := range nova.SecretModes {
+			if contains(h.Traits, m.Trait()) {
+				modes = append(modes, string(m))
+			}
+		}
+		if len(modes) > 0 {
+			can = append(can, "secret security "+strings.Join(modes, "/"))
+		}
+	}
+	return can
 }
 
 // staleTraits: Nova removes stale version/model traits but only ever adds
@@ -297,7 +380,7 @@ func evacuationRisk(rel nova.Release, guests []nova.VTPMGuest, on []int32, r *Ho
 	}
 	msg := fmt.Sprintf("%d vTPM guest(s) here (%s) cannot be evacuated: if this host dies they wait for it", len(on), strings.Join(parts, ", "))
 	remedy := "keep this host's vTPM state directory in host backups and a repair path for the host"
-	if rel.HostModeLiveMigration() && modes["host"] < len(on) {
+	if rel.HostModeLiveMigration() && modes[nova.SecretHost] < len(on) {
 		remedy += "; host-mode guests can at least be live-migrated away before maintenance (resize to hw:tpm_secret_security=host)"
 	}
 	return Check{ID: "EVACUATION-RISK", Status: Warn, Message: msg, Remedy: remedy}
