@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/vtpmctl/vtpmctl/glance"
+	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/internal/quote"
 	"github.com/vtpmctl/vtpmctl/nova"
@@ -25,40 +26,25 @@ type imageChangeOptions struct {
 }
 
 func newImageCommand(g *globalOptions, streams *IOStreams) *cli.Command {
-	return &cli.Command{
-		Name:  "image",
-		Usage: "tag images for a vTPM (and the Windows-ready profile): set, unset, show, list",
-		Description: commandHelp(`
+	return propsGroup("image", helpText{usage: "tag images for a vTPM (and the Windows-ready profile): set, unset, show, list",
+		about: `
 Image properties let a project member give every server built from an image
 a vTPM, without operator access. Changes are computed first and only what
 differs is written (one JSON-patch request per image), so rerunning a command
-writes nothing.`, []string{
+writes nothing.`, examples: []string{
 			"vtpmctl image set win11-23h2 --windows",
 			"vtpmctl image set --select os_distro=windows --tpm-version 2.0 --tpm-model tpm-crb --dry-run",
 			"vtpmctl image unset win11-23h2 --windows",
 			"vtpmctl image list --vtpm",
-		}, ""),
-		Action: groupAction,
-		Commands: []*cli.Command{
-			newImageChangeCommand(g, streams, true),
-			newImageChangeCommand(g, streams, false),
-			newImageShowCommand(g, streams),
-			newImageListCommand(g, streams),
-		},
-	}
+		}},
+		newImageChangeCommand(g, streams, true),
+		newImageChangeCommand(g, streams, false),
+		newImageShowCommand(g, streams),
+		newImageListCommand(g, streams))
 }
 
-func newImageChangeCommand(g *globalOptions, streams *IOStreams, set bool) *cli.Command {
-	o := &imageChangeOptions{IO: streams, Global: g, propertyChange: propertyChange{Set: set}}
-	flags := []cli.Flag{
-		&cli.StringSliceFlag{Name: "select", Usage: "also act on every image with property `KEY=VALUE` (repeatable; all must match)", Destination: &o.Select},
-		&cli.BoolFlag{Name: "dry-run", Usage: "print the changes, write nothing", Destination: &o.DryRun},
-	}
-	c := &cli.Command{Name: "unset", ArgsUsage: "[IMAGE…]", Usage: "remove hw_tpm_* (and with --windows the profile's keys) from images"}
-	if set {
-		c = &cli.Command{Name: "set", ArgsUsage: "[IMAGE…]", Usage: "set hw_tpm_version/hw_tpm_model (or the whole Windows-ready profile) on images"}
-		flags = append(flags, o.setFlags()...)
-		c.Description = commandHelp(`
+var imageSetHelp = helpText{usage: "set hw_tpm_version/hw_tpm_model (or the whole Windows-ready profile) on images",
+	about: `
 IMAGE is a name or an ID; an ambiguous name is an error listing the candidates.
 Nothing is written when any image is unknown, or when the result would be an
 image Nova refuses (CRB with TPM 1.2).
@@ -70,44 +56,40 @@ hw_disk_bus and hw_vif_model unless they cannot work on q35 (ide becomes
 sata), says what it changed, and warns on hw_firmware_stateless=true.
 
 Warnings name every flavor with hw:tpm_* that, with the changed image, would
-put a server in ERROR at boot (Nova's own message).`, []string{
-			"vtpmctl image set win11-23h2 --windows",
-			"vtpmctl image set win2022 win2025 --tpm-version 2.0 --tpm-model tpm-crb",
-			"vtpmctl image set --select os_distro=windows --windows --dry-run -f json",
-		}, `EXIT STATUS:
+put a server in ERROR at boot (Nova's own message).`, examples: []string{
+		"vtpmctl image set win11-23h2 --windows",
+		"vtpmctl image set win2022 win2025 --tpm-version 2.0 --tpm-model tpm-crb",
+		"vtpmctl image set --select os_distro=windows --windows --dry-run -f json",
+	}, exit: `EXIT STATUS:
    0  every image has the requested properties (written now or already)
    1  some image could not be changed (e.g. Glance 403: another project's image)
-   2  usage error, unknown or ambiguous image, or a request Nova would refuse`)
-	} else {
-		flags = append(flags, o.unsetFlags()...)
-		c.Description = commandHelp(`
+   2  usage error, unknown or ambiguous image, or a request Nova would refuse`}
+
+var imageUnsetHelp = helpText{usage: "remove hw_tpm_* (and with --windows the profile's keys) from images",
+	about: `
 Removes hw_tpm_version, hw_tpm_model (and a stray hw_tpm_secret_security).
 With --windows also hw_firmware_type, hw_machine_type, os_secure_boot, os_type
-and os_distro where they still hold the value the profile sets.`, []string{
-			"vtpmctl image unset win11-test",
-			"vtpmctl image unset --select os_distro=windows --windows --dry-run",
-		}, "")
-	}
-	c.Flags = flags
-	c.Action = func(ctx context.Context, cmd *cli.Command) error {
-		o.Images = cmd.Args().Slice()
-		return runImageChange(ctx, o)
-	}
-	return c
+and os_distro where they still hold the value the profile sets.`, examples: []string{
+		"vtpmctl image unset win11-test",
+		"vtpmctl image unset --select os_distro=windows --windows --dry-run",
+	}}
+
+func newImageChangeCommand(g *globalOptions, streams *IOStreams, set bool) *cli.Command {
+	o := &imageChangeOptions{IO: streams, Global: g, propertyChange: propertyChange{Set: set}}
+	return o.command("IMAGE", "also act on every image with property `KEY=VALUE` (repeatable; all must match)", nil, imageSetHelp, imageUnsetHelp,
+		func(ctx context.Context, names []string) error {
+			o.Images = names
+			return runImageChange(ctx, o)
+		})
 }
 
 func runImageChange(ctx context.Context, o *imageChangeOptions) error {
-	req, selector, err := o.request("image", "IMAGE", o.Images)
+	c, err := o.start(ctx, o.Global, o.IO, "image", "IMAGE", o.Images)
 	if err != nil {
 		return err
 	}
-	sess, err := o.Global.connect(ctx)
-	if err != nil {
-		return err
-	}
-	res, err := tagging.Images(ctx, sess, tagging.ImagesRequest{Images: o.Images, Selector: selector, Set: o.Set, Change: req, DryRun: o.DryRun,
-		Release:  nova.ReleaseEvidence{Flag: o.Release, FlagName: "--nova-release"},
-		Progress: func(ctx context.Context) context.Context { return withProgress(ctx, o.IO.Err, "writing images") }})
+	res, err := tagging.Images(ctx, c.sess, tagging.ImagesRequest{Images: o.Images, Selector: c.selector, Set: o.Set, Change: c.change, DryRun: o.DryRun,
+		Release: c.release, Progress: c.progress})
 	if errors.Is(err, tagging.ErrNoImage) {
 		return usagef("no image matches --select %v", o.Select)
 	}
@@ -115,13 +97,7 @@ func runImageChange(ctx context.Context, o *imageChangeOptions) error {
 		return err
 	}
 	if o.Set {
-		if w := res.Release.Warning(nil); w != "" {
-			warn(o.IO, "%s", w)
-		}
-		if res.ConflictsErr != nil {
-			warn(o.IO, "flavors not checked for conflicts: %v", res.ConflictsErr)
-		}
-		warnAll(o.IO, res.Conflicts)
+		warnConflicts(o.IO, res.Release, res.ConflictsErr, res.Conflicts)
 	}
 	err = printChanges(o.IO, o.Global, res.Plans, o.DryRun)
 	if res.StaleErr != nil {
@@ -171,97 +147,53 @@ func volumeFixCommand(o *imageChangeOptions, imageID string, admin bool) string 
 	return strings.Join(words, " ")
 }
 
-func verb(set bool) string {
-	if set {
-		return "set"
-	}
-	return "unset"
-}
-
 func newImageShowCommand(g *globalOptions, streams *IOStreams) *cli.Command {
-	var ref string
-	var rel nova.Release
-	return &cli.Command{
-		Flags: []cli.Flag{releaseFlag("nova-release", &rel, "Nova `RELEASE` whose rules apply", "")},
-		Name:  "show", ArgsUsage: "IMAGE", Usage: "an image's vTPM properties, Windows profile state and what Nova makes of it",
-		Description: commandHelp(`Shows the vTPM and Windows-profile properties of one image and what Nova
+	o := &showOptions{IO: streams, Global: g}
+	return o.command("image", "IMAGE", helpText{usage: "an image's vTPM properties, Windows profile state and what Nova makes of it",
+		about: `Shows the vTPM and Windows-profile properties of one image and what Nova
 would give a server built from it with a flavor that carries no hw:tpm_*.`,
-			[]string{"vtpmctl image show win11-23h2", "vtpmctl image show 6f1c… -f json"}, ""),
-		Action: func(ctx context.Context, cmd *cli.Command) error {
-			if cmd.Args().Len() != 1 {
-				return usagef("image show: exactly one IMAGE, got %d (see vtpmctl image show --help)", cmd.Args().Len())
-			}
-			ref = cmd.Args().First()
-			sess, err := g.connect(ctx)
+		examples: []string{"vtpmctl image show win11-23h2", "vtpmctl image show 6f1c… -f json"}}, nil,
+		func(ctx context.Context, sess *cloud.Session) (output.Record, nova.ResolvedRelease, error) {
+			shown, err := predictsvc.ShowImage(ctx, sess, predictsvc.ShowRequest{Ref: o.Ref, Release: novaRelease(o.Release)})
 			if err != nil {
-				return err
+				return nil, shown.Release, err
 			}
-			shown, err := predictsvc.ShowImage(ctx, sess, predictsvc.ShowRequest{Ref: ref, Release: nova.ReleaseEvidence{Flag: rel, FlagName: "--nova-release"}})
-			if err != nil {
-				return err
-			}
-			warnRelease(streams, shown.Release)
-			return output.Write(streams.Out, g.Output, imageRecord(shown.Image, shown.Release.Release))
-		},
-	}
+			return imageRecord(shown.Image, shown.Release.Release), shown.Release, nil
+		})
 }
 
 func imageRecord(img nova.CloudImage, rel nova.Release) output.Record {
 	s := nova.SummarizeImage(img.Properties)
 	d := nova.Decide(nova.Flavor{Name: "(flavor without hw:tpm_*)"}, img.Image, rel)
-	vtpm := "none"
-	switch {
-	case d.Error != nil:
-		vtpm = "refused: " + d.Error.Message
-	case d.VTPM:
-		vtpm = d.Version + " " + d.Model
-	}
 	return output.Record{
 		{Name: "id", Value: img.ID}, {Name: "name", Value: img.Name}, {Name: "owner", Value: img.Owner},
 		{Name: "visibility", Value: img.Visibility}, {Name: "status", Value: img.Status},
 		{Name: "hw_tpm_version", Value: s.TPMVersion}, {Name: "hw_tpm_model", Value: s.TPMModel},
-		{Name: "vtpm", Value: vtpm}, {Name: "windows_profile", Value: s.WindowsProfile},
+		{Name: "vtpm", Value: vtpmText(d)}, {Name: "windows_profile", Value: s.WindowsProfile},
 		{Name: "properties", Value: img.Properties}, {Name: "nova_release", Value: rel.Long()},
 	}
 }
 
 func newImageListCommand(g *globalOptions, streams *IOStreams) *cli.Command {
-	var vtpm, noVTPM bool
-	var props []string
-	return &cli.Command{
-		Name: "list", Usage: "images with their vTPM properties and Windows profile state",
-		Description: commandHelp(`Lists every image the caller can see (all pages). --property filters on the
+	o := &listOptions{IO: streams, Global: g}
+	return o.command("image", helpText{usage: "images with their vTPM properties and Windows profile state",
+		about: `Lists every image the caller can see (all pages). --property filters on the
 server side; --vtpm / --no-vtpm keep images with / without hw_tpm_version.`,
-			[]string{"vtpmctl image list --vtpm", "vtpmctl image list --property os_distro=windows --no-vtpm -f value -c name"}, ""),
-		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "vtpm", Usage: "only images that request a vTPM", Destination: &vtpm},
-			&cli.BoolFlag{Name: "no-vtpm", Usage: "only images that do not", Destination: &noVTPM},
-			&cli.StringSliceFlag{Name: "property", Usage: "only images with property `KEY=VALUE` (repeatable)", Destination: &props},
-		},
-		Action: func(ctx context.Context, cmd *cli.Command) error {
-			if err := noArgs(cmd); err != nil {
-				return err
-			}
-			if vtpm && noVTPM {
-				return usagef("image list: --vtpm and --no-vtpm exclude each other")
-			}
-			filter, err := nova.ParseKeyValues(props)
+		examples: []string{"vtpmctl image list --vtpm", "vtpmctl image list --property os_distro=windows --no-vtpm -f value -c name"}},
+		o.filterFlags("only images that request a vTPM", "only images that do not", "only images with property `KEY=VALUE` (repeatable)"),
+		[]string{"id", "name", "hw_tpm_version", "hw_tpm_model", "windows_profile", "visibility", "owner"},
+		func(ctx context.Context, sess *cloud.Session) ([]output.Record, error) {
+			imageClient, err := sess.Image()
 			if err != nil {
-				return usagef("--property: %w", err)
+				return nil, err
 			}
-			svc, err := g.services(ctx, needImage)
+			imgs, err := glance.ListImages(ctx, imageClient, glance.ImageListOpts{Properties: o.Properties})
 			if err != nil {
-				return err
-			}
-			imageClient := svc.image
-			imgs, err := glance.ListImages(ctx, imageClient, glance.ImageListOpts{Properties: filter})
-			if err != nil {
-				return err
+				return nil, err
 			}
 			var recs []output.Record
 			for _, img := range imgs {
-				has := img.Properties[nova.ImageTPMVersion] != ""
-				if (vtpm && !has) || (noVTPM && has) {
+				if !o.keep(img.Properties[nova.ImageTPMVersion] != "") {
 					continue
 				}
 				s := nova.SummarizeImage(img.Properties)
@@ -270,7 +202,6 @@ server side; --vtpm / --no-vtpm keep images with / without hw_tpm_version.`,
 					{Name: "windows_profile", Value: s.WindowsProfile}, {Name: "visibility", Value: img.Visibility},
 					{Name: "owner", Value: img.Owner}})
 			}
-			return output.Write(streams.Out, g.Output, output.List{Columns: []string{"id", "name", "hw_tpm_version", "hw_tpm_model", "windows_profile", "visibility", "owner"}, Rows: recs})
-		},
-	}
+			return recs, nil
+		})
 }

@@ -1,13 +1,18 @@
 package main
 
 import (
+	"context"
+
 	"github.com/urfave/cli/v3"
+
+	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/nova"
 )
 
 // propertyChange is what image set|unset and volume set|unset share: the
-// vTPM/Windows request, its selection, and the checks made before any
-// request. One copy, so the two nouns cannot drift apart.
+// vTPM/Windows request, its selection, the flags that fill it and the
+// checks made before any request. One copy, so the two nouns cannot drift
+// apart.
 type propertyChange struct {
 	Set     bool // set, or unset
 	Select  []string
@@ -18,24 +23,57 @@ type propertyChange struct {
 	Release nova.Release
 }
 
-// setFlags are the flags set takes for either noun.
-func (p *propertyChange) setFlags() []cli.Flag {
-	return []cli.Flag{
-		&cli.StringFlag{Name: "tpm-version", Usage: "`VERSION` 1.2 or 2.0", Destination: &p.Version},
-		&cli.StringFlag{Name: "tpm-model", Usage: "`MODEL` tpm-tis or tpm-crb", Destination: &p.Model},
-		&cli.BoolFlag{Name: "windows", Usage: "the Windows-ready profile: TPM 2.0 + CRB (overridable), UEFI, q35, Secure Boot required, os_type/os_distro windows", Destination: &p.Windows},
-		releaseFlag("nova-release", &p.Release, "Nova `RELEASE` for the flavor conflict warnings", ""),
+// command is `NOUN set` or `NOUN unset`, as p.Set says. what names the
+// arguments (IMAGE), selectUsage words --select for the noun, extra are
+// the noun's own flags (listed after --dry-run); run gets the arguments.
+func (p *propertyChange) command(what, selectUsage string, extra []cli.Flag, set, unset helpText, run func(ctx context.Context, names []string) error) *cli.Command {
+	flags := append([]cli.Flag{
+		&cli.StringSliceFlag{Name: "select", Usage: selectUsage, Destination: &p.Select},
+		&cli.BoolFlag{Name: "dry-run", Usage: "print the changes, write nothing", Destination: &p.DryRun},
+	}, extra...)
+	h := unset
+	if p.Set {
+		h = set
+		flags = append(flags,
+			&cli.StringFlag{Name: "tpm-version", Usage: "`VERSION` 1.2 or 2.0", Destination: &p.Version},
+			&cli.StringFlag{Name: "tpm-model", Usage: "`MODEL` tpm-tis or tpm-crb", Destination: &p.Model},
+			&cli.BoolFlag{Name: "windows", Usage: "the Windows-ready profile: TPM 2.0 + CRB (overridable), UEFI, q35, Secure Boot required, os_type/os_distro windows", Destination: &p.Windows},
+			releaseFlag("nova-release", &p.Release, "Nova `RELEASE` for the flavor conflict warnings", ""))
+	} else {
+		flags = append(flags, &cli.BoolFlag{Name: "windows", Usage: "also remove the Windows profile's keys that still hold the profile's values", Destination: &p.Windows})
 	}
+	c := h.command(verb(p.Set), "["+what+"…]")
+	c.Flags = flags
+	c.Action = func(ctx context.Context, cmd *cli.Command) error { return run(ctx, cmd.Args().Slice()) }
+	return c
 }
 
-// unsetFlags are the flags unset takes for either noun.
-func (p *propertyChange) unsetFlags() []cli.Flag {
-	return []cli.Flag{&cli.BoolFlag{Name: "windows", Usage: "also remove the Windows profile's keys that still hold the profile's values", Destination: &p.Windows}}
+// checkedChange is a change that passed the checks, with the session to
+// make it in: what the noun's tagging request is built from.
+type checkedChange struct {
+	sess     *cloud.Session
+	selector map[string]string
+	change   nova.ImageRequest
+	release  nova.ReleaseEvidence
+	// progress draws the writing phase on stderr.
+	progress func(ctx context.Context) context.Context
 }
 
-// request checks the change before any request (one usage line, exit 2)
-// and returns it with its selector. noun and what name the objects in
-// the messages ("image", "IMAGE").
+// start checks the change (one usage line, exit 2, before any cloud is
+// contacted), then connects. noun and what name the objects in the
+// messages ("image", "IMAGE").
+func (p *propertyChange) start(ctx context.Context, g *globalOptions, streams *IOStreams, noun, what string, names []string) (checkedChange, error) {
+	c := checkedChange{release: novaRelease(p.Release),
+		progress: func(ctx context.Context) context.Context { return withProgress(ctx, streams.Err, "writing "+noun+"s") }}
+	var err error
+	if c.change, c.selector, err = p.request(noun, what, names); err != nil {
+		return c, err
+	}
+	c.sess, err = g.connect(ctx)
+	return c, err
+}
+
+// request is the change and its selector, checked.
 func (p *propertyChange) request(noun, what string, names []string) (nova.ImageRequest, map[string]string, error) {
 	selector, err := nova.ParseKeyValues(p.Select)
 	if err != nil {
@@ -53,4 +91,25 @@ func (p *propertyChange) request(noun, what string, names []string) (nova.ImageR
 		}
 	}
 	return nova.ImageRequest{TPMVersion: p.Version, TPMModel: p.Model, Windows: p.Windows}, selector, nil
+}
+
+// warnConflicts says how the release was settled and which flavors would
+// put a server built from a changed object in ERROR. Advice only: not
+// having it is a warning.
+func warnConflicts(streams *IOStreams, rel nova.ResolvedRelease, err error, conflicts []string) {
+	if w := rel.Warning(nil); w != "" {
+		warn(streams, "%s", w)
+	}
+	if err != nil {
+		warn(streams, "flavors not checked for conflicts: %v", err)
+		return
+	}
+	warnAll(streams, conflicts)
+}
+
+func verb(set bool) string {
+	if set {
+		return "set"
+	}
+	return "unset"
 }
