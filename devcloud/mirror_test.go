@@ -68,7 +68,7 @@ func TestDebianMirror(t *testing.T) {
 // TestNoPublicMirrorDefault: the chroot builders take the mirror from
 // debian-mirror.sh, not a built-in public address.
 func TestNoPublicMirrorDefault(t *testing.T) {
-	for _, f := range []string{"release.sh", "../Makefile"} {
+	for _, f := range []string{"release.sh", "../Makefile", "../packaging/dist-test.sh"} {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)

@@ -6,8 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SUITE=${SUITE:-bookworm}
-MIRROR=${MIRROR:-$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -1)}
-MIRROR=${MIRROR:-http://deb.debian.org/debian}
+# the machine's own mirror (or $VTPMCTL_DEBIAN_MIRROR / $MIRROR), never a public default
+MIRROR=$(devcloud/debian-mirror.sh)
 deb=$(ls dist/vtpmctl_*_amd64.deb 2>/dev/null | head -1)
 [ -n "$deb" ] || { echo "dist-test: no dist/*.deb: run make dist first" >&2; exit 2; }
 command -v debootstrap > /dev/null || {
