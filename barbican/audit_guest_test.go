@@ -71,6 +71,12 @@ func guestCases() []struct {
 			f.Undecided = []nova.UndecidedServer{{Guest: Guest{ServerID: "srv1", Name: "win1", ProjectID: "p1", UserID: "alice", Mode: nova.SecretUser}, Reason: nova.UndecidedImageGone}}
 			f.Guests = nil
 		}, "SECRET-EXISTS", "pass", "secret s1", ""},
+		// A down cell's partial record has no user_id (compute's fixtures);
+		// its secret promotes it to a user-mode guest all the same.
+		{"a down cell's guest: its user unknown, not Nova's service user", func(f *Facts) {
+			f.Undecided = []nova.UndecidedServer{{Guest: Guest{ServerID: "srv1", ProjectID: "p1", Mode: nova.SecretUser}, Reason: nova.UndecidedCellDown}}
+			f.Guests = nil
+		}, "SECRET-OWNER", "skip", "the guest's user is unknown (the server list gave no user_id, as for a server whose cell is down)", ""},
 	}
 }
 
