@@ -59,7 +59,10 @@ type Summary struct {
 // against what its configuration makes Nova report.
 func AuditHosts(rel nova.Release, hosts []Host, reports map[string]hostcheck.Report, guests []nova.VTPMGuest) ([]HostReport, Summary) {
 	byHost := guestsByHost(guests)
-	var out []HostReport
+	var out []HostReport // nil without hosts: the JSON has always said null
+	if len(hosts) > 0 {
+		out = make([]HostReport, 0, len(hosts))
+	}
 	sum := Summary{Hosts: len(hosts)}
 	if len(reports) > 0 {
 		// Only with reports: a count without any would claim zero high risk.
