@@ -21,8 +21,9 @@ import (
 )
 
 // fakeCloud is a strict Barbican + Keystone for Gather: it answers only the
-// requests the real APIs answer (any other path or query parameter fails
-// the test) and counts them by kind. Barbican pages in either style: old
+// requests vtpmctl must send, each with its query and microversion (any
+// other method, path, query parameter, missing filter or microversion
+// header fails the test), and counts them by kind. Barbican pages in either style: old
 // (Zed … 2025.1: the next link keeps limit and offset only, dropping the
 // name filter) or new (the next link keeps every filter).
 type fakeCloud struct {
@@ -49,6 +50,9 @@ type fakeCloud struct {
 	// maxInFlight is the most requests the fake served at once.
 	aclDelay              time.Duration
 	inFlight, maxInFlight atomic.Int32
+	// detected: the versions document was served (DetectAPI); from then
+	// on a list at api 1.1+ must ask for the consumers' microversion.
+	detected atomic.Bool
 
 	mu       sync.Mutex
 	counts   map[string]int
@@ -132,6 +136,15 @@ func reply(w http.ResponseWriter, status int, v any) {
 	json.NewEncoder(w).Encode(v)
 }
 
+// secretListQuery: listSecrets' query, every parameter once: the vTPM
+// name filter (a list without it is every secret of the project), a page
+// of secretPage and an offset on its boundary.
+func secretListQuery(q url.Values) bool {
+	off, err := strconv.Atoi(q.Get("offset"))
+	return len(q) == 3 && len(q["name"]) == 1 && len(q["limit"]) == 1 && len(q["offset"]) == 1 &&
+		q.Get("name") == NamePrefix+"%" && q.Get("limit") == strconv.Itoa(secretPage) && err == nil && off%secretPage == 0
+}
+
 // onlyParams says whether q has no parameter outside allowed.
 func onlyParams(q url.Values, allowed ...string) bool {
 	for k := range q {
@@ -159,12 +172,12 @@ func (c *fakeCloud) serve(w http.ResponseWriter, r *http.Request) {
 	case r.Method != "GET":
 	case p == "/key-manager/" && len(q) == 0:
 		kind = "versions"
-	case p == "/key-manager/v1/secrets" && onlyParams(q, "name", "limit", "offset"):
+	case p == "/key-manager/v1/secrets" && secretListQuery(q):
 		kind = "secrets"
 	case strings.HasPrefix(p, "/key-manager/v1/secrets/") && strings.HasSuffix(p, "/acl") && len(q) == 0:
 		kind = "acl"
 		time.Sleep(c.aclDelay)
-	case p == "/identity/v3/users" && onlyParams(q, "domain_id", "name"):
+	case p == "/identity/v3/users" && (len(q) == 0 || q.Encode() == "name=nova"): // every user, or novaNamedUsers
 		kind = "users"
 	case strings.HasPrefix(p, "/identity/v3/users/") && len(q) == 0:
 		kind = "user"
@@ -302,7 +315,15 @@ func (c *fakeCloud) listSecrets(w http.ResponseWriter, r *http.Request) {
 // max is 406 as microversion_parse answers.
 func (c *fakeCloud) microversionOK(w http.ResponseWriter, r *http.Request, kind string) bool {
 	h := r.Header.Get("OpenStack-API-Version")
+	if want := c.wantMicroversion(kind); kind != "" && h != want {
+		c.t.Errorf("fake cloud: %s %s asks for microversion %q, want %q", r.Method, r.URL.RequestURI(), h, want)
+		http.Error(w, `{"error":"microversion"}`, 400)
+		return false
+	}
 	if h == "" || kind == "versions" {
+		if kind == "versions" {
+			c.detected.Store(true)
+		}
 		return true
 	}
 	if c.api == "" {
@@ -316,6 +337,25 @@ func (c *fakeCloud) microversionOK(w http.ResponseWriter, r *http.Request, kind 
 		return false
 	}
 	return true
+}
+
+// wantMicroversion is the header vtpmctl must send for a request of kind:
+// "latest" to read the versions (else a microversioned Barbican answers
+// at 1.0), 1.1 for a consumer write and, once the API is known to have
+// them, for the list that carries consumers; none to Keystone or for an
+// ACL.
+func (c *fakeCloud) wantMicroversion(kind string) string {
+	switch kind {
+	case "versions":
+		return "key-manager latest"
+	case "consumer-post":
+		return "key-manager " + ConsumersMicroversion
+	case "secrets":
+		if c.detected.Load() && c.api >= ConsumersMicroversion {
+			return "key-manager " + ConsumersMicroversion
+		}
+	}
+	return ""
 }
 
 // versions is GET / of the key manager: the old document, or with
