@@ -126,7 +126,7 @@ func Gather(ctx context.Context, src Sources) (Facts, error) {
 
 func hasDeployment(gs []Guest) bool {
 	for _, g := range gs {
-		if g.Mode == "deployment" {
+		if g.Mode == nova.SecretDeployment {
 			return true
 		}
 	}

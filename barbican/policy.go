@@ -54,7 +54,7 @@ const MaxRetriesMessage = "Exceeded maximum number of retries. Exhausted all hos
 // token, so a caller Barbican refuses gets a guest in ERROR. Deployment
 // mode uses Nova's service user and is not affected.
 func PredictSecretCreate(d nova.Decision, roles []string) nova.Decision {
-	if d.Error != nil || !d.VTPM || d.SecretSecurity == "deployment" {
+	if d.Error != nil || !d.VTPM || d.SecretSecurity == nova.SecretDeployment {
 		return d
 	}
 	ok, why := CanCreateSecrets(d.Release, roles)

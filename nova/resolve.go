@@ -162,7 +162,7 @@ func RequiredTraits(rel Release, version, model string, mode SecretMode) []strin
 func UnsupportedOperations(rel Release, mode SecretMode) []Operation {
 	var ops []Operation
 	for _, op := range []string{"rebuild", "shelve", "rescue", "evacuate", "live-migration"} {
-		if op == "live-migration" && rel.HostModeLiveMigration() && mode == "host" {
+		if op == "live-migration" && rel.HostModeLiveMigration() && mode == SecretHost {
 			continue
 		}
 		ops = append(ops, Operation{Name: op, Message: fmt.Sprintf(

@@ -2,7 +2,15 @@ package nova
 
 // SecretMode is a vTPM secret security mode (hw:tpm_secret_security,
 // Nova 2026.1+): who owns the Barbican secret and where libvirt keeps it.
-// A type, not text, so a typo in a comparison is a compile error.
+//
+// The type catches a plain string where a mode belongs: a string
+// variable passed, assigned or compared as a mode does not compile
+// without a SecretMode(s) conversion, which marks where text from a user,
+// a file or an API becomes a mode (check it with Known). It cannot catch
+// a literal: an untyped constant converts implicitly, so
+// m == "deploymnet" compiles and is always false. Code names the
+// constants below instead; TestNoModeLiterals fails on a mode compared
+// with a literal anywhere in the module.
 type SecretMode string
 
 // The modes Nova knows (nova/api/validation/extra_specs/hw.py), in its order.
