@@ -35,6 +35,11 @@ func TestFieldErrorNamedByCaller(t *testing.T) {
 		{"windows", planImageSetErr(nil, ImageRequest{Windows: true, TPMVersion: "1.2"}), FieldWindows,
 			"--windows needs TPM 2.0 (Windows 11 requires it; BitLocker on Windows Server needs 2.0 with SHA-256 PCR banks)",
 			"windows: needs TPM 2.0 (Windows 11 requires it; BitLocker on Windows Server needs 2.0 with SHA-256 PCR banks)"},
+		// Before: "image set needs --tpm-version (or --windows)" to every
+		// caller, a RequestError with a flag in it.
+		{"version missing", planImageSetErr(nil, ImageRequest{TPMModel: "tpm-crb"}), FieldTPMVersion,
+			"--tpm-version is required without the Windows profile (which sets TPM 2.0)",
+			"tpm_version: is required without the Windows profile (which sets TPM 2.0)"},
 		{"set model too", planImageSetErr(map[string]string{"hw_tpm_model": "tpm-crb"}, ImageRequest{TPMVersion: "1.2"}), FieldTPMModel,
 			"resulting image would be refused by Nova: TPM model CRB is only valid with TPM version 2.0. (set --tpm-model too)",
 			"resulting image would be refused by Nova: TPM model CRB is only valid with TPM version 2.0. (set tpm_model: too)"},

@@ -30,8 +30,9 @@ func WindowsProfileKeys() []string {
 	return keys
 }
 
-// RequestError is a request Nova would refuse, or a flag value it cannot
-// take; nothing is written when one is returned.
+// RequestError is a request Nova would refuse; nothing is written when
+// one is returned. A value of one field is a FieldError instead, so the
+// caller can name the field its own way.
 type RequestError struct{ Msg string }
 
 func (e *RequestError) Error() string { return e.Msg }
@@ -76,7 +77,9 @@ func PlanImageSet(props map[string]string, req ImageRequest) (set map[string]str
 		}
 	} else {
 		if req.TPMVersion == "" {
-			return nil, nil, &RequestError{"image set needs --tpm-version (or --windows)"}
+			// The field, not a flag: image set says --tpm-version, a plan
+			// file tpm_version (the caller words it, FieldError.Message).
+			return nil, nil, &FieldError{Field: FieldTPMVersion, Reason: "is required without the Windows profile (which sets TPM 2.0)"}
 		}
 		set[ImageTPMVersion] = req.TPMVersion
 		if req.TPMModel != "" {

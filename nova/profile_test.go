@@ -41,7 +41,7 @@ func TestPlanImageSet(t *testing.T) {
 	}{
 		{"plain version", nil, ImageRequest{TPMVersion: "2.0"}, map[string]string{"hw_tpm_version": "2.0"}, "", ""},
 		{"version + model", nil, ImageRequest{TPMVersion: "2.0", TPMModel: "tpm-crb"}, map[string]string{"hw_tpm_version": "2.0", "hw_tpm_model": "tpm-crb"}, "", ""},
-		{"no version", nil, ImageRequest{TPMModel: "tpm-crb"}, nil, "needs --tpm-version", ""},
+		{"no version", nil, ImageRequest{TPMModel: "tpm-crb"}, nil, "tpm_version is required without the Windows profile", ""},
 		{"bad version", nil, ImageRequest{TPMVersion: "3"}, nil, `invalid tpm_version "3"`, ""},
 		{"bad model", nil, ImageRequest{TPMVersion: "2.0", TPMModel: "crb"}, nil, `invalid tpm_model "crb"`, ""},
 		{"crb + 1.2 flags", nil, ImageRequest{TPMVersion: "1.2", TPMModel: "tpm-crb"}, nil, "TPM model CRB is only valid with TPM version 2.0.", ""},
