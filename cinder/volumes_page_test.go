@@ -12,16 +12,23 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 )
 
-// pagedVolumes serves /volumes/detail in pages of per, strictly: the
-// first request must carry want as its query, later ones the marker of
-// the next link; anything else fails the test.
+// pagedVolumes serves /volumes/detail in pages of per, strictly: a GET,
+// the first request with want as its query, later ones the marker of the
+// next link, every one at the client's microversion (3.0, as ListVolumes'
+// callers ask: a next page that dropped it would be read at another);
+// anything else fails the test.
 func pagedVolumes(tb testing.TB, n, per int, want string) (*gophercloud.ServiceClient, *[]string) {
 	var got []string
 	var srv *httptest.Server
 	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got = append(got, r.URL.RequestURI())
 		from := 0
+		mv := r.Header.Get("OpenStack-API-Version")
 		switch q := r.URL.RawQuery; {
+		case r.Method != "GET" || mv != "volume "+ImageMetadataMicroversion:
+			tb.Errorf("unexpected %s %s at microversion %q, want volume %s", r.Method, r.URL, mv, ImageMetadataMicroversion)
+			w.WriteHeader(501)
+			return
 		case r.URL.Path != "/volume/v3/volumes/detail":
 			tb.Errorf("unexpected %s", r.URL)
 			w.WriteHeader(501)
@@ -57,7 +64,7 @@ func pagedVolumes(tb testing.TB, n, per int, want string) (*gophercloud.ServiceC
 	tb.Cleanup(srv.Close)
 	pc := &gophercloud.ProviderClient{HTTPClient: *http.DefaultClient}
 	ep := srv.URL + "/volume/v3/"
-	return &gophercloud.ServiceClient{ProviderClient: pc, Endpoint: ep, ResourceBase: ep}, &got
+	return at(&gophercloud.ServiceClient{ProviderClient: pc, Endpoint: ep, ResourceBase: ep, Type: "block-storage"}, ImageMetadataMicroversion), &got
 }
 
 // Every page is followed from its next link and handed over as it
