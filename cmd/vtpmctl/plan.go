@@ -272,20 +272,25 @@ Images the plan names that are not in Glance yet (disks not converted) are
 listed as pending.
 
 A VM whose disk a migration tool landed on a Cinder volume (migratekit,
-os-migrate, virt-v2v -o openstack) has its boot volume converged instead:
-the volume whose metadata vtpmctl:source names the VM, else the one a
---match rule names, else the volume named like the VM's plan image or the VM
-gets the plan image's vTPM, UEFI and Secure Boot properties in its image
-metadata (os-set_image_metadata), which Nova reads for a volume-backed
-server. Two volumes for one VM, or one for two, stop the apply before any
-write: name the boot volume with --match VM=VOLUME.`
+os-migrate, virt-v2v -o openstack) has its boot volume converged instead.
+Its boot volume is found by the first of these that finds one:
+  1. a --match VM=VOLUME rule (the volume's name or ID)
+  2. the volume's image metadata, then its metadata, vtpmctl:source naming the VM
+  3. a --match template, e.g. {vm}-boot
+  4. the VM's plan image name, then the VM's name
+where several volumes qualify only the bootable ones count (a template or a
+name finds bootable volumes only). The volume gets the plan image's vTPM,
+UEFI and Secure Boot properties in its image metadata
+(os-set_image_metadata), which Nova reads for a volume-backed server. Two
+volumes for one VM, or one for two, stop the apply before any write: name
+the boot volume with --match VM=VOLUME.`
 	exit := `EXIT STATUS:
    0  the difference was computed (or, for apply --yes, every write succeeded)
    1  a write failed (apply): what was applied and what was not is printed; rerun to converge
    2  usage error, unreadable or invalid plan, a plan Nova would refuse, a plan flavor
       whose name the cloud has with another size: nothing is written`
 	if apply {
-		c = &cli.Command{Name: "apply", ArgsUsage: "PLAN", Usage: "converge the cloud's images and flavors to the plan (dry run unless --yes)"}
+		c = &cli.Command{Name: "apply", ArgsUsage: "PLAN", Usage: "converge the cloud's images, flavors and boot volumes to the plan (dry run unless --yes)"}
 		about += `
 
 apply is a dry run unless --yes. It is idempotent: a second apply sends no
