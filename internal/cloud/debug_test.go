@@ -32,11 +32,15 @@ func TestRedactJSON(t *testing.T) {
 }
 
 func TestDebugTransportRedactsHeaders(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(strictHandler(t, map[string]http.HandlerFunc{"POST /v3/auth/tokens": func(w http.ResponseWriter, r *http.Request) {
+		// the log is redacted, never what is sent
+		if b, _ := io.ReadAll(r.Body); string(b) != `{"password":"hunter2"}` || r.Header.Get("X-Auth-Token") != "gAAAAcaller-token" {
+			t.Errorf("the server got body %s, token %q", b, r.Header.Get("X-Auth-Token"))
+		}
 		w.Header().Set("X-Subject-Token", "gAAAAsecret-token")
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"token":{"catalog":[]},"secret":"x-value"}`)
-	}))
+	}}))
 	defer srv.Close()
 	var log bytes.Buffer
 	c := http.Client{Transport: &debugTransport{next: http.DefaultTransport, w: &log}}
@@ -107,7 +111,7 @@ func (b countingBody) Read(p []byte) (int, error) {
 // announced by Content-Length) is refused after at most the cap is read,
 // not read whole into memory first.
 func TestDebugKeepsSizeCap(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	huge := func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		if r.URL.Path == "/sized" {
 			w.Header().Set("Content-Length", strconv.Itoa(200<<20))
@@ -119,7 +123,8 @@ func TestDebugKeepsSizeCap(t *testing.T) {
 				return // the client hung up: what the cap is for
 			}
 		}
-	}))
+	}
+	srv := httptest.NewServer(strictHandler(t, map[string]http.HandlerFunc{"GET /streamed": huge, "GET /sized": huge}))
 	defer srv.Close()
 	for _, p := range []string{"/streamed", "/sized"} {
 		var read atomic.Int64
@@ -147,11 +152,11 @@ func TestDebugKeepsSizeCap(t *testing.T) {
 // TestDebugKeepsReadError: a body cut short under --debug is still an
 // error for the caller, not a silently truncated document.
 func TestDebugKeepsReadError(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(strictHandler(t, map[string]http.HandlerFunc{"GET /": func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Content-Length", "1000")
 		io.WriteString(w, `{"servers":[`) // then hang up
-	}))
+	}}))
 	defer srv.Close()
 	c := httpClient(&tls.Config{}, Options{Timeout: 10 * time.Second, Debug: io.Discard})
 	resp, err := c.Get(srv.URL)

@@ -38,7 +38,13 @@ func computeClient(url string) *gophercloud.ServiceClient {
 // it leaves; metadata paths pass.
 func TestPayloadRefused(t *testing.T) {
 	var hits int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { atomic.AddInt32(&hits, 1) }))
+	ok := func(w http.ResponseWriter, r *http.Request) {}
+	strict := strictHandler(t, map[string]http.HandlerFunc{"GET /v1/secrets/abc": ok, "GET /v1/secrets?name=vTPM%20secret%20for%20instance%25": ok,
+		"GET /v1/secrets/abc/acl": ok, "GET /v1/payloads-of-nothing": ok})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		atomic.AddInt32(&hits, 1)
+		strict.ServeHTTP(w, r)
+	}))
 	defer srv.Close()
 	c := testClient()
 	for _, p := range []string{"/v1/secrets/abc/payload", "/v1/secrets/abc/payload/", "/key-manager/v1/secrets/abc/PAYLOAD",
@@ -86,7 +92,7 @@ func TestPagingStops(t *testing.T) {
 	defer other.Close()
 	var page int32
 	mode := ""
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	pageOf := func(w http.ResponseWriter, r *http.Request) {
 		n := atomic.AddInt32(&page, 1)
 		next := ""
 		switch mode {
@@ -99,7 +105,10 @@ func TestPagingStops(t *testing.T) {
 		}
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"servers":[{"id":"s%d","name":"x"}],"servers_links":[{"rel":"next","href":%q}]}`, n, next)
-	}))
+	}
+	// the first page as listServers asks it, then the next links as given
+	srv := httptest.NewServer(strictHandler(t, map[string]http.HandlerFunc{
+		"GET /servers/detail?limit=1": pageOf, "GET /servers/detail?limit=1&marker=*": pageOf}))
 	defer srv.Close()
 	c := computeClient(srv.URL)
 	old := paging.MaxPages
@@ -131,7 +140,7 @@ func TestRetry(t *testing.T) {
 	defer func() { RetryBase = oldBase }()
 	var calls int32
 	fails := int32(0)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	answer := func(w http.ResponseWriter, r *http.Request) {
 		n := atomic.AddInt32(&calls, 1)
 		if n <= atomic.LoadInt32(&fails) {
 			w.Header().Set("Retry-After", "0")
@@ -139,7 +148,8 @@ func TestRetry(t *testing.T) {
 			return
 		}
 		io.WriteString(w, "ok")
-	}))
+	}
+	srv := httptest.NewServer(strictHandler(t, map[string]http.HandlerFunc{"GET /": answer, "POST /": answer}))
 	defer srv.Close()
 	c := testClient()
 	for _, tc := range []struct {
@@ -178,12 +188,13 @@ func TestResponseSizeCap(t *testing.T) {
 	old := MaxResponseBytes
 	MaxResponseBytes = 1 << 20
 	defer func() { MaxResponseBytes = old }()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	big := func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/chunked" {
 			w.(http.Flusher).Flush() // no Content-Length
 		}
 		w.Write([]byte(strings.Repeat("x", 3<<20)))
-	}))
+	}
+	srv := httptest.NewServer(strictHandler(t, map[string]http.HandlerFunc{"GET /sized": big, "GET /chunked": big}))
 	defer srv.Close()
 	c := testClient()
 	for _, p := range []string{"/sized", "/chunked"} {
@@ -205,9 +216,9 @@ func TestRedirectOffHost(t *testing.T) {
 	var hit int32
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { atomic.AddInt32(&hit, 1) }))
 	defer other.Close()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewServer(strictHandler(t, map[string]http.HandlerFunc{"GET /": func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, other.URL+"/steal", http.StatusFound)
-	}))
+	}}))
 	defer srv.Close()
 	req, _ := http.NewRequest("GET", srv.URL, nil)
 	req.Header.Set("X-Auth-Token", "tok")
@@ -241,20 +252,22 @@ func TestScrub(t *testing.T) {
 func TestEveryTokenScrubbed(t *testing.T) {
 	var issued atomic.Int32
 	var srv *httptest.Server
-	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch {
-		case r.Method == "POST" && r.URL.Path == "/v3/auth/tokens":
+	srv = httptest.NewServer(strictHandler(t, map[string]http.HandlerFunc{
+		"POST /v3/auth/tokens": func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("X-Subject-Token", fmt.Sprintf("gAAAAissued-token-%d-Qw8", issued.Add(1)))
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(201)
 			fmt.Fprintf(w, `{"token":{"expires_at":"2099-01-01T00:00:00Z","project":{"id":"p1","name":"p"},"catalog":[{"type":"compute","endpoints":[{"interface":"public","region":"RegionOne","url":"%s/compute"}]}]}}`, srv.URL)
-		case r.Header.Get("X-Auth-Token") == "gAAAAissued-token-1-Qw8":
-			w.WriteHeader(401) // the first token "expired": gophercloud re-authenticates
-		default:
+		},
+		"GET /compute/thing": func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("X-Auth-Token") == "gAAAAissued-token-1-Qw8" {
+				w.WriteHeader(401) // the first token "expired": gophercloud re-authenticates
+				return
+			}
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(500)
 			fmt.Fprintf(w, `{"error":"token %s is not welcome here"}`, r.Header.Get("X-Auth-Token"))
-		}
+		},
 	}))
 	defer srv.Close()
 	t.Setenv("OS_CLIENT_CONFIG_FILE", "/nonexistent")
@@ -312,10 +325,10 @@ func TestEveryTokenScrubbed(t *testing.T) {
 // opened, not one per request beyond Go's 2 idle per host.
 func TestConnectionsReused(t *testing.T) {
 	var opened atomic.Int32
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv := httptest.NewUnstartedServer(strictHandler(t, map[string]http.HandlerFunc{"GET /": func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(time.Millisecond) // keep the workers overlapping
 		io.WriteString(w, `{"ok":true}`)
-	}))
+	}}))
 	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
 		if s == http.StateNew {
 			opened.Add(1)
