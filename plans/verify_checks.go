@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/vtpmctl/vtpmctl/barbican"
 	"github.com/vtpmctl/vtpmctl/hostcheck"
 	"github.com/vtpmctl/vtpmctl/internal/quote"
 	"github.com/vtpmctl/vtpmctl/internal/result"
@@ -171,22 +172,34 @@ func secretCheck(srv nova.Server, in VerifyInput) VerifyCheck {
 	case len(fails) > 0:
 		c.Status, c.Message, c.Remedy = result.Fail, strings.Join(fails, "; "), strings.Join(remedies, "; ")
 	case gr.NotAudited:
-		c.Message = gr.Findings[0].Message // the PROJECT skip, the one finding
+		// The audit's skips say why (its PROJECT skip), wherever they are.
+		c.Message = or(strings.Join(skips(gr.Findings, false), "; "), "not audited")
 	default:
 		c.Status, c.Message = result.Pass, "secret "+gr.SecretID+" (secrets audit passed)"
 		// A part the audit skipped (the ACL under --no-acls, or one it
-		// could not read) is named: that part is not a pass.
-		var skipped []string
-		for _, f := range gr.Findings[1:] {
-			if f.Status == result.Skip {
-				skipped = append(skipped, f.Check+": "+f.Message)
-			}
-		}
-		if len(skipped) > 0 {
+		// could not read) is named, wherever it is: that part is not a pass.
+		if skipped := skips(gr.Findings, true); len(skipped) > 0 {
 			c.Message = "secret " + gr.SecretID + " (secrets audit passed, except what was not checked: " + strings.Join(skipped, "; ") + ")"
 		}
 	}
 	return c
+}
+
+// skips are the messages of the findings the audit skipped, by their
+// status (never by their place in the list), each after its check's name
+// if named.
+func skips(fs []barbican.Finding, named bool) []string {
+	var out []string
+	for _, f := range fs {
+		switch {
+		case f.Status != result.Skip:
+		case named:
+			out = append(out, f.Check+": "+f.Message)
+		default:
+			out = append(out, f.Message)
+		}
+	}
+	return out
 }
 
 func hostTraitsCheck(srv nova.Server, g nova.VTPMGuest, in VerifyInput) VerifyCheck {

@@ -163,19 +163,28 @@ func BenchmarkVerify5000(b *testing.B) {
 func TestSecretCheckNamesWhatWasNotRead(t *testing.T) {
 	srv := nova.Server{ID: "s1"}
 	pass := barbican.Finding{Check: "SECRET-EXISTS", Status: result.Pass, Message: "secret sec1"}
+	project := barbican.Finding{Check: "PROJECT", Status: result.Skip, Message: "not auditable: its project was not audited"}
 	cases := []struct {
-		name     string
-		findings []barbican.Finding
-		status   result.Status
-		want     string
+		name       string
+		findings   []barbican.Finding
+		notAudited bool
+		status     result.Status
+		want       string
 	}{
-		{"all read", []barbican.Finding{pass, {Check: "SECRET-ACL", Status: result.Pass}}, result.Pass, "(secrets audit passed)"},
-		{"--no-acls", []barbican.Finding{pass, {Check: "SECRET-ACL", Status: result.Skip, Message: "ACL not read"}}, result.Pass, "not checked: SECRET-ACL: ACL not read"},
-		{"ACL error", []barbican.Finding{pass, {Check: "SECRET-ACL", Status: result.Skip, Message: "ACL could not be read: 503"}}, result.Pass, "SECRET-ACL: ACL could not be read: 503"},
-		{"failed", []barbican.Finding{pass, {Check: "SECRET-OWNER", Status: result.Fail, Message: "owned by x"}}, result.Fail, "SECRET-OWNER: owned by x"},
+		{"all read", []barbican.Finding{pass, {Check: "SECRET-ACL", Status: result.Pass}}, false, result.Pass, "(secrets audit passed)"},
+		{"--no-acls", []barbican.Finding{pass, {Check: "SECRET-ACL", Status: result.Skip, Message: "ACL not read"}}, false, result.Pass, "not checked: SECRET-ACL: ACL not read"},
+		{"ACL error", []barbican.Finding{pass, {Check: "SECRET-ACL", Status: result.Skip, Message: "ACL could not be read: 503"}}, false, result.Pass, "SECRET-ACL: ACL could not be read: 503"},
+		{"failed", []barbican.Finding{pass, {Check: "SECRET-OWNER", Status: result.Fail, Message: "owned by x"}}, false, result.Fail, "SECRET-OWNER: owned by x"},
+		// Findings are found by their status, not their place: a skip
+		// listed first is still named, and a not-audited guest's reason
+		// is its skip wherever it is.
+		{"skip first", []barbican.Finding{{Check: "SECRET-ACL", Status: result.Skip, Message: "ACL not read"}, pass}, false, result.Pass, "not checked: SECRET-ACL: ACL not read"},
+		{"not audited", []barbican.Finding{project}, true, result.Skip, "not auditable: its project was not audited"},
+		{"not audited, skip second", []barbican.Finding{pass, project}, true, result.Skip, "not auditable: its project was not audited"},
+		{"not audited, no finding", nil, true, result.Skip, "not audited"},
 	}
 	for _, tc := range cases {
-		in := VerifyInput{Secrets: map[string]barbican.GuestResult{"s1": {SecretID: "sec1", Findings: tc.findings}}}
+		in := VerifyInput{Secrets: map[string]barbican.GuestResult{"s1": {SecretID: "sec1", Findings: tc.findings, NotAudited: tc.notAudited}}}
 		c := secretCheck(srv, in)
 		if c.Status != tc.status || !strings.Contains(c.Message, tc.want) {
 			t.Errorf("%s: %s %q, want %s %q", tc.name, c.Status, c.Message, tc.status, tc.want)
