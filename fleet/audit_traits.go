@@ -13,6 +13,10 @@ func capabilityCheck(rel nova.Release, h Host, c Capability) Check {
 	if c.TPM20 || c.CRB {
 		return Check{ID: "TRAITS", Status: Pass, Message: "the " + rel.String() + " scheduler can place here: " + strings.Join(placeable(rel, h, c), ", ")}
 	}
+	if modes := modesThatFit(rel, h.Traits); len(modes) > 0 {
+		return Check{ID: "TRAITS", Status: Pass, Message: "the " + rel.String() + " scheduler can place here only guests whose flavor asks for hw:tpm_secret_security=" +
+			strings.Join(modes, " or ") + " (" + strings.Join(placeable(rel, h, c), ", ") + "); a flavor that names no mode asks for user mode, which this host does not offer"}
+	}
 	anyTPM := false
 	for _, t := range h.Traits {
 		anyTPM = anyTPM || strings.HasPrefix(t, "COMPUTE_SECURITY_TPM_")
@@ -30,6 +34,22 @@ func capabilityCheck(rel nova.Release, h Host, c Capability) Check {
 	}
 	return Check{ID: "TRAITS", Status: Fail, Message: fmt.Sprintf("no vTPM guest can be scheduled here on %s: missing %s", rel, strings.Join(missing, " ")),
 		Remedy: "run vtpmctl host check on it; enable swtpm, or upgrade nova-compute to the scheduler's release"}
+}
+
+// modesThatFit: [libvirt] supported_tpm_secret_security may offer host or
+// deployment mode without user; a guest that asks for one of them still
+// lands here, though the default (user) guest the capability counts does not.
+func modesThatFit(rel nova.Release, traits []string) []string {
+	if !rel.HasSecretSecurity() {
+		return nil
+	}
+	var fit []string
+	for _, m := range nova.SecretModes {
+		if hasAll(traits, nova.RequiredTraits(rel, "2.0", "tpm-tis", m)) || hasAll(traits, nova.RequiredTraits(rel, "2.0", "tpm-crb", m)) {
+			fit = append(fit, string(m))
+		}
+	}
+	return fit
 }
 
 // placeable names the guests the scheduler can place here, TPM 1.2 and
