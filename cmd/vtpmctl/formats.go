@@ -44,14 +44,6 @@ func commandFormats(cmd *cli.Command) []output.Format {
 	return output.DefaultFormats
 }
 
-// pendingFormats are declarations for commands built in files whose
-// owners have not added their withFormats line yet; each applies only to
-// a command that declares nothing itself, so an entry is dropped once its
-// file declares.
-var pendingFormats = map[string][]output.Format{
-	"secrets audit": metricsFormats,
-}
-
 // commandPath is a command's words below the root ("image show").
 type commandPath struct {
 	path string
@@ -79,8 +71,7 @@ type formatGuard struct {
 	users map[output.Format][]string
 }
 
-// guardFormats applies the pending declarations, then wraps every
-// command so the one urfave/cli resolved checks -f against its own
+// guardFormats wraps every command so the one urfave/cli resolved checks -f against its own
 // declaration: a leaf in Before (after every flag is parsed, before flag
 // actions, required flags and the action), a group or the root in its
 // Action (a group's Before also runs for its subcommands).
@@ -88,9 +79,6 @@ func guardFormats(root *cli.Command, g *globalOptions) *formatGuard {
 	tree := commandTree(root)
 	fg := &formatGuard{g: g, users: map[output.Format][]string{}}
 	for _, n := range tree {
-		if fs, ok := pendingFormats[n.path]; ok && n.cmd.Metadata[formatsKey] == nil {
-			withFormats(n.cmd, fs...)
-		}
 		for _, f := range commandFormats(n.cmd) {
 			fg.users[f] = append(fg.users[f], n.path)
 		}

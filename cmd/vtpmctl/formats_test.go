@@ -3,6 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -71,6 +76,56 @@ func TestCommandFormats(t *testing.T) {
 	if leaves < 20 {
 		t.Errorf("only %d leaf commands walked", leaves)
 	}
+	t.Run("declared where built", formatsDeclaredWhereBuilt)
+}
+
+// formatsDeclaredWhereBuilt: a command's formats come from its own
+// declaration, withFormats around the &cli.Command literal in the
+// function that builds it, never from a table elsewhere (keyed by path,
+// applied later). Before, guardFormats filled in "secrets audit" from
+// pendingFormats, which the tree walk above cannot tell apart.
+func formatsDeclaredWhereBuilt(t *testing.T) {
+	fset := token.NewFileSet()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok {
+				continue
+			}
+			ast.Inspect(fn.Body, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.CallExpr:
+					if id, ok := n.Fun.(*ast.Ident); !ok || id.Name != "withFormats" {
+						return true
+					}
+					calls++
+					if !isCommandLiteral(n.Args[0]) || !regexp.MustCompile(`^new\w*Command$`).MatchString(fn.Name.Name) {
+						t.Errorf("%s: withFormats in %s not around the &cli.Command literal of a new…Command: declare formats where the command is built", fset.Position(n.Pos()), fn.Name.Name)
+					}
+				case *ast.Ident: // the metadata key: withFormats writes it, commandFormats reads it
+					if n.Name == "formatsKey" && fn.Name.Name != "withFormats" && fn.Name.Name != "commandFormats" {
+						t.Errorf("%s: %s touches a command's formats outside withFormats", fset.Position(n.Pos()), fn.Name.Name)
+					}
+				}
+				return true
+			})
+		}
+	}
+	if calls < len(declaredFormats) {
+		t.Errorf("%d withFormats calls for %d declarations", calls, len(declaredFormats))
+	}
 }
 
 // TestFormatsAfterCommand: -f given after the command's words is checked
@@ -91,4 +146,18 @@ func TestFormatsAfterCommand(t *testing.T) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and %q…", tc.args, code, out.String(), errb.String(), tc.want)
 		}
 	}
+}
+
+// isCommandLiteral: e is &cli.Command{…}.
+func isCommandLiteral(e ast.Expr) bool {
+	u, ok := e.(*ast.UnaryExpr)
+	if !ok || u.Op != token.AND {
+		return false
+	}
+	lit, ok := u.X.(*ast.CompositeLit)
+	if !ok {
+		return false
+	}
+	sel, ok := lit.Type.(*ast.SelectorExpr)
+	return ok && sel.Sel.Name == "Command"
 }

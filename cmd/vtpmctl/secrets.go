@@ -39,7 +39,8 @@ func newSecretsCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 		Usage:       "audit, and protect, the Barbican secret behind every vTPM guest",
 		Description: commandHelp("See vtpmctl secrets audit --help for what is checked and why it matters, and vtpmctl secrets protect --help for what a consumer protects and costs.", []string{"vtpmctl --os-cloud prod secrets audit --all-projects --include-orphans", "vtpmctl --os-cloud prod secrets protect --all-projects --dry-run"}, ""),
 		Action:      groupAction,
-		Commands: []*cli.Command{{
+		// -f prometheus too: the audit's Result has Gauges (barbican/metrics.go).
+		Commands: []*cli.Command{withFormats(&cli.Command{
 			Name:  "audit",
 			Usage: "does every vTPM guest have exactly one valid secret, owned right — and which secrets are orphans?",
 			Description: commandHelp(`
@@ -97,7 +98,7 @@ No request for a secret's payload can leave vtpmctl.`, []string{
 				}
 				return runSecretsAudit(ctx, o)
 			},
-		}, newSecretsProtectCommand(g, streams), newSecretsModePlanCommand(g, streams)},
+		}, metricsFormats...), newSecretsProtectCommand(g, streams), newSecretsModePlanCommand(g, streams)},
 	}
 }
 
