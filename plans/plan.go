@@ -164,8 +164,9 @@ func (p *Plan) Validate() error {
 		if f.TPMModel != "" && f.TPMVersion == "" {
 			return fmt.Errorf("%s: tpm_model without tpm_version asks Nova for nothing", where)
 		}
-		if s := f.SecretSecurity; s != "" && s != "user" && s != "host" && s != "deployment" {
-			return fmt.Errorf("%s: secret_security %q (choose user, host or deployment)", where, s)
+		// The plan file's text becomes a mode here, checked by Nova's list.
+		if m := nova.SecretMode(f.SecretSecurity); m != "" && !m.Known() {
+			return fmt.Errorf("%s: secret_security %q (choose %s)", where, f.SecretSecurity, modeChoices())
 		}
 	}
 	for i, vm := range p.VMs {
@@ -174,6 +175,17 @@ func (p *Plan) Validate() error {
 		}
 	}
 	return nil
+}
+
+// modeChoices are Nova's modes as a message lists them: "user, host or
+// deployment".
+func modeChoices() string {
+	names := make([]string, len(nova.SecretModes))
+	for i, m := range nova.SecretModes {
+		names[i] = string(m)
+	}
+	last := len(names) - 1
+	return strings.Join(names[:last], ", ") + " or " + names[last]
 }
 
 // tpmKeys checks an entry's tpm_version and tpm_model, named by the

@@ -3,6 +3,8 @@ package plans
 import (
 	"strings"
 	"testing"
+
+	"github.com/vtpmctl/vtpmctl/nova"
 )
 
 // TestPlanTPMKeysNamed: a bad tpm_version/tpm_model in a plan is reported
@@ -19,6 +21,34 @@ func TestPlanTPMKeysNamed(t *testing.T) {
 		_, err := ReadPlan(strings.NewReader("version: 1\n"+tc.yaml+"\n"), "p.yaml")
 		if err == nil || !strings.Contains(err.Error(), "p.yaml: "+tc.want) || strings.Contains(err.Error(), "--") {
 			t.Errorf("%s: %v\nwant %s", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestPlanSecretSecurity: a flavor's secret_security is one of Nova's
+// modes (nova.SecretModes, every one accepted), or absent; anything else
+// is refused with the plan's key and Nova's list.
+func TestPlanSecretSecurity(t *testing.T) {
+	flavor := func(mode string) string {
+		return "version: 1\nflavors: [{name: f, vcpus: 1, ram: 1, disk: 1, tpm_version: \"2.0\", secret_security: " + mode + "}]\n"
+	}
+	cases := []struct{ mode, want string }{
+		{`""`, ""},
+		{"Deployment", `flavors[0] (f): secret_security "Deployment" (choose user, host or deployment)`},
+		{"users", `flavors[0] (f): secret_security "users" (choose user, host or deployment)`},
+	}
+	for _, m := range nova.SecretModes {
+		cases = append(cases, struct{ mode, want string }{string(m), ""})
+	}
+	for _, tc := range cases {
+		p, err := ReadPlan(strings.NewReader(flavor(tc.mode)), "p.yaml")
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.mode, err)
+		case tc.want == "" && p.Flavors[0].SecretSecurity != strings.Trim(tc.mode, `"`):
+			t.Errorf("%s: read as %q", tc.mode, p.Flavors[0].SecretSecurity)
+		case tc.want != "" && (err == nil || err.Error() != "p.yaml: "+tc.want):
+			t.Errorf("%s: %v\nwant p.yaml: %s", tc.mode, err, tc.want)
 		}
 	}
 }
