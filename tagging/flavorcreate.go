@@ -1,0 +1,80 @@
+package tagging
+
+import (
+	"context"
+
+	"github.com/vtpmctl/vtpmctl/compute"
+	"github.com/vtpmctl/vtpmctl/internal/cloud"
+	"github.com/vtpmctl/vtpmctl/nova"
+)
+
+// CreateFlavorRequest is one flavor create: its size, visibility,
+// projects and vTPM specs.
+type CreateFlavorRequest struct {
+	Name             string
+	VCPUs, RAM, Disk int
+	Public           bool
+	// Projects (names or IDs) are given access to a private flavor.
+	Projects []string
+	Change   nova.FlavorRequest
+	Release  nova.ReleaseEvidence
+}
+
+// CreateFlavorResult is the flavor's plan and the advice around it.
+type CreateFlavorResult struct {
+	// Plan is what was (or would have been) written; Err says a write
+	// failed, and whether the half-made flavor was deleted again.
+	Plan nova.ObjectPlan
+	// Created: the flavor was made now. False with Plan.Err nil: a
+	// flavor of that name and size existed and its specs were brought
+	// in line (a publishing script reran).
+	Created bool
+	Release nova.ResolvedRelease
+	// Conflicts: images that would put a server of the new flavor in
+	// ERROR, in Nova's words; ConflictsErr when the images could not be
+	// read (advice only).
+	Conflicts    []string
+	ConflictsErr error
+}
+
+// CreateFlavor settles the release, refuses specs Nova would refuse on
+// it, resolves the projects, advises on image conflicts, then creates
+// the flavor with its access and specs, all or nothing
+// (compute.CreateVTPMFlavor). A flavor that existed with another size is
+// the call's error (*compute.FlavorSizeError), nothing written; so is any
+// failure before a write. A failed write is Plan.Err.
+func CreateFlavor(ctx context.Context, sess *cloud.Session, req CreateFlavorRequest) (CreateFlavorResult, error) {
+	var out CreateFlavorResult
+	c, err := flavorClient(ctx, sess, req.Release, &out.Release)
+	if err != nil {
+		return out, err
+	}
+	rel := out.Release.Release
+	if err := nova.ValidateFlavorRequest(req.Change, rel); err != nil {
+		return out, err
+	}
+	var projects []string
+	if len(req.Projects) > 0 {
+		ks, err := sess.Identity()
+		if err != nil {
+			return out, err
+		}
+		if projects, err = cloud.ProjectIDs(ctx, ks, req.Projects); err != nil {
+			return out, err
+		}
+	}
+	specs := req.Change.Specs()
+	// Advice as for a new flavor: until the create, whether the name
+	// exists is not known.
+	out.Conflicts, out.ConflictsErr = flavorConflicts(ctx, sess, []nova.CloudFlavor{{Flavor: nova.Flavor{Name: req.Name}}},
+		[]nova.ObjectPlan{{Name: req.Name, Changes: nova.Diff(req.Name, "", nil, specs, nil)}}, rel)
+	plan, created, err := compute.CreateVTPMFlavor(ctx, c, compute.VTPMFlavorOpts{
+		CreateOpts: compute.CreateOpts{Name: req.Name, VCPUs: req.VCPUs, RAM: req.RAM, Disk: req.Disk, Public: req.Public},
+		Projects:   projects, Specs: specs}, rel)
+	if err != nil && len(plan.Changes) == 0 {
+		return out, err
+	}
+	plan.Err = err
+	out.Plan, out.Created = plan, created
+	return out, nil
+}
