@@ -5,14 +5,13 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/gophercloud/gophercloud/v2"
 	"github.com/urfave/cli/v3"
 
 	"github.com/vtpmctl/vtpmctl/compute"
-	"github.com/vtpmctl/vtpmctl/glance"
-	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/nova"
+	predictsvc "github.com/vtpmctl/vtpmctl/predict"
+	"github.com/vtpmctl/vtpmctl/tagging"
 )
 
 type flavorOptions struct {
@@ -95,6 +94,8 @@ a publishing script can be rerun.`, []string{
 	}
 }
 
+// runFlavorCreate checks the flags (exit 2 before any cloud is
+// contacted), then one call: tagging.CreateFlavor.
 func runFlavorCreate(ctx context.Context, o *flavorOptions) error {
 	switch {
 	case o.VCPUs < 1 || o.RAM < 1 || o.Disk < 0:
@@ -109,35 +110,25 @@ func runFlavorCreate(ctx context.Context, o *flavorOptions) error {
 	if err := nova.ValidateTPM(o.Request.TPMVersion, o.Request.TPMModel); err != nil {
 		return inWords(err, flagName)
 	}
-	computeClient, rel, err := flavorSession(ctx, o)
+	sess, err := o.Global.connect(ctx)
 	if err != nil {
 		return err
 	}
-	if err := nova.ValidateFlavorRequest(o.Request, rel); err != nil {
-		return inWords(err, flagName)
-	}
-	projects, err := resolveProjects(ctx, o)
-	if err != nil {
-		return err
-	}
-	name := o.Flavors[0]
-	checkFlavorConflicts(ctx, o, []nova.CloudFlavor{{Flavor: nova.Flavor{Name: name}}},
-		[]nova.ObjectPlan{{Name: name, Changes: nova.Diff(name, "", nil, o.Request.Specs(), nil)}}, rel)
-	plan, created, err := compute.CreateVTPMFlavor(ctx, computeClient, compute.VTPMFlavorOpts{
-		CreateOpts: compute.CreateOpts{Name: name, VCPUs: o.VCPUs, RAM: o.RAM, Disk: o.Disk, Public: !o.Private},
-		Projects:   projects, Specs: o.Request.Specs()}, rel)
+	res, err := tagging.CreateFlavor(ctx, sess, tagging.CreateFlavorRequest{Name: o.Flavors[0], VCPUs: o.VCPUs, RAM: o.RAM, Disk: o.Disk,
+		Public: !o.Private, Projects: o.Projects, Change: o.Request, Release: novaRelease(o.Release)})
+	warnRelease(o.IO, res.Release)
+	warnImageConflicts(o.IO, res.Conflicts, res.ConflictsErr)
 	var size *compute.FlavorSizeError
 	if errors.As(err, &size) {
 		return fmt.Errorf("flavor create: %w; choose another name or delete the flavor first", err)
 	}
-	if err != nil && len(plan.Changes) == 0 {
-		return err
+	if err != nil {
+		return inWords(err, flagName)
 	}
-	plan.Err = err
-	if err == nil && !created {
-		fmt.Fprintf(o.IO.Err, "vtpmctl: flavor %s already exists with this size; its specs were brought in line\n", plan.Name)
+	if res.Plan.Err == nil && !res.Created {
+		fmt.Fprintf(o.IO.Err, "vtpmctl: flavor %s already exists with this size; its specs were brought in line\n", res.Plan.Name)
 	}
-	return printChanges(o.IO, o.Global, []nova.ObjectPlan{plan}, false)
+	return printChanges(o.IO, o.Global, []nova.ObjectPlan{res.Plan}, false)
 }
 
 func newFlavorSetCommand(g *globalOptions, streams *IOStreams, set bool) *cli.Command {
@@ -180,102 +171,53 @@ new servers of the flavor get no vTPM (unless their image asks for one).`, []str
 	return c
 }
 
+// runFlavorSet checks the flags (exit 2 before any cloud is contacted),
+// then one call: tagging.Flavors.
 func runFlavorSet(ctx context.Context, o *flavorOptions, set bool) error {
-	specs, unset := o.Request.Specs(), []string(nil)
-	if set && len(specs) == 0 {
+	if set && len(o.Request.Specs()) == 0 {
 		return usagef("flavor set: give --tpm-version, --tpm-model or --secret-security")
 	}
 	if err := nova.ValidateTPM(o.Request.TPMVersion, o.Request.TPMModel); err != nil {
 		return inWords(err, flagName)
 	}
-	if !set {
-		specs = nil
-		if o.UnsetModel {
-			unset = append(unset, nova.FlavorTPMModel)
-		}
-		if o.UnsetSecretSecurity {
-			unset = append(unset, nova.FlavorTPMSecretSecurity)
-		}
-		if len(unset) == 0 {
-			unset = []string{nova.FlavorTPMVersion, nova.FlavorTPMModel, nova.FlavorTPMSecretSecurity}
-		}
+	var unset []string // none: every vTPM key
+	if o.UnsetModel {
+		unset = append(unset, nova.FlavorTPMModel)
 	}
-	computeClient, rel, err := flavorSession(ctx, o)
+	if o.UnsetSecretSecurity {
+		unset = append(unset, nova.FlavorTPMSecretSecurity)
+	}
+	sess, err := o.Global.connect(ctx)
 	if err != nil {
 		return err
 	}
-	if err := nova.ValidateFlavorRequest(o.Request, rel); err != nil {
+	res, err := tagging.Flavors(ctx, sess, tagging.FlavorsRequest{Flavors: o.Flavors, Set: set, Change: o.Request, Unset: unset,
+		DryRun: o.DryRun, Release: novaRelease(o.Release),
+		Progress: func(ctx context.Context) context.Context { return withProgress(ctx, o.IO.Err, "writing flavors") }})
+	warnRelease(o.IO, res.Release)
+	warnImageConflicts(o.IO, res.Conflicts, res.ConflictsErr)
+	if err != nil {
 		return inWords(err, flagName)
 	}
-	fls, err := compute.ResolveFlavors(ctx, computeClient, o.Flavors)
-	if err != nil {
-		return err
-	}
-	plans, err := nova.PlanFlavors(fls, specs, unset, rel)
-	if err != nil {
-		return err
-	}
-	if set {
-		checkFlavorConflicts(ctx, o, fls, plans, rel)
-	}
-	if !o.DryRun {
-		compute.ApplyFlavorPlans(withProgress(ctx, o.IO.Err, "writing flavors"), computeClient, plans)
-	}
-	reportServersUsing(ctx, o, computeClient, plans)
-	return printChanges(o.IO, o.Global, plans, o.DryRun)
-}
-
-// flavorSession connects and detects the release; flavor writes use 2.86
-// so Nova validates them too.
-func flavorSession(ctx context.Context, o *flavorOptions) (*gophercloud.ServiceClient, nova.Release, error) {
-	svc, err := o.Global.services(ctx, needCompute)
-	if err != nil {
-		return nil, 0, err
-	}
-	c := svc.compute
-	res, err := resolveRelease(ctx, o.IO, "--nova-release", o.Release, c, false, nil)
-	if err != nil {
-		return nil, 0, err
-	}
-	return compute.WriteClient(c), res.Release, nil
-}
-
-func resolveProjects(ctx context.Context, o *flavorOptions) ([]string, error) {
-	if len(o.Projects) == 0 {
-		return nil, nil
-	}
-	ks, err := o.Global.session.Identity()
-	if err != nil {
-		return nil, err
-	}
-	return cloud.ProjectIDs(ctx, ks, o.Projects)
-}
-
-func checkFlavorConflicts(ctx context.Context, o *flavorOptions, fls []nova.CloudFlavor, plans []nova.ObjectPlan, rel nova.Release) {
-	imageClient, err := o.Global.session.Image()
-	if err == nil {
-		var imgs []nova.CloudImage
-		if imgs, err = glance.ListImages(ctx, imageClient, glance.ImageListOpts{}); err == nil {
-			warnAll(o.IO, nova.FlavorConflicts(fls, plans, imgs, rel))
-			return
-		}
-	}
-	warn(o.IO, "images not checked for conflicts: %v", err)
-}
-
-func reportServersUsing(ctx context.Context, o *flavorOptions, c *gophercloud.ServiceClient, plans []nova.ObjectPlan) {
-	for _, p := range plans {
-		if len(nova.Writes(p.Changes)) == 0 || p.Err != nil {
-			continue
-		}
-		n, err := compute.ServersUsingFlavor(ctx, c, p.ID)
+	for _, s := range res.Servers {
 		switch {
-		case err != nil:
-			fmt.Fprintf(o.IO.Err, "vtpmctl: %s: could not count the servers using it (%s)\n", p.Name, oneLine(err.Error()))
-		case n > 0:
-			fmt.Fprintf(o.IO.Err, "vtpmctl: %s: %d server(s) use this flavor; Nova keeps the specs it copied into them at boot, so they change only on resize\n", p.Name, n)
+		case s.Err != nil:
+			fmt.Fprintf(o.IO.Err, "vtpmctl: %s: could not count the servers using it (%s)\n", s.Flavor, oneLine(s.Err.Error()))
+		case s.Count > 0:
+			fmt.Fprintf(o.IO.Err, "vtpmctl: %s: %d server(s) use this flavor; Nova keeps the specs it copied into them at boot, so they change only on resize\n", s.Flavor, s.Count)
 		}
 	}
+	return printChanges(o.IO, o.Global, res.Plans, o.DryRun)
+}
+
+// warnImageConflicts names the images that would put a server of a
+// changed flavor in ERROR. Advice only: not having it is a warning.
+func warnImageConflicts(streams *IOStreams, conflicts []string, err error) {
+	if err != nil {
+		warn(streams, "images not checked for conflicts: %v", err)
+		return
+	}
+	warnAll(streams, conflicts)
 }
 
 func newFlavorShowCommand(g *globalOptions, streams *IOStreams) *cli.Command {
@@ -289,29 +231,16 @@ func newFlavorShowCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 			if cmd.Args().Len() != 1 {
 				return usagef("flavor show: exactly one FLAVOR, got %d", cmd.Args().Len())
 			}
-			c, rel, err := flavorSession(ctx, o)
+			sess, err := g.connect(ctx)
 			if err != nil {
 				return err
 			}
-			f, err := compute.FindFlavor(ctx, compute.ComputeClient(c), cmd.Args().First())
+			shown, err := predictsvc.ShowFlavor(ctx, sess, predictsvc.ShowRequest{Ref: cmd.Args().First(), Release: novaRelease(o.Release)})
+			warnRelease(streams, shown.Release)
 			if err != nil {
 				return err
 			}
-			d := nova.Decide(f.Flavor, nova.Image{Name: "(image without hw_tpm_*)"}, rel)
-			vtpm := "none"
-			if d.Error != nil {
-				vtpm = "refused: " + d.Error.Message
-			} else if d.VTPM {
-				vtpm = d.Version + " " + d.Model
-			}
-			return output.Write(streams.Out, g.Output, output.Record{
-				{Name: "id", Value: f.ID}, {Name: "name", Value: f.Name}, {Name: "vcpus", Value: f.VCPUs},
-				{Name: "ram", Value: f.RAM}, {Name: "disk", Value: f.Disk}, {Name: "is_public", Value: f.IsPublic},
-				{Name: "hw:tpm_version", Value: f.ExtraSpecs[nova.FlavorTPMVersion]}, {Name: "hw:tpm_model", Value: f.ExtraSpecs[nova.FlavorTPMModel]},
-				{Name: "hw:tpm_secret_security", Value: f.ExtraSpecs[nova.FlavorTPMSecretSecurity]},
-				{Name: "vtpm", Value: vtpm}, {Name: "required_traits", Value: d.RequiredTraits},
-				{Name: "nova_release", Value: rel.Long()}, {Name: "extra_specs", Value: f.ExtraSpecs},
-			})
+			return output.Write(streams.Out, g.Output, shown.Record())
 		},
 	}
 }
