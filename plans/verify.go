@@ -94,6 +94,10 @@ type VerifyInput struct {
 	// Reports: host check reports by host and hypervisor hostname.
 	Reports    map[string]hostcheck.Report
 	NotChecked map[string]string
+	// MatchFlag is the caller's flag that ties a planned VM to a server
+	// (plan verify's --match), named in the remedies; empty: they name
+	// the server metadata only.
+	MatchFlag string
 }
 
 // Verify checks each planned VM against the server found for it, with
@@ -120,8 +124,12 @@ func Verify(p *Plan, in VerifyInput) VerifyResult {
 		}
 		m, ok := in.Matches[i]
 		if !ok {
-			v.Verdict, v.Remedy = NotFound, fmt.Sprintf("create the server %s from image %s and flavor %s, or tie an existing one to it: --match %s=SERVER, or server metadata %s=%s",
-				vm.Name, vm.TargetImage, vm.TargetFlavor, vm.Name, SourceKey, v.Source)
+			tie := ""
+			if in.MatchFlag != "" {
+				tie = in.MatchFlag + " " + vm.Name + "=SERVER, or "
+			}
+			v.Verdict, v.Remedy = NotFound, fmt.Sprintf("create the server %s from image %s and flavor %s, or tie an existing one to it: %sserver metadata %s=%s",
+				vm.Name, vm.TargetImage, vm.TargetFlavor, tie, SourceKey, v.Source)
 			res.NotFound++
 			res.VMs = append(res.VMs, v)
 			continue
@@ -137,7 +145,11 @@ func Verify(p *Plan, in VerifyInput) VerifyResult {
 					names = append(names, p.VMs[j].Name+" ("+p.VMs[j].Source()+")")
 				}
 			}
-			v.Findings = append(v.Findings, fmt.Sprintf("server %s also matches planned VM(s) %s: tie each to its own server with --match or %s", v.ServerID, strings.Join(names, ", "), SourceKey))
+			tie := SourceKey
+			if in.MatchFlag != "" {
+				tie = in.MatchFlag + " or " + SourceKey
+			}
+			v.Findings = append(v.Findings, fmt.Sprintf("server %s also matches planned VM(s) %s: tie each to its own server with %s", v.ServerID, strings.Join(names, ", "), tie))
 		}
 		g, hasVTPM := vtpm[v.ServerID]
 		v.Checks = verifyServer(vm, in.Inventory.Servers[v.ServerID], g, hasVTPM, in)

@@ -1,6 +1,7 @@
 package plans
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -188,6 +189,32 @@ func TestSecretCheckNamesWhatWasNotRead(t *testing.T) {
 		c := secretCheck(srv, in)
 		if c.Status != tc.status || !strings.Contains(c.Message, tc.want) {
 			t.Errorf("%s: %s %q, want %s %q", tc.name, c.Status, c.Message, tc.status, tc.want)
+		}
+	}
+}
+
+// TestVerifyNamesCallersMatchFlag: the remedies that tie a VM to a server
+// name the caller's flag (VerifyInput.MatchFlag), never a spelling of
+// their own; without one they name the server metadata only.
+func TestVerifyNamesCallersMatchFlag(t *testing.T) {
+	inv := nova.Inventory{Servers: map[string]nova.Server{"s1": {ID: "s1", Name: "web", Status: "ACTIVE"}}}
+	p := &Plan{VMs: []PlanVM{{Name: "web", VCenter: "vc01", MoRef: "vm-1", TargetVTPM: "none"}, {Name: "web", VCenter: "vc02", MoRef: "vm-2", TargetVTPM: "none"},
+		{Name: "gone", TargetImage: "img", TargetFlavor: "fl", TargetVTPM: "none"}}}
+	m := map[int]Match{0: {ServerIDs: []string{"s1"}, By: "name"}, 1: {ServerIDs: []string{"s1"}, By: "name"}}
+	for _, tc := range []struct{ flag, notFound, twin string }{
+		{"--match", "tie an existing one to it: --match gone=SERVER, or server metadata vtpmctl:source=gone", "tie each to its own server with --match or vtpmctl:source"},
+		{"--tie", "tie an existing one to it: --tie gone=SERVER, or server metadata vtpmctl:source=gone", "tie each to its own server with --tie or vtpmctl:source"},
+		{"", "tie an existing one to it: server metadata vtpmctl:source=gone", "tie each to its own server with vtpmctl:source"},
+	} {
+		r := Verify(p, VerifyInput{Inventory: inv, Matches: m, MatchFlag: tc.flag})
+		if got := r.VMs[2].Remedy; !strings.HasSuffix(got, tc.notFound) {
+			t.Errorf("flag %q: not found remedy %q, want ...%q", tc.flag, got, tc.notFound)
+		}
+		if got := strings.Join(r.VMs[0].Findings, ";"); !strings.HasSuffix(got, tc.twin) {
+			t.Errorf("flag %q: findings %q, want ...%q", tc.flag, got, tc.twin)
+		}
+		if b, _ := json.Marshal(r); tc.flag == "" && strings.Contains(string(b), "--") {
+			t.Errorf("no flag given, one named: %s", b)
 		}
 	}
 }
