@@ -106,13 +106,16 @@ func imageConflicts(ctx context.Context, sess *cloud.Session, ev nova.ReleaseEvi
 }
 
 // staleVolumes: one bootable-volume list (every project for an admin)
-// when any image changed; nothing on a cloud without block storage.
+// for the images set or unset without error, whether this run wrote them
+// or a run before did: a rerun is how an operator asks again, and the
+// volumes stay stale until someone fixes them. Nothing on a cloud without
+// block storage.
 func staleVolumes(ctx context.Context, sess *cloud.Session, plans []nova.ObjectPlan) ([]StaleVolumes, bool, error) {
-	changed := false
+	asked := false
 	for _, p := range plans {
-		changed = changed || p.Err == nil && len(nova.Writes(p.Changes)) > 0
+		asked = asked || p.Err == nil && len(p.Changes) > 0
 	}
-	if !changed {
+	if !asked {
 		return nil, false, nil
 	}
 	// Only a catalog without block storage means no volumes to speak
@@ -132,7 +135,7 @@ func staleVolumes(ctx context.Context, sess *cloud.Session, plans []nova.ObjectP
 	}
 	var out []StaleVolumes
 	for _, p := range plans {
-		if p.Err != nil || len(nova.Writes(p.Changes)) == 0 {
+		if p.Err != nil || len(p.Changes) == 0 {
 			continue
 		}
 		n := 0
