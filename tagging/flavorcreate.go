@@ -38,7 +38,8 @@ type CreateFlavorResult struct {
 }
 
 // CreateFlavor settles the release, refuses specs Nova would refuse on
-// it, resolves the projects, advises on image conflicts, then creates
+// it, resolves the projects, advises on image conflicts (for the flavor
+// as it will be, an existing one's other specs included), then creates
 // the flavor with its access and specs, all or nothing
 // (compute.CreateVTPMFlavor). A flavor that existed with another size is
 // the call's error (*compute.FlavorSizeError), nothing written; so is any
@@ -64,10 +65,15 @@ func CreateFlavor(ctx context.Context, sess *cloud.Session, req CreateFlavorRequ
 		}
 	}
 	specs := req.Change.Specs()
-	// Advice as for a new flavor: until the create, whether the name
-	// exists is not known.
-	out.Conflicts, out.ConflictsErr = flavorConflicts(ctx, sess, []nova.CloudFlavor{{Flavor: nova.Flavor{Name: req.Name}}},
-		[]nova.ObjectPlan{{Name: req.Name, Changes: nova.Diff(req.Name, "", nil, specs, nil)}}, rel)
+	// Advice for the flavor as it will be: one that exists with this
+	// size keeps the specs not named (a lookup that fails otherwise
+	// leaves the advice for a new flavor; the create says the error).
+	base := nova.CloudFlavor{Flavor: nova.Flavor{Name: req.Name}}
+	if f, err := compute.FindFlavor(ctx, compute.ComputeClient(c), req.Name); err == nil {
+		base = f
+	}
+	out.Conflicts, out.ConflictsErr = flavorConflicts(ctx, sess, []nova.CloudFlavor{base},
+		[]nova.ObjectPlan{{ID: base.ID, Name: req.Name, Changes: nova.Diff(req.Name, base.ID, base.ExtraSpecs, specs, nil)}}, rel)
 	plan, created, err := compute.CreateVTPMFlavor(ctx, c, compute.VTPMFlavorOpts{
 		CreateOpts: compute.CreateOpts{Name: req.Name, VCPUs: req.VCPUs, RAM: req.RAM, Disk: req.Disk, Public: req.Public},
 		Projects:   projects, Specs: specs}, rel)

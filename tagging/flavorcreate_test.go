@@ -133,3 +133,25 @@ func TestCreateFlavorRefused(t *testing.T) {
 		})
 	}
 }
+
+// A rerun on a flavor that exists with this size changes only the specs
+// named, so the advice is for the flavor as it will be: its own
+// hw:tpm_model=tpm-tis with the fixture's tpm-crb image ends in ERROR,
+// though --tpm-version 2.0 alone would not. (The advice used to assume a
+// new flavor and said nothing; flavor set warned for the same flavor.)
+func TestCreateFlavorAdviceForExisting(t *testing.T) {
+	c, sess := flavorCloud(t)
+	c.Handle(fakecloud.Flavors, fakecloud.JSON(200, `{"flavors":[{"id":"tis1","name":"w-tis","vcpus":1,"ram":64,"disk":1,"os-flavor-access:is_public":true,
+"extra_specs":{"hw:tpm_version":"2.0","hw:tpm_model":"tpm-tis"}}]}`))
+	res, err := CreateFlavor(context.Background(), sess, CreateFlavorRequest{Name: "w-tis", VCPUs: 1, RAM: 64, Disk: 1, Public: true,
+		Change: nova.FlavorRequest{TPMVersion: "2.0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Created || res.Plan.ID != "tis1" || len(nova.Writes(res.Plan.Changes)) != 0 {
+		t.Fatalf("result %+v", res)
+	}
+	if res.ConflictsErr != nil || len(res.Conflicts) != 1 || !strings.Contains(res.Conflicts[0], "flavor w-tis with image fx-win11") {
+		t.Errorf("conflicts %q (%v)", res.Conflicts, res.ConflictsErr)
+	}
+}
