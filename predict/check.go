@@ -19,8 +19,11 @@ import (
 // when it is not named (offline).
 type Request struct {
 	Image, Flavor, Volume string // names or IDs on the cloud
-	ImageProperties       map[string]string
-	FlavorSpecs           map[string]string
+	// AllProjects finds Volume by name in every project (an admin
+	// checking another project's boot volume).
+	AllProjects     bool
+	ImageProperties map[string]string
+	FlavorSpecs     map[string]string
 	// ImageName, FlavorName name the offline objects in Nova's messages.
 	ImageName, FlavorName string
 	// Release is the caller's evidence (its flag and the flag's name);
@@ -81,7 +84,7 @@ func Check(ctx context.Context, sess *cloud.Session, req Request) (Result, error
 		if err != nil {
 			return Result{}, err
 		}
-		cv, err := cinder.FindVolume(ctx, vc, req.Volume, false)
+		cv, err := cinder.FindVolume(ctx, vc, req.Volume, req.AllProjects)
 		if err != nil {
 			return Result{}, fmt.Errorf("volume %s: %w", req.Volume, err)
 		}

@@ -18,6 +18,7 @@ type checkOptions struct {
 
 	Image, Flavor         string   // names or IDs on the cloud
 	Volume                string   // boot volume name or ID: its image metadata replaces the image
+	AllProjects           bool     // find --volume by name in every project
 	ImageProps            []string // KEY=VALUE, offline or on top of --image
 	FlavorSpecs           []string // KEY=VALUE, offline or on top of --flavor
 	ImageName, FlavorName string   // names in Nova's messages, offline
@@ -65,6 +66,7 @@ in its conflict message; the notes say what it meant). A server created with
 			&cli.StringFlag{Name: "image", Usage: "image `NAME_OR_ID` on the cloud", Destination: &o.Image},
 			&cli.StringFlag{Name: "flavor", Usage: "flavor `NAME_OR_ID` on the cloud", Destination: &o.Flavor},
 			&cli.StringFlag{Name: "volume", Usage: "boot volume `NAME_OR_ID` on the cloud (instead of --image)", Destination: &o.Volume},
+			&cli.BoolFlag{Name: "all-projects", Usage: "with --volume: find the volume by name in every project (admin)", Destination: &o.AllProjects},
 			&cli.StringSliceFlag{Name: "image-property", Usage: "image property `KEY=VALUE` (repeatable)", Destination: &o.ImageProps},
 			&cli.StringSliceFlag{Name: "flavor-spec", Usage: "flavor extra spec `KEY=VALUE` (repeatable)", Destination: &o.FlavorSpecs},
 			&cli.StringFlag{Name: "image-name", Usage: "image `NAME` used in Nova's messages when offline", Value: "(command line)", Destination: &o.ImageName},
@@ -92,7 +94,10 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 	if o.Image != "" && o.Volume != "" {
 		return usagef("check: --image and --volume exclude each other (a server boots from one)")
 	}
-	req := predictsvc.Request{Image: o.Image, Flavor: o.Flavor, Volume: o.Volume,
+	if o.AllProjects && o.Volume == "" {
+		return usagef("check: --all-projects finds a --volume in every project; give --volume")
+	}
+	req := predictsvc.Request{Image: o.Image, Flavor: o.Flavor, Volume: o.Volume, AllProjects: o.AllProjects,
 		ImageProperties: props, FlavorSpecs: specs, ImageName: o.ImageName, FlavorName: o.FlavorName,
 		Release: nova.ReleaseEvidence{Flag: o.Release, FlagName: "--nova-release"}}
 	var sess *cloud.Session
