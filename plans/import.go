@@ -364,7 +364,7 @@ func checklist(pv PlanVM, os GuestOS, img PlanImage, rel nova.Release) []string 
 			c = append(c, "after first boot: tpm2_getcap properties-fixed answers (the TPM is present)")
 		}
 		var ops []string
-		for _, op := range nova.UnsupportedOperations(rel, "user") {
+		for _, op := range nova.UnsupportedOperations(rel, nova.SecretUser) {
 			if op.Name != "resize-across-deployment" {
 				ops = append(ops, op.Name)
 			}
