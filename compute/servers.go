@@ -283,12 +283,30 @@ func add(inv *nova.Inventory, s *listedServer, rel nova.Release, imgs map[string
 		Status: in.s(s.Status), Host: in.s(s.Host), Mode: mode, FlavorSecretSecurity: in.s(fl.ExtraSpecs[nova.FlavorTPMSecretSecurity])}
 	if !d.VTPM {
 		inv.Others[s.ID] = nova.OtherServer{Name: s.Name, ImageUnknown: imgID != "" && !known}
-		if undecided != "" {
-			// its mode, had the unread image asked for a vTPM
-			if m := nova.Decide(fl, nova.Image{Properties: map[string]string{nova.ImageTPMVersion: "2.0"}}, rel).SecretSecurity; m != "" {
+		// Decided from properties as they are now (a boot volume's, or the
+		// Glance image's without 2.98's copy of what Nova read): anyone can
+		// have unset them since boot, so the audits look for other evidence.
+		var unconfirmed nova.Unconfirmed
+		switch {
+		case undecided != "":
+		case from == nova.EvidenceVolume:
+			unconfirmed = nova.UnconfirmedVolumeNow
+		case from == nova.EvidenceImage:
+			unconfirmed = nova.UnconfirmedImageNow
+		default:
+			return // what Nova stored at boot (2.98) decided
+		}
+		// its mode, had the image properties at boot asked for a vTPM
+		// (before 2026.1 every guest is user mode: no Decide per server)
+		if rel.HasSecretSecurity() {
+			if m := nova.Decide(fl, tpmAsked, rel).SecretSecurity; m != "" {
 				g.Mode = m
 			}
+		}
+		if undecided != "" {
 			inv.Undecided = append(inv.Undecided, nova.UndecidedServer{Guest: g, Reason: undecided})
+		} else {
+			inv.Unconfirmed = append(inv.Unconfirmed, nova.UnconfirmedServer{Guest: g, Reason: unconfirmed})
 		}
 		return
 	}
@@ -298,6 +316,10 @@ func add(inv *nova.Inventory, s *listedServer, rel nova.Release, imgs map[string
 	}
 	inv.Guests = append(inv.Guests, g)
 }
+
+// tpmAsked is image properties asking for a vTPM, to decide the mode a
+// server would have had (read only: Decide does not write it).
+var tpmAsked = nova.Image{Properties: map[string]string{nova.ImageTPMVersion: "2.0"}}
 
 // interner shares one copy of each repeated string (50,000 guests name
 // a few hundred projects, users and hosts).

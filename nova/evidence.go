@@ -1,8 +1,9 @@
 package nova
 
 // Evidence is what decided that a server has a vTPM. The inventory sets
-// flavor, image or volume; an audit that promotes an undecided server
-// (Inventory.Undecided) sets what it found: secret or host.
+// flavor, image, instance or volume; an audit that promotes an undecided
+// or unconfirmed server (Inventory.Undecided, Inventory.Unconfirmed)
+// sets what it found: secret or host.
 type Evidence string
 
 const (
@@ -72,4 +73,36 @@ func (inv Inventory) UndecidedCount(r Undecided) int {
 		}
 	}
 	return n
+}
+
+// Unconfirmed is why a server decided "no vTPM" may have one all the
+// same: it was decided from image properties as they are now, not as
+// Nova read them at boot, and anyone can have changed them since.
+type Unconfirmed string
+
+const (
+	// UnconfirmedVolumeNow: a volume-backed server, decided from its boot
+	// volume's volume_image_metadata as it is now (`openstack volume
+	// unset --image-property` since boot); the server API never shows
+	// what Nova read.
+	UnconfirmedVolumeNow Unconfirmed = "boot_volume_now"
+	// UnconfirmedImageNow: a server booted from an image, decided from
+	// the Glance image as it is now (untagged since boot), where the
+	// server list does not show the properties Nova stored at boot
+	// (before microversion 2.98).
+	UnconfirmedImageNow Unconfirmed = "image_now"
+)
+
+// UnconfirmedReasons are the reasons an Unconfirmed server can have.
+var UnconfirmedReasons = []Unconfirmed{UnconfirmedVolumeNow, UnconfirmedImageNow}
+
+// UnconfirmedServer is a server decided "no vTPM" from properties as
+// they are now (also in Others). Like UndecidedServer, Guest is what it
+// would be as a vTPM guest: an audit that finds other evidence
+// (EvidenceSecret, EvidenceHost) fills Version, Model and Evidence and
+// counts it as a guest; without such evidence it stays decided, and is
+// neither counted nor warned about.
+type UnconfirmedServer struct {
+	Guest  VTPMGuest   `json:"guest"`
+	Reason Unconfirmed `json:"reason"`
 }

@@ -15,7 +15,8 @@ type VTPMGuest struct {
 	// written, which a 2026.1+ Nova reads even where today's ignores it.
 	FlavorSecretSecurity string `json:"flavor_secret_security,omitempty"`
 	// Evidence is what decided the vTPM (flavor, image, instance, volume;
-	// secret or host when an audit promoted an undecided server).
+	// secret or host when an audit promoted an undecided or unconfirmed
+	// server).
 	Evidence Evidence `json:"evidence,omitempty"`
 }
 
@@ -37,6 +38,12 @@ type Inventory struct {
 	// image properties at boot could not be read (also in Others): see
 	// Undecided's reasons. The audits resolve them from other evidence.
 	Undecided []UndecidedServer
+	// Unconfirmed are the servers decided "no vTPM" from image properties
+	// as they are now (a boot volume's, or a Glance image's where the list
+	// does not show those stored at boot), also in Others: the audits
+	// promote them from other evidence like the undecided ones, and count
+	// nothing for the rest.
+	Unconfirmed []UnconfirmedServer
 	// VolumesErr is the volume list's failure, nil when it was listed or
 	// not asked for: the volume-backed servers are then undecided
 	// (UndecidedVolumesUnreadable), and the audits warn with it.
