@@ -62,7 +62,12 @@ type Facts struct {
 	// Undecided are servers (also in OtherServers) whose image properties
 	// at boot could not be read: one with a vTPM secret named for it is
 	// audited as a guest (nova.EvidenceSecret), the rest are counted.
-	Undecided      []nova.UndecidedServer
+	Undecided []nova.UndecidedServer
+	// Unconfirmed are servers (also in OtherServers) decided "no vTPM"
+	// from properties as they are now: one with a vTPM secret named for
+	// it is audited as a guest (nova.EvidenceSecret), never as a live
+	// server's orphan; the rest are decided, and not counted.
+	Unconfirmed    []nova.UnconfirmedServer
 	ServiceUserID  string // Nova's service user, for deployment mode
 	ServiceProject string
 	// NovaNamedUsers: Keystone users named "nova", looked up when
@@ -109,6 +114,12 @@ type GuestResult struct {
 	// Undecided: why the APIs could not decide this guest's vTPM (its
 	// Evidence, then, is what the audit found instead).
 	Undecided nova.Undecided `json:"undecided,omitempty"`
+	// Unconfirmed: why the APIs' "no vTPM" for this guest was decided
+	// from properties as they are now (its Evidence is the secret).
+	Unconfirmed nova.Unconfirmed `json:"unconfirmed,omitempty"`
+	// EvidenceReason says, for a guest its secret decided, why it is
+	// audited as one (in words true for its reason and status).
+	EvidenceReason string `json:"evidence_reason,omitempty"`
 }
 
 // Failed says whether any check failed.
@@ -251,8 +262,8 @@ func Audit(f Facts, now time.Time) Result {
 	for _, g := range f.Guests {
 		known[g.ServerID] = true
 		gr := auditGuest(f, g, byInstance[g.ServerID], now)
-		if u, ok := why[g.ServerID]; ok {
-			gr.Undecided = u
+		if p, ok := why[g.ServerID]; ok {
+			gr.Undecided, gr.Unconfirmed, gr.EvidenceReason = p.undecided, p.unconfirmed, p.words(g.Status)
 		}
 		res.Guests = append(res.Guests, gr)
 		switch {

@@ -6,18 +6,28 @@ import (
 	"github.com/vtpmctl/vtpmctl/nova"
 )
 
-// promote turns the undecided servers that have a vTPM secret named for
-// them into guests (nova.EvidenceSecret): Nova creates that secret only
-// for a server it gave a vTPM (nova/crypto.py ensure_vtpm_secret), so
-// the server is one whatever its image says now. why maps each promoted
-// server to why the APIs could not decide it; the rest are counted per
-// reason.
-func (f Facts) promote() (guests []Guest, why map[string]nova.Undecided, left map[nova.Undecided]int) {
+// promotion is why the APIs did not make a promoted server a guest:
+// undecided (nothing decided) or unconfirmed (decided "no vTPM" from
+// properties as they are now); one of the two is set.
+type promotion struct {
+	undecided   nova.Undecided
+	unconfirmed nova.Unconfirmed
+}
+
+// promote turns the undecided and unconfirmed servers that have a vTPM
+// secret named for them into guests (nova.EvidenceSecret): Nova creates
+// that secret only for a server it gave a vTPM (nova/crypto.py
+// ensure_vtpm_secret) and deletes it when a confirmed resize drops the
+// vTPM (libvirt driver _cleanup_resize_vtpm), so the server is one
+// whatever its image or boot volume says now. why maps each promoted
+// server to why the APIs did not decide it; the undecided rest are
+// counted per reason (the unconfirmed rest are decided: not counted).
+func (f Facts) promote() (guests []Guest, why map[string]promotion, left map[nova.Undecided]int) {
 	has := map[string]bool{}
 	for _, s := range f.Secrets {
 		has[s.InstanceID] = true
 	}
-	why = map[string]nova.Undecided{}
+	why = map[string]promotion{}
 	for _, u := range f.Undecided {
 		if !has[u.Guest.ServerID] {
 			if left == nil {
@@ -26,12 +36,43 @@ func (f Facts) promote() (guests []Guest, why map[string]nova.Undecided, left ma
 			left[u.Reason]++
 			continue
 		}
-		g := u.Guest
-		g.Evidence = nova.EvidenceSecret
-		guests = append(guests, g)
-		why[g.ServerID] = u.Reason
+		guests = append(guests, bySecret(u.Guest))
+		why[u.Guest.ServerID] = promotion{undecided: u.Reason}
+	}
+	for _, u := range f.Unconfirmed {
+		if has[u.Guest.ServerID] {
+			guests = append(guests, bySecret(u.Guest))
+			why[u.Guest.ServerID] = promotion{unconfirmed: u.Reason}
+		}
 	}
 	return guests, why, left
+}
+
+func bySecret(g Guest) Guest {
+	g.Evidence = nova.EvidenceSecret
+	return g
+}
+
+// words says why a guest promoted by its secret is audited as one, true
+// for its reason (the table's footer and the JSON's evidence_reason).
+func (p promotion) words(status string) string {
+	if p.undecided != "" {
+		return fmt.Sprintf("a secret is named for it; its image properties at boot could not be read (%s)", p.undecided)
+	}
+	var now string
+	switch p.unconfirmed {
+	case nova.UnconfirmedVolumeNow:
+		now = "its boot volume's image properties as they are now ask for no vTPM (Nova read them at boot; the API never shows what it read)"
+	case nova.UnconfirmedImageNow:
+		now = "its image as it is now asks for no vTPM (the server list does not show the properties Nova stored at boot before microversion 2.98)"
+	default:
+		now = fmt.Sprintf("its vTPM was decided from properties as they are now (%s)", p.unconfirmed)
+	}
+	out := "a secret is named for it though " + now + ": Nova deletes the secret when a confirmed resize drops the vTPM, so the guest most likely still has one (its properties were changed after boot)"
+	if status == "VERIFY_RESIZE" {
+		out += ", or it was resized to a flavor without vTPM and Nova deletes the secret only when the resize is confirmed (status VERIFY_RESIZE; a revert needs it)"
+	}
+	return out + ", or Nova's delete of the secret failed"
 }
 
 // undecidedWarnings says what the audit could not see: volume-backed

@@ -44,7 +44,7 @@ func (r *Result) Table() output.Table {
 	}
 	for _, g := range r.Guests {
 		if g.Evidence == nova.EvidenceSecret {
-			t.Footer = append(t.Footer, fmt.Sprintf("evidence: %s (%s) audited as a vTPM guest because a secret is named for it; its image properties at boot could not be read (%s)", g.Name, g.ServerID, g.Undecided))
+			t.Footer = append(t.Footer, fmt.Sprintf("evidence: %s (%s) audited as a vTPM guest because %s", g.Name, g.ServerID, g.EvidenceReason))
 		}
 	}
 	if len(r.Undecided) > 0 {
