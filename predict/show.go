@@ -11,7 +11,8 @@ import (
 	"github.com/vtpmctl/vtpmctl/nova"
 )
 
-// ShowRequest names one image or volume and the caller's release evidence.
+// ShowRequest names one image, volume or flavor and the caller's release
+// evidence.
 type ShowRequest struct {
 	Ref string // name or ID
 	// AllProjects finds a volume by name in every project (admin).
@@ -19,78 +20,45 @@ type ShowRequest struct {
 	Release     nova.ReleaseEvidence
 }
 
-// ShownImage is an image and the release whose rules apply to it.
-type ShownImage struct {
-	Image   nova.CloudImage
-	Release nova.ResolvedRelease
-}
-
 // ShowImage reads one image (by ID or unique name), then settles the
-// release: an unknown image is said before the compute API is asked.
+// release and decides: an unknown image is said before the compute API
+// is asked.
 func ShowImage(ctx context.Context, sess *cloud.Session, req ShowRequest) (ShownImage, error) {
-	var out ShownImage
 	ic, err := sess.Image()
 	if err != nil {
-		return out, err
+		return ShownImage{}, err
 	}
 	cc, err := sess.Compute()
 	if err != nil {
-		return out, err
+		return ShownImage{}, err
 	}
-	if out.Image, err = glance.FindImage(ctx, ic, req.Ref); err != nil {
-		return out, err
+	img, err := glance.FindImage(ctx, ic, req.Ref)
+	if err != nil {
+		return ShownImage{}, err
 	}
-	out.Release, err = compute.ResolveRelease(ctx, cc, req.Release, false)
-	return out, err
-}
-
-// ShownVolumes are volumes and the release whose rules apply to them.
-type ShownVolumes struct {
-	Volumes []cinder.Volume
-	Release nova.ResolvedRelease
+	rel, err := compute.ResolveRelease(ctx, cc, req.Release, false)
+	if err != nil {
+		return ShownImage{}, err
+	}
+	return imageShown(img, rel), nil
 }
 
 // ShowVolume reads one volume (by ID or unique name), then settles the
-// release.
-func ShowVolume(ctx context.Context, sess *cloud.Session, req ShowRequest) (ShownVolumes, error) {
-	var out ShownVolumes
+// release and decides as for a server booted from it.
+func ShowVolume(ctx context.Context, sess *cloud.Session, req ShowRequest) (ShownVolume, error) {
 	vc, cc, err := volumeClients(sess)
 	if err != nil {
-		return out, err
+		return ShownVolume{}, err
 	}
 	v, err := cinder.FindVolume(ctx, vc, req.Ref, req.AllProjects)
 	if err != nil {
-		return out, err
+		return ShownVolume{}, err
 	}
-	out.Volumes = []cinder.Volume{v}
-	out.Release, err = compute.ResolveRelease(ctx, cc, req.Release, false)
-	return out, err
-}
-
-// ListRequest selects bootable volumes by image metadata.
-type ListRequest struct {
-	AllProjects bool
-	Properties  map[string]string // KEY=VALUE the image metadata must carry
-	Release     nova.ReleaseEvidence
-}
-
-// ListVolumes settles the release, then lists the bootable volumes (one
-// Cinder list, all pages) whose image metadata matches.
-func ListVolumes(ctx context.Context, sess *cloud.Session, req ListRequest) (ShownVolumes, error) {
-	var out ShownVolumes
-	vc, cc, err := volumeClients(sess)
+	rel, err := compute.ResolveRelease(ctx, cc, req.Release, false)
 	if err != nil {
-		return out, err
+		return ShownVolume{}, err
 	}
-	if out.Release, err = compute.ResolveRelease(ctx, cc, req.Release, false); err != nil {
-		return out, err
-	}
-	vols, err := cinder.ListVolumes(ctx, vc, cinder.ListOpts{AllTenants: req.AllProjects, Bootable: true})
-	if err != nil {
-		return out, err
-	}
-	out.Volumes = cinder.Select(vols, req.Properties)
-	return out, nil
+	return volumeShown(v, rel), nil
 }
 
 func volumeClients(sess *cloud.Session) (vc, cc *gophercloud.ServiceClient, err error) {

@@ -2,6 +2,7 @@ package predict
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -21,67 +22,86 @@ func fakeSession(t *testing.T) (*fakecloud.Cloud, *cloud.Session) {
 	return c, sess
 }
 
-// ShowImage reads the image first: an unknown one is said before the
-// compute API is asked for its release.
+// askedCompute says whether any request after the first `before` went to
+// the compute API.
+func askedCompute(c *fakecloud.Cloud, before int) bool {
+	for _, r := range c.Sent()[before:] {
+		if strings.HasPrefix(r.Path, "/compute") {
+			return true
+		}
+	}
+	return false
+}
+
+// ShowImage reads the image, settles the release and decides; an unknown
+// image is said before the compute API is asked for its release.
 func TestShowImage(t *testing.T) {
 	c, sess := fakeSession(t)
 	shown, err := ShowImage(context.Background(), sess, ShowRequest{Ref: fakecloud.FixtureImage})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if shown.Image.Name != fakecloud.FixtureImage || shown.Release.Release != nova.Zed {
-		t.Errorf("image %q release %s", shown.Image.Name, shown.Release.Release)
+	if shown.Name != fakecloud.FixtureImage || shown.Release.Release != nova.Zed || shown.NovaRelease != nova.Zed.Long() {
+		t.Errorf("image %q release %s %q", shown.Name, shown.Release.Release, shown.NovaRelease)
+	}
+	if shown.VTPM != "2.0 tpm-crb" || !strings.HasPrefix(shown.WindowsProfile, "partial: missing ") || shown.Properties[nova.ImageTPMModel] != "tpm-crb" {
+		t.Errorf("decided %+v", shown)
 	}
 	before := len(c.Sent())
 	if _, err := ShowImage(context.Background(), sess, ShowRequest{Ref: "no-such-image"}); err == nil {
 		t.Fatal("an unknown image was shown")
 	}
-	for _, r := range c.Sent()[before:] {
-		if strings.HasPrefix(r.Path, "/compute") {
-			t.Errorf("asked %s %s after the image was not found", r.Method, r.Path)
-		}
+	if askedCompute(c, before) {
+		t.Error("asked compute after the image was not found")
+	}
+	// The compute API down and no --nova-release: the release is not
+	// settled, so nothing is decided.
+	c.Handle("GET /compute/v2.1/", fakecloud.JSON(500, `{"error":"down"}`))
+	if shown, err := ShowImage(context.Background(), sess, ShowRequest{Ref: fakecloud.FixtureImage}); err == nil || shown.VTPM != "" {
+		t.Errorf("compute down: %+v %v", shown, err)
+	}
+	// A pinned release needs no compute API and is the one applied.
+	shown, err = ShowImage(context.Background(), sess, ShowRequest{Ref: fakecloud.FixtureImage, Release: nova.ReleaseEvidence{Flag: nova.Caracal}})
+	if err != nil || shown.Release.Release != nova.Caracal || shown.NovaRelease != nova.Caracal.Long() {
+		t.Errorf("pinned: %+v %v", shown, err)
 	}
 }
 
-// ListVolumes: one bootable list, selected by image metadata, with the
-// release the cloud's compute API settles.
-func TestListVolumes(t *testing.T) {
-	c, sess := fakeSession(t)
-	shown, err := ListVolumes(context.Background(), sess, ListRequest{Properties: map[string]string{"hw_tpm_version": "2.0"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := len(c.SentTo("GET", "/volume/v3/"+fakecloud.ProjectID+"/volumes/detail")); n != 1 {
-		t.Errorf("%d volume lists, want 1", n)
-	}
-	if shown.Release.Release != nova.Zed {
-		t.Errorf("release %s", shown.Release.Release)
-	}
-	if len(shown.Volumes) == 0 {
-		t.Fatal("no volume selected: the fixture has a vTPM boot volume")
-	}
-	for _, v := range shown.Volumes {
-		if v.ImageMetadata["hw_tpm_version"] != "2.0" || !bool(v.Bootable) {
-			t.Errorf("selected %s: %v bootable %v", v.Name, v.ImageMetadata, v.Bootable)
-		}
-	}
-}
-
-// ShowVolume finds one volume (by ID here: one GET) and settles the
-// release; an unknown volume is said before compute is asked.
+// ShowVolume finds one volume (by ID here: one GET), settles the release
+// and decides as for a server booted from it; an unknown volume is said
+// before compute is asked.
 func TestShowVolume(t *testing.T) {
 	c, sess := fakeSession(t)
-	vols, err := ListVolumes(context.Background(), sess, ListRequest{})
-	if err != nil || len(vols.Volumes) == 0 {
-		t.Fatalf("%v %d", err, len(vols.Volumes))
-	}
-	want := vols.Volumes[0]
-	c.Handle("GET /volume/v3/"+fakecloud.ProjectID+"/volumes/"+want.ID, fakecloud.JSON(200, `{"volume":{"id":"`+want.ID+`","name":"`+want.Name+`","bootable":"true","volume_image_metadata":{"hw_tpm_version":"2.0"}}}`))
-	shown, err := ShowVolume(context.Background(), sess, ShowRequest{Ref: want.ID})
+	const id = "9b2e7c40-3f1a-4d8b-8c6e-5a4d3c2b1a01"
+	c.Handle("GET /volume/v3/"+fakecloud.ProjectID+"/volumes/* [volume 3.0]", func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, id) {
+			fakecloud.JSON(200, `{"volume":{"id":"`+id+`","name":"boot","bootable":"true","volume_image_metadata":{"hw_tpm_version":"2.0","image_id":"img1","checksum":"x"}}}`)(w, r)
+			return
+		}
+		fakecloud.JSON(404, `{"itemNotFound":{"code":404}}`)(w, r)
+	})
+	// an ID Cinder does not know may still be a name
+	c.Handle("GET /volume/v3/"+fakecloud.ProjectID+"/volumes/detail?limit=1000&name=* [volume 3.0]", fakecloud.JSON(200, `{"volumes":[]}`))
+	shown, err := ShowVolume(context.Background(), sess, ShowRequest{Ref: id})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(shown.Volumes) != 1 || shown.Volumes[0].ID != want.ID || shown.Release.Release != nova.Zed {
-		t.Errorf("%+v release %s", shown.Volumes, shown.Release.Release)
+	if shown.ID != id || shown.Release.Release != nova.Zed || shown.VTPM != "2.0 tpm-tis" || shown.ImageID != "img1" || !shown.Bootable {
+		t.Errorf("%+v", shown)
+	}
+	// no attachment is [], not null, in -f json
+	if shown.Attachments == nil || len(shown.Attachments) != 0 {
+		t.Errorf("attachments %#v", shown.Attachments)
+	}
+	before := len(c.Sent())
+	if _, err := ShowVolume(context.Background(), sess, ShowRequest{Ref: "0a1b2c3d-0000-4000-8000-000000000009"}); err == nil {
+		t.Fatal("an unknown volume was shown")
+	}
+	if askedCompute(c, before) {
+		t.Error("asked compute after the volume was not found")
+	}
+	c.Handle("GET /compute/v2.1/", fakecloud.JSON(500, `{"error":"down"}`))
+	if shown, err := ShowVolume(context.Background(), sess, ShowRequest{Ref: id}); err == nil || shown.VTPM != "" {
+		t.Errorf("compute down: %+v %v", shown, err)
 	}
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/vtpmctl/vtpmctl/glance"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/internal/quote"
@@ -155,23 +154,8 @@ would give a server built from it with a flavor that carries no hw:tpm_*.`,
 		examples: []string{"vtpmctl image show win11-23h2", "vtpmctl image show 6f1c… -f json"}}, nil,
 		func(ctx context.Context, sess *cloud.Session) (output.Record, nova.ResolvedRelease, error) {
 			shown, err := predictsvc.ShowImage(ctx, sess, predictsvc.ShowRequest{Ref: o.Ref, Release: novaRelease(o.Release)})
-			if err != nil {
-				return nil, shown.Release, err
-			}
-			return imageRecord(shown.Image, shown.Release.Release), shown.Release, nil
+			return shown.Record(), shown.Release, err
 		})
-}
-
-func imageRecord(img nova.CloudImage, rel nova.Release) output.Record {
-	s := nova.SummarizeImage(img.Properties)
-	d := nova.Decide(nova.Flavor{Name: "(flavor without hw:tpm_*)"}, img.Image, rel)
-	return output.Record{
-		{Name: "id", Value: img.ID}, {Name: "name", Value: img.Name}, {Name: "owner", Value: img.Owner},
-		{Name: "visibility", Value: img.Visibility}, {Name: "status", Value: img.Status},
-		{Name: "hw_tpm_version", Value: s.TPMVersion}, {Name: "hw_tpm_model", Value: s.TPMModel},
-		{Name: "vtpm", Value: vtpmText(d)}, {Name: "windows_profile", Value: s.WindowsProfile},
-		{Name: "properties", Value: img.Properties}, {Name: "nova_release", Value: rel.Long()},
-	}
 }
 
 func newImageListCommand(g *globalOptions, streams *IOStreams) *cli.Command {
@@ -181,27 +165,7 @@ func newImageListCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 server side; --vtpm / --no-vtpm keep images with / without hw_tpm_version.`,
 		examples: []string{"vtpmctl image list --vtpm", "vtpmctl image list --property os_distro=windows --no-vtpm -f value -c name"}},
 		o.filterFlags("only images that request a vTPM", "only images that do not", "only images with property `KEY=VALUE` (repeatable)"),
-		[]string{"id", "name", "hw_tpm_version", "hw_tpm_model", "windows_profile", "visibility", "owner"},
-		func(ctx context.Context, sess *cloud.Session) ([]output.Record, error) {
-			imageClient, err := sess.Image()
-			if err != nil {
-				return nil, err
-			}
-			imgs, err := glance.ListImages(ctx, imageClient, glance.ImageListOpts{Properties: o.Properties})
-			if err != nil {
-				return nil, err
-			}
-			var recs []output.Record
-			for _, img := range imgs {
-				if !o.keep(img.Properties[nova.ImageTPMVersion] != "") {
-					continue
-				}
-				s := nova.SummarizeImage(img.Properties)
-				recs = append(recs, output.Record{{Name: "id", Value: img.ID}, {Name: "name", Value: img.Name},
-					{Name: "hw_tpm_version", Value: s.TPMVersion}, {Name: "hw_tpm_model", Value: s.TPMModel},
-					{Name: "windows_profile", Value: s.WindowsProfile}, {Name: "visibility", Value: img.Visibility},
-					{Name: "owner", Value: img.Owner}})
-			}
-			return recs, nil
+		func(ctx context.Context, sess *cloud.Session) (output.Tabular, error) {
+			return predictsvc.ListImages(ctx, sess, predictsvc.ImageListRequest{Properties: o.Properties, VTPM: o.filter()})
 		})
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/nova"
+	predictsvc "github.com/vtpmctl/vtpmctl/predict"
 )
 
 // The pieces `image` and `volume` share. The two nouns differ in where
@@ -50,7 +51,9 @@ type showOptions struct {
 }
 
 // command is `NOUN show WHAT` with extra flags after --nova-release;
-// read finds o.Ref and words it, with the release its rules came from.
+// read is the one service call: the object o.Ref names, decided (as a
+// Record: one object's Field/Value table), and the release its rules
+// came from.
 func (o *showOptions) command(noun, what string, h helpText, extra []cli.Flag, read func(context.Context, *cloud.Session) (output.Record, nova.ResolvedRelease, error)) *cli.Command {
 	c := h.command("show", what)
 	c.Flags = append([]cli.Flag{releaseFlag("nova-release", &o.Release, "Nova `RELEASE` whose rules apply", "")}, extra...)
@@ -94,15 +97,20 @@ func (o *listOptions) filterFlags(vtpm, noVTPM, property string) []cli.Flag {
 	}
 }
 
-// keep says whether --vtpm / --no-vtpm keep an object that has (or
-// gets) a vTPM.
-func (o *listOptions) keep(vtpm bool) bool {
-	return !(o.VTPM && !vtpm) && !(o.NoVTPM && vtpm)
+// filter is --vtpm / --no-vtpm as the list services' filter.
+func (o *listOptions) filter() predictsvc.VTPMFilter {
+	switch {
+	case o.VTPM:
+		return predictsvc.WithVTPM
+	case o.NoVTPM:
+		return predictsvc.WithoutVTPM
+	}
+	return predictsvc.AnyVTPM
 }
 
 // command is `NOUN list`: no arguments and the filters checked before any
-// cloud is contacted; read lists the kept objects, one row each.
-func (o *listOptions) command(noun string, h helpText, flags []cli.Flag, columns []string, read func(context.Context, *cloud.Session) ([]output.Record, error)) *cli.Command {
+// cloud is contacted; read is the one service call, its result the rows.
+func (o *listOptions) command(noun string, h helpText, flags []cli.Flag, read func(context.Context, *cloud.Session) (output.Tabular, error)) *cli.Command {
 	c := h.command("list", "")
 	c.Flags = flags
 	c.Action = func(ctx context.Context, cmd *cli.Command) error {
@@ -120,22 +128,11 @@ func (o *listOptions) command(noun string, h helpText, flags []cli.Flag, columns
 		if err != nil {
 			return err
 		}
-		recs, err := read(ctx, sess)
+		rows, err := read(ctx, sess)
 		if err != nil {
 			return err
 		}
-		return output.Write(o.IO.Out, o.Global.Output, output.List{Columns: columns, Rows: recs})
+		return output.Write(o.IO.Out, o.Global.Output, rows)
 	}
 	return c
-}
-
-// vtpmText is a decision in one cell: none, "2.0 tpm-crb", or the refusal.
-func vtpmText(d nova.Decision) string {
-	switch {
-	case d.Error != nil:
-		return "refused: " + d.Error.Message
-	case d.VTPM:
-		return d.Version + " " + d.Model
-	}
-	return "none"
 }

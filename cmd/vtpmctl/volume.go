@@ -137,29 +137,9 @@ what Nova would give a server booted from it with a flavor without hw:tpm_*.`,
 		[]cli.Flag{&cli.BoolFlag{Name: "all-projects", Usage: "find the volume by name in every project (admin)", Destination: &o.AllProjects}},
 		func(ctx context.Context, sess *cloud.Session) (output.Record, nova.ResolvedRelease, error) {
 			shown, err := predictsvc.ShowVolume(ctx, sess, predictsvc.ShowRequest{Ref: o.Ref, AllProjects: o.AllProjects, Release: novaRelease(o.Release)})
-			if err != nil {
-				return nil, shown.Release, err
-			}
-			v, rel := shown.Volumes[0], shown.Release.Release
-			d := nova.DecideVolume(nova.Flavor{Name: "(flavor without hw:tpm_*)"}, v.Boot(), rel)
-			s := nova.SummarizeImage(nova.VolumeBootProperties(v.ImageMetadata))
-			attached := []string{}
-			for _, a := range v.Attachments {
-				attached = append(attached, a.ServerID+" "+a.Device)
-			}
-			return output.Record{
-				{Name: "id", Value: v.ID}, {Name: "name", Value: v.Name}, {Name: "project", Value: v.ProjectID},
-				{Name: "status", Value: v.Status}, {Name: "bootable", Value: bool(v.Bootable)},
-				{Name: "image_id", Value: v.ImageMetadata["image_id"]},
-				{Name: "hw_tpm_version", Value: s.TPMVersion}, {Name: "hw_tpm_model", Value: s.TPMModel},
-				{Name: "vtpm", Value: vtpmText(d)}, {Name: "windows_profile", Value: s.WindowsProfile},
-				{Name: "attachments", Value: attached},
-				{Name: "image_metadata", Value: v.ImageMetadata}, {Name: "nova_release", Value: rel.Long()},
-			}, shown.Release, nil
+			return shown.Record(), shown.Release, err
 		})
 }
-
-var volumeListColumns = []string{"id", "name", "status", "hw_tpm_version", "hw_tpm_model", "vtpm", "windows_profile", "image_id", "project"}
 
 func newVolumeListCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 	o := &listOptions{IO: streams, Global: g}
@@ -173,25 +153,13 @@ hw:tpm_*. --property keeps volumes whose image metadata has KEY=VALUE;
 		append(o.filterFlags("only volumes that give a vTPM", "only volumes that do not", "only volumes whose image metadata has `KEY=VALUE` (repeatable)"),
 			&cli.BoolFlag{Name: "all-projects", Usage: "every project's volumes (admin)", Destination: &o.AllProjects},
 			releaseFlag("nova-release", &o.Release, "Nova `RELEASE` whose rules apply", "")),
-		volumeListColumns,
-		func(ctx context.Context, sess *cloud.Session) ([]output.Record, error) {
-			shown, err := predictsvc.ListVolumes(ctx, sess, predictsvc.ListRequest{AllProjects: o.AllProjects, Properties: o.Properties, Release: novaRelease(o.Release)})
+		func(ctx context.Context, sess *cloud.Session) (output.Tabular, error) {
+			res, err := predictsvc.ListVolumes(ctx, sess, predictsvc.ListRequest{AllProjects: o.AllProjects, Properties: o.Properties,
+				VTPM: o.filter(), Release: novaRelease(o.Release)})
 			if err != nil {
 				return nil, err
 			}
-			warnRelease(o.IO, shown.Release)
-			var recs []output.Record
-			for _, v := range shown.Volumes {
-				d := nova.DecideVolume(nova.Flavor{Name: "(flavor without hw:tpm_*)"}, v.Boot(), shown.Release.Release)
-				if !o.keep(d.VTPM) {
-					continue
-				}
-				s := nova.SummarizeImage(nova.VolumeBootProperties(v.ImageMetadata))
-				recs = append(recs, output.Record{{Name: "id", Value: v.ID}, {Name: "name", Value: v.Name}, {Name: "status", Value: v.Status},
-					{Name: "hw_tpm_version", Value: s.TPMVersion}, {Name: "hw_tpm_model", Value: s.TPMModel},
-					{Name: "vtpm", Value: vtpmText(d)}, {Name: "windows_profile", Value: s.WindowsProfile},
-					{Name: "image_id", Value: v.ImageMetadata["image_id"]}, {Name: "project", Value: v.ProjectID}})
-			}
-			return recs, nil
+			warnRelease(o.IO, res.Release)
+			return res.Volumes, nil
 		})
 }
