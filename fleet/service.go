@@ -118,7 +118,7 @@ func ReadCloud(ctx context.Context, sess *cloud.Session, res nova.ResolvedReleas
 func AuditCloud(c Cloud, hostReports []hostcheck.Report) Result {
 	rel := c.Release.Release
 	index := ReportIndex(hostReports)
-	guests := withHostEvidence(c.Inventory.Guests, c.Inventory.Undecided, index)
+	guests := withHostEvidence(c.Inventory, index)
 	reps, sum := AuditHosts(rel, c.Hosts, index, guests)
 	f := NewResult(rel, c.Hosts, reps, sum)
 	f.ReleaseContext = c.Release.Context()
@@ -177,29 +177,37 @@ func ReportIndex(reps []hostcheck.Report) map[string]hostcheck.Report {
 	return out
 }
 
-// withHostEvidence adds the servers the APIs left undecided (image gone,
-// boot volume unreadable, …) whose host's check report shows a vTPM
+// withHostEvidence adds to the inventory's guests the servers the APIs
+// left undecided (image gone, boot volume unreadable, …) or decided "no
+// vTPM" only from properties as they are now (unconfirmed: a boot volume
+// or image untagged since boot) whose host's check report shows a vTPM
 // domain of theirs: libvirt's <tpm> decides (nova.EvidenceHost), with the
-// version and model the domain has. guests itself is not changed.
-func withHostEvidence(guests []nova.VTPMGuest, undecided []nova.UndecidedServer, reports map[string]hostcheck.Report) []nova.VTPMGuest {
+// version and model the domain has. inv.Guests itself is not changed.
+func withHostEvidence(inv nova.Inventory, reports map[string]hostcheck.Report) []nova.VTPMGuest {
+	guests := inv.Guests
 	out := guests[:len(guests):len(guests)] // the first append copies
-	for _, u := range undecided {
-		rep, ok := reports[u.Guest.Host]
+	add := func(g nova.VTPMGuest) {
+		rep, ok := reports[g.Host]
 		if !ok {
-			continue
+			return
 		}
 		for _, d := range rep.VTPMGuests {
-			if d.UUID != u.Guest.ServerID {
+			if d.UUID != g.ServerID {
 				continue
 			}
-			g := u.Guest
 			g.Evidence, g.Version, g.Model = nova.EvidenceHost, d.Version, d.Model
 			if d.Mode != "" {
 				g.Mode = d.Mode
 			}
 			out = append(out, g)
-			break
+			return
 		}
+	}
+	for _, u := range inv.Undecided {
+		add(u.Guest)
+	}
+	for _, u := range inv.Unconfirmed {
+		add(u.Guest)
 	}
 	return out
 }
