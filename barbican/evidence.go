@@ -64,15 +64,15 @@ func (p promotion) words(status string) string {
 	case nova.UnconfirmedVolumeNow:
 		now = "its boot volume's image properties as they are now ask for no vTPM (Nova read them at boot; the API never shows what it read)"
 	case nova.UnconfirmedImageNow:
-		now = "its image as it is now asks for no vTPM (the server list does not show the properties Nova stored at boot before microversion 2.98)"
+		now = "its image as it is now asks for no vTPM (the server list shows the properties Nova stored at boot only from microversion 2.98, which this cloud or release lacks)"
 	default:
 		now = fmt.Sprintf("its vTPM was decided from properties as they are now (%s)", p.unconfirmed)
 	}
-	out := "a secret is named for it though " + now + ": Nova deletes the secret when a confirmed resize drops the vTPM, so the guest most likely still has one (its properties were changed after boot)"
+	out := "a secret is named for it though " + now + "; Nova deletes the secret when a confirmed resize drops the vTPM, so "
 	if status == "VERIFY_RESIZE" {
-		out += ", or it was resized to a flavor without vTPM and Nova deletes the secret only when the resize is confirmed (status VERIFY_RESIZE; a revert needs it)"
+		return out + "either it was resized from a vTPM flavor to one without and awaits the confirm (status VERIFY_RESIZE: Nova deletes the secret only then, and a revert needs it), or the guest still has a vTPM (its properties were changed after boot), or Nova's delete of the secret failed"
 	}
-	return out + ", or Nova's delete of the secret failed"
+	return out + "the guest most likely still has a vTPM (its properties were changed after boot), or Nova's delete of the secret failed"
 }
 
 // undecidedWarnings says what the audit could not see: volume-backed

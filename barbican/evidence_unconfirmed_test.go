@@ -29,9 +29,9 @@ func TestAuditUnconfirmed(t *testing.T) {
 		{"boot volume untagged since boot", unconfirmed("srv2", "ACTIVE", nova.UnconfirmedVolumeNow), true,
 			[]string{"boot volume's image properties as they are now ask for no vTPM", "Nova's delete of the secret failed"}, "VERIFY_RESIZE"},
 		{"image untagged since boot", unconfirmed("srv2", "SHUTOFF", nova.UnconfirmedImageNow), true,
-			[]string{"its image as it is now asks for no vTPM", "before microversion 2.98"}, "VERIFY_RESIZE"},
+			[]string{"its image as it is now asks for no vTPM", "only from microversion 2.98"}, "VERIFY_RESIZE"},
 		{"resized to a flavor without vTPM, not confirmed", unconfirmed("srv2", "VERIFY_RESIZE", nova.UnconfirmedVolumeNow), true,
-			[]string{"boot volume's", "resized to a flavor without vTPM and Nova deletes the secret only when the resize is confirmed (status VERIFY_RESIZE"}, ""},
+			[]string{"boot volume's", "resized from a vTPM flavor to one without and awaits the confirm (status VERIFY_RESIZE"}, ""},
 		{"no secret: decided, nothing to say", unconfirmed("srv3", "ACTIVE", nova.UnconfirmedVolumeNow), false, nil, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
