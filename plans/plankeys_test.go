@@ -45,7 +45,7 @@ func TestPlanSecretSecurity(t *testing.T) {
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("%s: %v", tc.mode, err)
-		case tc.want == "" && p.Flavors[0].SecretSecurity != strings.Trim(tc.mode, `"`):
+		case tc.want == "" && nova.SecretMode(p.Flavors[0].SecretSecurity) != nova.SecretMode(strings.Trim(tc.mode, `"`)):
 			t.Errorf("%s: read as %q", tc.mode, p.Flavors[0].SecretSecurity)
 		case tc.want != "" && (err == nil || err.Error() != "p.yaml: "+tc.want):
 			t.Errorf("%s: %v\nwant p.yaml: %s", tc.mode, err, tc.want)
