@@ -224,7 +224,7 @@ func resolveServiceUser(f Facts) *ServiceUser {
 	}
 	deployment := map[string]bool{}
 	for _, g := range f.Guests {
-		if g.Mode == "deployment" {
+		if g.Mode == nova.SecretDeployment {
 			deployment[g.ServerID] = true
 		}
 	}

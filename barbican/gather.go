@@ -66,7 +66,7 @@ func Gather(ctx context.Context, src Sources) (Facts, error) {
 			return f, err
 		}
 	}
-	f.Guests, f.OtherServers, f.Undecided = inv.Guests, inv.Others, inv.Undecided
+	f.Guests, f.OtherServers, f.Undecided, f.Unconfirmed = inv.Guests, inv.Others, inv.Undecided, inv.Unconfirmed
 	if f.ProjectNames == nil {
 		f.ProjectNames = map[string]string{}
 	}
