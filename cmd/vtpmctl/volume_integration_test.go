@@ -23,6 +23,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/vtpmctl/vtpmctl/barbican"
 	"github.com/vtpmctl/vtpmctl/cinder"
 	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
 	"github.com/vtpmctl/vtpmctl/nova"
@@ -594,6 +595,45 @@ func TestIntegrationVolumeAudits(t *testing.T) {
 		page, _ := os.ReadFile(html)
 		if r.code != 0 || !strings.Contains(string(page), s.ID) {
 			t.Errorf("report: exit %d, the page does not list the volume-backed vTPM guest %s (report.Build's inventory reads no volumes?): %s", r.code, s.ID, r.stderr)
+		}
+	})
+
+	// Last, as it changes the volume: someone untags the boot volume of
+	// the running guest. Nova read it at boot and the guest keeps its
+	// vTPM; the volume now says none, and the API never shows what Nova
+	// read. Its secret still finds it: evidence secret, unconfirmed
+	// boot_volume_now, never a live server's orphan.
+	t.Run("volume untagged after boot", func(t *testing.T) {
+		var out, errb bytes.Buffer
+		if code := Main(ctx, []string{"vtpmctl", "--os-cloud", "devcloud-demo", "volume", "unset", volID}, &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}); code != 0 {
+			t.Fatalf("volume unset: exit %d: %s", code, errb.String())
+		}
+		out.Reset()
+		code := Main(ctx, []string{"vtpmctl", "--os-cloud", "devcloud-admin", "secrets", "audit", "--all-projects", "-f", "json"}, &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb})
+		var res struct {
+			Guests  []barbican.GuestResult `json:"guests"`
+			Orphans []struct {
+				InstanceID string `json:"instance_id"`
+			} `json:"orphans"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+			t.Fatalf("secrets audit: exit %d, %v: %s", code, err, errb.String())
+		}
+		var g *barbican.GuestResult
+		for i := range res.Guests {
+			if res.Guests[i].ServerID == s.ID {
+				g = &res.Guests[i]
+			}
+		}
+		if g == nil || g.Evidence != nova.EvidenceSecret || g.Unconfirmed != nova.UnconfirmedVolumeNow || g.SecretID == "" || g.EvidenceReason == "" {
+			t.Errorf("the guest whose boot volume was untagged: %+v, want evidence secret, unconfirmed boot_volume_now", g)
+		} else {
+			t.Logf("untagged boot volume: evidence %s (%s): %s", g.Evidence, g.Unconfirmed, g.EvidenceReason)
+		}
+		for _, o := range res.Orphans {
+			if o.InstanceID == s.ID {
+				t.Errorf("the guest's secret is listed as an orphan")
+			}
 		}
 	})
 }
