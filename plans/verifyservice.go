@@ -22,6 +22,8 @@ type VerifyFlags struct {
 	NoSecrets      string // e.g. "--no-secrets"
 	NoACLs         string // e.g. "--no-acls"
 	ServiceProject string // e.g. "--nova-service-project"
+	// Match ties a planned VM to a server (VerifyInput.MatchFlag).
+	Match string // e.g. "--match"
 }
 
 // VerifyRequest is one plan verify against a cloud.
@@ -73,7 +75,7 @@ func VerifyCutover(ctx context.Context, sess *cloud.Session, req VerifyRequest) 
 	if err != nil {
 		return VerifyResult{}, rel, err
 	}
-	in := VerifyInput{Inventory: inv, Release: rel.Release, Matches: MatchServers(req.Plan, inv, req.Rules), Reports: fleet.ReportIndex(req.Reports), NotChecked: map[string]string{}}
+	in := VerifyInput{Inventory: inv, Release: rel.Release, Matches: MatchServers(req.Plan, inv, req.Rules), Reports: fleet.ReportIndex(req.Reports), NotChecked: map[string]string{}, MatchFlag: req.Flags.Match}
 	if len(req.Reports) == 0 {
 		in.NotChecked[CheckDomainTPM] = "no " + or(req.Flags.HostReports, "host check reports given")
 	}

@@ -47,19 +47,21 @@ func TestVerifyCutover(t *testing.T) {
 	if r.NotChecked[CheckDomainTPM] != "no host check reports given" {
 		t.Errorf("not_checked %v", r.NotChecked)
 	}
-	// No flag a caller without flags lacks (--match is Verify's remedy
-	// for a VM without a server, a plan verify word kept as it was).
+	// No flag a caller without flags lacks.
 	b, _ := json.Marshal(r)
-	if s := strings.ReplaceAll(string(b), "--match", ""); strings.Contains(s, "--") {
-		t.Errorf("a flag named: %s", s)
+	if strings.Contains(string(b), "--") {
+		t.Errorf("a flag named: %s", b)
 	}
 
 	r, _, err = VerifyCutover(context.Background(), sess, VerifyRequest{Plan: p, NoSecrets: true, Release: nova.ReleaseEvidence{Flag: nova.Zed},
-		Flags: VerifyFlags{HostReports: "--host-reports", NoSecrets: "--no-secrets"}})
+		Flags: VerifyFlags{HostReports: "--host-reports", NoSecrets: "--no-secrets", Match: "--match"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.NotChecked[CheckSecret] != "--no-secrets" || r.NotChecked[CheckDomainTPM] != "no --host-reports" {
 		t.Errorf("not_checked %v", r.NotChecked)
+	}
+	if want := "--match " + p.VMs[1].Name + "=SERVER"; !strings.Contains(r.VMs[1].Remedy, want) {
+		t.Errorf("remedy %q lacks %q", r.VMs[1].Remedy, want)
 	}
 }

@@ -105,7 +105,7 @@ func runPlanVerify(ctx context.Context, o *planVerifyOptions) error {
 	r, rel, err := plans.VerifyCutover(withProgress(ctx, o.IO.Err, "verifying"), sess, plans.VerifyRequest{
 		Plan: p, Release: nova.ReleaseEvidence{Flag: o.Release, FlagName: "--nova-release"}, Rules: rules, Reports: reports,
 		NoSecrets: o.NoSecrets, NoACLs: o.NoACLs, ServiceProject: o.ServiceProject,
-		Flags: plans.VerifyFlags{HostReports: "--host-reports", NoSecrets: "--no-secrets", NoACLs: "--no-acls", ServiceProject: "--nova-service-project"},
+		Flags: plans.VerifyFlags{HostReports: "--host-reports", NoSecrets: "--no-secrets", NoACLs: "--no-acls", ServiceProject: "--nova-service-project", Match: "--match"},
 	})
 	if err != nil {
 		return err
