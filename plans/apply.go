@@ -92,7 +92,7 @@ func DiffPlan(ctx context.Context, imageClient, computeClient *gophercloud.Servi
 	}
 	for i := range p.Flavors {
 		pf := p.Flavors[i]
-		specs := nova.FlavorRequest{TPMVersion: pf.TPMVersion, TPMModel: pf.TPMModel, SecretSecurity: pf.SecretSecurity}
+		specs := nova.FlavorRequest{TPMVersion: pf.TPMVersion, TPMModel: pf.TPMModel, SecretSecurity: string(pf.SecretSecurity)}
 		if err := nova.ValidateFlavorRequest(specs, rel); err != nil {
 			return nil, fmt.Errorf("flavor %s: %w", pf.Name, err)
 		}
@@ -166,7 +166,7 @@ func ApplyConvergence(ctx context.Context, imageClient, computeClient *gopherclo
 			continue
 		}
 		public := pf.Public == nil || *pf.Public
-		specs := nova.FlavorRequest{TPMVersion: pf.TPMVersion, TPMModel: pf.TPMModel, SecretSecurity: pf.SecretSecurity}
+		specs := nova.FlavorRequest{TPMVersion: pf.TPMVersion, TPMModel: pf.TPMModel, SecretSecurity: string(pf.SecretSecurity)}
 		made, _, err := compute.CreateVTPMFlavor(ctx, computeClient, compute.VTPMFlavorOpts{
 			CreateOpts: compute.CreateOpts{Name: pf.Name, VCPUs: pf.VCPUs, RAM: pf.RAM, Disk: pf.Disk, Public: public},
 			Specs:      specs.Specs()}, rel)
@@ -216,7 +216,7 @@ func CatalogueFromCloud(ctx context.Context, computeClient *gophercloud.ServiceC
 	for _, f := range fls {
 		pub := f.IsPublic
 		out = append(out, PlanFlavor{Name: f.Name, VCPUs: f.VCPUs, RAM: f.RAM, Disk: f.Disk, Public: &pub,
-			TPMVersion: f.ExtraSpecs[nova.FlavorTPMVersion], TPMModel: f.ExtraSpecs[nova.FlavorTPMModel], SecretSecurity: f.ExtraSpecs[nova.FlavorTPMSecretSecurity]})
+			TPMVersion: f.ExtraSpecs[nova.FlavorTPMVersion], TPMModel: f.ExtraSpecs[nova.FlavorTPMModel], SecretSecurity: nova.SecretMode(f.ExtraSpecs[nova.FlavorTPMSecretSecurity])})
 	}
 	return out, nil
 }

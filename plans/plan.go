@@ -42,15 +42,15 @@ type PlanImage struct {
 
 // PlanFlavor is a flavor the plan needs.
 type PlanFlavor struct {
-	Name           string `yaml:"name"`
-	VCPUs          int    `yaml:"vcpus"`
-	RAM            int    `yaml:"ram"`  // MiB
-	Disk           int    `yaml:"disk"` // GiB
-	Public         *bool  `yaml:"public,omitempty"`
-	TPMVersion     string `yaml:"tpm_version,omitempty"`
-	TPMModel       string `yaml:"tpm_model,omitempty"`
-	SecretSecurity string `yaml:"secret_security,omitempty"`
-	Proposed       bool   `yaml:"proposed,omitempty"` // no catalogue flavor fit
+	Name           string          `yaml:"name"`
+	VCPUs          int             `yaml:"vcpus"`
+	RAM            int             `yaml:"ram"`  // MiB
+	Disk           int             `yaml:"disk"` // GiB
+	Public         *bool           `yaml:"public,omitempty"`
+	TPMVersion     string          `yaml:"tpm_version,omitempty"`
+	TPMModel       string          `yaml:"tpm_model,omitempty"`
+	SecretSecurity nova.SecretMode `yaml:"secret_security,omitempty"`
+	Proposed       bool            `yaml:"proposed,omitempty"` // no catalogue flavor fit
 }
 
 // PlanVM is one source VM and its target.
@@ -164,8 +164,7 @@ func (p *Plan) Validate() error {
 		if f.TPMModel != "" && f.TPMVersion == "" {
 			return fmt.Errorf("%s: tpm_model without tpm_version asks Nova for nothing", where)
 		}
-		// The plan file's text becomes a mode here, checked by Nova's list.
-		if m := nova.SecretMode(f.SecretSecurity); m != "" && !m.Known() {
+		if m := f.SecretSecurity; m != "" && !m.Known() {
 			return fmt.Errorf("%s: secret_security %q (choose %s)", where, f.SecretSecurity, modeChoices())
 		}
 	}
