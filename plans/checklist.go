@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/internal/quote"
@@ -58,27 +57,13 @@ func Checklist(p *Plan) []ChecklistItem {
 			add(PhaseBefore, "BitLocker recovery keys confirmed escrowed")
 		}
 		for _, c := range vm.Checklist {
-			add(planLinePhase(c), c)
+			add(c.Phase, c.Item)
 		}
 		for _, c := range vm.FollowUp {
 			add(PhaseFollowUp, c)
 		}
 	}
 	return out
-}
-
-// planLinePhase reads the phase of a plan file's `checklist:` line. Plan
-// version 1 stores those lines as text, written by plan import with these
-// lead words; this is the only reader of that convention (storing the
-// phase in the plan file needs import.go and plan.go to change).
-func planLinePhase(line string) Phase {
-	switch {
-	case strings.HasPrefix(line, "after first boot"):
-		return PhaseAfter
-	case strings.HasPrefix(line, "on the target"), strings.HasPrefix(line, "snapshots and backups"):
-		return PhaseLimits
-	}
-	return PhaseBefore
 }
 
 // CutoverChecklist is the result of `plan checklist`: its JSON is the

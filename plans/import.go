@@ -339,29 +339,34 @@ func biosToUEFI(name, model string) []string {
 }
 
 // checklist is what to do before cutover and check after it.
-func checklist(pv PlanVM, os GuestOS, img PlanImage, rel nova.Release) []string {
-	var c []string
+func checklist(pv PlanVM, os GuestOS, img PlanImage, rel nova.Release) []PlanCheck {
+	var c []PlanCheck
+	add := func(ph Phase, items ...string) {
+		for _, it := range items {
+			c = append(c, PlanCheck{Phase: ph, Item: it})
+		}
+	}
 	switch {
 	case pv.SourceVTPM == "yes":
-		c = append(c, "the source vTPM (its Endorsement Key and everything sealed to it) does not migrate: the target starts with a new, blank TPM")
+		add(PhaseBefore, "the source vTPM (its Endorsement Key and everything sealed to it) does not migrate: the target starts with a new, blank TPM")
 	case pv.SourceVTPM == "unknown":
-		c = append(c, "confirm whether the source has a vTPM: govc device.info -json -vm "+quote.Shell(pv.Name)+" | grep VirtualTPM")
+		add(PhaseBefore, "confirm whether the source has a vTPM: govc device.info -json -vm "+quote.Shell(pv.Name)+" | grep VirtualTPM")
 	}
 	if pv.Snapshots > 0 {
-		c = append(c, fmt.Sprintf("the source has %d snapshot(s): consolidate or delete them before the export (a converter reads the current state only): govc snapshot.remove -vm %s '*'", pv.Snapshots, quote.Shell(pv.Name)))
+		add(PhaseBefore, fmt.Sprintf("the source has %d snapshot(s): consolidate or delete them before the export (a converter reads the current state only): govc snapshot.remove -vm %s '*'", pv.Snapshots, quote.Shell(pv.Name)))
 	}
 	if os.Windows && pv.SourceVTPM != "no" {
-		c = append(c, "BitLocker: back up the recovery key (manage-bde -protectors -get C:) to AD DS / Entra ID / MBAM, or suspend it (manage-bde -protectors -disable C: -RebootCount 2) before cutover; expect one recovery-key prompt at first boot",
+		add(PhaseBefore, "BitLocker: back up the recovery key (manage-bde -protectors -get C:) to AD DS / Entra ID / MBAM, or suspend it (manage-bde -protectors -disable C: -RebootCount 2) before cutover; expect one recovery-key prompt at first boot",
 			"list what else is sealed to the TPM and re-enrol it after cutover: Windows Hello, Credential Guard / VBS, TPM-backed certificates and keys (Microsoft Platform Crypto Provider)")
 	}
 	if os.Linux && pv.SourceVTPM != "no" {
-		c = append(c, "LUKS sealed to the TPM (clevis, systemd-cryptenroll): add a passphrase keyslot before converting; wipe the stale TPM slot and re-seal after")
+		add(PhaseBefore, "LUKS sealed to the TPM (clevis, systemd-cryptenroll): add a passphrase keyslot before converting; wipe the stale TPM slot and re-seal after")
 	}
 	if img.TPMVersion != "" {
 		if os.Windows {
-			c = append(c, "after first boot: Get-Tpm shows TpmPresent True and TpmReady True")
+			add(PhaseAfter, "after first boot: Get-Tpm shows TpmPresent True and TpmReady True")
 		} else {
-			c = append(c, "after first boot: tpm2_getcap properties-fixed answers (the TPM is present)")
+			add(PhaseAfter, "after first boot: tpm2_getcap properties-fixed answers (the TPM is present)")
 		}
 		var ops []string
 		for _, op := range nova.UnsupportedOperations(rel, nova.SecretUser) {
@@ -373,7 +378,7 @@ func checklist(pv PlanVM, os GuestOS, img PlanImage, rel nova.Release) []string 
 		if rel.HostModeLiveMigration() {
 			lim += " (a flavor with hw:tpm_secret_security=host allows live migration)"
 		}
-		c = append(c, lim, "snapshots and backups carry no TPM state: a restored or rebuilt guest gets a blank vTPM; include the compute host's vTPM state directory in host backups")
+		add(PhaseLimits, lim, "snapshots and backups carry no TPM state: a restored or rebuilt guest gets a blank vTPM; include the compute host's vTPM state directory in host backups")
 	}
 	return c
 }

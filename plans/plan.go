@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -76,7 +77,9 @@ type PlanVM struct {
 	TargetVTPM   string   `yaml:"target_vtpm"` // "2.0 tpm-crb" or "none"
 	Reasons      []string `yaml:"reasons,omitempty"`
 	Flags        []string `yaml:"flags,omitempty"`
-	Checklist    []string `yaml:"checklist,omitempty"`
+	// Checklist: what to do before cutover, check after the first boot,
+	// and what the target cannot do, each line with its phase.
+	Checklist []PlanCheck `yaml:"checklist,omitempty"`
 	// FollowUp is work after cutover, in order, with the exact commands:
 	// a Windows 11 guest on BIOS moves as BIOS, then is converted to UEFI.
 	FollowUp []string `yaml:"follow_up,omitempty"`
@@ -208,4 +211,86 @@ func inPlanKeys(err error) string {
 		return fe.Message(func(f nova.Field) string { return string(f) })
 	}
 	return err.Error()
+}
+
+// PlanCheck is one `checklist:` line of a VM and its phase (PhaseBefore,
+// PhaseAfter or PhaseLimits). In the file it is either a mapping that
+// says its phase, {phase: after, item: "..."}, or a plain line: plan files
+// written before phases were stored have only plain lines, whose phase is
+// given by the lead words import wrote (versionOnePhase). A line is written
+// plain whenever it reads back with its phase, so those files, and every
+// plan import writes, stay as they were.
+type PlanCheck struct {
+	Phase Phase  `yaml:"phase"`
+	Item  string `yaml:"item"`
+}
+
+// checkPhases are the phases a `checklist:` line may have; flags and
+// follow-up steps have their own keys.
+var checkPhases = []Phase{PhaseBefore, PhaseAfter, PhaseLimits}
+
+// versionOnePhase is the phase of a plain `checklist:` line, by the lead
+// words plan import gave the lines of the later phases. It is read only
+// here, where a line enters or leaves the file: in the program every line
+// carries its Phase.
+func versionOnePhase(line string) Phase {
+	switch {
+	case strings.HasPrefix(line, "after first boot"):
+		return PhaseAfter
+	case strings.HasPrefix(line, "on the target"), strings.HasPrefix(line, "snapshots and backups"):
+		return PhaseLimits
+	}
+	return PhaseBefore
+}
+
+// UnmarshalYAML reads a plain line or a {phase, item} mapping.
+func (c *PlanCheck) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.AliasNode { // *name: a line given once, used twice
+		n = n.Alias
+	}
+	if n.Kind == yaml.ScalarNode {
+		var line string
+		if err := n.Decode(&line); err != nil {
+			return err
+		}
+		*c = PlanCheck{Phase: versionOnePhase(line), Item: line}
+		return nil
+	}
+	if n.Kind != yaml.MappingNode {
+		return fmt.Errorf("line %d: a checklist line is text or {phase: PHASE, item: TEXT}", n.Line)
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if seen[k.Value] {
+			return fmt.Errorf("line %d: checklist line: %s given twice", k.Line, k.Value)
+		}
+		seen[k.Value] = true
+		var dst *string
+		switch k.Value {
+		case "phase":
+			dst = (*string)(&c.Phase)
+		case "item":
+			dst = &c.Item
+		default:
+			return fmt.Errorf("line %d: checklist line: field %s not found (phase, item)", k.Line, k.Value)
+		}
+		if err := v.Decode(dst); err != nil {
+			return err
+		}
+	}
+	if !slices.Contains(checkPhases, c.Phase) {
+		return fmt.Errorf("line %d: checklist phase %q (choose before, after or limits)", n.Line, c.Phase)
+	}
+	return nil
+}
+
+// MarshalYAML writes the line plain when its lead words give its phase,
+// else as a mapping that says it.
+func (c PlanCheck) MarshalYAML() (any, error) {
+	if versionOnePhase(c.Item) == c.Phase {
+		return c.Item, nil
+	}
+	type explicit PlanCheck // without these methods
+	return explicit(c), nil
 }

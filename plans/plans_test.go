@@ -225,7 +225,7 @@ func TestImportRules(t *testing.T) {
 	if v, img := get("srv16-bios-sb"); img.TPMVersion != "" || !strings.Contains(strings.Join(v.Flags, " "), "BIOS with Secure Boot enabled is inconsistent") || img.Properties["hw_firmware_type"] != "" {
 		t.Errorf("BIOS + Secure Boot: %+v %+v", v, img)
 	}
-	if v, img := get("rhel-unknown"); img.TPMVersion != "" || !strings.Contains(strings.Join(v.Checklist, " "), "confirm whether the source has a vTPM") || !strings.Contains(strings.Join(v.Checklist, " "), "LUKS") {
+	if v, img := get("rhel-unknown"); img.TPMVersion != "" || !strings.Contains(fmt.Sprint(v.Checklist), "confirm whether the source has a vTPM") || !strings.Contains(fmt.Sprint(v.Checklist), "LUKS") {
 		t.Errorf("unknown vTPM on Linux: %+v %+v", v, img)
 	}
 	if sum.VMs != 6 || sum.SourceVTPM != 1 || sum.UnknownVTPM != 2 || sum.TargetVTPM != 2 {

@@ -381,7 +381,12 @@ func newPlanChecklistCommand(g *globalOptions, streams *IOStreams) *cli.Command 
 BitLocker, what else is sealed to the TPM, LUKS+TPM on Linux, the post-boot
 check (Get-Tpm shows TpmPresent), and what the target cannot do (evacuate,
 shelve, live-migrate per mode and release). A markdown document unless -f
-asks for csv, json, yaml, value or table.`,
+asks for csv, json, yaml, value or table.
+
+A plan's checklist: line is text, or says its phase: {phase: after, item:
+TEXT} (before, after or limits). Text lines keep the phase plan import gave
+them: "after first boot…" after cutover, "on the target…" and "snapshots and
+backups…" limits, any other before.`,
 			[]string{"vtpmctl plan checklist plan.yaml > cutover.md", "vtpmctl plan checklist plan.yaml -f csv > cutover.csv"}, ""),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Len() != 1 {
