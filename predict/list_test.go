@@ -152,7 +152,8 @@ func TestVolumesListed(t *testing.T) {
 func TestListTableIsItsJSON(t *testing.T) {
 	imgs := ImageList{{ID: "i", Name: "n", TPMVersion: "2.0", TPMModel: "m", WindowsProfile: "w", Visibility: "v", Owner: "o"}}
 	vols := VolumeList{{ID: "i", Name: "n", Status: "s", TPMVersion: "2.0", TPMModel: "m", VTPM: "x", WindowsProfile: "w", ImageID: "g", Project: "p"}}
-	for _, l := range []output.Tabular{imgs, vols, ImageList{}, VolumeList{}} {
+	fls := FlavorList{{ID: "i", Name: "n", VCPUs: 2, RAM: 4096, Disk: 40, IsPublic: true, TPMVersion: "2.0", TPMModel: "m", SecretSecurity: "host"}}
+	for _, l := range []output.Tabular{imgs, vols, fls, ImageList{}, VolumeList{}, FlavorList{}} {
 		tb := l.Table()
 		var b bytes.Buffer
 		b.WriteByte('[')
