@@ -145,7 +145,7 @@ func evacuationRisk(rel nova.Release, guests []nova.VTPMGuest, on []int32, r *Ho
 	for _, i := range on {
 		g := &guests[i]
 		modes[g.Mode]++
-		r.AtRisk = append(r.AtRisk, RiskGuest{ServerID: g.ServerID, Name: g.Name, Owner: g.UserID, Project: g.ProjectID, Mode: g.Mode})
+		r.AtRisk = append(r.AtRisk, RiskGuest{ServerID: g.ServerID, Name: g.Name, Owner: g.UserID, Project: g.ProjectID, Mode: g.Mode, Evidence: g.Evidence})
 	}
 	var parts []string
 	for _, m := range nova.SecretModes {

@@ -24,7 +24,8 @@ func TestHostEvidenceUnconfirmed(t *testing.T) {
 		{Guest: nova.VTPMGuest{ServerID: "plain", Host: "cmp1", Mode: nova.SecretUser}, Reason: nova.UnconfirmedVolumeNow},
 	}
 	got := map[string]nova.VTPMGuest{}
-	for _, g := range withHostEvidence(c.Inventory, ReportIndex([]hostcheck.Report{rep})) {
+	gs, _ := withHostEvidence(c.Inventory, ReportIndex([]hostcheck.Report{rep}))
+	for _, g := range gs {
 		got[g.ServerID] = g
 	}
 	if len(got) != 3 || got["vol"].Evidence != nova.EvidenceHost || got["vol"].Model != "tpm-crb" ||

@@ -45,6 +45,14 @@ type RiskGuest struct {
 	Owner    string          `json:"owner"`
 	Project  string          `json:"project"`
 	Mode     nova.SecretMode `json:"mode"`
+	// Evidence is what decided the vTPM: the inventory's (flavor, image,
+	// instance, volume), or host where the host's check report shows the
+	// vTPM domain of a server the APIs did not decide as a guest.
+	Evidence nova.Evidence `json:"evidence,omitempty"`
+	// Undecided or Unconfirmed, for a guest its host's report promoted:
+	// why the APIs did not decide it a guest (one of the two is set).
+	Undecided   nova.Undecided   `json:"undecided,omitempty"`
+	Unconfirmed nova.Unconfirmed `json:"unconfirmed,omitempty"`
 	// StateKept (from the host's report): "yes", "no" or "unknown".
 	StateKept string `json:"vtpm_state_kept,omitempty"`
 	// BitLockerRisk and its reasons, from the host's check report
@@ -95,6 +103,7 @@ func (f *Result) Table() output.Table {
 		t.Footer = append(t.Footer, fmt.Sprintf("draining their hosts, vTPM guests would: live-migrate %d, cold-migrate %d, stay %d (hosts audit --drain HOST: each guest and why)",
 			s.Drain[DrainLive], s.Drain[DrainCold], s.Drain[DrainStays]))
 	}
+	t.Footer = append(t.Footer, f.evidenceLines()...)
 	if s.BitLocker != nil {
 		var parts []string
 		for _, l := range hostcheck.RiskLevels {

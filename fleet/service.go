@@ -118,8 +118,9 @@ func ReadCloud(ctx context.Context, sess *cloud.Session, res nova.ResolvedReleas
 func AuditCloud(c Cloud, hostReports []hostcheck.Report) Result {
 	rel := c.Release.Release
 	index := ReportIndex(hostReports)
-	guests := withHostEvidence(c.Inventory, index)
+	guests, why := withHostEvidence(c.Inventory, index)
 	reps, sum := AuditHosts(rel, c.Hosts, index, guests)
+	why.mark(reps)
 	f := NewResult(rel, c.Hosts, reps, sum)
 	f.ReleaseContext = c.Release.Context()
 	f.Resolved = c.Release
@@ -182,11 +183,13 @@ func ReportIndex(reps []hostcheck.Report) map[string]hostcheck.Report {
 // vTPM" only from properties as they are now (unconfirmed: a boot volume
 // or image untagged since boot) whose host's check report shows a vTPM
 // domain of theirs: libvirt's <tpm> decides (nova.EvidenceHost), with the
-// version and model the domain has. inv.Guests itself is not changed.
-func withHostEvidence(inv nova.Inventory, reports map[string]hostcheck.Report) []nova.VTPMGuest {
+// version and model the domain has; why maps each promoted server to why
+// the APIs did not decide it (nil when none was). inv.Guests itself is
+// not changed.
+func withHostEvidence(inv nova.Inventory, reports map[string]hostcheck.Report) (out []nova.VTPMGuest, why promotions) {
 	guests := inv.Guests
-	out := guests[:len(guests):len(guests)] // the first append copies
-	add := func(g nova.VTPMGuest) {
+	out = guests[:len(guests):len(guests)] // the first append copies
+	add := func(g nova.VTPMGuest, p promotion) {
 		rep, ok := reports[g.Host]
 		if !ok {
 			return
@@ -200,14 +203,18 @@ func withHostEvidence(inv nova.Inventory, reports map[string]hostcheck.Report) [
 				g.Mode = d.Mode
 			}
 			out = append(out, g)
+			if why == nil {
+				why = promotions{}
+			}
+			why[g.ServerID] = p
 			return
 		}
 	}
 	for _, u := range inv.Undecided {
-		add(u.Guest)
+		add(u.Guest, promotion{undecided: u.Reason})
 	}
 	for _, u := range inv.Unconfirmed {
-		add(u.Guest)
+		add(u.Guest, promotion{unconfirmed: u.Reason})
 	}
-	return out
+	return out, why
 }
