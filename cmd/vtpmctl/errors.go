@@ -114,8 +114,18 @@ func isOperational(err error) bool {
 }
 
 // oneLine keeps the promise of one line per error, whatever a server put
-// in a response body.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// in a response body. Its lines are joined with "; ": errors.Join puts a
+// newline between the errors it joins, and as a bare space two messages
+// ran together as one sentence.
+func oneLine(s string) string {
+	var parts []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.Join(strings.Fields(l), " "); l != "" {
+			parts = append(parts, l)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
 
 // flagNames are the flags the image, flavor and plan import commands
 // spell nova's request fields with.
