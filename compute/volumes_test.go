@@ -14,17 +14,18 @@ import (
 	"testing"
 
 	"github.com/gophercloud/gophercloud/v2"
+	"github.com/vtpmctl/vtpmctl/cinder"
 	"github.com/vtpmctl/vtpmctl/nova"
 )
 
 // strictAPI answers exactly the requests it is given, keyed by method,
 // path and query as sent, or with " @<microversion>" for one compute
-// microversion; anything else fails the test (501), and a stub never
+// microversion (" @volume 3.0": OpenStack-API-Version for another
+// service); anything else fails the test (501), and a stub never
 // requested fails it at the end. The microversion is part of the match:
 // a compute stub without " @" answers ServerMicroversion only (what the
-// inventory lists at on Zed), and a request to any other service must
-// carry none (the stubs declare none), so a client that drops or changes
-// a microversion misses. A body "!NNN …" is sent with status NNN;
+// inventory lists at on Zed), another service's only a request without
+// a microversion, so a client that drops or changes one misses. A body "!NNN …" is sent with status NNN;
 // onRequest, when set, runs before each answer (a test cancels there).
 type strictAPI struct {
 	t         *testing.T
@@ -40,22 +41,24 @@ func newStrictAPI(t *testing.T, stubs map[string]string) *strictAPI {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		key := r.Method + " " + r.URL.RequestURI()
 		a.got = append(a.got, key)
+		compute := strings.HasPrefix(r.URL.Path, "/compute/")
 		mv := r.Header.Get("X-OpenStack-Nova-API-Version")
+		if !compute {
+			mv = r.Header.Get("OpenStack-API-Version") // "volume 3.0"
+		}
 		a.mvs[key] = mv
-		// a stub "… @2.98" answers that microversion only
-		if _, at := a.stubs[key+" @"+mv]; at {
+		// a stub "… @2.98" (or "… @volume 3.0") answers that microversion only
+		if _, at := a.stubs[key+" @"+mv]; at && mv != "" {
 			key += " @" + mv
 			a.got[len(a.got)-1] = key
 		}
 		body, ok := a.stubs[key]
-		compute := strings.HasPrefix(r.URL.Path, "/compute/")
-		other := r.Header.Get("OpenStack-API-Version")
 		switch {
 		case !ok || r.Header.Get("X-Auth-Token") != "tok":
 		case compute && !strings.Contains(key, " @") && mv != ServerMicroversion:
 			ok, key = false, fmt.Sprintf("%s at microversion %q, want %s", key, mv, ServerMicroversion)
-		case !compute && other != "":
-			ok, key = false, fmt.Sprintf("%s at microversion %q, want none", key, other)
+		case !compute && !strings.Contains(key, " @") && mv != "":
+			ok, key = false, fmt.Sprintf("%s at microversion %q, want none", key, mv)
 		}
 		if !ok {
 			t.Errorf("unexpected request %s", key)
@@ -149,9 +152,12 @@ var (
 const (
 	imagesAt  = "GET /image/v2/images?limit=1000"
 	serversAt = "GET /compute/v2.1/servers/detail?all_tenants=true&limit=1000"
-	volumesAt = "GET /volume/v3/volumes/detail?all_tenants=true&limit=1000"
+	volumesAt = "GET /volume/v3/volumes/detail?all_tenants=true&limit=1000" + atCinder
 	serversP  = "GET /compute/v2.1/servers/detail?limit=1000"
-	volumesP  = "GET /volume/v3/volumes/detail?limit=1000"
+	volumesP  = "GET /volume/v3/volumes/detail?limit=1000" + atCinder
+	// atCinder: the inventory's volume list names its microversion
+	// (cinder.ImageMetadataMicroversion), as every Cinder call does.
+	atCinder = " @volume " + cinder.ImageMetadataMicroversion
 )
 
 // Each server's vTPM is decided from what Nova read at boot: the boot
@@ -217,9 +223,9 @@ func TestListInventoryVolumes(t *testing.T) {
 		want       map[string]guest
 	}{
 		{"all tenants", true, true, map[string]string{imagesAt: images, serversAt: servers, volumesAt: page1("/volume/v3/volumes/detail?all_tenants=true&limit=1000&marker=free"),
-			"GET /volume/v3/volumes/detail?all_tenants=true&limit=1000&marker=free": page2}, all},
+			"GET /volume/v3/volumes/detail?all_tenants=true&limit=1000&marker=free" + atCinder: page2}, all},
 		{"project scope", false, true, map[string]string{imagesAt: images, serversP: servers,
-			volumesP: page1("/volume/v3/volumes/detail?limit=1000&marker=free"), "GET /volume/v3/volumes/detail?limit=1000&marker=free": page2}, all},
+			volumesP: page1("/volume/v3/volumes/detail?limit=1000&marker=free"), "GET /volume/v3/volumes/detail?limit=1000&marker=free" + atCinder: page2}, all},
 		{"no block storage in the catalog", true, false, map[string]string{imagesAt: images, serversAt: servers}, noCinder},
 	} {
 		for _, keep := range []bool{false, true} {
