@@ -69,28 +69,50 @@ type VTPMFlavorOpts struct {
 	Specs    map[string]string
 }
 
+// LookupFlavorName is the lookup CreateVTPMFlavor starts with (FindFlavor:
+// by ID, then by name): the flavor, or nil, no error, when none exists.
+// A caller that needs the flavor before the create (flavor create's
+// advice) looks it up once and hands it to EnsureVTPMFlavor.
+func LookupFlavorName(ctx context.Context, c *gophercloud.ServiceClient, name string) (*nova.CloudFlavor, error) {
+	f, err := FindFlavor(ctx, c, name)
+	var nf *nova.NotFoundError
+	switch {
+	case err == nil:
+		return &f, nil
+	case errors.As(err, &nf):
+		return nil, nil
+	}
+	return nil, err
+}
+
 // CreateVTPMFlavor creates a flavor with its access and specs, or nothing:
 // if anything fails after the flavor exists, the flavor is deleted again,
 // so no vTPM-named flavor is left without its specs. A flavor of that
 // name and size that already exists is brought to the specs instead
 // (scripts can rerun), and created reports which happened.
 func CreateVTPMFlavor(ctx context.Context, c *gophercloud.ServiceClient, o VTPMFlavorOpts, rel nova.Release) (plan nova.ObjectPlan, created bool, err error) {
-	existing, ferr := FindFlavor(ctx, c, o.Name)
-	var nf *nova.NotFoundError
-	switch {
-	case ferr == nil:
+	existing, err := LookupFlavorName(ctx, c, o.Name)
+	if err != nil {
+		return nova.ObjectPlan{}, false, err
+	}
+	return EnsureVTPMFlavor(ctx, c, o, rel, existing)
+}
+
+// EnsureVTPMFlavor is CreateVTPMFlavor after the lookup: existing is the
+// flavor of o.Name as LookupFlavorName found it (nil: none), so a caller
+// that already looked does not ask Nova again.
+func EnsureVTPMFlavor(ctx context.Context, c *gophercloud.ServiceClient, o VTPMFlavorOpts, rel nova.Release, existing *nova.CloudFlavor) (plan nova.ObjectPlan, created bool, err error) {
+	if existing != nil {
 		have := FlavorSize{existing.VCPUs, existing.RAM, existing.Disk, existing.IsPublic}
 		if want := (FlavorSize{o.VCPUs, o.RAM, o.Disk, o.Public}); have != want {
 			return nova.ObjectPlan{}, false, &FlavorSizeError{Name: o.Name, Have: have, Want: want}
 		}
-		plans, err := nova.PlanFlavors([]nova.CloudFlavor{existing}, o.Specs, nil, rel)
+		plans, err := nova.PlanFlavors([]nova.CloudFlavor{*existing}, o.Specs, nil, rel)
 		if err != nil {
 			return nova.ObjectPlan{}, false, err
 		}
 		ApplyFlavorPlans(ctx, c, plans)
 		return plans[0], false, plans[0].Err
-	case !errors.As(ferr, &nf):
-		return nova.ObjectPlan{}, false, ferr
 	}
 	if _, err := nova.PlanFlavors([]nova.CloudFlavor{{Flavor: nova.Flavor{Name: o.Name}}}, o.Specs, nil, rel); err != nil {
 		return nova.ObjectPlan{}, false, err

@@ -41,8 +41,9 @@ type CreateFlavorResult struct {
 // it, resolves the projects, advises on image conflicts (for the flavor
 // as it will be, an existing one's other specs included), then creates
 // the flavor with its access and specs, all or nothing
-// (compute.CreateVTPMFlavor). A flavor that existed with another size is
-// the call's error (*compute.FlavorSizeError), nothing written; so is any
+// (compute.EnsureVTPMFlavor: the name is looked up once, for the advice
+// and the create). A flavor that existed with another size is the
+// call's error (*compute.FlavorSizeError), nothing written; so is any
 // failure before a write. A failed write is Plan.Err.
 func CreateFlavor(ctx context.Context, sess *cloud.Session, req CreateFlavorRequest) (CreateFlavorResult, error) {
 	var out CreateFlavorResult
@@ -65,18 +66,23 @@ func CreateFlavor(ctx context.Context, sess *cloud.Session, req CreateFlavorRequ
 		}
 	}
 	specs := req.Change.Specs()
+	// One lookup serves the advice and the create: a failed one is the
+	// create's error, before anything is written.
+	existing, err := compute.LookupFlavorName(ctx, compute.ComputeClient(c), req.Name)
+	if err != nil {
+		return out, err
+	}
 	// Advice for the flavor as it will be: one that exists with this
-	// size keeps the specs not named (a lookup that fails otherwise
-	// leaves the advice for a new flavor; the create says the error).
+	// size keeps the specs not named.
 	base := nova.CloudFlavor{Flavor: nova.Flavor{Name: req.Name}}
-	if f, err := compute.FindFlavor(ctx, compute.ComputeClient(c), req.Name); err == nil {
-		base = f
+	if existing != nil {
+		base = *existing
 	}
 	out.Conflicts, out.ConflictsErr = flavorConflicts(ctx, sess, []nova.CloudFlavor{base},
 		[]nova.ObjectPlan{{ID: base.ID, Name: req.Name, Changes: nova.Diff(req.Name, base.ID, base.ExtraSpecs, specs, nil)}}, rel)
-	plan, created, err := compute.CreateVTPMFlavor(ctx, c, compute.VTPMFlavorOpts{
+	plan, created, err := compute.EnsureVTPMFlavor(ctx, c, compute.VTPMFlavorOpts{
 		CreateOpts: compute.CreateOpts{Name: req.Name, VCPUs: req.VCPUs, RAM: req.RAM, Disk: req.Disk, Public: req.Public},
-		Projects:   projects, Specs: specs}, rel)
+		Projects:   projects, Specs: specs}, rel, existing)
 	if err != nil && len(plan.Changes) == 0 {
 		return out, err
 	}

@@ -155,3 +155,32 @@ func TestCreateFlavorAdviceForExisting(t *testing.T) {
 		t.Errorf("conflicts %q (%v)", res.Conflicts, res.ConflictsErr)
 	}
 }
+
+// flavor create looks its name up once (a GET by ID, then the list),
+// for a new flavor and for a rerun on an existing one: the advice and
+// the create share the lookup. Before, compute.CreateVTPMFlavor looked
+// the name up again: two GETs and two lists.
+func TestCreateFlavorLooksUpOnce(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		req  CreateFlavorRequest
+	}{
+		{"new", CreateFlavorRequest{Name: "w1", VCPUs: 2, RAM: 1024, Disk: 10, Public: true, Change: nova.FlavorRequest{TPMVersion: "2.0"}}},
+		{"existing", CreateFlavorRequest{Name: "fx-vtpm", VCPUs: 1, RAM: 64, Disk: 1, Public: true, Change: nova.FlavorRequest{TPMVersion: "2.0", TPMModel: "tpm-crb"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, sess := flavorCloud(t)
+			newFlavorRoutes(c)
+			c.Handle("POST /compute/v2.1/flavors/new1/os-extra_specs [compute 2.86]", fakecloud.JSON(200, `{"extra_specs":{}}`))
+			res, err := CreateFlavor(context.Background(), sess, tc.req)
+			if err != nil || res.Plan.Err != nil {
+				t.Fatalf("%v %+v", err, res)
+			}
+			byName := c.SentTo("GET", "/compute/v2.1/flavors/"+tc.req.Name)
+			lists := c.SentTo("GET", "/compute/v2.1/flavors/detail")
+			if len(byName) != 1 || len(lists) != 1 {
+				t.Errorf("flavor lookups: %d by ID, %d lists, want 1 and 1: %v", len(byName), len(lists), c.Sent())
+			}
+		})
+	}
+}
