@@ -3,9 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
+	"strconv"
 	"strings"
 
 	"github.com/vtpmctl/vtpmctl/internal/output"
+	"github.com/vtpmctl/vtpmctl/internal/quote"
 	"github.com/vtpmctl/vtpmctl/nova"
 )
 
@@ -19,7 +22,7 @@ func printChanges(streams *IOStreams, g *globalOptions, plans []nova.ObjectPlan,
 	failed, writes := 0, 0
 	for _, p := range plans {
 		for _, n := range p.Notes {
-			fmt.Fprintf(streams.Err, "vtpmctl: %s: %s\n", p.Name, n)
+			say(streams.Err, "vtpmctl: %s: %s", p.Name, n)
 		}
 		// a write that failed midway left these keys changed
 		written := nova.WrittenKeys(p.Err)
@@ -47,10 +50,10 @@ func printChanges(streams *IOStreams, g *globalOptions, plans []nova.ObjectPlan,
 		var pw *nova.PartialWriteError
 		switch {
 		case errors.As(p.Err, &pw):
-			fmt.Fprintf(streams.Err, "vtpmctl: %s: partly changed: %s written, %s not: %s\n", p.Name,
-				strings.Join(pw.Written, ", "), strings.Join(pw.NotWritten, ", "), oneLine(pw.Err.Error()))
+			say(streams.Err, "vtpmctl: %s: partly changed: %s written, %s not: %s", p.Name,
+				strings.Join(pw.Written, ", "), strings.Join(pw.NotWritten, ", "), pw.Err)
 		case p.Err != nil:
-			fmt.Fprintf(streams.Err, "vtpmctl: %s: not changed: %s\n", p.Name, oneLine(p.Err.Error()))
+			say(streams.Err, "vtpmctl: %s: not changed: %s", p.Name, p.Err)
 		}
 	}
 	if dryRun {
@@ -63,7 +66,37 @@ func printChanges(streams *IOStreams, g *globalOptions, plans []nova.ObjectPlan,
 }
 
 func warn(streams *IOStreams, format string, args ...any) {
-	fmt.Fprintf(streams.Err, "vtpmctl: warning: "+format+"\n", args...)
+	say(streams.Err, "vtpmctl: warning: "+format, args...)
+}
+
+// say prints one line of notes or warnings. The format is ours; a string
+// argument is a name (of a cloud object, from a file) or a sentence
+// holding one, and one with a newline would forge a line of vtpmctl's
+// ("x\nvtpmctl: all checks passed"): it is shown Go-quoted, escapes
+// visible. An error argument is shown as the error line is (one line, no
+// credential).
+func say(w io.Writer, format string, args ...any) {
+	shown := make([]any, len(args))
+	for i, a := range args {
+		switch v := a.(type) {
+		case string:
+			shown[i] = shownName(v)
+		case error:
+			shown[i] = errorLine(v.Error())
+		default:
+			shown[i] = a
+		}
+	}
+	fmt.Fprintf(w, format+"\n", shown...)
+}
+
+// shownName is s, or s Go-quoted when it holds a control character (a
+// line break, an escape, a bidi control): one line, and visibly not ours.
+func shownName(s string) string {
+	if quote.HasControl(s) {
+		return strconv.Quote(s)
+	}
+	return s
 }
 
 // maxWarnings keeps a conflict report readable on a big cloud; the count

@@ -126,7 +126,7 @@ func runFlavorCreate(ctx context.Context, o *flavorOptions) error {
 		return inWords(err, flagName)
 	}
 	if res.Plan.Err == nil && !res.Created {
-		fmt.Fprintf(o.IO.Err, "vtpmctl: flavor %s already exists with this size; its specs were brought in line\n", res.Plan.Name)
+		say(o.IO.Err, "vtpmctl: flavor %s already exists with this size; its specs were brought in line", res.Plan.Name)
 	}
 	return printChanges(o.IO, o.Global, []nova.ObjectPlan{res.Plan}, false)
 }
@@ -202,9 +202,9 @@ func runFlavorSet(ctx context.Context, o *flavorOptions, set bool) error {
 	for _, s := range res.Servers {
 		switch {
 		case s.Err != nil:
-			fmt.Fprintf(o.IO.Err, "vtpmctl: %s: could not count the servers using it (%s)\n", s.Flavor, oneLine(s.Err.Error()))
+			say(o.IO.Err, "vtpmctl: %s: could not count the servers using it (%s)", s.Flavor, s.Err)
 		case s.Count > 0:
-			fmt.Fprintf(o.IO.Err, "vtpmctl: %s: %d server(s) use this flavor; Nova keeps the specs it copied into them at boot, so they change only on resize\n", s.Flavor, s.Count)
+			say(o.IO.Err, "vtpmctl: %s: %d server(s) use this flavor; Nova keeps the specs it copied into them at boot, so they change only on resize", s.Flavor, s.Count)
 		}
 	}
 	return printChanges(o.IO, o.Global, res.Plans, o.DryRun)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/urfave/cli/v3"
@@ -105,7 +104,7 @@ func runImageChange(ctx context.Context, o *imageChangeOptions) error {
 	// Cinder copied the image's properties when it created each volume,
 	// and Nova reads that copy for a server booted from the volume.
 	for _, s := range res.Stale {
-		fmt.Fprintf(o.IO.Err, "vtpmctl: %s: %d bootable volume(s) created from this image before do not carry the change (a server booted from a volume gets the volume's copy of the image properties); to change them too: %s\n",
+		say(o.IO.Err, "vtpmctl: %s: %d bootable volume(s) created from this image before do not carry the change (a server booted from a volume gets the volume's copy of the image properties); to change them too: %s",
 			s.Image, s.Count, volumeFixCommand(o, s.ImageID, res.AllProjects))
 	}
 	return err

@@ -151,14 +151,14 @@ func runPlanImport(ctx context.Context, o *planImportOptions) error {
 	}
 	sum := plans.ImportSummary{}
 	for _, e := range rowErrs {
-		fmt.Fprintf(o.IO.Err, "vtpmctl: skipped row: %v\n", e)
+		say(o.IO.Err, "vtpmctl: skipped row: %v", e)
 	}
 	for _, s := range skipped {
-		fmt.Fprintf(o.IO.Err, "vtpmctl: skipped %s (line %d): %s\n", s.Name, s.Line, s.Reason)
+		say(o.IO.Err, "vtpmctl: skipped %s (line %d): %s", s.Name, s.Line, s.Reason)
 	}
 	for _, v := range vms {
 		for _, w := range v.Warnings {
-			fmt.Fprintf(o.IO.Err, "vtpmctl: warning: %s\n", w)
+			say(o.IO.Err, "vtpmctl: warning: %s", w)
 		}
 	}
 	out := o.Out
@@ -232,7 +232,7 @@ func readInventory(ctx context.Context, o *planImportOptions) (vms []plans.Sourc
 	skipped = append(skipped, plans.GovcTemplates(govc)...)
 	vms, unmatched := plans.JoinGovc(vms, govc, o.RVTools == "")
 	for _, n := range unmatched {
-		fmt.Fprintf(o.IO.Err, "vtpmctl: govc VM %s is not a VM of the RVTools export (a template or placeholder?): ignored\n", n)
+		say(o.IO.Err, "vtpmctl: govc VM %s is not a VM of the RVTools export (a template or placeholder?): ignored", n)
 	}
 	return vms, skipped, rowErrs, nil
 }
@@ -364,7 +364,7 @@ func runPlanApply(ctx context.Context, o *planApplyOptions, write bool) error {
 	}
 	conv := res.Convergence
 	for _, m := range conv.Missing {
-		fmt.Fprintf(o.IO.Err, "vtpmctl: image %s: pending, not in Glance yet (convert the VM's disk first)\n", m)
+		say(o.IO.Err, "vtpmctl: image %s: pending, not in Glance yet (convert the VM's disk first)", m)
 	}
 	all := append(append(append([]nova.ObjectPlan{}, conv.Images...), conv.Flavors...), conv.Volumes...)
 	err = printChanges(o.IO, o.Global, all, !write)
