@@ -30,7 +30,56 @@ type globalOptions struct {
 	Output   output.Options
 	DebugLog bool
 
+	// cmdLine: the flags whose value was given on the command line, not
+	// by the environment (envSource, onSet): a command vtpmctl suggests
+	// repeats only those, the environment is still there when it runs.
+	cmdLine, fromEnvNext map[string]bool
+
 	session *cloud.Session
+}
+
+// envSource is cli.EnvVar that tells g the flag's next value is the
+// environment's. IsSet does not tell the two apart, and a persistent flag
+// read from the environment by the root can be set again on a
+// subcommand's command line.
+type envSource struct {
+	envValueSource
+	g    *globalOptions
+	flag string
+}
+
+type envValueSource interface {
+	cli.ValueSource
+	cli.EnvValueSource
+}
+
+func (s envSource) Lookup() (string, bool) {
+	v, ok := s.envValueSource.Lookup()
+	if ok && v != "" { // urfave/cli sets the flag from it right after
+		if s.g.fromEnvNext == nil {
+			s.g.fromEnvNext = map[string]bool{}
+		}
+		s.g.fromEnvNext[s.flag] = true
+	}
+	return v, ok
+}
+
+// envVar is the flag's environment variable, recorded (envSource).
+func (g *globalOptions) envVar(flag, key string) cli.ValueSourceChain {
+	return cli.NewValueSourceChain(envSource{envValueSource: cli.EnvVar(key).(envValueSource), g: g, flag: flag})
+}
+
+// onSet is the flag's Validator, called after every value set: from the
+// command line unless envSource just gave it.
+func onSet[T any](g *globalOptions, flag string) func(T) error {
+	return func(T) error {
+		if g.cmdLine == nil {
+			g.cmdLine = map[string]bool{}
+		}
+		g.cmdLine[flag] = !g.fromEnvNext[flag]
+		delete(g.fromEnvNext, flag)
+		return nil
+	}
 }
 
 // connect opens the cloud session once; only commands that need a cloud
@@ -205,9 +254,9 @@ func globalFlags(g *globalOptions) []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "os-cloud", Usage: "cloud `NAME` in clouds.yaml", Sources: cli.EnvVars("OS_CLOUD"), Destination: &g.Cloud.Cloud},
 		&cli.StringFlag{Name: "os-region-name", Usage: "`REGION` of the service endpoints", Sources: cli.EnvVars("OS_REGION_NAME"), Destination: &g.Cloud.Region},
-		&cli.StringFlag{Name: "os-cacert", Usage: "CA bundle `FILE` to verify TLS with", Sources: cli.EnvVars("OS_CACERT"), Destination: &g.Cloud.CACert},
-		&cli.BoolFlag{Name: "insecure", Usage: "do not verify TLS certificates (never in production)", Sources: cli.EnvVars("OS_INSECURE"), Destination: &g.Cloud.Insecure},
-		&cli.DurationFlag{Name: "timeout", Usage: "per-request `TIMEOUT` (e.g. 30s)", Value: 60 * time.Second, Sources: cli.EnvVars("VTPMCTL_TIMEOUT"), Destination: &g.Cloud.Timeout},
+		&cli.StringFlag{Name: "os-cacert", Usage: "CA bundle `FILE` to verify TLS with", Sources: g.envVar("os-cacert", "OS_CACERT"), Destination: &g.Cloud.CACert, Validator: onSet[string](g, "os-cacert")},
+		&cli.BoolFlag{Name: "insecure", Usage: "do not verify TLS certificates (never in production)", Sources: g.envVar("insecure", "OS_INSECURE"), Destination: &g.Cloud.Insecure, Validator: onSet[bool](g, "insecure")},
+		&cli.DurationFlag{Name: "timeout", Usage: "per-request `TIMEOUT` (e.g. 30s)", Value: 60 * time.Second, Sources: g.envVar("timeout", "VTPMCTL_TIMEOUT"), Destination: &g.Cloud.Timeout, Validator: onSet[time.Duration](g, "timeout")},
 		&cli.BoolFlag{Name: "debug", Usage: "log every API request to stderr (tokens, passwords and secrets redacted)", Sources: cli.EnvVars("VTPMCTL_DEBUG"), Destination: &g.DebugLog},
 		&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "output `FORMAT`: " + strings.Join(output.Formats, ", "), Value: "table", Destination: &g.Output.Format},
 		&cli.StringSliceFlag{Name: "column", Aliases: []string{"c"}, Usage: "show only `COLUMN` (repeatable)", Destination: &g.Output.Columns},

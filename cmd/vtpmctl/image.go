@@ -110,9 +110,11 @@ func runImageChange(ctx context.Context, o *imageChangeOptions) error {
 	return err
 }
 
-// volumeFixCommand is the volume command with the image command's flags
-// and the cloud (and region) it just changed: without them the line would
-// run against OS_CLOUD or the default cloud. Every value is shell-quoted;
+// volumeFixCommand is the volume command with the image command's flags,
+// the cloud (and region) it just changed (without them the line would run
+// against OS_CLOUD or the default cloud) and the connection flags given
+// on the command line (--os-cacert, --insecure, --timeout; those from the
+// environment are still there when it runs). Every value is shell-quoted;
 // a control character (a hostile image ID) shows as '?', so the advice
 // stays one line.
 func volumeFixCommand(o *imageChangeOptions, imageID string, admin bool) string {
@@ -126,6 +128,17 @@ func volumeFixCommand(o *imageChangeOptions, imageID string, admin bool) string 
 		}
 		if r := o.Global.Cloud.Region; r != "" {
 			flag("--os-region-name", r)
+		}
+		// without --os-cacert the suggested command fails TLS
+		c, on := o.Global.Cloud, o.Global.cmdLine
+		if on["os-cacert"] && c.CACert != "" {
+			flag("--os-cacert", c.CACert)
+		}
+		if on["insecure"] && c.Insecure {
+			words = append(words, "--insecure")
+		}
+		if on["timeout"] {
+			flag("--timeout", c.Timeout.String())
 		}
 	}
 	words = append(words, "volume", verb(o.Set))
