@@ -84,6 +84,7 @@ func EachVolumePage(ctx context.Context, c *gophercloud.ServiceClient, o ListOpt
 		return err
 	}
 	ctx = paging.Guard(ctx, "volume list")
+	c = at(c, ImageMetadataMicroversion) // whatever the caller's client says
 	for u := c.ServiceURL("volumes", "detail") + q; u != ""; {
 		var page struct {
 			Volumes []Volume `json:"volumes"`

@@ -14,8 +14,9 @@ import (
 
 // pagedVolumes serves /volumes/detail in pages of per, strictly: a GET,
 // the first request with want as its query, later ones the marker of the
-// next link, every one at the client's microversion (3.0, as ListVolumes'
-// callers ask: a next page that dropped it would be read at another);
+// next link, every one at ImageMetadataMicroversion, which the list sets
+// itself whatever its caller's client speaks (the client here asks for
+// another: a list, or a next page, that kept it would be read at that);
 // anything else fails the test.
 func pagedVolumes(tb testing.TB, n, per int, want string) (*gophercloud.ServiceClient, *[]string) {
 	var got []string
@@ -64,7 +65,7 @@ func pagedVolumes(tb testing.TB, n, per int, want string) (*gophercloud.ServiceC
 	tb.Cleanup(srv.Close)
 	pc := &gophercloud.ProviderClient{HTTPClient: *http.DefaultClient}
 	ep := srv.URL + "/volume/v3/"
-	return at(&gophercloud.ServiceClient{ProviderClient: pc, Endpoint: ep, ResourceBase: ep, Type: "block-storage"}, ImageMetadataMicroversion), &got
+	return at(&gophercloud.ServiceClient{ProviderClient: pc, Endpoint: ep, ResourceBase: ep, Type: "block-storage"}, "3.60"), &got
 }
 
 // Every page is followed from its next link and handed over as it

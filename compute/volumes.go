@@ -32,19 +32,11 @@ type volumeIndex map[string][]attachedVolume
 func listVolumeIndex(ctx context.Context, c *gophercloud.ServiceClient, allTenants, all bool) (volumeIndex, error) {
 	idx := volumeIndex{}
 	shared := map[string]*nova.Image{}
-	err := cinder.EachVolumePage(ctx, volumeListClient(c), cinder.ListOpts{AllTenants: allTenants}, func(page []cinder.Volume) error {
+	err := cinder.EachVolumePage(ctx, c, cinder.ListOpts{AllTenants: allTenants}, func(page []cinder.Volume) error {
 		idx.add(page, all, shared)
 		return nil
 	})
 	return idx, err
-}
-
-// volumeListClient is the inventory's volume list at the microversion it
-// reads (volume_image_metadata and attachments, in every 3.x detail
-// list), named as every other Cinder call names its own: the caller's
-// client may speak another, or none (base 3.0 only by accident).
-func volumeListClient(c *gophercloud.ServiceClient) *gophercloud.ServiceClient {
-	return atMicroversion(c, cinder.ImageMetadataMicroversion)
 }
 
 func (idx volumeIndex) add(vols []cinder.Volume, all bool, shared map[string]*nova.Image) {
