@@ -173,7 +173,10 @@ would give a server built from it with a flavor that carries no hw:tpm_*.`,
 func newImageListCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 	o := &listOptions{IO: streams, Global: g}
 	return o.command("image", helpText{usage: "images with their vTPM properties and Windows profile state",
-		about: `Lists every image the caller can see (all pages). --property filters on the
+		about: `Lists the images of Glance's default list (all pages): public ones, the
+project's own, and those shared with it that it accepted. Glance leaves out
+community images of other projects, hidden images (os_hidden) and shares
+not accepted; image show still finds one by ID. --property filters on the
 server side; --vtpm / --no-vtpm keep images with / without hw_tpm_version.`,
 		examples: []string{"vtpmctl image list --vtpm", "vtpmctl image list --property os_distro=windows --no-vtpm -f value -c name"}},
 		o.filterFlags("only images that request a vTPM", "only images that do not", "only images with property `KEY=VALUE` (repeatable)"),
