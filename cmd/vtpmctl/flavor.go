@@ -240,7 +240,7 @@ func newFlavorShowCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 			if err != nil {
 				return err
 			}
-			return output.Write(streams.Out, g.Output, shown.Record())
+			return output.Write(streams.Out, g.Output, shown)
 		},
 	}
 }

@@ -164,9 +164,9 @@ func newImageShowCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 		about: `Shows the vTPM and Windows-profile properties of one image and what Nova
 would give a server built from it with a flavor that carries no hw:tpm_*.`,
 		examples: []string{"vtpmctl image show win11-23h2", "vtpmctl image show 6f1c… -f json"}}, nil,
-		func(ctx context.Context, sess *cloud.Session) (output.Record, nova.ResolvedRelease, error) {
+		func(ctx context.Context, sess *cloud.Session) (output.Recorder, nova.ResolvedRelease, error) {
 			shown, err := predictsvc.ShowImage(ctx, sess, predictsvc.ShowRequest{Ref: o.Ref, Release: novaRelease(o.Release)})
-			return shown.Record(), shown.Release, err
+			return shown, shown.Release, err
 		})
 }
 

@@ -54,7 +54,7 @@ type showOptions struct {
 // read is the one service call: the object o.Ref names, decided (as a
 // Record: one object's Field/Value table), and the release its rules
 // came from.
-func (o *showOptions) command(noun, what string, h helpText, extra []cli.Flag, read func(context.Context, *cloud.Session) (output.Record, nova.ResolvedRelease, error)) *cli.Command {
+func (o *showOptions) command(noun, what string, h helpText, extra []cli.Flag, read func(context.Context, *cloud.Session) (output.Recorder, nova.ResolvedRelease, error)) *cli.Command {
 	c := h.command("show", what)
 	c.Flags = append([]cli.Flag{releaseFlag("nova-release", &o.Release, "Nova `RELEASE` whose rules apply", "")}, extra...)
 	c.Action = func(ctx context.Context, cmd *cli.Command) error {

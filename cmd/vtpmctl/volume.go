@@ -135,9 +135,9 @@ func newVolumeShowCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 what Nova would give a server booted from it with a flavor without hw:tpm_*.`,
 		examples: []string{"vtpmctl volume show win11-boot", "vtpmctl volume show 0c6a… -f json"}},
 		[]cli.Flag{&cli.BoolFlag{Name: "all-projects", Usage: "find the volume by name in every project (admin)", Destination: &o.AllProjects}},
-		func(ctx context.Context, sess *cloud.Session) (output.Record, nova.ResolvedRelease, error) {
+		func(ctx context.Context, sess *cloud.Session) (output.Recorder, nova.ResolvedRelease, error) {
 			shown, err := predictsvc.ShowVolume(ctx, sess, predictsvc.ShowRequest{Ref: o.Ref, AllProjects: o.AllProjects, Release: novaRelease(o.Release)})
-			return shown.Record(), shown.Release, err
+			return shown, shown.Release, err
 		})
 }
 

@@ -29,6 +29,11 @@ type Table struct {
 // (struct tags) is the json and yaml output, the one schema.
 type Tabular interface{ Table() Table }
 
+// Recorder is a command's typed result that shows as one object (a show
+// command's): Write writes its Record, in every format, so the command
+// passes the result itself.
+type Recorder interface{ Record() Record }
+
 // Markdowner is a result that is also a markdown document (-f markdown).
 type Markdowner interface{ Markdown(w io.Writer) error }
 
@@ -59,7 +64,8 @@ func rowsOf(rs []Record) []orderedMap {
 
 // Write renders a command's result: the one place that looks at -f.
 //
-//   - a Record (one object): a Field/Value table, or its fields;
+//   - a Record (one object), or a Recorder's Record: a Field/Value table,
+//     or its fields;
 //   - a Tabular: json/yaml encode the result itself, table/value/csv show
 //     its Table; with -c every format shows the chosen columns of the rows;
 //   - markdown: the result's own document.
@@ -76,6 +82,9 @@ func Write(w io.Writer, o Options, v any) error {
 }
 
 func write(w io.Writer, o Options, v any) error {
+	if r, ok := v.(Recorder); ok {
+		v = r.Record()
+	}
 	if o.Format == "prometheus" {
 		g, ok := v.(metrics.Gauges)
 		if !ok {
