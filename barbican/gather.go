@@ -175,4 +175,14 @@ func secretID(ref string) (string, bool) {
 	return "", false
 }
 
-func oneLine(err error) string { return strings.Join(strings.Fields(err.Error()), " ") }
+// oneLine is err on one line: its lines (errors.Join's parts) joined
+// with "; ", each line's runs of white space one space.
+func oneLine(err error) string {
+	var parts []string
+	for _, l := range strings.Split(err.Error(), "\n") {
+		if f := strings.Fields(l); len(f) > 0 {
+			parts = append(parts, strings.Join(f, " "))
+		}
+	}
+	return strings.Join(parts, "; ")
+}

@@ -32,8 +32,10 @@ type ImageListRequest struct {
 	VTPM       VTPMFilter
 }
 
-// ListImages lists every image the caller can see (all pages, filtered
-// by Glance) and keeps those VTPM keeps. No release is settled: a row
+// ListImages lists the images of Glance's default list (all pages,
+// filtered by Glance: public ones, the project's own and accepted shares;
+// not other projects' community images, hidden ones or shares not
+// accepted) and keeps those VTPM keeps. No release is settled: a row
 // shows what the image requests, not what Nova decides.
 func ListImages(ctx context.Context, sess *cloud.Session, req ImageListRequest) (ImageList, error) {
 	ic, err := sess.Image()

@@ -289,41 +289,6 @@ func noArgs(cmd *cli.Command) error {
 	return nil
 }
 
-// Service endpoints a command needs.
-const (
-	needCompute = 1 << iota
-	needImage
-	needPlacement
-)
-
-// services is a connected session and the clients a command asked for.
-type services struct {
-	sess                      *cloud.Session
-	compute, image, placement *gophercloud.ServiceClient
-}
-
-// services connects once and resolves each endpoint the command needs; a
-// missing endpoint is one clear error before any work starts.
-func (g *globalOptions) services(ctx context.Context, need int) (*services, error) {
-	sess, err := g.connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	s := &services{sess: sess}
-	for _, x := range []struct {
-		bit int
-		dst **gophercloud.ServiceClient
-		get func() (*gophercloud.ServiceClient, error)
-	}{{needCompute, &s.compute, sess.Compute}, {needImage, &s.image, sess.Image}, {needPlacement, &s.placement, sess.Placement}} {
-		if need&x.bit != 0 {
-			if *x.dst, err = x.get(); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return s, nil
-}
-
 // junitFlag is the one --junit: every command that writes JUnit XML
 // (through writeJUnit and fileout) takes it with the same words.
 func junitFlag(dst *string) cli.Flag {

@@ -245,36 +245,40 @@ func newFlavorShowCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 	}
 }
 
+// flavorListOptions is `flavor list`.
+type flavorListOptions struct {
+	IO     *IOStreams
+	Global *globalOptions
+	VTPM   bool // only flavors with a hw:tpm_* spec
+}
+
 func newFlavorListCommand(g *globalOptions, streams *IOStreams) *cli.Command {
-	var vtpm bool
+	o := &flavorListOptions{IO: streams, Global: g}
 	return &cli.Command{
 		Name: "list", Usage: "flavors with their vTPM specs",
 		Description: commandHelp("Lists every flavor the caller can see, extra specs included (one paginated\nlist, no per-flavor request).", []string{"vtpmctl flavor list --vtpm", "vtpmctl flavor list -f json"}, ""),
-		Flags:       []cli.Flag{&cli.BoolFlag{Name: "vtpm", Usage: "only flavors with a hw:tpm_* spec", Destination: &vtpm}},
+		Flags:       []cli.Flag{&cli.BoolFlag{Name: "vtpm", Usage: "only flavors with a hw:tpm_* spec", Destination: &o.VTPM}},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if err := noArgs(cmd); err != nil {
 				return err
 			}
-			svc, err := g.services(ctx, needCompute)
-			if err != nil {
-				return err
-			}
-			c := svc.compute
-			fls, err := compute.ListFlavors(ctx, compute.ComputeClient(c))
-			if err != nil {
-				return err
-			}
-			var recs []output.Record
-			for _, f := range fls {
-				if vtpm && len(nova.VTPMKeys(f.ExtraSpecs, nova.IsVTPMFlavorKey)) == 0 {
-					continue
-				}
-				recs = append(recs, output.Record{{Name: "id", Value: f.ID}, {Name: "name", Value: f.Name},
-					{Name: "vcpus", Value: f.VCPUs}, {Name: "ram", Value: f.RAM}, {Name: "disk", Value: f.Disk},
-					{Name: "is_public", Value: f.IsPublic}, {Name: "tpm_version", Value: f.ExtraSpecs[nova.FlavorTPMVersion]},
-					{Name: "tpm_model", Value: f.ExtraSpecs[nova.FlavorTPMModel]}, {Name: "secret_security", Value: f.ExtraSpecs[nova.FlavorTPMSecretSecurity]}})
-			}
-			return output.Write(streams.Out, g.Output, output.List{Columns: []string{"id", "name", "vcpus", "ram", "disk", "is_public", "tpm_version", "tpm_model", "secret_security"}, Rows: recs})
+			return runFlavorList(ctx, o)
 		},
 	}
+}
+
+func runFlavorList(ctx context.Context, o *flavorListOptions) error {
+	sess, err := o.Global.connect(ctx)
+	if err != nil {
+		return err
+	}
+	req := predictsvc.FlavorListRequest{}
+	if o.VTPM {
+		req.VTPM = predictsvc.WithVTPM
+	}
+	l, err := predictsvc.ListFlavors(ctx, sess, req)
+	if err != nil {
+		return err
+	}
+	return output.Write(o.IO.Out, o.Global.Output, l)
 }

@@ -253,11 +253,15 @@ func readCatalogue(ctx context.Context, o *planImportOptions) ([]plans.PlanFlavo
 		}
 		return catalogue, nil
 	case o.FromCloud:
-		svc, err := o.Global.services(ctx, needCompute)
+		sess, err := o.Global.connect(ctx)
 		if err != nil {
 			return nil, err
 		}
-		return plans.CatalogueFromCloud(ctx, svc.compute)
+		c, err := sess.Compute()
+		if err != nil {
+			return nil, err
+		}
+		return plans.CatalogueFromCloud(ctx, c)
 	}
 	return nil, nil
 }
