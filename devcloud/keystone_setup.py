@@ -46,7 +46,11 @@ def user(name, password, project=None):
     body = {'name': name, 'password': password, 'domain_id': 'default'}
     if project:
         body['default_project_id'] = project
-    return find_or_create('users', 'user', name, body)['id']
+    uid = find_or_create('users', 'user', name, body)['id']
+    # a cloud kept from before may hold another password: this one wins
+    s.patch('/users/' + uid, json={'user': {'password': password}},
+            endpoint_filter=EP)
+    return uid
 
 
 roles = {r: find_or_create('roles', 'role', r, {'name': r})['id']
@@ -65,7 +69,7 @@ for p in ('demo', 'other', 'service'):
 for name, project, extra in (('demo', 'demo', ['creator']),
                              ('demo2', 'demo', []),
                              ('other', 'other', ['creator'])):
-    uid = user(name, name, projects[project])
+    uid = user(name, 'vtpmctl-dc-%s-pw' % name, projects[project])  # clouds.yaml.in
     for r in ['member'] + extra:
         grant(projects[project], uid, roles[r])
 

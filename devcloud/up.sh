@@ -104,23 +104,31 @@ stage_keystone() {
   render keystone.conf.in > "$E/keystone/keystone.conf"
   local km="keystone-manage --config-file $E/keystone/keystone.conf"
   if [ ! -f "$D/keystone/.bootstrapped" ]; then
-    log "keystone db_sync + bootstrap"
+    log "keystone db_sync"
     $km db_sync >> "$L/keystone-manage.log" 2>&1
     $km fernet_setup --keystone-user root --keystone-group root >> "$L/keystone-manage.log" 2>&1
     $km credential_setup --keystone-user root --keystone-group root >> "$L/keystone-manage.log" 2>&1
+    sqlite3 "$D/keystone/keystone.sqlite" 'PRAGMA journal_mode=WAL;' > /dev/null  # readers never block writers
+    touch "$D/keystone/.bootstrapped"
+  fi
+  # bootstrap again when the admin password changed (a kept cloud's
+  # keystone-manage bootstrap resets it); the marker holds its hash only
+  local pw; pw=$(printf '%s' "$ADMIN_PASS" | sha256sum | cut -c1-16)
+  if [ "$(cat "$D/keystone/.admin-pass" 2>/dev/null)" != "$pw" ]; then
+    log "keystone bootstrap"
     $km bootstrap --bootstrap-password "$ADMIN_PASS" --bootstrap-admin-url "$KS/v3/" \
       --bootstrap-internal-url "$KS/v3/" --bootstrap-public-url "$KS/v3/" \
       --bootstrap-region-id "$REGION" >> "$L/keystone-manage.log" 2>&1
-    sqlite3 "$D/keystone/keystone.sqlite" 'PRAGMA journal_mode=WAL;' > /dev/null  # readers never block writers
-    touch "$D/keystone/.bootstrapped"
+    echo "$pw" > "$D/keystone/.admin-pass"
   fi
   uwsgi_app keystone 5000 /usr/bin/keystone-wsgi-public
   start_bg keystone env OS_KEYSTONE_CONFIG_DIR="$E/keystone" "${UWSGI[@]}"
   wait_http "$KS/v3"
-  if [ ! -f "$D/keystone/.catalog-v3" ]; then
+  # .catalog-v4: v3 clouds had the users' names as their passwords
+  if [ ! -f "$D/keystone/.catalog-v4" ]; then
     log "keystone catalog, projects and users"
     KS=$KS REGION=$REGION ADMIN_PASS=$ADMIN_PASS SVC_PASS=$SVC_PASS /usr/bin/python3 "$HERE/keystone_setup.py" >> "$L/keystone-setup.log" 2>&1
-    touch "$D/keystone/.catalog-v3"
+    touch "$D/keystone/.catalog-v4"
   fi
   render clouds.yaml.in > "$B/clouds.yaml"
 }
