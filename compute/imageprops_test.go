@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vtpmctl/vtpmctl/internal/completeness"
 	"github.com/vtpmctl/vtpmctl/nova"
 )
 
@@ -14,8 +15,10 @@ import (
 // (before: undecided), an image tagged after boot gives its old servers
 // no vTPM (before: counted as guests), an image untagged after boot keeps
 // them (before: missed). A cloud that refuses 2.98 (a release pinned
-// newer than the cloud) is listed again at 2.47. A down cell's partial
-// record is undecided, not a volume-backed server.
+// newer than the cloud) is listed again at 2.69, and one that refuses
+// 2.69 too (older than Stein) at 2.47, which says it cannot see a down
+// cell. A down cell's partial record is undecided, not a volume-backed
+// server, and makes the list incomplete.
 func TestListInventoryImagePropertiesAtBoot(t *testing.T) {
 	images := js(map[string]any{"images": []any{
 		map[string]any{"id": "img-tagged-later", "name": "win", "status": "active", "hw_tpm_version": "2.0"},
@@ -39,6 +42,7 @@ func TestListInventoryImagePropertiesAtBoot(t *testing.T) {
 		guests    map[string]nova.Evidence
 		undecided map[string]nova.Undecided
 		mvs       []string
+		gaps      []completeness.Kind // why the list cannot prove a server gone
 	}
 	for _, c := range []struct {
 		name  string
@@ -48,14 +52,18 @@ func TestListInventoryImagePropertiesAtBoot(t *testing.T) {
 	}{
 		{"2025.2 cloud", nova.Flamingo, map[string]string{imagesAt: images, serversP + " @2.98": at298},
 			got{map[string]nova.Evidence{"deleted": nova.EvidenceInstance, "untagged-later": nova.EvidenceInstance},
-				map[string]nova.Undecided{"down": nova.UndecidedCellDown}, []string{"2.98"}}},
-		{"zed rules", nova.Zed, map[string]string{imagesAt: images, serversP + " @2.47": at247},
+				map[string]nova.Undecided{"down": nova.UndecidedCellDown}, []string{"2.98"}, []completeness.Kind{completeness.CellDown, completeness.Scope}}},
+		{"zed rules", nova.Zed, map[string]string{imagesAt: images, serversP + " @2.69": at247},
 			got{map[string]nova.Evidence{"tagged-later": nova.EvidenceImage},
-				map[string]nova.Undecided{"deleted": nova.UndecidedImageGone}, []string{"2.47"}}},
+				map[string]nova.Undecided{"deleted": nova.UndecidedImageGone}, []string{"2.69"}, []completeness.Kind{completeness.Scope}}},
 		{"2025.2 rules, zed cloud", nova.Flamingo, map[string]string{imagesAt: images, serversP + " @2.98": `!406 {"computeFault":{"code":406,"message":"Version 2.98 is not supported by the API."}}`,
-			serversP + " @2.47": at247},
+			serversP + " @2.69": at247},
 			got{map[string]nova.Evidence{"tagged-later": nova.EvidenceImage},
-				map[string]nova.Undecided{"deleted": nova.UndecidedImageGone}, []string{"2.98", "2.47"}}},
+				map[string]nova.Undecided{"deleted": nova.UndecidedImageGone}, []string{"2.98", "2.69"}, []completeness.Kind{completeness.Scope}}},
+		{"zed rules, a cloud older than 2.69", nova.Zed, map[string]string{imagesAt: images,
+			serversP + " @2.69": `!406 {"computeFault":{"code":406,"message":"Version 2.69 is not supported by the API."}}`, serversP + " @2.47": at247},
+			got{map[string]nova.Evidence{"tagged-later": nova.EvidenceImage},
+				map[string]nova.Undecided{"deleted": nova.UndecidedImageGone}, []string{"2.69", "2.47"}, []completeness.Kind{completeness.BelowCellDownSupport, completeness.Scope}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			a := newStrictAPI(t, c.stubs)
@@ -77,6 +85,9 @@ func TestListInventoryImagePropertiesAtBoot(t *testing.T) {
 				if _, mv, ok := strings.Cut(k, " @"); ok {
 					g.mvs = append(g.mvs, mv)
 				}
+			}
+			for _, gap := range inv.ServerGaps {
+				g.gaps = append(g.gaps, gap.Kind)
 			}
 			if !reflect.DeepEqual(g, c.want) {
 				t.Errorf("got  %+v\nwant %+v", g, c.want)

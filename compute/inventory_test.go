@@ -42,8 +42,8 @@ func TestListInventory(t *testing.T) {
 				json.NewEncoder(w).Encode(body)
 			}
 			c.Handle("GET /compute/v2.1/servers/detail", pages)
-			// the next link as Nova writes it: the marker page keeps 2.47
-			c.Handle("GET /compute/v2.1/servers/detail?all_tenants=True&limit=1&marker=* [compute 2.47]", pages)
+			// the next link as Nova writes it: the marker page keeps 2.69
+			c.Handle("GET /compute/v2.1/servers/detail?all_tenants=True&limit=1&marker=* [compute 2.69]", pages)
 			cc := c.ServiceClient("compute/v2.1")
 			inv, err := ListInventory(context.Background(), cc, c.ServiceClient("image"), nova.Zed, InventoryOpts{AllTenants: true, KeepServers: keep})
 			if err != nil {
@@ -51,7 +51,7 @@ func TestListInventory(t *testing.T) {
 			}
 			want := []string{"GET /image/v2/images?limit=1000", "GET /compute/v2.1/servers/detail?all_tenants=true&limit=1000",
 				"GET /compute/v2.1/servers/detail?all_tenants=True&limit=1&marker=" + srv[0]["id"].(string)}
-			if !reflect.DeepEqual(c.Requests, want) || !reflect.DeepEqual(mvs, []string{"2.47", "2.47"}) {
+			if !reflect.DeepEqual(c.Requests, want) || !reflect.DeepEqual(mvs, []string{"2.69", "2.69"}) {
 				t.Errorf("requests %q at %q", c.Requests, mvs)
 			}
 			g := nova.VTPMGuest{ServerID: srv[0]["id"].(string), Name: fakecloud.FixtureServer, ProjectID: srv[0]["tenant_id"].(string),

@@ -11,6 +11,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
 	"github.com/vtpmctl/vtpmctl/glance"
+	"github.com/vtpmctl/vtpmctl/internal/completeness"
 	"github.com/vtpmctl/vtpmctl/internal/paging"
 	"github.com/vtpmctl/vtpmctl/nova"
 )
@@ -26,6 +27,12 @@ const ServerMicroversion = "2.47"
 // it, and lists at ServerMicroversion where the cloud refuses it (406).
 // Not shown for a volume-backed server: its image is "".
 const ServerImagePropertiesMicroversion = "2.98"
+
+// ServerCellDownMicroversion is where Nova lists a server of a cell it
+// cannot reach as a partial record (status UNKNOWN, no flavor) instead
+// of leaving it out (Stein, 19.0.0): below it, a server list cannot
+// prove that any server is absent.
+const ServerCellDownMicroversion = "2.69"
 
 // InventoryOpts says what ListInventory lists and keeps.
 type InventoryOpts struct {
@@ -147,26 +154,62 @@ func ListInventory(ctx context.Context, computeClient, imageClient *gophercloud.
 	}
 	in := interner{}
 	flavors := map[string]nova.Flavor{}
-	mv := ServerMicroversion
-	if top := rel.MaxMicroversion(); !top.Less(nova.Microversion{Major: 2, Minor: 98}) {
-		mv = ServerImagePropertiesMicroversion
-	}
+	// The newest of the ladder the release has: a pinned release newer
+	// than the cloud is refused with 406, and the next one down is tried.
+	ladder := serverListLadder(rel)
 	decided := 0
 	each := func(l []listedServer) {
 		decided += len(l)
 		for i := range l {
+			if l[i].Flavor == nil {
+				inv.PartialServers++
+			}
 			add(&inv, &l[i], rel, imgs, vols, noVols, flavors, in, opts.KeepServers)
 		}
 	}
-	err := eachServerPage(ctx, atMicroversion(computeClient, mv), opts.AllTenants, each)
-	if err != nil && mv != ServerMicroversion && decided == 0 && gophercloud.ResponseCodeIs(err, http.StatusNotAcceptable) {
-		// the release's rules are newer than the cloud (a pinned release)
-		err = eachServerPage(ctx, atMicroversion(computeClient, ServerMicroversion), opts.AllTenants, each)
+	var err error
+	for i, mv := range ladder {
+		err = eachServerPage(ctx, atMicroversion(computeClient, mv), opts.AllTenants, each)
+		if err == nil || decided > 0 || i == len(ladder)-1 || !gophercloud.ResponseCodeIs(err, http.StatusNotAcceptable) {
+			inv.ServerMicroversion = mv
+			break
+		}
 	}
 	if err != nil {
 		return nova.Inventory{}, fmt.Errorf("listing servers: %w", err)
 	}
+	inv.ServerGaps = serverListGaps(inv, opts.AllTenants)
 	return inv, nil
+}
+
+// serverListLadder is the microversions the server list is tried at,
+// newest first: 2.98 (the image properties at boot), 2.69 (a down cell's
+// servers as partial records), ServerMicroversion (the embedded flavor).
+func serverListLadder(rel nova.Release) []string {
+	top := rel.MaxMicroversion()
+	var out []string
+	for _, mv := range []nova.Microversion{{Major: 2, Minor: 98}, {Major: 2, Minor: 69}} {
+		if !top.Less(mv) {
+			out = append(out, mv.String())
+		}
+	}
+	return append(out, ServerMicroversion)
+}
+
+// serverListGaps says why the listed servers cannot prove that a server
+// not among them is gone.
+func serverListGaps(inv nova.Inventory, allTenants bool) completeness.Gaps {
+	var gs completeness.Gaps
+	if inv.ServerMicroversion == ServerMicroversion {
+		gs.Add(completeness.BelowCellDownSupport, "servers listed at compute API %s, below %s: the servers of a cell Nova cannot reach are left out without a word", ServerMicroversion, ServerCellDownMicroversion)
+	}
+	if inv.PartialServers > 0 {
+		gs.Add(completeness.CellDown, "Nova listed %d server(s) as partial records (status UNKNOWN): a cell is not answering", inv.PartialServers)
+	}
+	if !allTenants {
+		gs.Add(completeness.Scope, "the servers of the token's own project only (every project's needs the admin role and all_tenants)")
+	}
+	return gs
 }
 
 // eachServerPage follows Nova's server list, 1,000 a page, decoding

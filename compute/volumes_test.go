@@ -23,8 +23,8 @@ import (
 // microversion (" @volume 3.0": OpenStack-API-Version for another
 // service); anything else fails the test (501), and a stub never
 // requested fails it at the end. The microversion is part of the match:
-// a compute stub without " @" answers ServerMicroversion only (what the
-// inventory lists at on Zed), another service's only a request without
+// a compute stub without " @" answers ServerCellDownMicroversion only
+// (what the inventory lists at on Zed), another service's only a request without
 // a microversion, so a client that drops or changes one misses. A body "!NNN …" is sent with status NNN;
 // onRequest, when set, runs before each answer (a test cancels there).
 type strictAPI struct {
@@ -55,8 +55,8 @@ func newStrictAPI(t *testing.T, stubs map[string]string) *strictAPI {
 		body, ok := a.stubs[key]
 		switch {
 		case !ok || r.Header.Get("X-Auth-Token") != "tok":
-		case compute && !strings.Contains(key, " @") && mv != ServerMicroversion:
-			ok, key = false, fmt.Sprintf("%s at microversion %q, want %s", key, mv, ServerMicroversion)
+		case compute && !strings.Contains(key, " @") && mv != ServerCellDownMicroversion:
+			ok, key = false, fmt.Sprintf("%s at microversion %q, want %s", key, mv, ServerCellDownMicroversion)
 		case !compute && !strings.Contains(key, " @") && mv != "":
 			ok, key = false, fmt.Sprintf("%s at microversion %q, want none", key, mv)
 		}
@@ -272,7 +272,7 @@ func TestListInventoryVolumes(t *testing.T) {
 					t.Errorf("no block storage: %d", n)
 				}
 				for k, mv := range a.mvs {
-					if strings.Contains(k, "/compute/") && mv != ServerMicroversion {
+					if strings.Contains(k, "/compute/") && mv != ServerCellDownMicroversion {
 						t.Errorf("%s at %q", k, mv)
 					}
 				}

@@ -1,5 +1,7 @@
 package nova
 
+import "github.com/vtpmctl/vtpmctl/internal/completeness"
+
 // VTPMGuest is a server Nova gives a vTPM.
 type VTPMGuest struct {
 	ServerID  string     `json:"server_id"`
@@ -48,6 +50,14 @@ type Inventory struct {
 	// not asked for: the volume-backed servers are then undecided
 	// (UndecidedVolumesUnreadable), and the audits warn with it.
 	VolumesErr error
+	// ServerMicroversion is the compute API microversion the servers were
+	// listed at; PartialServers counts the partial records (2.69+) of
+	// servers in cells Nova could not reach.
+	ServerMicroversion string
+	PartialServers     int
+	// ServerGaps say why the server list cannot prove a server absent
+	// (none: every project's servers, every cell answering, at 2.69+).
+	ServerGaps completeness.Gaps
 }
 
 // Server is one listed server with what Nova reads to build it.
