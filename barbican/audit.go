@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vtpmctl/vtpmctl/internal/completeness"
 	"github.com/vtpmctl/vtpmctl/internal/result"
 
 	"github.com/vtpmctl/vtpmctl/nova"
@@ -54,8 +55,15 @@ type Facts struct {
 	Audited      map[string]bool
 	NotAuditable map[string]string
 	// CompleteServers: the server list covers every project (all_tenants),
-	// so a secret whose instance is absent really is an orphan.
+	// every cell answered and nothing was left out (ServerGaps is empty),
+	// so a secret whose instance is absent from it is an orphan candidate
+	// (the cleanup plan still asks Nova for that UUID before a delete).
 	CompleteServers bool
+	// ServerGaps say why the server list cannot prove an instance gone.
+	ServerGaps completeness.Gaps
+	// ProjectGaps say why the audited projects may not be all that were
+	// asked for (Keystone truncated its project list).
+	ProjectGaps completeness.Gaps
 	// OtherServers exist but ask for no (visible) vTPM: a secret of one of
 	// them is never an orphan to delete.
 	OtherServers map[string]nova.OtherServer
@@ -155,6 +163,10 @@ const (
 	OrphanDuplicate OrphanKind = "duplicate"
 	// OrphanLive: its server exists but asks for no (visible) vTPM.
 	OrphanLive OrphanKind = "server-exists"
+	// OrphanUndetermined: its instance is not among the servers read, but
+	// that read cannot prove it gone (another project's server, a down
+	// cell, a failed list): never an orphan, never deleted on this.
+	OrphanUndetermined OrphanKind = "undetermined"
 )
 
 // Summary is the machine-readable last line.
@@ -165,6 +177,9 @@ type Summary struct {
 	Failed       int `json:"failed"`
 	Orphans      int `json:"orphans"`
 	NotAuditable int `json:"not_auditable"`
+	// Undetermined counts the secrets whose instance the audit could
+	// neither find nor prove gone (kind undetermined).
+	Undetermined int `json:"undetermined"`
 	// Consumers counts the guests by protection (key-manager API 1.1+).
 	Consumers *ConsumerCounts `json:"consumers,omitempty"`
 }
@@ -196,6 +211,11 @@ type Result struct {
 	Undecided map[nova.Undecided]int `json:"undecided,omitempty"`
 	// Warnings say what the audit could not see.
 	Warnings []string `json:"warnings,omitempty"`
+	// Incomplete says why the reads behind the audit were partial (a
+	// down cell, a truncated project list, a failed list; the scope when
+	// narrower than every project): what it could not conclude is
+	// undetermined, never absent.
+	Incomplete completeness.Gaps `json:"incomplete,omitempty"`
 }
 
 // ServiceUser is Nova's service user as the audit found it.
@@ -289,7 +309,16 @@ func Audit(f Facts, now time.Time) Result {
 			}
 		case !known[id] && f.CompleteServers:
 			for _, s := range secs {
-				res.Orphans = append(res.Orphans, orphan(s, OrphanGone, "instance "+id+" no longer exists", now))
+				res.Orphans = append(res.Orphans, orphan(s, OrphanGone, "instance "+id+" no longer exists: it is in no project's server list", now))
+			}
+		case !known[id]:
+			gaps := f.ServerGaps.String()
+			if gaps == "" {
+				gaps = "not every project's servers were listed"
+			}
+			why := "instance " + id + " is not among the servers read, which cannot prove it gone (" + gaps + ")"
+			for _, s := range secs {
+				res.Orphans = append(res.Orphans, orphan(s, OrphanUndetermined, why, now))
 			}
 		case known[id] && len(secs) > 1:
 			for _, s := range secs {
@@ -313,10 +342,14 @@ func Audit(f Facts, now time.Time) Result {
 	sort.Slice(res.Orphans, func(i, j int) bool { return res.Orphans[i].Created.Before(res.Orphans[j].Created) })
 	res.Summary.Guests, res.Summary.Secrets = len(f.Guests), len(f.Secrets)
 	for _, o := range res.Orphans {
-		if !o.Live {
+		switch {
+		case o.Kind == OrphanUndetermined:
+			res.Summary.Undetermined++
+		case !o.Live:
 			res.Summary.Orphans++
 		}
 	}
+	res.Incomplete = append(append(res.Incomplete, f.ServerGaps...), f.ProjectGaps...)
 	res.Summary.NotAuditable = len(f.NotAuditable)
 	return res
 }

@@ -1,6 +1,8 @@
 package barbican
 
 import (
+	"github.com/vtpmctl/vtpmctl/compute"
+	"github.com/vtpmctl/vtpmctl/nova"
 	"strings"
 	"testing"
 	"time"
@@ -16,7 +18,7 @@ func TestCleanupPlanByKind(t *testing.T) {
 		{Secret: Secret{ID: b, InstanceID: c, ProjectID: "p1"}, Kind: OrphanDuplicate, Reason: "instance gone"},
 		{Secret: Secret{ID: c, InstanceID: a, ProjectID: "p1"}, Kind: "", Reason: "instance " + a + " no longer exists"},
 	}}
-	p := NewCleanupPlan(Audited{Result: res, SecretsURL: "https://kms/v1/secrets/"}, time.Now())
+	p := NewCleanupPlan(Audited{Result: res, SecretsURL: "https://kms/v1/secrets/"}, goneProof(b, c, a), time.Now())
 	if len(p.Steps) != 2 || p.Steps[0].Action != CleanupDelete || p.Steps[1].Action != CleanupKeep || p.Steps[1].Command != "" || p.Deletes() != 1 {
 		t.Fatalf("%+v", p.Steps)
 	}
@@ -47,4 +49,13 @@ func TestOrphanKinds(t *testing.T) {
 	if kinds["s1"] != OrphanDuplicate || kinds["s2"] != OrphanDuplicate || kinds["s3"] != OrphanGone {
 		t.Errorf("%v", kinds)
 	}
+}
+
+// goneProof is Nova's word that each of ids is gone.
+func goneProof(ids ...string) compute.GoneProof {
+	p := compute.GoneProof{Servers: map[string]nova.ExistenceProof{}}
+	for _, id := range ids {
+		p.Servers[id] = nova.ExistenceProof{State: nova.ServerGone, Reason: "404"}
+	}
+	return p
 }

@@ -7,7 +7,6 @@ import (
 	"sync"
 
 	"github.com/gophercloud/gophercloud/v2"
-	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
 	"github.com/gophercloud/gophercloud/v2/pagination"
 
@@ -54,7 +53,7 @@ type Sources struct {
 
 // Gather asks the APIs, page by page, and returns the facts to audit.
 func Gather(ctx context.Context, src Sources) (Facts, error) {
-	f := Facts{Release: src.Release, Audited: map[string]bool{}, NotAuditable: map[string]string{}, CompleteServers: src.AllTenants,
+	f := Facts{Release: src.Release, Audited: map[string]bool{}, NotAuditable: map[string]string{},
 		ServiceUserID: src.ServiceUserID, ServiceProject: src.ServiceProject, Users: map[string]User{}, Roles: map[string]map[string]bool{},
 		ProjectNames: src.ProjectNames, API: src.API}
 	var inv nova.Inventory
@@ -67,6 +66,8 @@ func Gather(ctx context.Context, src Sources) (Facts, error) {
 		}
 	}
 	f.Guests, f.OtherServers, f.Undecided, f.Unconfirmed = inv.Guests, inv.Others, inv.Undecided, inv.Unconfirmed
+	f.ServerGaps = inv.ServerGaps
+	f.CompleteServers = src.AllTenants && f.ServerGaps.Complete()
 	if f.ProjectNames == nil {
 		f.ProjectNames = map[string]string{}
 	}
@@ -148,21 +149,40 @@ func novaNamedUsers(ctx context.Context, ks *gophercloud.ServiceClient) []string
 	return out
 }
 
-// ListProjects returns every project, id -> name (admin): one list.
-func ListProjects(ctx context.Context, ks *gophercloud.ServiceClient) (map[string]string, error) {
-	pages, err := projects.List(ks, projects.ListOpts{}).AllPages(paging.Guard(ctx, "project list"))
-	if err != nil {
-		return nil, fmt.Errorf("listing projects (needs admin): %w", err)
+// ListProjects returns every project the caller may list, id -> name
+// (admin): one list, its pages followed by their next links. truncated:
+// Keystone cut the list at its list_limit and said so ("truncated":
+// true, with no next page to ask for), so projects are missing from it.
+func ListProjects(ctx context.Context, ks *gophercloud.ServiceClient) (names map[string]string, truncated bool, err error) {
+	names = map[string]string{}
+	ctx = paging.Guard(ctx, "project list")
+	for u, n := ks.ServiceURL("projects"), 0; u != ""; n++ {
+		if n >= paging.MaxPages {
+			return nil, false, &paging.Error{Msg: fmt.Sprintf("project list: more than %d pages; stopped", paging.MaxPages)}
+		}
+		var page struct {
+			Projects []struct {
+				ID   string `json:"id"`
+				Name string `json:"name"`
+			} `json:"projects"`
+			Links struct {
+				Next *string `json:"next"`
+			} `json:"links"`
+			Truncated bool `json:"truncated"`
+		}
+		if _, err := ks.Get(ctx, u, &page, nil); err != nil {
+			return nil, false, fmt.Errorf("listing projects (needs admin): %w", err)
+		}
+		for _, p := range page.Projects {
+			names[p.ID] = p.Name
+		}
+		truncated = truncated || page.Truncated
+		u = ""
+		if page.Links.Next != nil {
+			u = *page.Links.Next
+		}
 	}
-	ps, err := projects.ExtractProjects(pages)
-	if err != nil {
-		return nil, err
-	}
-	out := make(map[string]string, len(ps))
-	for _, p := range ps {
-		out[p.ID] = p.Name
-	}
-	return out, nil
+	return names, truncated, nil
 }
 
 // secretID is the UUID after "secrets/" in a secret_ref; anything else

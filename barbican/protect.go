@@ -49,7 +49,10 @@ type ProtectResult struct {
 	DryRun        bool              `json:"dry_run"`
 	Secrets       []ProtectAction   `json:"secrets"`
 	NotAuditable  map[string]string `json:"not_auditable"`
-	Summary       ProtectSummary    `json:"summary"`
+	// Unmatched are the servers asked for (only) that are neither a vTPM
+	// guest nor a secret's instance in the audited projects.
+	Unmatched []string       `json:"unmatched_servers,omitempty"`
+	Summary   ProtectSummary `json:"summary"`
 }
 
 // PlanProtect decides, from the audit's facts and result, which secret
@@ -91,9 +94,23 @@ func PlanProtect(f Facts, res Result, dryRun bool, only map[string]bool) Protect
 		if guests[o.InstanceID] || only != nil && !only[o.InstanceID] {
 			continue // a duplicate: its guest's row says so
 		}
+		what := "orphan: "
+		if o.Kind == OrphanUndetermined {
+			what = "undetermined: "
+		}
 		out.Secrets = append(out.Secrets, ProtectAction{ServerID: o.InstanceID, ProjectID: o.ProjectID, SecretID: o.ID, Action: ActNotProtected,
-			Detail: "orphan: " + o.Reason})
+			Detail: what + o.Reason})
 	}
+	seen := map[string]bool{}
+	for _, a := range out.Secrets {
+		seen[a.ServerID] = true
+	}
+	for id := range only {
+		if !seen[id] {
+			out.Unmatched = append(out.Unmatched, id)
+		}
+	}
+	sort.Strings(out.Unmatched)
 	out.count()
 	return out
 }

@@ -95,6 +95,12 @@ func TestProtect(t *testing.T) {
 	if one := PlanProtect(f, Audit(f, now), true, map[string]bool{fakeUUID(9, 1): true}); len(one.Secrets) != 1 || one.Secrets[0].ServerID != fakeUUID(9, 1) || one.Summary.WouldRegister != 1 {
 		t.Errorf("--server: %+v", one.Secrets)
 	}
+	// --server naming no guest and no secret's instance: said, by ID (the
+	// command exits 1 on it; before: "registered 0, failed 0", exit 0)
+	unknown := fakeUUID(7, 7)
+	if r := PlanProtect(f, Audit(f, now), true, map[string]bool{unknown: true, fakeUUID(9, 1): true}); len(r.Unmatched) != 1 || r.Unmatched[0] != unknown || r.Summary.WouldRegister != 1 {
+		t.Errorf("--server %s: unmatched %v, %+v", unknown, r.Unmatched, r.Summary)
+	}
 	// the writes: one per unprotected secret, with its project's token
 	r = gatherProtect(t, c, src, false)
 	if s := r.Summary; s.Registered != 3 || s.Failed != 0 || c.count("consumer-post") != 3 {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/vtpmctl/vtpmctl/compute"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
+	"github.com/vtpmctl/vtpmctl/internal/completeness"
 	"github.com/vtpmctl/vtpmctl/nova"
 )
 
@@ -157,17 +158,18 @@ func AuditSecrets(ctx context.Context, sess *cloud.Session, req AuditRequest) (A
 	}
 	src := Sources{Compute: computeClient, Image: imageClient, Volumes: volumeClient, Identity: ks, Release: out.Release.Release, AllTenants: allTenants,
 		Projects: projects, ReadACLs: req.ReadACLs, ACLInstances: req.ACLInstances, API: api, Limit: limit,
-		ServiceUserID: req.ServiceUser, ServiceProject: serviceProjectID(names, req.ServiceProject), ProjectNames: names, Inventory: req.Inventory,
+		ServiceUserID: req.ServiceUser, ServiceProject: sc.service, ProjectNames: names, Inventory: req.Inventory,
 		KeyManager: projectKeyManagers(sess, km, own)}
 	facts, err := Gather(ctx, src)
 	if err != nil {
 		return out, err
 	}
 	facts.Flags = req.Flags
-	if !allTenants {
-		// Only the token's own project's servers are all listed.
-		facts.CompleteServers = len(projects) == 1 && projects[0] == own
-	}
+	// The token's own project's servers are not every server a secret
+	// there can belong to (a deployment-mode secret lives in Nova's
+	// service project, its guest elsewhere): the inventory's scope gap
+	// keeps CompleteServers false.
+	facts.ProjectGaps = sc.gaps
 	out.Facts, out.KeyManager = facts, src.KeyManager
 	out.SecretsURL = strings.TrimRight(km.ResourceBaseURL(), "/") + "/secrets/"
 	out.Result = Audit(facts, time.Now())
@@ -187,6 +189,11 @@ type scope struct {
 	ks       *gophercloud.ServiceClient // nil: no Keystone (owners and roles skipped, not fatal)
 	names    map[string]string          // project ID → name (admin only)
 	projects []string
+	// gaps: why projects may be missing (a truncated project list; the
+	// token's own project standing for a question about every project).
+	gaps completeness.Gaps
+	// service is the ID of Nova's service project ("" when unknown).
+	service string
 }
 
 // resolveScope: one project list serves names, AllProjects and the
@@ -201,10 +208,17 @@ func resolveScope(ctx context.Context, sess *cloud.Session, req AuditRequest) (s
 		sc.ks = nil
 	}
 	var namesErr error
+	truncated := false
 	if sc.ks != nil && sc.admin {
-		sc.names, namesErr = ListProjects(ctx, sc.ks)
+		sc.names, truncated, namesErr = ListProjects(ctx, sc.ks)
 	}
 	sc.projects = []string{sc.own}
+	// A truncated list names too few projects: names are looked up in it
+	// only where it has them, and the rest asked of Keystone one by one.
+	lookup := sc.names
+	if truncated {
+		lookup = nil
+	}
 	switch {
 	case req.AllProjects:
 		if namesErr != nil {
@@ -218,9 +232,22 @@ func resolveScope(ctx context.Context, sess *cloud.Session, req AuditRequest) (s
 			sc.projects = append(sc.projects, id)
 		}
 		sort.Strings(sc.projects)
+		if truncated {
+			sc.gaps.Add(completeness.Truncated, "Keystone truncated its project list at %d project(s) (its list_limit): the projects beyond it were not audited", len(sc.names))
+		}
 	case len(req.Projects) > 0:
-		if sc.projects, err = resolveProjectRefs(ctx, sc.ks, sc.names, req.Projects); err != nil {
+		if sc.projects, err = resolveProjectRefs(ctx, sc.ks, lookup, req.Projects); err != nil {
 			return sc, err
+		}
+	}
+	sc.service = serviceProjectID(sc.names, req.ServiceProject)
+	if sc.service == "" && truncated {
+		want := req.ServiceProject
+		if want == "" {
+			want = DefaultServiceProject
+		}
+		if ids, err := cloud.ProjectIDs(ctx, sc.ks, []string{want}); err == nil {
+			sc.service = ids[0]
 		}
 	}
 	return sc, nil

@@ -3,11 +3,13 @@ package barbican
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/vtpmctl/vtpmctl/compute"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
+	"github.com/vtpmctl/vtpmctl/internal/completeness"
 	"github.com/vtpmctl/vtpmctl/internal/scalecloud"
 	"github.com/vtpmctl/vtpmctl/internal/scalecloud/scaletest"
 	"github.com/vtpmctl/vtpmctl/nova"
@@ -52,6 +54,29 @@ func TestAuditSecretsAllProjects(t *testing.T) {
 	}
 	if n := c.Stats().ByRoute["POST /v3/auth/tokens"]; n != tokens {
 		t.Errorf("%d more tokens asked for after the audit", n-tokens)
+	}
+}
+
+// TestAuditSecretsTruncatedProjects: Keystone's list_limit cut the
+// project list and said so. Before, --all-projects audited the projects
+// listed, said "not auditable 0" and exited 0: the rest were not looked
+// at and nobody was told. Now the result says it is incomplete, why, and
+// the audit fails on it; a project named on the command line is still
+// found (asked of Keystone by name, not looked up in the cut list).
+func TestAuditSecretsTruncatedProjects(t *testing.T) {
+	c, sess := scaleSession(t, scalecloud.Config{Guests: 30, Projects: 6, Hypervisors: 2, ProjectListLimit: 3})
+	a, err := AuditSecrets(context.Background(), sess, AuditRequest{AllProjects: true, Flags: cliFlags})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inc := a.Result.Incomplete.Failures()
+	if len(inc) != 1 || inc[0].Kind != completeness.Truncated || !strings.Contains(inc[0].Detail, "at 3 project(s)") || len(a.Facts.Audited) != 3 {
+		t.Fatalf("incomplete %v, audited %d of %d", a.Result.Incomplete, len(a.Facts.Audited), c.NumProjects())
+	}
+	last := fmt.Sprintf("proj-%04d", 5)
+	a, err = AuditSecrets(context.Background(), sess, AuditRequest{Projects: []string{last}, Flags: cliFlags})
+	if err != nil || len(a.Facts.Audited) != 1 {
+		t.Fatalf("--project %s: %v, audited %v", last, err, a.Facts.Audited)
 	}
 }
 

@@ -9,8 +9,10 @@ import (
 	"time"
 
 	"github.com/vtpmctl/vtpmctl/barbican"
+	"github.com/vtpmctl/vtpmctl/compute"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/internal/quote"
+	"github.com/vtpmctl/vtpmctl/nova"
 	"github.com/vtpmctl/vtpmctl/plans"
 )
 
@@ -31,7 +33,8 @@ func cleanupPlan(t testing.TB, name string) string {
 		{Secret: barbican.Secret{ID: name, InstanceID: name, ProjectID: name}, Kind: barbican.OrphanLive, Live: true, Reason: name},
 		{Secret: barbican.Secret{ID: name, InstanceID: orphanInstance, ProjectID: name}, Kind: barbican.OrphanGone, Reason: name}, // not Nova's form: no delete line
 	}
-	plan := barbican.NewCleanupPlan(barbican.Audited{Result: res, Cloud: name, SecretsURL: "https://kms.example:9311/v1/secrets/"}, time.Now())
+	proof := compute.GoneProof{Servers: map[string]nova.ExistenceProof{orphanInstance: {State: nova.ServerGone}}}
+	plan := barbican.NewCleanupPlan(barbican.Audited{Result: res, Cloud: name, SecretsURL: "https://kms.example:9311/v1/secrets/"}, proof, time.Now())
 	if err := plan.Script(&out); err != nil {
 		t.Fatal(err)
 	}

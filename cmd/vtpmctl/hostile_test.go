@@ -314,7 +314,10 @@ func TestPlanExitStatus(t *testing.T) {
 // manager gets a client whose transport starts with the policy layer,
 // whatever the order of its calls (report connects before it audits).
 func TestPayloadGuardOnEverySession(t *testing.T) {
-	secretsCloud(t)
+	c := secretsCloud(t)
+	// the cleanup plan asks Nova for its candidates' instances
+	c.Handle("GET /compute/v2.1/os-services [compute 2.69]", fakecloud.JSON(200, `{"services":[]}`))
+	c.Handle("GET /compute/v2.1/servers/* [compute 2.69]", fakecloud.JSON(404, `{"itemNotFound":{"code":404}}`))
 	var opened []*cloud.Session
 	sessionOpened = func(s *cloud.Session) { opened = append(opened, s) }
 	defer func() { sessionOpened = nil }()

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/urfave/cli/v3"
 
@@ -81,7 +80,8 @@ No request for a secret's payload can leave vtpmctl.`, []string{
 			}, `EXIT STATUS:
    0  every audited guest passed (warnings allowed), no project was left unaudited,
       and with --include-orphans there is no orphan
-   1  a guest failed a check, a project was not auditable, or (--include-orphans) an orphan exists
+   1  a guest failed a check, a project was not auditable, a read was partial (a down
+      cell, a truncated project list), or (--include-orphans) an orphan exists
    2  usage or configuration error`),
 			Flags: append([]cli.Flag{
 				&cli.StringSliceFlag{Name: "project", Usage: "audit `PROJECT` (name or ID; repeatable); default: the token's project", Destination: &o.Projects},
@@ -127,7 +127,11 @@ func runSecretsAudit(ctx context.Context, o *secretsAuditOptions) error {
 		}
 	}
 	if o.CleanupPlan {
-		return writeCleanupPlan(o, barbican.NewCleanupPlan(a, time.Now()))
+		plan, err := barbican.PlanCleanup(ctx, sess, a, o.Concurrency)
+		if err != nil {
+			return err
+		}
+		return writeCleanupPlan(o, plan)
 	}
 	shown := res
 	if !o.IncludeOrphans {
@@ -140,8 +144,13 @@ func runSecretsAudit(ctx context.Context, o *secretsAuditOptions) error {
 		return err
 	}
 	s := res.Summary
-	if s.Failed > 0 || s.NotAuditable > 0 || (o.IncludeOrphans && s.Orphans > 0) {
-		return &reportedError{code: exitFailed, msg: fmt.Sprintf("secrets audit: %d guest(s) failed, %d project(s) not auditable, %d orphan(s)", s.Failed, s.NotAuditable, s.Orphans)}
+	partial := res.Incomplete.Failures()
+	if s.Failed > 0 || s.NotAuditable > 0 || (o.IncludeOrphans && s.Orphans > 0) || len(partial) > 0 {
+		msg := fmt.Sprintf("secrets audit: %d guest(s) failed, %d project(s) not auditable, %d orphan(s)", s.Failed, s.NotAuditable, s.Orphans)
+		if len(partial) > 0 {
+			msg += "; partial reads: " + partial.String()
+		}
+		return &reportedError{code: exitFailed, msg: msg}
 	}
 	return nil
 }
@@ -192,8 +201,18 @@ func writeCleanupPlan(o *secretsAuditOptions, plan barbican.CleanupPlan) error {
 		return err
 	}
 	fmt.Fprintf(o.IO.Err, "vtpmctl: cleanup plan: %d delete command(s); nothing was deleted\n", plan.Deletes())
+	var why []string
 	if n := len(plan.NotAuditable); n > 0 {
-		return &reportedError{code: exitFailed, msg: fmt.Sprintf("cleanup plan: %d project(s) could not be audited, so the plan may miss orphans (see its header)", n)}
+		why = append(why, fmt.Sprintf("%d project(s) could not be audited, so the plan may miss orphans", n))
+	}
+	if n := plan.Proof.Undetermined; n > 0 {
+		why = append(why, fmt.Sprintf("%d secret(s) undetermined: Nova could not prove their instance gone", n))
+	}
+	if f := plan.Proof.Incomplete.Failures(); len(f) > 0 {
+		why = append(why, "partial reads: "+f.String())
+	}
+	if len(why) > 0 {
+		return &reportedError{code: exitFailed, msg: "cleanup plan: " + strings.Join(why, "; ") + " (see its header)"}
 	}
 	return nil
 }
@@ -264,8 +283,9 @@ instance is gone). Reruns write nothing already done. --dry-run writes nothing.`
 			"vtpmctl --os-cloud prod secrets protect --all-projects -f json",
 		}, `EXIT STATUS:
    0  every secret that could be protected is (or, with --dry-run, would be)
-   1  a write failed, a project was not auditable, or the key manager has no
-      consumers (API 1.0: one line says so; nothing was asked beyond its version)
+   1  a write failed, a project was not auditable, a --server is no vTPM guest
+      there, or the key manager has no consumers (API 1.0: one line says so;
+      nothing was asked beyond its version)
    2  usage or configuration error`),
 		Flags: append([]cli.Flag{
 			&cli.StringSliceFlag{Name: "project", Usage: "protect in `PROJECT` (name or ID; repeatable); default: the token's project", Destination: &o.Projects},
@@ -319,8 +339,12 @@ func runSecretsProtect(ctx context.Context, o *secretsProtectOptions) error {
 	if err := output.Write(o.IO.Out, o.Global.Output, &plan); err != nil {
 		return err
 	}
-	if s := plan.Summary; s.Failed > 0 || len(plan.NotAuditable) > 0 {
-		return &reportedError{code: exitFailed, msg: fmt.Sprintf("secrets protect: %d write(s) failed, %d project(s) not auditable", s.Failed, len(plan.NotAuditable))}
+	if s := plan.Summary; s.Failed > 0 || len(plan.NotAuditable) > 0 || len(plan.Unmatched) > 0 {
+		msg := fmt.Sprintf("secrets protect: %d write(s) failed, %d project(s) not auditable", s.Failed, len(plan.NotAuditable))
+		if n := len(plan.Unmatched); n > 0 {
+			msg += fmt.Sprintf("; --server: %d server(s) are no vTPM guest in the audited projects and no secret names them: %s", n, strings.Join(plan.Unmatched, ", "))
+		}
+		return &reportedError{code: exitFailed, msg: msg}
 	}
 	return nil
 }

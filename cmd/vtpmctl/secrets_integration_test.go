@@ -359,6 +359,28 @@ func TestIntegrationSecretsAuditModes(t *testing.T) {
 			t.Errorf("%s-mode guest audited as %q", m, g.Mode)
 		}
 	}
+	cleanupAsNova(t, h, ids["deployment"])
+}
+
+// cleanupAsNova is the cleanup plan run with Nova's own service
+// credentials, in their default scope (the service project): where
+// 2026.1+ keeps every deployment-mode guest's secret. Seen live on
+// 2026.2 before the fix: "# instance … gone" and a delete line for the
+// ACTIVE guest's secret, which the admin's --all-projects audit called ok.
+// Now the secret's instance is undetermined from the service project's
+// server list, Nova answers for it by UUID, and the plan keeps it.
+func cleanupAsNova(t *testing.T, h *harness, guest string) {
+	t.Helper()
+	r := h.run(func(streams *IOStreams) error {
+		return runSecretsAudit(context.Background(), &secretsAuditOptions{IO: streams, Global: h.global("devcloud-nova"), CleanupPlan: true, Concurrency: 4, ServiceProject: "service"})
+	})
+	if n := strings.Count(r.stdout, "secret delete"); n != 0 || !strings.Contains(r.stderr, "cleanup plan: 0 delete command(s)") {
+		t.Fatalf("cleanup plan as Nova's service user: %d delete line(s), exit %d\n%s\n%s", n, r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "not deleted, its server exists") || !strings.Contains(r.stdout, "instance "+guest) {
+		t.Errorf("the plan does not say the guest's server exists:\n%s", r.stdout)
+	}
+	t.Logf("cleanup plan as Nova's service user (exit %d):\n%s", r.code, r.stdout)
 }
 
 // TestIntegrationSecretsPaging: 152 vTPM secrets and 38 others in one

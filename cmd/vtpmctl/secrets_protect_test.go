@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/vtpmctl/vtpmctl/barbican"
+	"github.com/vtpmctl/vtpmctl/compute"
 	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
+	"github.com/vtpmctl/vtpmctl/nova"
 )
 
 // consumersCloud is secretsCloud at key-manager API 1.1: the versions
@@ -68,7 +70,7 @@ func TestProtectCommand(t *testing.T) {
 		fakecloud.JSON(200, `{}`)(w, r)
 	})
 	out, errs, code := runCLI(t, "--os-cloud", "fake", "secrets", "protect", "--dry-run")
-	if code != 0 || len(posted) != 0 || !strings.Contains(out, "would register 1") || !strings.Contains(out, "orphan: instance "+goneID) {
+	if code != 0 || len(posted) != 0 || !strings.Contains(out, "would register 1") || !strings.Contains(out, "undetermined: instance "+goneID) {
 		t.Fatalf("dry run: exit %d, %d writes\n%s\n%s", code, len(posted), out, errs)
 	}
 	out, errs, code = runCLI(t, "--os-cloud", "fake", "secrets", "protect", "-f", "json")
@@ -88,7 +90,10 @@ func TestProtectCommand(t *testing.T) {
 // and counts it; the plan never deletes the protected orphan, and says
 // how to release it.
 func TestAuditConsumersAndCleanupPlan(t *testing.T) {
-	consumersCloud(t)
+	c := consumersCloud(t)
+	// Nova's word on the orphan's instance: every cell up, 404 to an admin
+	c.Handle("GET /compute/v2.1/os-services [compute 2.69]", fakecloud.JSON(200, `{"services":[{"binary":"nova-compute","host":"devcloud","status":"enabled","state":"up"}]}`))
+	c.Handle("GET /compute/v2.1/servers/"+goneID+" [compute 2.69]", fakecloud.JSON(404, `{"itemNotFound":{"code":404,"message":"Instance `+goneID+` could not be found."}}`))
 	out, errs, code := runCLI(t, "--os-cloud", "fake", "secrets", "audit", "-f", "json")
 	if code != 0 || !strings.Contains(out, `"protection": "unprotected"`) || !strings.Contains(out, `"unprotected": 1`) || !strings.Contains(out, `"key_manager_api": "1.1"`) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
@@ -125,33 +130,46 @@ func cleanupResult() barbican.Result {
 	return res
 }
 
-// cleanupScript is what the cleanup plan printed before the plan became
-// a typed result (captured from it): the default output stays this.
+// cleanupScript is what the cleanup plan prints (captured from it when
+// it became a typed result; its header now says what Nova proved).
 const cleanupScript = `#!/bin/sh
 set -eu
 # vtpmctl secrets audit --cleanup-plan, 2026-01-02T03:04:05Z. Review before running.
 # Each vTPM secret of a deleted instance; created by, and age, in the comment.
+# An instance is gone only when Nova says so: GET /servers/{uuid} at compute API 2.69 answered 404 to a token with the admin role, while the service list (2.69) showed every cell up, before and after.
+# Nova asked: https://nova.example:8774/v2.1 (a key manager shared by several regions also holds secrets of the others' instances: run the plan per region).
+# Of 4 candidate secret(s), Nova proved the instance gone for 4; for 0 it exists; 0 are undetermined.
 # WARNING: 2 project(s) could not be audited; their orphans are not in this plan:
 #   p8: timeout
 #   p9: 403 Forbidden
 # not deleted, its server exists: 11111111-1111-4111-8111-111111111111 (server web exists but asks for no vTPM)
 # duplicate, not deleted: 22222222-2222-4222-8222-222222222222 (instance 33333333-3333-4333-8333-333333333333) — check the domain's <encryption secret> first
-# instance 44444444-4444-4444-8444-444444444444 gone; created by u1, 3d old
+# instance 44444444-4444-4444-8444-444444444444 gone (Nova: 404); created by u1, 3d old
 openstack --os-cloud 'prod cloud' --os-project-id p1 secret delete https://kms.example:9311/v1/secrets/33333333-3333-4333-8333-333333333333
 # protected, not deleted: 44444444-4444-4444-8444-444444444444 (instance 11111111-1111-4111-8111-111111111111 gone, 5h old) has consumer(s) nova/instance/11111111-1111-4111-8111-111111111111; remove the consumer first if you are sure, then delete it
-# instance 33333333-3333-4333-8333-333333333333 gone; created by u3, 1d old
+# instance 33333333-3333-4333-8333-333333333333 gone (Nova: 404); created by u3, 1d old
 # not written: the cloud name or project ID has control characters; delete 11111111-1111-4111-8111-111111111111 by hand
-# instance 11111111-1111-4111-8111-111111111111 gone; created by u4, 9d old
+# instance 11111111-1111-4111-8111-111111111111 gone (Nova: 404); created by u4, 9d old
 openstack --os-cloud 'prod cloud' --os-project-id 'it'\''s' secret delete https://kms.example:9311/v1/secrets/22222222-2222-4222-8222-222222222222
 `
 
+// allGone is Nova's word that every candidate's instance is gone.
+func allGone(r barbican.Result) compute.GoneProof {
+	p := compute.GoneProof{Endpoint: "https://nova.example:8774/v2.1", Servers: map[string]nova.ExistenceProof{}}
+	for _, id := range barbican.CleanupCandidates(r) {
+		p.Servers[id] = nova.ExistenceProof{State: nova.ServerGone, Reason: "GET /servers/" + id + " answered 404"}
+	}
+	return p
+}
+
 // TestCleanupPlanScriptUnchanged: without -f, --cleanup-plan prints the
-// same script, byte for byte, and exits 1 for the unaudited projects.
+// same script, byte for byte (the header saying what Nova proved), and
+// exits 1 for the unaudited projects.
 func TestCleanupPlanScriptUnchanged(t *testing.T) {
 	var out, errb bytes.Buffer
 	o := &secretsAuditOptions{IO: &IOStreams{Out: &out, Err: &errb}, Global: &globalOptions{}}
 	a := barbican.Audited{Result: cleanupResult(), Cloud: "prod cloud", SecretsURL: "https://kms.example:9311/v1/secrets/"}
-	err := writeCleanupPlan(o, barbican.NewCleanupPlan(a, time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)))
+	err := writeCleanupPlan(o, barbican.NewCleanupPlan(a, allGone(a.Result), time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)))
 	if out.String() != cleanupScript {
 		t.Errorf("script changed:\n%s", out.String())
 	}
@@ -173,7 +191,7 @@ func TestCleanupPlanFormats(t *testing.T) {
 			g := &globalOptions{}
 			g.Output.Format, g.Output.Explicit = f, true
 			o := &secretsAuditOptions{IO: &IOStreams{Out: &out, Err: &errb}, Global: g}
-			writeCleanupPlan(o, barbican.NewCleanupPlan(a, time.Now()))
+			writeCleanupPlan(o, barbican.NewCleanupPlan(a, allGone(a.Result), time.Now()))
 			s := out.String()
 			if strings.Contains(s, "#!/bin/sh") || !strings.Contains(s, "33333333-3333-4333-8333-333333333333") {
 				t.Fatalf("-f %s:\n%s", f, s)

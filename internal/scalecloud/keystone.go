@@ -122,7 +122,8 @@ func collectionLinks(self string) map[string]any {
 	return map[string]any{"self": self, "next": nil, "previous": nil}
 }
 
-// hProjects: Keystone does not page; filters by name.
+// hProjects: Keystone does not page; filters by name; a list longer than
+// ProjectListLimit is truncated, as Keystone's list_limit does.
 func hProjects(w http.ResponseWriter, r *request) {
 	d, q := r.c.d, r.URL.Query()
 	out := []any{}
@@ -132,7 +133,11 @@ func hProjects(w http.ResponseWriter, r *request) {
 		}
 		out = append(out, d.projectObj(r.c.URL, p))
 	}
-	writeJSON(w, 200, map[string]any{"projects": out, "links": collectionLinks(r.c.URL + r.URL.RequestURI())})
+	body := map[string]any{"projects": out, "links": collectionLinks(r.c.URL + r.URL.RequestURI())}
+	if l := r.c.cfg.ProjectListLimit; l > 0 && len(out) > l {
+		body["projects"], body["truncated"] = out[:l], true // Keystone's list_limit: no next page
+	}
+	writeJSON(w, 200, body)
 }
 
 func hProject(w http.ResponseWriter, r *request) {

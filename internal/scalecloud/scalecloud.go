@@ -32,6 +32,9 @@ type Config struct {
 	// VolumeBacked: one server in VolumeBacked boots from a Cinder volume
 	// (0: none, and no block storage in the catalog).
 	VolumeBacked int
+	// ProjectListLimit is Keystone's list_limit (0: none): a project list
+	// longer than it is cut there and says "truncated": true.
+	ProjectListLimit int
 }
 
 // Cloud is a running synthetic cloud.
