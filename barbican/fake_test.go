@@ -32,6 +32,9 @@ type fakeCloud struct {
 	oldPaging bool
 	// ignoreOffset: every page is the first (a broken or hostile server).
 	ignoreOffset bool
+	// maxLimit is Barbican's max_limit_paging when set: pages hold at
+	// most that many, whatever limit was asked for.
+	maxLimit int
 	// usersList, rolesList: status of GET /v3/users and of the unscoped
 	// role assignment list (0: 200); usersHidden exist but are not listed
 	// (LDAP, another domain).
@@ -138,11 +141,16 @@ func reply(w http.ResponseWriter, status int, v any) {
 
 // secretListQuery: listSecrets' query, every parameter once: the vTPM
 // name filter (a list without it is every secret of the project), a page
-// of secretPage and an offset on its boundary.
-func secretListQuery(q url.Values) bool {
+// of secretPage and an offset on a page's boundary (the server's capped
+// page, maxLimit, when set).
+func secretListQuery(q url.Values, maxLimit int) bool {
 	off, err := strconv.Atoi(q.Get("offset"))
+	page := secretPage
+	if maxLimit > 0 && maxLimit < page {
+		page = maxLimit
+	}
 	return len(q) == 3 && len(q["name"]) == 1 && len(q["limit"]) == 1 && len(q["offset"]) == 1 &&
-		q.Get("name") == NamePrefix+"%" && q.Get("limit") == strconv.Itoa(secretPage) && err == nil && off%secretPage == 0
+		q.Get("name") == NamePrefix+"%" && q.Get("limit") == strconv.Itoa(secretPage) && err == nil && off%page == 0
 }
 
 // onlyParams says whether q has no parameter outside allowed.
@@ -172,7 +180,7 @@ func (c *fakeCloud) serve(w http.ResponseWriter, r *http.Request) {
 	case r.Method != "GET":
 	case p == "/key-manager/" && len(q) == 0:
 		kind = "versions"
-	case p == "/key-manager/v1/secrets" && secretListQuery(q):
+	case p == "/key-manager/v1/secrets" && secretListQuery(q, c.maxLimit):
 		kind = "secrets"
 	case strings.HasPrefix(p, "/key-manager/v1/secrets/") && strings.HasSuffix(p, "/acl") && len(q) == 0:
 		kind = "acl"
@@ -274,6 +282,9 @@ func (c *fakeCloud) listSecrets(w http.ResponseWriter, r *http.Request) {
 	limit, offset := 10, 0
 	if v := q.Get("limit"); v != "" {
 		limit, _ = strconv.Atoi(v)
+	}
+	if c.maxLimit > 0 && limit > c.maxLimit {
+		limit = c.maxLimit
 	}
 	if v := q.Get("offset"); v != "" && !c.ignoreOffset {
 		offset, _ = strconv.Atoi(v)

@@ -53,6 +53,54 @@ func TestProjectSecretsPaging(t *testing.T) {
 	}
 }
 
+// TestProjectSecretsCappedPages: a deployment whose max_limit_paging is
+// below 100 answers shorter pages, each with a next link. The list goes
+// on until no next link, never stopping at a short page (before: the
+// first 50 of 152 secrets, and the other 102 guests "had no secret").
+func TestProjectSecretsCappedPages(t *testing.T) {
+	for _, tc := range []struct{ max, vtpm, pages int }{{50, 152, 4}, {7, 20, 3}, {50, 100, 2}, {99, 99, 1}} {
+		for _, old := range []bool{true, false} {
+			t.Run(fmt.Sprintf("max%d/%d/old-paging=%v", tc.max, tc.vtpm, old), func(t *testing.T) {
+				c := newFakeCloud(t)
+				c.maxLimit, c.oldPaging = tc.max, old
+				c.addSecrets("p1", 1, 0, tc.vtpm, 13, func(int) string { return "alice" })
+				src := c.sources("p1")
+				src.ReadACLs = false
+				secs, _, err := projectSecrets(context.Background(), src, "p1")
+				if err != nil || len(secs) != tc.vtpm {
+					t.Fatalf("%d secrets, want %d: %v", len(secs), tc.vtpm, err)
+				}
+				if n := c.count("secrets"); n != tc.pages {
+					t.Errorf("%d list requests, want %d", n, tc.pages)
+				}
+			})
+		}
+	}
+}
+
+// TestNextOffset: a next link's offset decides the next page; one that
+// does not move forward is an error, not an end of the list.
+func TestNextOffset(t *testing.T) {
+	for _, c := range []struct {
+		next        string
+		offset, got int
+		want        int
+		err         bool
+	}{
+		{"http://kms/v1/secrets?limit=50&offset=50", 0, 50, 50, false},
+		{"http://kms/v1/secrets?limit=100&offset=200&name=x", 100, 100, 200, false},
+		{"http://kms/v1/secrets?limit=100", 100, 30, 130, false}, // no offset: past the page read
+		{"http://kms/v1/secrets?offset=0", 100, 100, 0, true},
+		{"http://kms/v1/secrets?offset=100", 100, 0, 0, true},
+		{"%zz", 0, 0, 0, true},
+	} {
+		n, err := nextOffset(c.next, c.offset, c.got)
+		if (err != nil) != c.err || !c.err && n != c.want {
+			t.Errorf("%q at %d (+%d): %d, %v; want %d", c.next, c.offset, c.got, n, err, c.want)
+		}
+	}
+}
+
 // TestProjectSecretsIgnoredOffset: a server that answers every offset with
 // the first page is stopped at the second page, not asked MaxPages times.
 func TestProjectSecretsIgnoredOffset(t *testing.T) {

@@ -100,10 +100,12 @@ func (l *listedSecret) UnmarshalJSON(b []byte) error {
 
 // listSecrets asks for the vTPM-named secrets page by page, each page's
 // URL built here with the name filter; consumers: ask for API 1.1, whose
-// list holds each secret's consumers. Barbican's next link is never
-// followed: before the 2025 fix (Zed … 2025.1) it drops every filter but
-// limit and offset, so the next page would be of all the project's
-// secrets. A short page, or none further announced, ends the list.
+// list holds each secret's consumers. Barbican's next link ends the list
+// when it is absent, and gives the next page's offset when present; the
+// link itself is never followed: before the 2025 fix (Zed … 2025.1) it
+// drops every filter but limit and offset, so it would list all of the
+// project's secrets. A page's length says nothing: a deployment's
+// max_limit_paging may cap pages below the limit asked for.
 func listSecrets(ctx context.Context, km *gophercloud.ServiceClient, consumers bool, each func(listedSecret)) error {
 	var opts *gophercloud.RequestOpts
 	if consumers {
@@ -112,11 +114,12 @@ func listSecrets(ctx context.Context, km *gophercloud.ServiceClient, consumers b
 	ctx = paging.Guard(ctx, "secret list")
 	base := km.ServiceURL("secrets")
 	refs := map[string]bool{}
+	offset := 0
 	for page := 0; ; page++ {
 		if page >= paging.MaxPages { // the transport's guard too; this holds without it
 			return &paging.Error{Msg: fmt.Sprintf("secret list: more than %d pages; stopped (a server that never ends its list?)", paging.MaxPages)}
 		}
-		q := url.Values{"name": {NamePrefix + "%"}, "limit": {strconv.Itoa(secretPage)}, "offset": {strconv.Itoa(page * secretPage)}}
+		q := url.Values{"name": {NamePrefix + "%"}, "limit": {strconv.Itoa(secretPage)}, "offset": {strconv.Itoa(offset)}}
 		var body struct {
 			Secrets []listedSecret `json:"secrets"`
 			Next    string         `json:"next"`
@@ -134,12 +137,35 @@ func listSecrets(ctx context.Context, km *gophercloud.ServiceClient, consumers b
 		}
 		if fresh == 0 && len(body.Secrets) > 0 {
 			// a server that ignores offset would otherwise be asked MaxPages times
-			return &paging.Error{Msg: fmt.Sprintf("secret list: the page at offset %d holds only secrets already listed; stopped (the server ignores offset?)", page*secretPage)}
+			return &paging.Error{Msg: fmt.Sprintf("secret list: the page at offset %d holds only secrets already listed; stopped (the server ignores offset?)", offset)}
 		}
-		if len(body.Secrets) < secretPage || body.Next == "" {
+		if body.Next == "" {
 			return nil
 		}
+		next, err := nextOffset(body.Next, offset, len(body.Secrets))
+		if err != nil {
+			return err
+		}
+		offset = next
 	}
+}
+
+// nextOffset is the offset a next link asks for; a link without one
+// moves past the page just read. An offset that does not move forward
+// would list the same page again: an error, not an end.
+func nextOffset(next string, offset, got int) (int, error) {
+	n := offset + got
+	if u, err := url.Parse(next); err == nil {
+		if v := u.Query().Get("offset"); v != "" {
+			if o, err := strconv.Atoi(v); err == nil {
+				n = o
+			}
+		}
+	}
+	if n <= offset {
+		return 0, &paging.Error{Msg: fmt.Sprintf("secret list: the next link after offset %d does not move forward (offset %d); stopped", offset, n)}
+	}
+	return n, nil
 }
 
 // readACLs reads the ACL of each secret (of the instances in only, when
