@@ -311,11 +311,7 @@ func cellString(v any) string {
 	case bool, int, int64, float64:
 		return fmt.Sprint(x)
 	}
-	b, err := json.Marshal(jsonValue(v))
-	if err != nil {
-		return fmt.Sprint(v)
-	}
-	return string(b)
+	return typedText(v)
 }
 
 // valueString renders a value for -f value: lists space-separated, so
