@@ -9,7 +9,8 @@ import (
 )
 
 // reportOf finds the host's `host check` report by hypervisor hostname
-// first: ReportIndex keys a report by it only where no other report shares it.
+// first, then service host. The fleet audit's index (matchReports) leads
+// a host's names to its own report or nowhere, never to another host's.
 func reportOf(reports map[string]hostcheck.Report, h Host) (hostcheck.Report, bool) {
 	if rep, ok := reports[h.Hypervisor]; ok {
 		return rep, true

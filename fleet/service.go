@@ -15,8 +15,10 @@ type AuditRequest struct {
 	// Release is the caller's pinned release and its flag's name; the
 	// cloud's compute API is asked when it is not pinned.
 	Release nova.ReleaseEvidence
-	// HostReports are `host check` reports, matched to hosts by
-	// hypervisor hostname or host (hostcheck.ReadReports reads them).
+	// HostReports are `host check` reports, matched to hosts by service
+	// host or hypervisor hostname (matchReports: a report naming another
+	// host is a finding, never that host's report; hostcheck.ReadReports
+	// reads them).
 	HostReports []hostcheck.Report
 	// Inventory, when set, is every project's servers already listed.
 	Inventory *nova.Inventory
@@ -117,9 +119,10 @@ func ReadCloud(ctx context.Context, sess *cloud.Session, res nova.ResolvedReleas
 // AuditCloud is the fleet audit of what ReadCloud listed (pure).
 func AuditCloud(c Cloud, hostReports []hostcheck.Report) Result {
 	rel := c.Release.Release
-	index := ReportIndex(hostReports)
-	guests, why := withHostEvidence(c.Inventory, index)
-	reps, sum := AuditHosts(rel, c.Hosts, index, guests)
+	match := matchReports(c.Hosts, hostReports)
+	guests, why := withHostEvidence(c.Inventory, match.index)
+	reps, sum := AuditHosts(rel, c.Hosts, match.index, guests)
+	match.addFindings(reps, &sum)
 	why.mark(reps)
 	f := NewResult(rel, c.Hosts, reps, sum)
 	f.ReleaseContext = c.Release.Context()
@@ -161,19 +164,22 @@ func UpgradeStart(res nova.ResolvedRelease, to nova.Release) (nova.Release, erro
 }
 
 // ReportIndex files host check reports by host and by hypervisor
-// hostname, the two names the APIs know a host by. A node name two
-// reports share (two nova-computes on one machine) indexes neither.
+// hostname, the two names the APIs know a host by, without the
+// hypervisors: the fleet audit matches reports to them (matchReports).
+// A service host is only ever its own report's key: a libvirt host name
+// that is another report's service host, or that two reports share (two
+// nova-computes on one machine), indexes nothing.
 func ReportIndex(reps []hostcheck.Report) map[string]hostcheck.Report {
 	out := map[string]hostcheck.Report{}
-	nodes := map[string]int{}
 	for _, r := range reps {
-		nodes[r.Facts.HypervisorHostname]++
-	}
-	for _, r := range reps {
-		if hn := r.Facts.HypervisorHostname; hn != "" && nodes[hn] == 1 {
-			out[hn] = r
-		}
 		out[r.Host] = r
+	}
+	for j, names := range reportNames(reps) {
+		for _, n := range names[1:] {
+			if _, taken := out[n]; !taken {
+				out[n] = reps[j]
+			}
+		}
 	}
 	return out
 }
