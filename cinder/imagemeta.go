@@ -43,8 +43,10 @@ func SetImageMetadata(ctx context.Context, c *gophercloud.ServiceClient, id stri
 }
 
 // UnsetImageMetadata is POST /volumes/{id}/action os-unset_image_metadata;
-// Cinder removes one key per request (and answers 404 for a key the
-// volume does not have). gophercloud has no call for it.
+// Cinder removes one key per request, and answers 404 for a key the
+// volume does not have as for a volume that is gone
+// (cinder/api/contrib/volume_image_metadata.py: GlanceMetadataNotFound,
+// VolumeNotFound). gophercloud has no call for it.
 func UnsetImageMetadata(ctx context.Context, c *gophercloud.ServiceClient, id, key string) error {
 	body := map[string]any{"os-unset_image_metadata": map[string]string{"key": key}}
 	cc := at(c, ImageMetadataMicroversion)
@@ -156,46 +158,12 @@ next:
 // ApplyVolumePlans writes each volume's changes: one os-set_image_metadata
 // with every added or replaced key, one os-unset_image_metadata per
 // removed key, nothing when nothing differs. A failed volume's plan gets
-// Err; the others are still written.
+// Err; the others are still written. A failed set leaves the volume's
+// removals unsent (half a profile is not what was asked); a failed
+// removal does not stop the next (each is one key of its own).
 func ApplyVolumePlans(ctx context.Context, c *gophercloud.ServiceClient, plans []nova.ObjectPlan, vols []Volume) {
 	errs := parallel.Do(ctx, len(plans), parallel.DefaultLimit, func(ctx context.Context, i int) error {
-		set := map[string]string{}
-		var unset []string
-		for _, w := range nova.Writes(plans[i].Changes) {
-			if w.Action == nova.Removed {
-				unset = append(unset, w.Key)
-			} else {
-				set[w.Key] = w.New
-			}
-		}
-		// written: what Cinder holds already when a later request fails,
-		// so the report says "partly changed", not "not changed".
-		var written []string
-		var err error
-		if len(set) > 0 {
-			if err = SetImageMetadata(ctx, c, plans[i].ID, set); err == nil {
-				for k := range set {
-					written = append(written, k)
-				}
-			}
-		}
-		for _, k := range unset {
-			if err != nil {
-				break
-			}
-			if err = UnsetImageMetadata(ctx, c, plans[i].ID, k); err == nil {
-				written = append(written, k)
-			}
-		}
-		if err == nil {
-			return nil
-		}
-		err = volumeWriteError(err, vols[i])
-		if len(written) > 0 {
-			sort.Strings(written)
-			err = &nova.PartialWriteError{Written: written, NotWritten: notIn(plans[i].Changes, written), Err: err}
-		}
-		plans[i].Err = err
+		plans[i].Err = writePlan(ctx, c, plans[i], vols[i])
 		return nil
 	})
 	// A call never started (ctx ended: Ctrl-C) wrote nothing: its plan
@@ -205,6 +173,113 @@ func ApplyVolumePlans(ctx context.Context, c *gophercloud.ServiceClient, plans [
 			plans[i].Err = err
 		}
 	}
+}
+
+// writePlan writes one volume's plan. Its error says, where Cinder holds
+// some of the changes already, which (nova.PartialWriteError), so the
+// report says "partly changed", not "not changed".
+func writePlan(ctx context.Context, c *gophercloud.ServiceClient, p nova.ObjectPlan, v Volume) error {
+	set := map[string]string{}
+	var unset, written []string
+	for _, w := range nova.Writes(p.Changes) {
+		if w.Action == nova.Removed {
+			unset = append(unset, w.Key)
+		} else {
+			set[w.Key] = w.New
+		}
+	}
+	if len(set) > 0 {
+		if err := SetImageMetadata(ctx, c, p.ID, set); err != nil {
+			return volumeWriteError(err, v)
+		}
+		for k := range set {
+			written = append(written, k)
+		}
+	}
+	removed, err := removeKeys(ctx, c, v, unset)
+	written = append(written, removed...)
+	if err == nil {
+		return nil
+	}
+	if len(written) > 0 {
+		sort.Strings(written)
+		err = &nova.PartialWriteError{Written: written, NotWritten: notIn(p.Changes, written), Err: err}
+	}
+	return err
+}
+
+// removeKeys removes each key, every one even after another failed, and
+// returns those the volume no longer has and every failure, each naming
+// its key. Only an ended ctx stops it: the rest would fail the same way.
+func removeKeys(ctx context.Context, c *gophercloud.ServiceClient, v Volume, keys []string) (removed []string, err error) {
+	var errs []error
+	gone := absentKeys{c: c, id: v.ID}
+	for _, k := range keys {
+		if ctx.Err() != nil {
+			errs = append(errs, ctx.Err())
+			break
+		}
+		if err := gone.remove(ctx, k); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		removed = append(removed, k)
+	}
+	return removed, removalError(errs, v)
+}
+
+// absentKeys removes keys from one volume. Cinder answers 404 both for a
+// key the volume does not have and for a volume that is gone, so a 404
+// is success only once the volume, read back (once), lacks the key: a
+// key already removed (by a rerun, by someone else) is what was asked.
+type absentKeys struct {
+	c       *gophercloud.ServiceClient
+	id      string
+	read    bool
+	now     map[string]string // the volume's image metadata, once read
+	readErr error             // why it could not be (gone: a 404)
+}
+
+func (a *absentKeys) remove(ctx context.Context, key string) error {
+	err := UnsetImageMetadata(ctx, a.c, a.id, key)
+	if err == nil || !gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
+		return keyError(key, err)
+	}
+	if !a.read {
+		var v Volume
+		v, a.readErr = GetVolume(ctx, a.c, a.id)
+		a.now, a.read = v.ImageMetadata, true
+	}
+	if a.readErr != nil {
+		return keyError(key, fmt.Errorf("%w; reading the volume back: %w", err, a.readErr))
+	}
+	if _, still := a.now[key]; still {
+		return keyError(key, err)
+	}
+	return nil
+}
+
+// keyError names the key a removal failed for (nil stays nil).
+func keyError(key string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("removing %s: %w", key, err)
+}
+
+// removalError joins a volume's failed removals. Where every one is
+// Cinder's 403, the volume is another project's (or policy says no): one
+// sentence says so, not one per key.
+func removalError(errs []error, v Volume) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	for _, err := range errs {
+		if !gophercloud.ResponseCodeIs(err, http.StatusForbidden) {
+			return errors.Join(errs...)
+		}
+	}
+	return volumeWriteError(errs[0], v)
 }
 
 // notIn is the changed keys not in written, in plan order.

@@ -38,10 +38,37 @@ type VolumesResult struct {
 // ErrNoVolume: the selector matched no bootable volume.
 var ErrNoVolume = errors.New("no bootable volume matches the selector")
 
-// Volumes finds the bootable volumes, plans the change on their image
-// metadata with the image commands' profile and refusals (before any
-// write), advises on flavor conflicts and, unless DryRun, writes what
-// differs.
+// NotBootableError: a volume named for `volume set` is not bootable (a
+// data volume). Nova boots no server from it and reads no image metadata
+// there (InvalidBDMVolumeNotBootable), so tagging it only misleads;
+// --select skips such volumes, and a name must not slip one through.
+type NotBootableError struct{ Volume, ID string }
+
+func (e *NotBootableError) Error() string {
+	name := e.ID
+	if e.Volume != "" {
+		name = e.Volume + " (" + e.ID + ")"
+	}
+	return fmt.Sprintf("volume %s is not bootable: Nova boots no server from it, so volume set does not tag it (a data volume? name the boot volume)", name)
+}
+
+// refuseNotBootable refuses every named volume that is not bootable, all
+// together, before anything is written (as ResolveVolumes does unknown
+// names).
+func refuseNotBootable(vols []cinder.Volume) error {
+	var errs []error
+	for _, v := range vols {
+		if !v.Bootable {
+			errs = append(errs, &NotBootableError{Volume: v.Name, ID: v.ID})
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Volumes finds the bootable volumes (set refuses a named one that is
+// not: NotBootableError), plans the change on their image metadata with
+// the image commands' profile and refusals (before any write), advises on
+// flavor conflicts and, unless DryRun, writes what differs.
 func Volumes(ctx context.Context, sess *cloud.Session, req VolumesRequest) (VolumesResult, error) {
 	var out VolumesResult
 	vc, err := sess.BlockStorage()
@@ -54,6 +81,12 @@ func Volumes(ctx context.Context, sess *cloud.Session, req VolumesRequest) (Volu
 	}
 	if len(vols) == 0 {
 		return out, ErrNoVolume
+	}
+	if req.Set {
+		// Unset stays open to a data volume: it cleans up what was set there.
+		if err := refuseNotBootable(vols); err != nil {
+			return out, err
+		}
 	}
 	if out.Plans, err = PlanVolumes(vols, req.Set, req.Change); err != nil {
 		return out, err

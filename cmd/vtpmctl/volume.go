@@ -51,9 +51,10 @@ var volumeSetHelp = helpText{usage: "set hw_tpm_version/hw_tpm_model (or the who
 	about: `
 VOLUME is a name or an ID; an ambiguous name is an error listing the
 candidates. Nothing is written when any volume is unknown, or when the result
-would be image metadata Nova refuses (CRB with TPM 1.2). --windows writes the
-same profile as image set --windows. --select matches bootable volumes only
-(image_id=ID: the volumes created from that image).
+would be image metadata Nova refuses (CRB with TPM 1.2), or when a volume named
+is not bootable (a data volume: Nova boots no server from it). --windows
+writes the same profile as image set --windows. --select matches bootable
+volumes only (image_id=ID: the volumes created from that image).
 
 A server already running from the volume keeps what Nova copied at its boot;
 the change applies to servers booted from the volume afterwards.
@@ -67,7 +68,7 @@ put a server in ERROR at boot (for a volume Nova's fault is only
 	}, exit: `EXIT STATUS:
    0  every volume has the requested properties (written now or already)
    1  some volume could not be changed (e.g. Cinder 403: another project's volume)
-   2  usage error, unknown or ambiguous volume, or a request Nova would refuse`}
+   2  usage error, unknown, ambiguous or not bootable volume, or a request Nova would refuse`}
 
 var volumeUnsetHelp = helpText{usage: "remove hw_tpm_* (and with --windows the profile's keys) from volumes' image metadata",
 	about: `
@@ -99,6 +100,12 @@ func runVolumeChange(ctx context.Context, o *volumeChangeOptions) error {
 		Set: o.Set, Change: c.change, DryRun: o.DryRun, Release: c.release, Progress: c.progress})
 	if errors.Is(err, tagging.ErrNoVolume) {
 		return usagef("no bootable volume matches --select %v", o.Select)
+	}
+	// A data volume named is the wrong volume named: the user's to fix,
+	// like an unknown one.
+	var notBootable *tagging.NotBootableError
+	if errors.As(err, &notBootable) {
+		return usagef("%w", err)
 	}
 	if err != nil {
 		return err
