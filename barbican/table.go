@@ -44,7 +44,7 @@ func (r *Result) Table() output.Table {
 	}
 	for _, g := range r.Guests {
 		if g.Evidence == nova.EvidenceSecret {
-			t.Footer = append(t.Footer, fmt.Sprintf("evidence: %s (%s) audited as a vTPM guest because %s", g.Name, g.ServerID, g.EvidenceReason))
+			t.Footer = append(t.Footer, fmt.Sprintf("evidence: %s (%s) audited as a vTPM guest because %s", output.ShownName(g.Name), output.ShownName(g.ServerID), g.EvidenceReason))
 		}
 	}
 	if len(r.Undecided) > 0 {
@@ -60,6 +60,9 @@ func (r *Result) Table() output.Table {
 	}
 	for _, w := range r.Warnings {
 		t.Footer = append(t.Footer, "warning: "+w)
+	}
+	for _, g := range r.Incomplete {
+		t.Footer = append(t.Footer, "partial read: "+g.String())
 	}
 	var na []string
 	for p, why := range r.NotAuditable {

@@ -314,10 +314,10 @@ func (d *DrainResult) Table() output.Table {
 			{Name: "drain", Value: string(g.Drain)}, {Name: "reason", Value: g.DrainReason}})
 	}
 	t.Footer = []string{fmt.Sprintf("host %s: %d vTPM guest(s): %d live-migrate, %d cold-migrate, %d stay",
-		d.Host, len(d.Guests), d.Summary[DrainLive], d.Summary[DrainCold], d.Summary[DrainStays])}
+		output.ShownName(d.Host), len(d.Guests), d.Summary[DrainLive], d.Summary[DrainCold], d.Summary[DrainStays])}
 	for _, g := range d.Guests {
 		if !decidedByAPIs(g.Evidence) {
-			t.Footer = append(t.Footer, fmt.Sprintf("evidence: %s (%s) counted as a vTPM guest because %s", g.Name, g.ServerID, g.evidenceWords()))
+			t.Footer = append(t.Footer, fmt.Sprintf("evidence: %s (%s) counted as a vTPM guest because %s", output.ShownName(g.Name), output.ShownName(g.ServerID), g.evidenceWords()))
 		}
 	}
 	return t

@@ -3,6 +3,7 @@ package fleet
 import (
 	"fmt"
 
+	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/nova"
 )
 
@@ -43,7 +44,8 @@ func (f *Result) evidenceLines() []string {
 			if decidedByAPIs(g.Evidence) {
 				continue
 			}
-			out = append(out, fmt.Sprintf("evidence: %s (%s) on %s counted as a vTPM guest because %s", g.Name, g.ServerID, f.Reports[i].Host, g.evidenceWords()))
+			out = append(out, fmt.Sprintf("evidence: %s (%s) on %s counted as a vTPM guest because %s",
+				output.ShownName(g.Name), output.ShownName(g.ServerID), output.ShownName(f.Reports[i].Host), g.evidenceWords()))
 		}
 	}
 	return out

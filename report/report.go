@@ -13,6 +13,7 @@ import (
 	"github.com/vtpmctl/vtpmctl/fleet"
 	"github.com/vtpmctl/vtpmctl/hostcheck"
 	"github.com/vtpmctl/vtpmctl/internal/infile"
+	"github.com/vtpmctl/vtpmctl/internal/redact"
 	"github.com/vtpmctl/vtpmctl/internal/result"
 	"github.com/vtpmctl/vtpmctl/nova"
 )
@@ -123,11 +124,18 @@ type page struct {
 	Risks []RiskRow
 }
 
-// Render writes the page.
+// Render writes the page, scrubbed: a finding may carry a server's error
+// text. It scrubs its own output because only here is the format known:
+// the caller's pass (fileout) writes the plain redact.Mark, a tag the
+// browser hides; the escaped mark shows, and leaves that pass nothing.
 func Render(w io.Writer, in Inputs) error {
 	p := page{Inputs: in}
 	p.build()
-	return tmpl.Execute(w, p)
+	rw := redact.NewMarkWriter(w, redact.EscapedMark)
+	if err := tmpl.Execute(rw, p); err != nil {
+		return err
+	}
+	return rw.Flush()
 }
 
 func (p *page) add(area, subject string, c hostcheck.Check) {

@@ -417,7 +417,7 @@ func readVCenters(ctx context.Context, o *planImportOptions) ([]plans.SourceVM, 
 		}
 		insecure = b
 	}
-	cloud.RegisterSecret(pass)
+	cloud.RegisterPassword(pass)
 	var vms []plans.SourceVM
 	var skipped []plans.Skipped
 	for _, raw := range o.VCenters {
@@ -442,7 +442,7 @@ func readVCenters(ctx context.Context, o *planImportOptions) ([]plans.SourceVM, 
 			}
 			vuser = u.User.Username()
 			vpass, _ = u.User.Password()
-			cloud.RegisterSecret(vpass)
+			cloud.RegisterPassword(vpass)
 			u.User = nil
 		}
 		if vuser == "" {

@@ -120,9 +120,11 @@ func Connect(ctx context.Context, o Options) (*Session, error) {
 		return nil, &ConfigError{fmt.Sprintf("cloud %q: %v", name, err)}
 	}
 	ao.AllowReauth = true
-	for _, v := range []string{ao.Password, ao.ApplicationCredentialSecret, ao.TokenID, ao.Passcode} {
-		RegisterSecret(v)
+	// a person may choose these, so they may be words; a token is random
+	for _, v := range []string{ao.Password, ao.ApplicationCredentialSecret, ao.Passcode} {
+		RegisterPassword(v)
 	}
+	RegisterSecret(ao.TokenID)
 	if o.Timeout <= 0 {
 		return nil, &ConfigError{fmt.Sprintf("--timeout %s: must be positive (a request without a deadline can hang for ever)", o.Timeout)}
 	}

@@ -12,8 +12,11 @@ import (
 )
 
 // debugTransport logs each request and response for --debug with every
-// credential removed: auth headers, and the values of JSON keys that can
-// hold a password, token or secret.
+// credential removed: auth headers, the values of JSON keys that can hold
+// a password, token or secret, and registered values. Each line is
+// scrubbed as text, each body as JSON (RedactJSON): a password may be any
+// word, "false" or "1234" too, and scrubbing a body as text would rewrite
+// its literals, numbers and keys.
 type debugTransport struct {
 	next http.RoundTripper
 	w    io.Writer
@@ -57,17 +60,17 @@ func (t *debugTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp, err := t.next.RoundTrip(req)
 	var b strings.Builder
-	fmt.Fprintf(&b, "REQ: %s %s\n", req.Method, req.URL.Redacted())
+	logLine(&b, "REQ: %s %s", req.Method, req.URL.Redacted())
 	writeHeaders(&b, req.Header)
 	if len(reqBody) > 0 {
 		fmt.Fprintf(&b, "  body: %s\n", RedactJSON(reqBody))
 	}
 	if err != nil {
-		fmt.Fprintf(&b, "RESP: error after %s: %v\n", time.Since(start).Round(time.Millisecond), err)
+		logLine(&b, "RESP: error after %s: %v", time.Since(start).Round(time.Millisecond), err)
 	} else {
 		// the policy layer registers it too, but only after this line is logged
 		RegisterSecret(resp.Header.Get("X-Subject-Token"))
-		fmt.Fprintf(&b, "RESP: %s (%s)\n", resp.Status, time.Since(start).Round(time.Millisecond))
+		logLine(&b, "RESP: %s (%s)", resp.Status, time.Since(start).Round(time.Millisecond))
 		writeHeaders(&b, resp.Header)
 		if resp.Body != nil && strings.Contains(resp.Header.Get("Content-Type"), "json") {
 			// This layer sits below the size cap, so it keeps the cap
@@ -80,7 +83,7 @@ func (t *debugTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			resp.Body.Close()
 			if resp.ContentLength > MaxResponseBytes || int64(len(body)) > MaxResponseBytes {
 				resp, err = nil, &ResponseTooLargeError{URL: req.URL.Redacted(), Limit: MaxResponseBytes}
-				fmt.Fprintf(&b, "  body: %v\n", err)
+				logLine(&b, "  body: %v", err)
 			} else {
 				// a body cut short stays an error for the caller
 				resp.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errReader{rerr}))
@@ -91,9 +94,15 @@ func (t *debugTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	t.mu.Lock()
-	io.WriteString(t.w, Scrub(b.String()))
+	io.WriteString(t.w, b.String())
 	t.mu.Unlock()
 	return resp, err
+}
+
+// logLine writes one line, scrubbed as text.
+func logLine(b *strings.Builder, format string, a ...any) {
+	b.WriteString(Scrub(fmt.Sprintf(format, a...)))
+	b.WriteByte('\n')
 }
 
 // errReader ends a replayed body with the error the first read met (nil:
@@ -113,12 +122,14 @@ func writeHeaders(b *strings.Builder, h http.Header) {
 		if sensitiveHeaders[http.CanonicalHeaderKey(k)] || sensitiveKey(k) {
 			v = "<redacted>"
 		}
-		fmt.Fprintf(b, "  %s: %s\n", k, v)
+		logLine(b, "  %s: %s", k, v)
 	}
 }
 
 // RedactJSON returns a JSON document with the values of sensitive keys
-// replaced; anything that is not JSON is not logged at all.
+// replaced and every other string scrubbed as text (Scrub): a server's
+// message may echo a password or a token. Keys, numbers and literals stay
+// as they are. Anything that is not JSON is not logged at all.
 func RedactJSON(body []byte) string {
 	var v any
 	if err := json.Unmarshal(body, &v); err != nil {
@@ -151,6 +162,8 @@ func redactValue(v any) any {
 		for i := range x {
 			x[i] = redactValue(x[i])
 		}
+	case string:
+		return Scrub(x)
 	}
 	return v
 }

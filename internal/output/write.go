@@ -110,7 +110,7 @@ func write(w io.Writer, o Options, v any) error {
 		if !ok {
 			return &FormatError{Format: "markdown"}
 		}
-		return m.Markdown(w)
+		return writeMarkdown(w, m)
 	}
 	t, tabular := v.(Tabular)
 	switch {
@@ -124,7 +124,7 @@ func write(w io.Writer, o Options, v any) error {
 		}
 		if (o.Format == "table" || o.Format == "") && len(o.Columns) == 0 {
 			for _, l := range tb.Footer {
-				if _, err := fmt.Fprintln(w, l); err != nil {
+				if _, err := fmt.Fprintln(w, footerLine(l)); err != nil {
 					return err
 				}
 			}
@@ -136,6 +136,17 @@ func write(w io.Writer, o Options, v any) error {
 		return writeTypedYAML(w, v)
 	}
 	return &FormatError{Format: o.Format}
+}
+
+// writeMarkdown scrubs the document itself, with the mark markdown
+// shows: Write's own pass, which knows no format, would write the plain
+// Mark, an HTML tag a markdown viewer hides. That pass then finds nothing.
+func writeMarkdown(w io.Writer, m Markdowner) error {
+	rw := redact.NewMarkWriter(w, redact.EscapedMark)
+	if err := m.Markdown(rw); err != nil {
+		return err
+	}
+	return rw.Flush()
 }
 
 // FormatError is a format this result cannot be shown in (usage). When

@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"fmt"
+	"html/template"
 	"io"
 	"strings"
 	"testing"
@@ -107,5 +108,16 @@ func TestEncodedForms(t *testing.T) {
 		if got := Scrub("a " + in + " b"); got != "a <redacted> b" {
 			t.Errorf("%s: %q", in, got)
 		}
+	}
+}
+
+// TestHTMLTemplateForm: html/template also writes '+' as &#43; (the
+// report's text), a spelling html.EscapeString does not have.
+func TestHTMLTemplateForm(t *testing.T) {
+	Register("gAAAAB+plus/Tok'9")
+	var b bytes.Buffer
+	template.Must(template.New("").Parse(`<td>{{.}}</td>`)).Execute(&b, "token gAAAAB+plus/Tok'9 refused")
+	if got := Scrub(b.String()); got != "<td>token <redacted> refused</td>" {
+		t.Errorf("%s: %q", b.String(), got)
 	}
 }

@@ -13,26 +13,36 @@ const block = 64 << 10
 const maxLine = 1 << 20
 
 // Writer scrubs everything written through it, also a value split across
-// two writes: it holds back the last len(longest value)-1 bytes, which
-// may begin one. URL user-info never spans whitespace, so scrubbed text
-// is passed on up to its last whitespace (lines up to 1 MiB). Call Flush
-// or Close at the end.
+// two writes: it holds back the last bytes that may begin one (and what a
+// password's match reads after it), and keeps the few before the next
+// byte it scrubs (what the match reads before it). URL user-info never
+// spans whitespace, so scrubbed text is passed on up to its last
+// whitespace (lines up to 1 MiB). Passwords are removed as in a document
+// (rule inDocument). Call Flush or Close at the end.
 type Writer struct {
 	w       io.Writer
-	raw     []byte // not yet scrubbed
+	mark    string
+	raw     []byte // [:seen] scrubbed already, kept as context; the rest not yet
+	seen    int
 	pending []byte // registered values replaced; user-info not yet
 	err     error
 }
 
-// NewWriter returns a Writer onto w.
-func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
+// NewWriter returns a Writer onto w that writes Mark for each value.
+func NewWriter(w io.Writer) *Writer { return NewMarkWriter(w, Mark) }
+
+// NewMarkWriter returns a Writer that writes mark for each value: the
+// renderer of a format where Mark is markup (HTML, markdown) scrubs its
+// own output with EscapedMark, since only it knows the format; a Writer
+// further out then finds nothing left to mark.
+func NewMarkWriter(w io.Writer, mark string) *Writer { return &Writer{w: w, mark: mark} }
 
 func (z *Writer) Write(p []byte) (int, error) {
 	if z.err != nil {
 		return 0, z.err
 	}
 	z.raw = append(z.raw, p...)
-	if len(z.raw) >= block {
+	if len(z.raw)-z.seen >= block {
 		z.drain(false)
 	}
 	return len(p), z.err
@@ -52,13 +62,15 @@ func (z *Writer) Close() error { return z.Flush() }
 func (z *Writer) drain(final bool) {
 	ix := snapshot()
 	stop := len(z.raw)
-	if !final && ix.maxLen > 1 {
-		stop -= ix.maxLen - 1
+	if !final {
+		stop -= ix.holdBack()
 	}
-	if stop > 0 {
+	if stop > z.seen {
 		var at int
-		z.pending, at = ix.replace(z.pending, z.raw, stop)
-		z.raw = append(z.raw[:0], z.raw[at:]...)
+		z.pending, at = ix.replace(z.pending, z.raw, z.seen, stop, inDocument, z.mark)
+		keep := min(at, lookbehind)
+		z.raw = append(z.raw[:0], z.raw[at-keep:]...)
+		z.seen = keep
 	}
 	cut := len(z.pending)
 	if !final && cut < maxLine {
@@ -67,7 +79,7 @@ func (z *Writer) drain(final bool) {
 	if cut == 0 {
 		return
 	}
-	if _, err := z.w.Write(scrubUserinfo(z.pending[:cut])); err != nil {
+	if _, err := z.w.Write(scrubUserinfo(z.pending[:cut], z.mark)); err != nil {
 		z.err = err
 		return
 	}
