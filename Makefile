@@ -54,21 +54,34 @@ SUMMARY = $(GO) run ./internal/tools/testsummary
 unit: ovmf
 	@$(GOTEST) -tags '$(TAGS)' -count=1 ./... | $(SUMMARY)
 
-# virt-fw-vars (python3-virt-firmware, in Debian from trixie on) is the
-# independent reader uefi's tests compare every template with: installed
-# here where this machine's suite ships it, else in one release chroot
-# (any chroot's tool reads any template); with neither the cross-check
-# says it did not run.
-APT_INSTALL = DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends
+# virt-fw-vars (python3-virt-firmware) is the independent reader uefi's
+# tests compare every template with: TestTemplatesAgainstVirtFwVars fails
+# without it, so it is installed here, on this machine, once (as root).
+# Debian ships it from trixie on: a machine of such a suite installs it
+# from its own sources. Bookworm has none, so trixie's .deb is fetched
+# alone (architecture all; its dependencies python3-cryptography,
+# -pefile and -importlib-resources are all in bookworm) through a private
+# apt configuration: a sources list, lists and cache of its own in a
+# temporary directory, from the machine's own Debian mirror
+# (devcloud/debian-mirror.sh). The machine's sources never name trixie,
+# so no other package is upgraded from it; apt installs the .deb with
+# its dependencies from the machine's suite. A failure says so in one
+# line; the test then fails by name.
+APT_INSTALL   = DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends
+APT_UPDATE    = apt-get -o DPkg::Lock::Timeout=900 update -qq
+VIRT_FW_SUITE ?= trixie
 ovmf:
-	@test -f /usr/share/OVMF/OVMF_VARS_4M.ms.fd || { apt-get -o DPkg::Lock::Timeout=900 update -qq && \
-	  $(APT_INSTALL) ovmf > /dev/null; }
-	@command -v virt-fw-vars > /dev/null || ls /var/tmp/vtpmctl-releases/*/root/usr/bin/virt-fw-vars > /dev/null 2>&1 || \
+	@test -f /usr/share/OVMF/OVMF_VARS_4M.ms.fd || { $(APT_UPDATE) && $(APT_INSTALL) ovmf > /dev/null; }
+	@command -v virt-fw-vars > /dev/null || { $(APT_UPDATE) && \
 	  if apt-cache show python3-virt-firmware > /dev/null 2>&1; then $(APT_INSTALL) python3-virt-firmware > /dev/null; \
-	  else for r in /var/tmp/vtpmctl-releases/*/root; do \
-	    [ -x "$$r/usr/bin/apt-get" ] && chroot "$$r" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
-	      $(APT_INSTALL) python3-virt-firmware > /dev/null 2>&1 && break; \
-	  done; true; fi
+	  else \
+	    d=$$(mktemp -d) && trap 'rm -rf "$$d"' EXIT && mirror=$$(bash devcloud/debian-mirror.sh) && \
+	    mkdir -p "$$d/lists/partial" "$$d/cache/archives/partial" && chown -R _apt "$$d" && \
+	    echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $$mirror $(VIRT_FW_SUITE) main" > "$$d/sources.list" && \
+	    private="-o Dir::Etc::SourceList=$$d/sources.list -o Dir::Etc::SourceParts=/dev/null -o Dir::State::Lists=$$d/lists -o Dir::Cache=$$d/cache" && \
+	    apt-get $$private update -qq && (cd "$$d" && apt-get $$private download python3-virt-firmware > /dev/null) && \
+	    $(APT_INSTALL) "$$d"/python3-virt-firmware_*_all.deb > /dev/null; \
+	  fi; } || echo "ovmf: virt-fw-vars could not be installed: TestTemplatesAgainstVirtFwVars will fail" >&2
 
 ## cover: statement coverage per package, each package by its own unit
 ## tests alone (no cloud; the API packages against the strict fakecloud or

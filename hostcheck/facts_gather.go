@@ -1,6 +1,7 @@
 package hostcheck
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -15,10 +16,16 @@ import (
 // host than the one audited.
 var errNotAsked = errors.New("not asked: --root audits a mounted host, and this machine's libvirt would describe another host")
 
-// gather reads every fact once: the one function of host check that
-// touches files, libvirt and programs. Its errors are the inputs the
-// checks cannot start from (a malformed config, an unknown release).
-func gather(o Options) (*Facts, error) {
+// gather is gatherContext never cancelled (the tests' facts).
+func gather(o Options) (*Facts, error) { return gatherContext(context.Background(), o) }
+
+// gatherContext reads every fact once: the one function of host check
+// that touches files, libvirt and programs. Its errors are the inputs the
+// checks cannot start from (a malformed config, an unknown release), and
+// ctx's once it is done: the firmware files (AAVMF's are 64 MiB, one per
+// guest) are read under ctx, so SIGINT or SIGTERM ends host check at once
+// instead of producing a report whose reads were cut short.
+func gatherContext(ctx context.Context, o Options) (*Facts, error) {
 	if o.Root != "" {
 		o.Root = filepath.Clean(o.Root)
 	}
@@ -63,17 +70,23 @@ func gather(o Options) (*Facts, error) {
 		_, err := statIn(o.Root, g.StateDir)
 		f.GuestState[g.StateDir] = err == nil
 	}
-	f.SecureBoot = readTemplate(f.LibvirtRoot, f.FirmwareChoice)
-	f.GuestNVRAM = readGuestNVRAM(f)
+	f.SecureBoot = readTemplate(ctx, f.LibvirtRoot, f.FirmwareChoice)
+	f.GuestNVRAM = readGuestNVRAM(ctx, f)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	return f, nil
 }
 
 // readGuestNVRAM reads the Secure Boot variables of each vTPM guest's
 // NVRAM file, below libvirtd's root (a symlink cannot lead out of it),
 // regular files only and size-capped (uefi.ReadFile).
-func readGuestNVRAM(f *Facts) map[string]guestNVRAM {
+func readGuestNVRAM(ctx context.Context, f *Facts) map[string]guestNVRAM {
 	out := map[string]guestNVRAM{}
 	for _, d := range vtpmDomains(f) {
+		if ctx.Err() != nil {
+			break // gather returns ctx's error: no file more is read
+		}
 		n := guestNVRAM{Path: strings.TrimSpace(d.OS.NVRAM.Path), SecureBoot: d.SecureBoot()}
 		switch {
 		case n.Path == "":
@@ -82,23 +95,23 @@ func readGuestNVRAM(f *Facts) map[string]guestNVRAM {
 		case safeHostPath(n.Path) != nil:
 			n.Err = fmt.Errorf("nvram %q is not a clean absolute path; not read", n.Path)
 		default:
-			n.SB, n.Err = readSecureBoot(f.LibvirtRoot, n.Path)
+			n.SB, n.Err = readSecureBoot(ctx, f.LibvirtRoot, n.Path)
 		}
 		out[d.UUID] = n
 	}
 	return out
 }
 
-func readSecureBoot(root, p string) (*uefi.SecureBoot, error) {
+func readSecureBoot(ctx context.Context, root, p string) (*uefi.SecureBoot, error) {
 	rp, err := resolve(root, p)
 	if err != nil {
 		return nil, err
 	}
-	vs, err := uefi.ReadFile(rp)
+	vs, err := uefi.ReadFileContext(ctx, rp)
 	if err != nil {
 		return nil, err
 	}
-	return vs.SecureBoot()
+	return vs.SecureBootContext(ctx)
 }
 
 // release: the one given, else the installed nova package's.
@@ -264,11 +277,11 @@ func readAppArmor(root string) AppArmorFacts {
 // readTemplate reads the Secure Boot variables of the template the chosen
 // descriptor names, in libvirtd's filesystem (libvirt copies it); a path
 // that is not clean is not read.
-func readTemplate(root string, c fwChoice) TemplateFacts {
+func readTemplate(ctx context.Context, root string, c fwChoice) TemplateFacts {
 	t := TemplateFacts{Path: c.Template}
 	if c.Descriptor == nil || safeHostPath(c.Template) != nil {
 		return t
 	}
-	t.SB, t.Err = readSecureBoot(root, c.Template)
+	t.SB, t.Err = readSecureBoot(ctx, root, c.Template)
 	return t
 }

@@ -50,7 +50,13 @@ type Options struct {
 // start from: a malformed or missing config file, an unknown layout or
 // release (*ReleaseNotFoundError).
 func Run(o Options) (*Report, error) {
-	f, err := gather(o)
+	return run(context.Background(), o)
+}
+
+// run is Run ending with ctx's error once ctx is done (RunOnHost: the
+// CLI's context, cancelled on SIGINT and SIGTERM).
+func run(ctx context.Context, o Options) (*Report, error) {
+	f, err := gatherContext(ctx, o)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +65,9 @@ func Run(o Options) (*Report, error) {
 
 // RunOnHost is Run on this machine: the host name is this machine's, and
 // when o audits the live system (no Root) swtpm --version and docker or
-// podman inspect run under ctx, unless o brings its own.
+// podman inspect run under ctx, unless o brings its own. The firmware
+// files are read under ctx in any case: once it is done RunOnHost ends
+// with its error.
 func RunOnHost(ctx context.Context, o Options) (*Report, error) {
 	if o.Hostname == "" {
 		o.Hostname, _ = os.Hostname()
@@ -75,7 +83,7 @@ func RunOnHost(ctx context.Context, o Options) (*Report, error) {
 			o.ContainerRoot = func(name string) (string, error) { return containerRoot(ctx, name) }
 		}
 	}
-	return Run(o)
+	return run(ctx, o)
 }
 
 // runTimeout bounds each program host check runs (a variable for tests).

@@ -11,8 +11,14 @@ import (
 // for tests, and for writing a marker variable into a guest's NVRAM copy.
 // A zero State is written as VAR_ADDED.
 func BuildVarStore(vars []Variable) []byte {
+	return buildVarStore(vars, 64<<10)
+}
+
+// buildVarStore is BuildVarStore with a store of storeSize bytes: the
+// tests' large stores (AAVMF's are 64 MiB) are laid out the same way.
+func buildVarStore(vars []Variable, storeSize int) []byte {
 	le := binary.LittleEndian
-	const hdrLen, storeSize = 72, 64 << 10
+	const hdrLen = 72
 	b := make([]byte, hdrLen+storeSize)
 	fvGUID := MustGUID("fff12b8d-7696-4c8b-a985-2747075b4f50") // gEfiSystemNvDataFvGuid
 	copy(b[16:32], fvGUID[:])
@@ -23,7 +29,7 @@ func BuildVarStore(vars []Variable) []byte {
 	le.PutUint32(b[60:], 4096)
 	st := b[hdrLen:]
 	copy(st[0:16], AuthVariableGUID[:])
-	le.PutUint32(st[16:], storeSize)
+	le.PutUint32(st[16:], uint32(storeSize))
 	st[20], st[21] = 0x5A, 0xFE // formatted, healthy
 	for i := storeHdrLen; i < len(st); i++ {
 		st[i] = 0xFF

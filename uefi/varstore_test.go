@@ -46,6 +46,22 @@ func TestReadVarStore(t *testing.T) {
 			{Name: "Lang", Vendor: GlobalVariable, State: varAdded, Data: []byte("eng")},
 			{Name: "KEK", Vendor: GlobalVariable, State: varAdded, Data: sigList(CertX509GUID, MicrosoftOwner, kek)},
 		}), want{names: []string{"Lang", "KEK"}, kek: 1}, ""},
+		// two pending at once, replaced in the other order: the survivors keep file order
+		{"in-transition copies replaced out of order", buildStore([]testVar{
+			{Name: "A", Vendor: ownerA, State: varAddedTran, Data: []byte{1}},
+			{Name: "B", Vendor: ownerA, State: varAddedTran, Data: []byte{1}},
+			{Name: "C", Vendor: ownerA, State: varAdded, Data: []byte{1}},
+			{Name: "B", Vendor: ownerA, State: varAdded, Data: []byte{2}},
+			{Name: "A", Vendor: ownerA, State: varAdded, Data: []byte{2}},
+		}), want{names: []string{"C", "B", "A"}}, ""},
+		// a copy in transition replaced by another in transition, then by a complete one
+		{"in-transition chain", buildStore([]testVar{
+			{Name: "A", Vendor: ownerA, State: varAddedTran, Data: []byte{1}},
+			{Name: "A", Vendor: GlobalVariable, State: varAddedTran, Data: []byte{1}}, // another vendor: not a replacement
+			{Name: "A", Vendor: ownerA, State: varAddedTran, Data: []byte{2}},
+			{Name: "B", Vendor: ownerA, State: varAdded, Data: []byte{1}},
+			{Name: "A", Vendor: ownerA, State: varAdded, Data: []byte{3}},
+		}), want{names: []string{"A", "B", "A"}}, ""},
 		{"in-transition copy alone counts", buildStore([]testVar{{Name: "KEK", Vendor: GlobalVariable, State: varAddedTran, Data: sigList(CertX509GUID, ownerA, pk)}}), want{names: []string{"KEK"}, kek: 1}, ""},
 		{"odd-length name", buildStore([]testVar{{Vendor: ownerA, State: varAdded, rawName: []byte{'d', 0, 'b'}, Data: []byte{1}}}), want{err: "name size 3 is odd"}, ""},
 		{"truncated record", truncated(t), want{err: "run past the store's end"}, ""},
@@ -108,7 +124,7 @@ func TestCertificateFields(t *testing.T) {
 	}
 	c := sb.DB.Certificates[0]
 	if c.Subject != "Windows UEFI CA 2023" || c.Issuer != "Windows UEFI CA 2023" || !c.NotAfter.Equal(exp) ||
-		c.Owner != "77fa9abd-0359-4d32-bd60-28f4e78f784b" || c.ParseError != "" || !sb.DB.Has("Windows UEFI CA 2023") {
+		c.Owner.String() != "77fa9abd-0359-4d32-bd60-28f4e78f784b" || c.ParseError != "" || !sb.DB.Has("Windows UEFI CA 2023") {
 		t.Fatalf("certificate read as %+v", c)
 	}
 }
