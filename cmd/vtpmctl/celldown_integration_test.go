@@ -59,10 +59,18 @@ func TestIntegrationCleanupPlanCellDown(t *testing.T) {
 	cellDB(t, false)
 	down := plan()
 	cellDB(t, true)
-	if n := deleteLines(down.stdout); n != 0 || down.code != 1 || !strings.Contains(down.stdout, "# NOT PROVEN: cell_down") {
+	// Nova answers one of two ways, and neither may end in a delete line:
+	// a cell that does not answer in time is partial records and UNKNOWN
+	// services (the plan says NOT PROVEN); a cell whose database refuses
+	// connections makes Zed's server list fail with 500 (multi_cell_list's
+	// query_wrapper re-raises the DBAPIError as e.__class__(e.args): a
+	// TypeError), and the audit exits 1 on the failed list, with no plan.
+	notProven := strings.Contains(down.stdout, "# NOT PROVEN: cell_down")
+	listFailed := down.stdout == "" && strings.Contains(down.stderr, "listing servers") && strings.Contains(down.stderr, "500")
+	if n := deleteLines(down.stdout); n != 0 || down.code != 1 || !notProven && !listFailed {
 		t.Fatalf("cell1 down: %d delete line(s) for %s, exit %d\n%s\n%s", n, id, down.code, down.stdout, down.stderr)
 	}
-	t.Logf("cell1 down (exit %d):\n%s", down.code, down.stdout)
+	t.Logf("cell1 down (exit %d):\n%s%s", down.code, down.stdout, down.stderr)
 	// Nova's connection pool finds the database again on its next use.
 	var up runResult
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(2 * time.Second) {
