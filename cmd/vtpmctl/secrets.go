@@ -71,6 +71,10 @@ caller cannot list is reported as not auditable, with the reason. Orphans are
 vTPM secrets whose instance no longer exists, and duplicates. Nothing is
 deleted: --cleanup-plan prints the delete commands instead of the report
 (a shell script to review; with -f, the plan's steps as json, yaml, a table…).
+A secret whose instance is missing from a partial read (the token's own
+project, a down cell, a truncated list) is undetermined, never an orphan;
+the plan writes a delete only where Nova's GET /servers/{uuid} answered 404
+to an admin with every cell up, and says in its header what it proved.
 No request for a secret's payload can leave vtpmctl.`, []string{
 				"vtpmctl --os-cloud prod secrets audit",
 				"vtpmctl --os-cloud prod secrets audit --all-projects --include-orphans --junit vtpm-secrets.xml",
