@@ -1,6 +1,7 @@
 package cloud
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -54,8 +55,11 @@ func IsPayloadPath(p string) bool {
 	return false
 }
 
-// Retries of an idempotent GET answered 429, 502, 503 or 504: a passing
-// overload must not turn into "not auditable".
+// Retries of an idempotent GET answered 429, 502, 503 or 504, or cut
+// short (a connection reset or closed before or during the body): a
+// passing overload or a dropped connection must not turn into "not
+// auditable", a failed list or a subset. A GET's body is read whole
+// here, so a half-read page is asked again, never decoded.
 var (
 	RetryTries    = 3
 	RetryBase     = 500 * time.Millisecond
@@ -77,25 +81,46 @@ func (t retryTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		return t.next.RoundTrip(r)
 	}
 	for try := 1; ; try++ {
-		resp, err := t.next.RoundTrip(r)
-		if err != nil || !retryable(resp.StatusCode) || try >= RetryTries {
-			return resp, err
+		resp, err := t.once(r)
+		last := try >= RetryTries || r.Context().Err() != nil
+		var tooLarge *ResponseTooLargeError
+		switch {
+		case err != nil && (last || errors.As(err, &tooLarge)):
+			return nil, err
+		case err == nil && (!retryable(resp.StatusCode) || last):
+			return resp, nil
 		}
 		wait := RetryBase << (try - 1)
-		if ra := retryAfter(resp.Header.Get("Retry-After")); ra > 0 {
-			wait = ra
+		if err == nil {
+			if ra := retryAfter(resp.Header.Get("Retry-After")); ra > 0 {
+				wait = ra
+			}
+			resp.Body.Close()
 		}
 		if wait > MaxRetryAfter {
 			wait = MaxRetryAfter
 		}
-		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-		resp.Body.Close()
 		select {
 		case <-r.Context().Done():
 			return nil, r.Context().Err()
 		case <-time.After(wait):
 		}
 	}
+}
+
+// once is one try, its body read whole (under the size cap below).
+func (t retryTransport) once(r *http.Request) (*http.Response, error) {
+	resp, err := t.next.RoundTrip(r)
+	if err != nil {
+		return nil, err
+	}
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: reading the answer: %w", r.Method, r.URL.Redacted(), err)
+	}
+	resp.Body, resp.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
+	return resp, nil
 }
 
 // retryAfter reads delta-seconds or an HTTP date.

@@ -183,6 +183,56 @@ func TestRetry(t *testing.T) {
 	}
 }
 
+// TestRetryCutAnswers: a GET whose connection is cut (before the answer,
+// or halfway through a body that announced its length: closed or reset)
+// is asked again and its whole body returned; before, the half body
+// reached the JSON decoder and the list failed. A POST is never retried.
+func TestRetryCutAnswers(t *testing.T) {
+	oldBase := RetryBase
+	RetryBase = time.Millisecond
+	defer func() { RetryBase = oldBase }()
+	const body = `{"servers":[{"id":"a"},{"id":"b"}]}`
+	for _, cut := range []string{"before", "half-closed", "half-reset"} {
+		t.Run(cut, func(t *testing.T) {
+			var calls int32
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if atomic.AddInt32(&calls, 1) > 1 {
+					io.WriteString(w, body)
+					return
+				}
+				conn, buf, _ := http.NewResponseController(w).Hijack()
+				if cut != "before" {
+					fmt.Fprintf(buf, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(body), body[:len(body)/2])
+					buf.Flush()
+				}
+				if tc, ok := conn.(*net.TCPConn); ok && cut == "half-reset" {
+					tc.SetLinger(0)
+				}
+				conn.Close()
+			}))
+			defer srv.Close()
+			resp, err := testClient().Get(srv.URL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			if string(b) != body || calls != 2 {
+				t.Errorf("%d calls, body %q", calls, b)
+			}
+			atomic.StoreInt32(&calls, 0)
+			if resp, err := testClient().Post(srv.URL, "application/json", strings.NewReader("{}")); err == nil {
+				b, _ := io.ReadAll(resp.Body)
+				if string(b) == body {
+					t.Errorf("POST answered whole: it was sent again")
+				}
+			}
+			if calls != 1 {
+				t.Errorf("POST sent %d times", calls)
+			}
+		})
+	}
+}
+
 // TestResponseSizeCap: a body past the cap is an error, not memory.
 func TestResponseSizeCap(t *testing.T) {
 	old := MaxResponseBytes
