@@ -64,6 +64,9 @@ type Facts struct {
 	// ProjectGaps say why the audited projects may not be all that were
 	// asked for (Keystone truncated its project list).
 	ProjectGaps completeness.Gaps
+	// ReadGaps are single reads that failed (a secret's ACL, a project's
+	// role assignments, a user): the checks they feed are skipped.
+	ReadGaps completeness.Gaps
 	// OtherServers exist but ask for no (visible) vTPM: a secret of one of
 	// them is never an orphan to delete.
 	OtherServers map[string]nova.OtherServer
@@ -339,7 +342,15 @@ func Audit(f Facts, now time.Time) Result {
 			o.Reason += "; protected by consumer(s) " + consumerList(o.Consumers) + ": remove them first, if you are sure"
 		}
 	}
-	sort.Slice(res.Orphans, func(i, j int) bool { return res.Orphans[i].Created.Before(res.Orphans[j].Created) })
+	// oldest first; the ID orders secrets created at once (the result is
+	// the same on every run)
+	sort.Slice(res.Orphans, func(i, j int) bool {
+		a, b := res.Orphans[i], res.Orphans[j]
+		if !a.Created.Equal(b.Created) {
+			return a.Created.Before(b.Created)
+		}
+		return a.ID < b.ID
+	})
 	res.Summary.Guests, res.Summary.Secrets = len(f.Guests), len(f.Secrets)
 	for _, o := range res.Orphans {
 		switch {
@@ -349,7 +360,7 @@ func Audit(f Facts, now time.Time) Result {
 			res.Summary.Orphans++
 		}
 	}
-	res.Incomplete = append(append(res.Incomplete, f.ServerGaps...), f.ProjectGaps...)
+	res.Incomplete = append(append(append(res.Incomplete, f.ServerGaps...), f.ProjectGaps...), f.ReadGaps...)
 	res.Summary.NotAuditable = len(f.NotAuditable)
 	return res
 }

@@ -182,3 +182,33 @@ func TestResolveServiceUser(t *testing.T) {
 		})
 	}
 }
+
+// Orphans created at once come in the order of their IDs, whatever the
+// order they were listed in: the result is the same on every run (the
+// fault matrix found two runs of one audit differing in this order).
+func TestOrphansOrderStable(t *testing.T) {
+	f := baseFacts()
+	for _, id := range []string{"s9", "s3", "s7"} {
+		f.Secrets = append(f.Secrets, Secret{ID: id, InstanceID: "gone-" + id, ProjectID: "p1", CreatorID: "alice", Created: now})
+	}
+	var got []string
+	for _, o := range Audit(f, now).Orphans {
+		got = append(got, o.ID)
+	}
+	if strings.Join(got, ",") != "s3,s7,s9" {
+		t.Errorf("orphans in order %v", got)
+	}
+}
+
+// A single read that failed (a secret's ACL, a user) is a partial read:
+// the audit says which, and the run fails on it, not a silent skip.
+func TestUnreadGaps(t *testing.T) {
+	f := baseFacts()
+	f.Secrets[0].ProjectAccess, f.Secrets[0].ACLError = nil, "500 Internal Server Error"
+	f.Users["bob"] = User{ID: "bob", Unknown: "503 after retries"}
+	f.Users["carol"] = User{ID: "carol", Unknown: noUserPermission}
+	gs := unreadGaps(f)
+	if len(gs) != 3 || len(gs.Failures()) != 2 || !strings.Contains(gs.String(), "the ACL of secret s1 could not be read") || !strings.Contains(gs.String(), "user bob could not be read") {
+		t.Errorf("%v", gs)
+	}
+}

@@ -3,6 +3,8 @@ package barbican
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"sort"
 	"strings"
 	"sync"
 
@@ -11,6 +13,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/pagination"
 
 	"github.com/vtpmctl/vtpmctl/compute"
+	"github.com/vtpmctl/vtpmctl/internal/completeness"
 	"github.com/vtpmctl/vtpmctl/internal/paging"
 	"github.com/vtpmctl/vtpmctl/internal/parallel"
 	"github.com/vtpmctl/vtpmctl/nova"
@@ -100,8 +103,14 @@ func Gather(ctx context.Context, src Sources) (Facts, error) {
 				audited = append(audited, p)
 			}
 		}
-		for p, set := range projectRoles(ctx, src.Identity, audited, src.Limit) {
+		sets, errs := projectRoles(ctx, src.Identity, audited, src.Limit)
+		for p, set := range sets {
 			f.Roles[p] = set
+		}
+		for _, p := range audited {
+			if err := errs[p]; err != nil {
+				f.ReadGaps.Add(gapKind(err), "the role assignments in project %s could not be read (OWNER-VALID skipped there): %s", p, oneLine(err))
+			}
 		}
 	}
 
@@ -122,7 +131,42 @@ func Gather(ctx context.Context, src Sources) (Facts, error) {
 		}
 	}
 	f.Users = lookupUsers(ctx, src.Identity, ids, src.Limit)
+	f.ReadGaps = append(f.ReadGaps, unreadGaps(f)...)
 	return f, nil
+}
+
+// unreadGaps are the reads of single objects that failed: each secret's
+// ACL, each user. A check they feed is skipped, and the run says why.
+func unreadGaps(f Facts) completeness.Gaps {
+	var gs completeness.Gaps
+	for _, s := range f.Secrets {
+		if s.ACLError != "" {
+			gs.Add(completeness.Failed, "the ACL of secret %s could not be read (SECRET-ACL skipped): %s", s.ID, s.ACLError)
+		}
+	}
+	ids := make([]string, 0, len(f.Users))
+	for id := range f.Users {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		switch u := f.Users[id]; {
+		case u.Unknown == "" || u.Unknown == noIdentity:
+		case u.Unknown == noUserPermission:
+			gs.Add(completeness.Scope, "user %s: %s", id, u.Unknown)
+		default:
+			gs.Add(completeness.Failed, "user %s could not be read: %s", id, u.Unknown)
+		}
+	}
+	return gs
+}
+
+// gapKind: a refusal is the caller's scope; anything else a failure.
+func gapKind(err error) completeness.Kind {
+	if gophercloud.ResponseCodeIs(err, http.StatusForbidden) {
+		return completeness.Scope
+	}
+	return completeness.Failed
 }
 
 func hasDeployment(gs []Guest) bool {

@@ -14,6 +14,12 @@ import (
 	"github.com/vtpmctl/vtpmctl/internal/parallel"
 )
 
+// Why a user could not be looked up, when it is no failure of a read.
+const (
+	noIdentity       = "no identity endpoint"
+	noUserPermission = "no permission to read Keystone users (needs admin or reader)"
+)
+
 // Past these, one list costs less than a request per user or project.
 const (
 	userListMin    = 20
@@ -50,7 +56,7 @@ func lookupUsers(ctx context.Context, ks *gophercloud.ServiceClient, ids map[str
 		u := User{ID: list[i]}
 		switch {
 		case ks == nil:
-			u.Unknown = "no identity endpoint"
+			u.Unknown = noIdentity
 		default:
 			ku, err := users.Get(ctx, ks, list[i]).Extract()
 			switch {
@@ -58,7 +64,7 @@ func lookupUsers(ctx context.Context, ks *gophercloud.ServiceClient, ids map[str
 				u.Exists, u.Enabled, u.Name = true, ku.Enabled, ku.Name
 			case gophercloud.ResponseCodeIs(err, http.StatusNotFound):
 			case gophercloud.ResponseCodeIs(err, http.StatusForbidden):
-				u.Unknown = "no permission to read Keystone users (needs admin or reader)"
+				u.Unknown = noUserPermission
 			default:
 				u.Unknown = oneLine(err)
 			}
@@ -92,27 +98,29 @@ func listUsers(ctx context.Context, ks *gophercloud.ServiceClient, want map[stri
 // (groups and inheritance included). For many projects one effective
 // assignment list serves all (an admin's); a few, or a list refused,
 // truncated or failed, one list per project. A project whose list failed
-// is left out.
-func projectRoles(ctx context.Context, ks *gophercloud.ServiceClient, projects []string, limit int) map[string]map[string]bool {
+// is left out of the sets and its error is in errs.
+func projectRoles(ctx context.Context, ks *gophercloud.ServiceClient, projects []string, limit int) (sets map[string]map[string]bool, errs map[string]error) {
 	out := make(map[string]map[string]bool, len(projects))
+	errs = map[string]error{}
 	if len(projects) > projectListMin {
 		if all, err := allMembers(ctx, ks, projects); err == nil {
-			return all
+			return all, errs
 		}
 	}
-	sets := make([]map[string]bool, len(projects))
-	parallel.Do(ctx, len(projects), limit, func(ctx context.Context, i int) error {
-		if set, err := projectMembers(ctx, ks, projects[i]); err == nil {
-			sets[i] = set
-		}
-		return nil
+	got := make([]map[string]bool, len(projects))
+	failed := parallel.Do(ctx, len(projects), limit, func(ctx context.Context, i int) error {
+		set, err := projectMembers(ctx, ks, projects[i])
+		got[i] = set
+		return err
 	})
 	for i, p := range projects {
-		if sets[i] != nil {
-			out[p] = sets[i]
+		if failed[i] == nil && got[i] != nil {
+			out[p] = got[i]
+		} else if failed[i] != nil {
+			errs[p] = failed[i]
 		}
 	}
-	return out
+	return out, errs
 }
 
 // allMembers lists every effective assignment once and groups the

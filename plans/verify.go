@@ -2,6 +2,7 @@ package plans
 
 import (
 	"fmt"
+	"github.com/vtpmctl/vtpmctl/internal/completeness"
 	"strings"
 
 	"github.com/vtpmctl/vtpmctl/barbican"
@@ -73,13 +74,18 @@ type VerifyResult struct {
 	NotFound int         `json:"not_found"`
 	// NotChecked says which checks could not run at all, and why.
 	NotChecked map[string]string `json:"not_checked"`
+	// Incomplete are the reads that failed (a list, a project's secrets,
+	// a secret's ACL): what they left unchecked is no verdict, and the
+	// run fails on them.
+	Incomplete completeness.Gaps `json:"incomplete,omitempty"`
 	// Unconfirmed lists the VMs whose BitLocker escrow the team has not
 	// confirmed in the plan.
 	Unconfirmed []string `json:"bitlocker_escrow_unconfirmed"`
 }
 
-// Failed: something promised is missing or a VM has no server.
-func (r *VerifyResult) Failed() bool { return r.Missing+r.NotFound > 0 }
+// Failed: something promised is missing, a VM has no server, or a read
+// failed.
+func (r *VerifyResult) Failed() bool { return r.Missing+r.NotFound > 0 || len(r.Incomplete) > 0 }
 
 // VerifyInput is what the cloud showed; a nil map is a check that could
 // not run, with its reason in NotChecked.

@@ -23,6 +23,9 @@ func (r *VerifyResult) Table() output.Table {
 	}
 	t.Footer = append(t.Footer, fmt.Sprintf("%d verified, %d missing, %d not found; BitLocker escrow unconfirmed: %s (Nova %s)",
 		r.Verified, r.Missing, r.NotFound, orNone(r.Unconfirmed), r.Release))
+	for _, g := range r.Incomplete {
+		t.Footer = append(t.Footer, "read failed: "+g.String())
+	}
 	var keys []string
 	for k := range r.NotChecked {
 		keys = append(keys, k)

@@ -10,6 +10,7 @@ import (
 	"github.com/vtpmctl/vtpmctl/fleet"
 	"github.com/vtpmctl/vtpmctl/hostcheck"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
+	"github.com/vtpmctl/vtpmctl/internal/completeness"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/nova"
 )
@@ -79,8 +80,14 @@ func VerifyCutover(ctx context.Context, sess *cloud.Session, req VerifyRequest) 
 	if len(req.Reports) == 0 {
 		in.NotChecked[CheckDomainTPM] = "no " + or(req.Flags.HostReports, "host check reports given")
 	}
+	var unread completeness.Gaps
 	in.HostTraits, in.NotChecked[CheckHostTraits] = hostTraits(ctx, sess, admin)
-	in.Secrets, in.NotChecked[CheckSecret] = verifySecrets(ctx, sess, req, rel, inv, in.Matches, admin)
+	if in.HostTraits == nil && admin {
+		unread.Add(completeness.Failed, "%s not checked: %s", CheckHostTraits, in.NotChecked[CheckHostTraits])
+	}
+	var secretGaps completeness.Gaps
+	in.Secrets, in.NotChecked[CheckSecret], secretGaps = verifySecrets(ctx, sess, req, rel, inv, in.Matches, admin)
+	unread = append(unread, secretGaps...)
 	if req.NoACLs && !req.NoSecrets {
 		in.NotChecked[CheckSecretACL] = or(req.Flags.NoACLs, "ACL reads turned off")
 	}
@@ -89,7 +96,11 @@ func VerifyCutover(ctx context.Context, sess *cloud.Session, req VerifyRequest) 
 			delete(in.NotChecked, k)
 		}
 	}
-	return Verify(req.Plan, in), rel, nil
+	r := Verify(req.Plan, in)
+	// What a failed read left unchecked fails the run, by name: a skip
+	// that stands for a failed request is no verdict.
+	r.Incomplete = append(append(r.Incomplete, unread...), inv.ServerGaps.Failures()...)
+	return r, rel, nil
 }
 
 // or is flag when the caller has one, else what stands in its place.
@@ -134,12 +145,15 @@ func hostTraits(ctx context.Context, sess *cloud.Session, admin bool) (map[strin
 // verifySecrets runs the secrets audit over the projects of the matched
 // vTPM servers only (and Nova's service project for deployment mode),
 // reading only the matched guests' ACLs.
-func verifySecrets(ctx context.Context, sess *cloud.Session, req VerifyRequest, rel nova.ResolvedRelease, inv nova.Inventory, matches map[int]Match, admin bool) (map[string]barbican.GuestResult, string) {
+// gaps are the reads that failed: the audit, a project it could not
+// read, a secret's ACL.
+func verifySecrets(ctx context.Context, sess *cloud.Session, req VerifyRequest, rel nova.ResolvedRelease, inv nova.Inventory, matches map[int]Match, admin bool) (map[string]barbican.GuestResult, string, completeness.Gaps) {
+	var gaps completeness.Gaps
 	if req.NoSecrets {
-		return nil, or(req.Flags.NoSecrets, "secret check turned off")
+		return nil, or(req.Flags.NoSecrets, "secret check turned off"), nil
 	}
 	if _, err := sess.KeyManager(); err != nil {
-		return nil, reason(err)
+		return nil, reason(err), nil // no key manager in the catalog: nothing to read
 	}
 	guests := map[string]nova.VTPMGuest{}
 	for _, g := range inv.Guests {
@@ -156,7 +170,7 @@ func verifySecrets(ctx context.Context, sess *cloud.Session, req VerifyRequest, 
 		}
 	}
 	if len(projects) == 0 {
-		return map[string]barbican.GuestResult{}, ""
+		return map[string]barbican.GuestResult{}, "", nil
 	}
 	service := or(req.ServiceProject, barbican.DefaultServiceProject)
 	ar := barbican.AuditRequest{Resolved: &rel, ServiceProject: service, Concurrency: barbican.DefaultConcurrency,
@@ -172,11 +186,25 @@ func verifySecrets(ctx context.Context, sess *cloud.Session, req VerifyRequest, 
 	}
 	audit, err := barbican.AuditSecrets(ctx, sess, ar)
 	if err != nil {
-		return nil, reason(err)
+		gaps.Add(completeness.Failed, "%s not checked: %s", CheckSecret, reason(err))
+		return nil, reason(err), gaps
 	}
 	out := map[string]barbican.GuestResult{}
 	for _, g := range audit.Result.Guests {
 		out[g.ServerID] = g
 	}
-	return out, ""
+	projectIDs := make([]string, 0, len(audit.Result.NotAuditable))
+	for p := range audit.Result.NotAuditable {
+		projectIDs = append(projectIDs, p)
+	}
+	sort.Strings(projectIDs)
+	for _, p := range projectIDs {
+		gaps.Add(completeness.Failed, "the secrets of project %s could not be read: %s", p, audit.Result.NotAuditable[p])
+	}
+	for _, g := range audit.Result.Incomplete.Failures() {
+		if g.Kind == completeness.Failed {
+			gaps = append(gaps, g) // single reads (ACLs, users, roles)
+		}
+	}
+	return out, "", gaps
 }

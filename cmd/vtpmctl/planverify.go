@@ -118,7 +118,11 @@ func runPlanVerify(ctx context.Context, o *planVerifyOptions) error {
 		return err
 	}
 	if r.Failed() {
-		return &reportedError{code: exitFailed, msg: fmt.Sprintf("plan %s: %d missing, %d not found", o.File, r.Missing, r.NotFound)}
+		msg := fmt.Sprintf("plan %s: %d missing, %d not found", o.File, r.Missing, r.NotFound)
+		if len(r.Incomplete) > 0 {
+			msg += "; reads that failed: " + r.Incomplete.String()
+		}
+		return &reportedError{code: exitFailed, msg: msg}
 	}
 	return nil
 }
