@@ -71,6 +71,10 @@ func newData(cfg Config, seed uint32) *data {
 		}
 		d.projSecrets[p] = out
 	}
+	// orphans: secrets named for server indexes past the last server
+	for k := 0; k < cfg.Orphans && cfg.Projects > 0; k++ {
+		d.projSecrets[0] = append(d.projSecrets[0], int32(cfg.Guests+cfg.Others+k))
+	}
 	return d
 }
 

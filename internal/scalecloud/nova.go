@@ -201,6 +201,23 @@ func (c *Cloud) serverObj(i int, at mv) server {
 		TenantID: f.project, Updated: "2026-01-01T00:00:00Z", UserID: f.user}
 }
 
+// hServer: one server by ID, as an admin sees it (the token's project
+// only for anyone else: Nova's 404 for another project's server); a
+// server index past the last (an orphan secret's instance) is 404.
+func hServer(w http.ResponseWriter, r *request) {
+	at, ok := r.microversion(w)
+	if !ok {
+		return
+	}
+	c := r.c
+	i, found := c.d.parseUUID(r.args[0], kServer)
+	if found && i < c.NumServers() && (r.project == pAdmin || c.d.server(i).project == c.d.projectID(r.project)) {
+		writeJSON(w, 200, map[string]any{"server": c.serverObj(i, at)})
+		return
+	}
+	writeJSON(w, 404, map[string]any{"itemNotFound": map[string]any{"code": 404, "message": "Instance " + r.args[0] + " could not be found."}})
+}
+
 // hServers: all_tenants (admin) lists every project's servers, otherwise
 // the token's project's; limit/marker paging with next links.
 func hServers(w http.ResponseWriter, r *request) {

@@ -35,6 +35,9 @@ type Config struct {
 	// ProjectListLimit is Keystone's list_limit (0: none): a project list
 	// longer than it is cut there and says "truncated": true.
 	ProjectListLimit int
+	// Orphans: vTPM secrets, in the first tenant project, of instances
+	// that no longer exist (no list shows them, GET answers 404).
+	Orphans int
 }
 
 // Cloud is a running synthetic cloud.
@@ -332,6 +335,7 @@ func (c *Cloud) routes() []routeDef {
 			{"GET", "/compute/v2.1", none, hComputeVersion, true},
 			{"GET", "/compute/v2.1/", none, hComputeVersion, true},
 			{"GET", "/compute/v2.1/servers/detail", set("all_tenants", "limit", "marker"), hServers, false},
+			{"GET", "/compute/v2.1/servers/{id}", none, hServer, false},
 			{"GET", "/compute/v2.1/os-hypervisors/detail", set("limit", "marker"), hHypervisors, false},
 			{"GET", "/compute/v2.1/os-services", set("binary", "host"), hServices, false},
 			{"GET", "/compute/v2.1/flavors/detail", set("is_public", "limit", "marker"), hFlavors, false},

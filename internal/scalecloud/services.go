@@ -259,6 +259,9 @@ func (c *Cloud) secretOwner(id string) (int, bool) {
 	if g, ok := c.d.parseUUID(id, kSecret); ok && g < c.cfg.Guests {
 		return int(c.d.guestProject[g]) + pTenant0, true
 	}
+	if g, ok := c.d.parseUUID(id, kSecret); ok && g >= c.NumServers() && g < c.NumServers()+c.cfg.Orphans {
+		return pTenant0, true // an orphan's, in the first tenant project
+	}
 	if k, ok := c.d.parseUUID(id, kOtherSecret); ok && k/100000 < c.cfg.Projects && k%100000 < c.cfg.OtherSecrets {
 		return k/100000 + pTenant0, true
 	}

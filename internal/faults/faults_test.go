@@ -1,0 +1,49 @@
+package faults
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// The proxy stands for its upstream: the upstream's own URL in an answer
+// comes back as the proxy's (so the catalog leads through it), and a
+// fault drawn at rate 1 is applied to every request and recorded.
+func TestProxy(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `{"next":"http://`+r.Host+`/page2","path":"`+r.URL.Path+`"}`)
+	}))
+	defer up.Close()
+	for _, c := range []struct {
+		kind      Kind
+		status    int
+		whole     bool // the body reads to its end
+		forwarded bool // the upstream's answer, origins rewritten
+	}{{None, 200, true, true}, {Status503, 503, true, false}, {TooMany, 429, true, false}, {Slow, 200, true, true}, {Truncated, 200, false, false}} {
+		t.Run(string(c.kind), func(t *testing.T) {
+			p, err := Start([]string{up.URL}, Plan{Seed: 1, Rate: 1, Kind: c.kind})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close()
+			resp, err := http.Get(p.URL(up.URL) + "/v1/x")
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != c.status || (err == nil) != c.whole {
+				t.Fatalf("status %d, read error %v: %s", resp.StatusCode, err, b)
+			}
+			if c.forwarded && (!strings.Contains(string(b), p.URL(up.URL)+"/page2") || strings.Contains(string(b), up.URL)) {
+				t.Errorf("origin not rewritten: %s", b)
+			}
+			inj, n := p.Injected()
+			if n != 1 || (c.kind == None) != (len(inj) == 0) {
+				t.Errorf("%d requests, injected %v", n, inj)
+			}
+		})
+	}
+}
