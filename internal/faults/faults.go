@@ -253,6 +253,10 @@ func (p *Proxy) forward(r *http.Request, origin string) (int, http.Header, []byt
 	return resp.StatusCode, h, []byte(p.rewrite(string(body))), nil
 }
 
+// Upstream turns the proxy's URLs in s back into the upstreams' (a
+// result that names an endpoint compares with a run without the proxy).
+func (p *Proxy) Upstream(s string) string { return p.unrewrite(s) }
+
 func (p *Proxy) unrewrite(s string) string {
 	for up, px := range p.origins {
 		s = strings.ReplaceAll(s, px, up)

@@ -1,0 +1,94 @@
+//go:build integration
+
+package main
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/tokens"
+
+	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
+	"github.com/vtpmctl/vtpmctl/internal/faults"
+)
+
+// TestIntegrationFaultMatrix: the fault matrix's rule on a live release
+// cloud (docs/faults.md): the read commands through the fault proxy,
+// every service (each catalog endpoint's origin and Keystone's) behind
+// it, each fault at 5%. A run gives the fault-free result, or exits 1
+// naming what could not be read. The rule is vtpmctl's transport and
+// completeness, not the release's: one release runs it.
+func TestIntegrationFaultMatrix(t *testing.T) {
+	devcloudtest.Only(t, "2026.1")
+	sess := devcloudtest.Connect(t, "devcloud-admin")
+	res, ok := sess.Provider.GetAuthResult().(tokens.CreateResult)
+	if !ok {
+		t.Fatal("not a Keystone v3 token")
+	}
+	cat, err := res.ExtractServiceCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	origins := map[string]bool{}
+	add := func(raw string) {
+		if u, err := url.Parse(raw); err == nil && u.Host != "" {
+			origins[u.Scheme+"://"+u.Host] = true
+		}
+	}
+	add(sess.Provider.IdentityBase)
+	for _, e := range cat.Entries {
+		for _, ep := range e.Endpoints {
+			add(ep.URL)
+		}
+	}
+	var ups []string
+	for o := range origins {
+		ups = append(ups, o)
+	}
+	yaml, err := os.ReadFile(filepath.Join(devcloudtest.Dir(), "clouds.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmds := map[string][]string{
+		"secrets audit":        {"secrets", "audit", "--all-projects", "--include-orphans", "-f", "json"},
+		"secrets cleanup-plan": {"secrets", "audit", "--all-projects", "--cleanup-plan", "-f", "json"},
+		"hosts audit":          {"hosts", "audit", "-f", "json"},
+	}
+	dir := t.TempDir()
+	run := func(p faults.Plan, args []string) faultRun {
+		px, err := faults.Start(ups, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer px.Close()
+		path := filepath.Join(dir, "clouds.yaml")
+		if err := os.WriteFile(path, []byte(px.URL(string(yaml))), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv("OS_CLIENT_CONFIG_FILE", path)
+		out, errs, code := runCLI(t, append([]string{"--os-cloud", "devcloud-admin", "--timeout", "20s"}, args...)...)
+		inj, n := px.Injected()
+		out = generated.ReplaceAllString(px.Upstream(out), `"generated": ""`)
+		return faultRun{stdout: out, stderr: px.Upstream(errs), code: code, injected: inj, requests: n}
+	}
+	var rows []string
+	for _, name := range []string{"hosts audit", "secrets audit", "secrets cleanup-plan"} {
+		base := run(faults.Plan{Kind: faults.None}, cmds[name])
+		if base.code > 1 || base.stdout == "" {
+			t.Fatalf("%s without faults: exit %d\n%s", name, base.code, base.stderr)
+		}
+		for _, k := range []faults.Kind{faults.Status503, faults.TooMany, faults.Reset, faults.Truncated, faults.Status500} {
+			r := run(faults.Plan{Seed: 7, Rate: 0.05, Kind: k}, cmds[name])
+			o := faultOutcome(base, r)
+			rows = append(rows, fmt.Sprintf("| %s | %s | %d of %d | %s |", k, name, len(r.injected), r.requests, o))
+			if o != outcomeSame && o != outcomeNamed {
+				t.Errorf("%s under %s (%v): exit %d, %s\nstderr: %s\ndiff: %s", name, k, r.injected, r.code, o, r.stderr, firstDiff(base.stdout, r.stdout))
+			}
+		}
+	}
+	t.Logf("\n| fault (5%%) | command | requests faulted | outcome |\n|---|---|---|---|\n%s", strings.Join(rows, "\n"))
+}
