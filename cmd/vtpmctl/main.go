@@ -14,12 +14,15 @@ import (
 // makes the collector run sooner; GOMEMLIMIT, when set, wins.
 const memoryLimit = 200 << 20
 
-func main() {
+func main() { os.Exit(process()) }
+
+// process is the whole program, main's and the test binary's when it
+// runs as vtpmctl (TestMain): SIGINT and SIGTERM cancel the run.
+func process() int {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(memoryLimit)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := Main(ctx, os.Args, &IOStreams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
-	stop()
-	os.Exit(code)
+	defer stop()
+	return Main(ctx, os.Args, &IOStreams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,9 +10,7 @@ import (
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"vtpmctl": func() {
-			os.Exit(Main(context.Background(), os.Args, &IOStreams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}))
-		},
+		"vtpmctl": func() { os.Exit(process()) },
 	})
 }
 
