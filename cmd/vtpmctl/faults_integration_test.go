@@ -24,6 +24,43 @@ import (
 // completeness, not the release's: one release runs it.
 func TestIntegrationFaultMatrix(t *testing.T) {
 	devcloudtest.Only(t, "2026.1")
+	ups := liveOrigins(t)
+	cmds := map[string][]string{
+		"secrets audit":        {"secrets", "audit", "--all-projects", "--include-orphans", "-f", "json"},
+		"secrets cleanup-plan": {"secrets", "audit", "--all-projects", "--cleanup-plan", "-f", "json"},
+		"hosts audit":          {"hosts", "audit", "-f", "json"},
+	}
+	run := func(p faults.Plan, args []string) faultRun {
+		px, clouds := liveProxy(t, ups, p)
+		defer px.Close()
+		t.Setenv("OS_CLIENT_CONFIG_FILE", clouds)
+		out, errs, code := runCLI(t, append([]string{"--os-cloud", "devcloud-admin", "--timeout", "20s"}, args...)...)
+		inj, n := px.Injected()
+		out = generated.ReplaceAllString(px.Upstream(out), `"generated": ""`)
+		return faultRun{stdout: out, stderr: px.Upstream(errs), code: code, injected: inj, requests: n}
+	}
+	var rows []string
+	for _, name := range []string{"hosts audit", "secrets audit", "secrets cleanup-plan"} {
+		base := run(faults.Plan{Kind: faults.None}, cmds[name])
+		if base.code > 1 || base.stdout == "" {
+			t.Fatalf("%s without faults: exit %d\n%s", name, base.code, base.stderr)
+		}
+		for _, k := range []faults.Kind{faults.Status503, faults.TooMany, faults.Reset, faults.Truncated, faults.Status500} {
+			r := run(faults.Plan{Seed: 7, Rate: 0.05, Kind: k}, cmds[name])
+			o := faultOutcome(base, r)
+			rows = append(rows, fmt.Sprintf("| %s | %s | %d of %d | %s |", k, name, len(r.injected), r.requests, o))
+			if o != outcomeSame && o != outcomeNamed {
+				t.Errorf("%s under %s (%v): exit %d, %s\nstderr: %s\ndiff: %s", name, k, r.injected, r.code, o, r.stderr, firstDiff(base.stdout, r.stdout))
+			}
+		}
+	}
+	t.Logf("\n| fault (5%%) | command | requests faulted | outcome |\n|---|---|---|---|\n%s", strings.Join(rows, "\n"))
+}
+
+// liveOrigins are the local cloud's service origins: Keystone's and each
+// catalog endpoint's, so the proxy stands for every one.
+func liveOrigins(t *testing.T) []string {
+	t.Helper()
 	sess := devcloudtest.Connect(t, "devcloud-admin")
 	res, ok := sess.Provider.GetAuthResult().(tokens.CreateResult)
 	if !ok {
@@ -49,46 +86,26 @@ func TestIntegrationFaultMatrix(t *testing.T) {
 	for o := range origins {
 		ups = append(ups, o)
 	}
-	yaml, err := os.ReadFile(filepath.Join(devcloudtest.Dir(), "clouds.yaml"))
+	return ups
+}
+
+// liveProxy starts the fault proxy in front of ups and writes a copy of
+// the local cloud's clouds.yaml that reaches Keystone through it.
+func liveProxy(t *testing.T, ups []string, p faults.Plan) (*faults.Proxy, string) {
+	t.Helper()
+	px, err := faults.Start(ups, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmds := map[string][]string{
-		"secrets audit":        {"secrets", "audit", "--all-projects", "--include-orphans", "-f", "json"},
-		"secrets cleanup-plan": {"secrets", "audit", "--all-projects", "--cleanup-plan", "-f", "json"},
-		"hosts audit":          {"hosts", "audit", "-f", "json"},
+	yaml, err := os.ReadFile(filepath.Join(devcloudtest.Dir(), "clouds.yaml"))
+	if err != nil {
+		px.Close()
+		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	run := func(p faults.Plan, args []string) faultRun {
-		px, err := faults.Start(ups, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer px.Close()
-		path := filepath.Join(dir, "clouds.yaml")
-		if err := os.WriteFile(path, []byte(px.URL(string(yaml))), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		t.Setenv("OS_CLIENT_CONFIG_FILE", path)
-		out, errs, code := runCLI(t, append([]string{"--os-cloud", "devcloud-admin", "--timeout", "20s"}, args...)...)
-		inj, n := px.Injected()
-		out = generated.ReplaceAllString(px.Upstream(out), `"generated": ""`)
-		return faultRun{stdout: out, stderr: px.Upstream(errs), code: code, injected: inj, requests: n}
+	path := filepath.Join(t.TempDir(), "clouds.yaml")
+	if err := os.WriteFile(path, []byte(px.URL(string(yaml))), 0o600); err != nil {
+		px.Close()
+		t.Fatal(err)
 	}
-	var rows []string
-	for _, name := range []string{"hosts audit", "secrets audit", "secrets cleanup-plan"} {
-		base := run(faults.Plan{Kind: faults.None}, cmds[name])
-		if base.code > 1 || base.stdout == "" {
-			t.Fatalf("%s without faults: exit %d\n%s", name, base.code, base.stderr)
-		}
-		for _, k := range []faults.Kind{faults.Status503, faults.TooMany, faults.Reset, faults.Truncated, faults.Status500} {
-			r := run(faults.Plan{Seed: 7, Rate: 0.05, Kind: k}, cmds[name])
-			o := faultOutcome(base, r)
-			rows = append(rows, fmt.Sprintf("| %s | %s | %d of %d | %s |", k, name, len(r.injected), r.requests, o))
-			if o != outcomeSame && o != outcomeNamed {
-				t.Errorf("%s under %s (%v): exit %d, %s\nstderr: %s\ndiff: %s", name, k, r.injected, r.code, o, r.stderr, firstDiff(base.stdout, r.stdout))
-			}
-		}
-	}
-	t.Logf("\n| fault (5%%) | command | requests faulted | outcome |\n|---|---|---|---|\n%s", strings.Join(rows, "\n"))
+	return px, path
 }

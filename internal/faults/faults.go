@@ -57,6 +57,18 @@ type Plan struct {
 	Rate    float64
 	Kind    Kind
 	Latency time.Duration // Latency and Slow; default 50 ms
+	// Before, when set, sees each request before it is forwarded (a
+	// test interrupts the client there: a request boundary); drop: the
+	// connection is closed and the request never reaches the upstream.
+	// A request it lets through is sent even when the client has gone
+	// meanwhile: its answer is lost, its effect is not.
+	Before func(r *http.Request) (drop bool)
+}
+
+// Exchange is one request the upstream answered.
+type Exchange struct {
+	Method, Path string
+	Status       int
 }
 
 // Injection is one fault the proxy applied.
@@ -77,6 +89,7 @@ type Proxy struct {
 	client  *http.Client
 	faults  []Injection
 	total   int
+	sent    []Exchange
 	closed  chan struct{}
 }
 
@@ -127,6 +140,28 @@ func (p *Proxy) Close() {
 	}
 }
 
+// Exchanges are the requests the upstream answered, in order.
+func (p *Proxy) Exchanges() []Exchange {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]Exchange(nil), p.sent...)
+}
+
+// Drain stops the listeners and waits, at most d, for the requests in
+// hand to be answered (one let through after its client died included).
+func (p *Proxy) Drain(d time.Duration) {
+	select {
+	case <-p.closed:
+	default:
+		close(p.closed)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	for _, s := range p.servers {
+		s.Shutdown(ctx)
+	}
+}
+
 // Injected is every fault applied so far, and the requests seen.
 func (p *Proxy) Injected() ([]Injection, int) {
 	p.mu.Lock()
@@ -173,7 +208,18 @@ func (p *Proxy) handler(origin, service string) http.Handler {
 		case Latency:
 			time.Sleep(p.plan.Latency)
 		}
+		if p.plan.Before != nil && p.plan.Before(r) {
+			if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+				conn.Close()
+			}
+			return
+		}
 		status, header, body, err := p.forward(r, origin)
+		if err == nil {
+			p.mu.Lock()
+			p.sent = append(p.sent, Exchange{Method: r.Method, Path: r.URL.Path, Status: status})
+			p.mu.Unlock()
+		}
 		if err != nil {
 			http.Error(w, `{"error":"faults: upstream: `+err.Error()+`"}`, http.StatusBadGateway)
 			return
@@ -225,7 +271,9 @@ func (p *Proxy) forward(r *http.Request, origin string) (int, http.Header, []byt
 	}
 	// the client's URLs name the proxy: the upstream sees its own
 	in = []byte(p.unrewrite(string(in)))
-	ctx, cancel := context.WithTimeout(r.Context(), 5*time.Minute)
+	// not the client's context: a request let through reaches the
+	// upstream even when the client is gone (an answer lost, not a write)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, r.Method, origin+r.URL.RequestURI(), bytes.NewReader(in))
 	if err != nil {
