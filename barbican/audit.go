@@ -33,6 +33,9 @@ type Secret struct {
 	ProjectAccess *bool `json:"project_access,omitempty"`
 	// ACLError says why the ACL of this one secret could not be read.
 	ACLError string `json:"acl_error,omitempty"`
+	// ACLRefused: the ACL read was refused (403): the caller's scope,
+	// not a failed read.
+	ACLRefused bool `json:"-"`
 	// Consumers as listed at key-manager API 1.1; nil when not read.
 	Consumers []Consumer `json:"consumers,omitempty"`
 }

@@ -207,8 +207,11 @@ func TestUnreadGaps(t *testing.T) {
 	f.Secrets[0].ProjectAccess, f.Secrets[0].ACLError = nil, "500 Internal Server Error"
 	f.Users["bob"] = User{ID: "bob", Unknown: "503 after retries"}
 	f.Users["carol"] = User{ID: "carol", Unknown: noUserPermission}
+	refused := f.Secrets[0]
+	refused.ID, refused.ACLRefused = "s2", true // a 403: the caller's scope
+	f.Secrets = append(f.Secrets, refused)
 	gs := unreadGaps(f)
-	if len(gs) != 3 || len(gs.Failures()) != 2 || !strings.Contains(gs.String(), "the ACL of secret s1 could not be read") || !strings.Contains(gs.String(), "user bob could not be read") {
+	if len(gs) != 4 || len(gs.Failures()) != 2 || !strings.Contains(gs.String(), "the ACL of secret s1 could not be read") || !strings.Contains(gs.String(), "user bob could not be read") {
 		t.Errorf("%v", gs)
 	}
 }

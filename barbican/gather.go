@@ -141,7 +141,11 @@ func unreadGaps(f Facts) completeness.Gaps {
 	var gs completeness.Gaps
 	for _, s := range f.Secrets {
 		if s.ACLError != "" {
-			gs.Add(completeness.Failed, "the ACL of secret %s could not be read (SECRET-ACL skipped): %s", s.ID, s.ACLError)
+			kind := completeness.Failed
+			if s.ACLRefused {
+				kind = completeness.Scope
+			}
+			gs.Add(kind, "the ACL of secret %s could not be read (SECRET-ACL skipped): %s", s.ID, s.ACLError)
 		}
 	}
 	ids := make([]string, 0, len(f.Users))

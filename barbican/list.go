@@ -192,6 +192,7 @@ func readACLs(ctx context.Context, km *gophercloud.ServiceClient, out []Secret, 
 		acl, err := acls.GetSecretACL(ctx, km, s.ID).Extract()
 		if err != nil {
 			s.ACLError = oneLine(err)
+			s.ACLRefused = gophercloud.ResponseCodeIs(err, http.StatusForbidden)
 			return nil
 		}
 		pa := true // no ACL row: Barbican forces project access on
