@@ -2,16 +2,15 @@ package main
 
 import (
 	"bytes"
-	"encoding/csv"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/vtpmctl/vtpmctl/internal/rvtoolsgen"
 )
 
 // TestOutputFileSurvivesSIGKILL: plan import -o replaces its file whole
@@ -33,7 +32,15 @@ func TestOutputFileSurvivesSIGKILL(t *testing.T) {
 		t.Fatalf("copying the CLI: %v", err)
 	}
 	in := filepath.Join(dir, "vinfo.csv")
-	bigRVTools(t, "../../examples/inventory/RVTools_tabvInfo.csv", in, 5000)
+	f, err := os.Create(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = rvtoolsgen.Write(f, "../../examples/inventory/RVTools_tabvInfo.csv", 5000)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
 	out := filepath.Join(dir, "plan.yaml")
 	old := []byte("# the plan before this import\nversion: 1\n")
 	args := []string{"plan", "import", "--rvtools", in, "-o", out}
@@ -79,43 +86,3 @@ func TestOutputFileSurvivesSIGKILL(t *testing.T) {
 
 // stamped is the plan's import time, the one line two imports differ in.
 var stamped = regexp.MustCompile(`(?m)^  imported: .*$`)
-
-// bigRVTools writes n rows made from the fixture's, each VM unique.
-func bigRVTools(t *testing.T, fixture, path string, n int) {
-	f, err := os.Open(fixture)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	cr := csv.NewReader(f)
-	cr.FieldsPerRecord = -1
-	recs, err := cr.ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	header, rows := recs[0], recs[1:]
-	col := map[string]int{}
-	for i, h := range header {
-		col[h] = i
-	}
-	var b bytes.Buffer
-	w := csv.NewWriter(&b)
-	w.Write(header)
-	for i := 0; i < n; i++ {
-		r := append([]string{}, rows[i%len(rows)]...)
-		if len(r) != len(header) {
-			r = append([]string{}, rows[0]...)
-		}
-		r[col["VM"]] = fmt.Sprintf("%s-%06d", r[col["VM"]], i)
-		for _, c := range []string{"VM UUID", "SMBIOS UUID", "VM ID"} {
-			if j, ok := col[c]; ok && r[j] != "" {
-				r[j] = fmt.Sprintf("%s-%06d", strings.TrimSpace(r[j]), i)
-			}
-		}
-		w.Write(r)
-	}
-	w.Flush()
-	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
-		t.Fatal(err)
-	}
-}

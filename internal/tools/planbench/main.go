@@ -6,16 +6,15 @@
 package main
 
 import (
-	"bufio"
-	"encoding/csv"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
+
+	"github.com/vtpmctl/vtpmctl/internal/rvtoolsgen"
 )
 
 func main() {
@@ -31,22 +30,6 @@ func main() {
 }
 
 func run(n int, bin, fixture string, maxRSS int) error {
-	f, err := os.Open(fixture)
-	if err != nil {
-		return err
-	}
-	cr := csv.NewReader(f)
-	cr.FieldsPerRecord = -1 // the fixture keeps one bad row on purpose
-	recs, err := cr.ReadAll()
-	f.Close()
-	if err != nil {
-		return err
-	}
-	header, rows := recs[0], recs[1:]
-	col := map[string]int{}
-	for i, h := range header {
-		col[h] = i
-	}
 	dir, err := os.MkdirTemp("", "planbench-")
 	if err != nil {
 		return err
@@ -57,25 +40,11 @@ func run(n int, bin, fixture string, maxRSS int) error {
 	if err != nil {
 		return err
 	}
-	bw := bufio.NewWriterSize(out, 1<<20)
-	w := csv.NewWriter(bw)
-	w.Write(header)
-	for i := 0; i < n; i++ {
-		r := append([]string{}, rows[i%len(rows)]...)
-		if len(r) != len(header) {
-			r = append([]string{}, rows[0]...)
-		}
-		r[col["VM"]] = fmt.Sprintf("%s-%06d", r[col["VM"]], i)
-		for _, c := range []string{"VM UUID", "SMBIOS UUID", "VM ID"} {
-			if j, ok := col[c]; ok && r[j] != "" {
-				r[j] = fmt.Sprintf("%s-%06d", strings.TrimSpace(r[j]), i)
-			}
-		}
-		w.Write(r)
-	}
-	w.Flush()
-	bw.Flush()
+	err = rvtoolsgen.Write(out, fixture, n)
 	out.Close()
+	if err != nil {
+		return err
+	}
 	st, _ := os.Stat(in)
 
 	cmd := exec.Command(bin, "plan", "import", "--rvtools", in, "-o", filepath.Join(dir, "plan.yaml"))
