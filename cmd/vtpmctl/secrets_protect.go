@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/vtpmctl/vtpmctl/barbican"
+	"github.com/vtpmctl/vtpmctl/internal/output"
+)
+
+type secretsProtectOptions struct {
+	secretsAuditOptions
+	DryRun  bool
+	Servers []string // only these servers' secrets (IDs)
+}
+
+func newSecretsProtectCommand(g *globalOptions, streams *IOStreams) *cli.Command {
+	o := &secretsProtectOptions{secretsAuditOptions: secretsAuditOptions{IO: streams, Global: g}}
+	return &cli.Command{
+		Name:  "protect",
+		Usage: "register Nova's consumer on each vTPM guest's secret, so it is not deleted by accident",
+		Description: commandHelp(`
+Deleting a vTPM guest's secret makes its TPM unrecoverable, and Nova registers
+no Barbican consumer on it. protect registers the one Nova would name,
+service=nova resource_type=instance resource_id=<server uuid>, on each guest's
+secret that lacks it (key-manager API 1.1: Barbican 15, Zed, and later), with
+a token scoped to the secret's project, as secrets audit reads them. Then the
+openstack client (python-barbicanclient 5.5+, 2023.1) refuses "secret delete"
+without --force, and a key manager at API 1.2 (Barbican after 2026.1) refuses
+a delete asking for 1.2 without ?force=true. An older client deletes it.
+
+The price: Nova deletes the secret itself when the server is deleted, without
+force; with python-barbicanclient 5.5+ on the compute hosts that is refused
+(by the client, or at API 1.2 by Barbican: seen on 2026.2 as the fault
+KeyManagerError "Secret cannot be deleted as it has consumers."): the
+server's delete ends in ERROR until the consumer is removed:
+  openstack secret consumer delete --service-type-name nova --resource-type instance --resource-id <server> <secret>
+Remove it before deleting a protected guest.
+
+Not protected, and said why: a guest with no secret, or with several (only one
+is in use), a project that cannot be audited, and every orphan (a secret whose
+instance is gone). Reruns write nothing already done. --dry-run writes nothing.`, []string{
+			"vtpmctl --os-cloud prod secrets protect --all-projects --dry-run",
+			"vtpmctl --os-cloud prod secrets protect --project windows-team",
+			"vtpmctl --os-cloud prod secrets protect --project windows-team --server 6f1c52f4-7d39-4c51-9a4f-3a8f0f1a6d11",
+			"vtpmctl --os-cloud prod secrets protect --all-projects -f json",
+		}, `EXIT STATUS:
+   0  every secret that could be protected is (or, with --dry-run, would be)
+   1  a write failed, a project was not auditable, a --server is no vTPM guest
+      there, or the key manager has no consumers (API 1.0: one line says so;
+      nothing was asked beyond its version)
+   2  usage or configuration error`),
+		Flags: append([]cli.Flag{
+			&cli.StringSliceFlag{Name: "project", Usage: "protect in `PROJECT` (name or ID; repeatable); default: the token's project", Destination: &o.Projects},
+			&cli.BoolFlag{Name: "all-projects", Usage: "protect in every project (admin)", Destination: &o.AllProjects},
+			&cli.BoolFlag{Name: "dry-run", Usage: "list what would be registered; write nothing", Destination: &o.DryRun},
+			&cli.StringSliceFlag{Name: "server", Usage: "only the secret of server `ID` (repeatable); default: every vTPM guest's", Destination: &o.Servers},
+			&cli.IntFlag{Name: "concurrency", Usage: "`N` projects, lookups and writes at once", Value: barbican.DefaultConcurrency, Destination: &o.Concurrency},
+		}, novaSecretFlags(&o.secretsAuditOptions)...),
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if err := noArgs(cmd); err != nil {
+				return err
+			}
+			return runSecretsProtect(ctx, o)
+		},
+	}
+}
+
+func runSecretsProtect(ctx context.Context, o *secretsProtectOptions) error {
+	if o.AllProjects && len(o.Projects) > 0 {
+		return usagef("secrets protect: --project and --all-projects exclude each other")
+	}
+	if o.Concurrency < 1 || o.Concurrency > 64 {
+		return usagef("--concurrency must be between 1 and 64")
+	}
+	var only map[string]bool
+	for _, id := range o.Servers {
+		if !barbican.IsUUID(id) {
+			return usagef("--server: %q is not a server ID (a UUID)", id)
+		}
+		if only == nil {
+			only = map[string]bool{}
+		}
+		only[strings.ToLower(id)] = true
+	}
+	o.NoACLs = true // protect needs no ACL
+	sess, err := o.Global.connect(ctx)
+	if err != nil {
+		return err
+	}
+	req := o.request()
+	req.NeedConsumers = true
+	g, err := barbican.AuditSecrets(withProgress(ctx, o.IO.Err, "auditing projects"), sess, req)
+	if err != nil {
+		return secretsError(err)
+	}
+	warnRelease(o.IO, g.Release)
+	plan := barbican.PlanProtect(g.Facts, g.Result, o.DryRun, only)
+	if !o.DryRun {
+		barbican.Protect(withProgress(ctx, o.IO.Err, "registering consumers"), &plan, g.KeyManager, o.Concurrency)
+	}
+	if err := output.Write(o.IO.Out, o.Global.Output, &plan); err != nil {
+		return err
+	}
+	if s := plan.Summary; s.Failed > 0 || len(plan.NotAuditable) > 0 || len(plan.Unmatched) > 0 {
+		msg := fmt.Sprintf("secrets protect: %d write(s) failed, %d project(s) not auditable", s.Failed, len(plan.NotAuditable))
+		if n := len(plan.Unmatched); n > 0 {
+			msg += fmt.Sprintf("; --server: %d server(s) are no vTPM guest in the audited projects and no secret names them: %s", n, strings.Join(plan.Unmatched, ", "))
+		}
+		return &reportedError{code: exitFailed, msg: msg}
+	}
+	return nil
+}
