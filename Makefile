@@ -10,7 +10,7 @@ DEVCLOUD_DIR ?= /var/tmp/vtpmctl-devcloud
 export DEVCLOUD_DIR
 
 
-.PHONY: ovmf dist dist-test build test test-releases unit cover lint fuzz bench examples-check browser integration demo devcloud-up devcloud-down devcloud-wipe devcloud-status clean
+.PHONY: ovmf dist dist-test build test test-releases unit cover lint fuzz bench examples-check browser integration demo devcloud-up devcloud-down devcloud-wipe devcloud-down-all devcloud-status clean
 
 # --version says which build this is (GOFLAGS may turn Go's own VCS stamp off).
 COMMIT     := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
@@ -162,6 +162,12 @@ devcloud-down:
 
 devcloud-wipe:
 	@if [ "$(RELEASE)" = zed ]; then bash devcloud/down.sh --wipe; else bash devcloud/release.sh $(RELEASE) wipe; fi
+
+## devcloud-down-all: every local cloud stopped (zed and each of RELEASES),
+## their data kept.
+devcloud-down-all:
+	@bash devcloud/down.sh
+	@for r in $(filter-out zed,$(RELEASES)); do bash devcloud/release.sh $$r down; done
 
 devcloud-status:
 	@if [ "$(RELEASE)" = zed ]; then bash devcloud/status.sh; else bash devcloud/release.sh $(RELEASE) status; fi

@@ -44,10 +44,20 @@ done
 
 declare -A result
 rc=0
+# Each release's cloud is stopped once its tests are done (its data kept:
+# the next run starts it warm), so the next release has the memory and the
+# run leaves nothing behind. KEEP_CLOUDS=1 keeps them running, for a run
+# after this one; the end then names what is still up and how to stop it.
+kept=()
+stop_cloud() {
+  if [ "${KEEP_CLOUDS:-0}" = 1 ]; then kept+=("$1"); return; fi
+  if [ "$1" = zed ]; then bash devcloud/down.sh > /dev/null 2>&1; else bash devcloud/release.sh "$1" down > /dev/null 2>&1; fi ||
+    echo "integration $1: its cloud did not stop cleanly (make devcloud-down RELEASE=$1)"
+}
 for rel in "$@"; do
   t0=$(date +%s)
   if [ "$rel" = zed ]; then
-    bash devcloud/up.sh || { result[$rel]="cloud did not come up"; rc=1; continue; }
+    bash devcloud/up.sh || { result[$rel]="cloud did not come up"; rc=1; stop_cloud "$rel"; continue; }
     run=(env DEVCLOUD_RELEASE=zed)
   else
     bash devcloud/release.sh "$rel" up; up=$?
@@ -57,7 +67,7 @@ for rel in "$@"; do
       echo "integration $rel: ${result[$rel]}"
       continue
     fi
-    [ $up = 0 ] || { result[$rel]="cloud did not come up (exit $up)"; rc=1; continue; }
+    [ $up = 0 ] || { result[$rel]="cloud did not come up (exit $up)"; rc=1; stop_cloud "$rel"; continue; }
     root=$(bash devcloud/release.sh "$rel" root)
     run=(bash "$REPO/devcloud/release.sh" "$rel" in env DEVCLOUD_RELEASE="$rel" DEVCLOUD_ROOT="$root" DEVCLOUD_DIR="$root/var/tmp/vtpmctl-devcloud")
   fi
@@ -112,7 +122,13 @@ for rel in "$@"; do
   go run ./internal/tools/testsummary < "$log" | tee "$BIN/$rel.out"; ok=${PIPESTATUS[0]}
   [ "$ok" = 0 ] || rc=1
   result[$rel]="$(tail -1 "$BIN/$rel.out") in $(( $(date +%s) - t0 ))s"
+  stop_cloud "$rel"
 done
 echo "== integration per release"
 for rel in "$@"; do echo "  $rel: ${result[$rel]}"; done
+if [ ${#kept[@]} -gt 0 ]; then
+  echo "== clouds still running (KEEP_CLOUDS=1): ${kept[*]}; stop them all with: make devcloud-down-all"
+else
+  echo "== clouds stopped (data kept; KEEP_CLOUDS=1 keeps them running)"
+fi
 exit $rc
