@@ -1,0 +1,155 @@
+package fleet
+
+import (
+	"github.com/vtpmctl/vtpmctl/hostcheck"
+	"github.com/vtpmctl/vtpmctl/internal/output"
+	"github.com/vtpmctl/vtpmctl/internal/result"
+	"github.com/vtpmctl/vtpmctl/nova"
+)
+
+// RowStatus is the host's row status: its worst finding.
+func (r HostReport) RowStatus() result.Status {
+	ss := make([]result.Status, len(r.Checks))
+	for i, c := range r.Checks {
+		ss[i] = c.Status
+	}
+	return result.Worst(ss...)
+}
+
+// Only is the audit with only the hosts whose status f keeps (a host and
+// its report go together); the summary stays the whole run's.
+func (f Result) Only(keep result.Filter) Result {
+	if len(keep) == 0 {
+		return f
+	}
+	hosts := make([]Host, 0, len(f.Hosts))
+	reps := make([]HostReport, 0, len(f.Reports))
+	for i, h := range f.Hosts {
+		s := result.Pass // a host without a report has no finding
+		if i < len(f.Reports) {
+			s = f.Reports[i].RowStatus()
+		}
+		if !keep.Keeps(s) {
+			continue
+		}
+		hosts = append(hosts, h)
+		if i < len(f.Reports) {
+			reps = append(reps, f.Reports[i])
+		}
+	}
+	f.Hosts, f.Reports = hosts, reps
+	return f
+}
+
+// SummaryView is the audit's summary alone. Its JSON is the audit's
+// document, same schema, with hosts and reports empty; its table is the
+// summary's counts.
+type SummaryView struct{ *Result }
+
+// SummaryView leaves out the lists; f is not changed.
+func (f Result) SummaryView() SummaryView {
+	f.Hosts = []Host{}
+	f.Reports = []HostReport{}
+	return SummaryView{&f}
+}
+
+// Table is the summary's counts, one a line.
+func (v SummaryView) Table() output.Table {
+	s := v.Summary
+	t := output.Table{Columns: []string{"summary", "value"}}
+	add := func(name string, val any) {
+		t.Rows = append(t.Rows, output.Record{{Name: "summary", Value: name}, {Name: "value", Value: val}})
+	}
+	add("hosts", s.Hosts)
+	add("up_and_enabled", s.Usable)
+	add("can_take_tpm_2_0", s.TPM20)
+	add("can_take_crb", s.CRB)
+	add("can_take_host_mode", s.HostMode)
+	add("hosts_failing", s.Failing)
+	add("vtpm_guests_at_risk", s.AtRisk)
+	if s.Drain != nil {
+		add("drain_live_migrate", s.Drain[DrainLive])
+		add("drain_cold_migrate", s.Drain[DrainCold])
+		add("drain_stays", s.Drain[DrainStays])
+	}
+	if s.BitLocker != nil {
+		for _, l := range hostcheck.RiskLevels {
+			add("bitlocker_risk_"+string(l), s.BitLocker[l])
+		}
+	}
+	add("nova_release", nova.Label(v.Release, v.Candidates))
+	return t
+}
+
+// RowStatus is the host's row status in the upgrade check: warn when it
+// stops receiving vTPM guests, pass otherwise. (Stranded guests are the
+// check's verdict, not rows: a view keeps them all.)
+func (h UpgradeHost) RowStatus() result.Status {
+	if h.Loses {
+		return result.Warn
+	}
+	return result.Pass
+}
+
+// Only is the upgrade check with only the hosts whose status f keeps;
+// the stranded guests, the advice and the known bugs stay.
+func (u UpgradeResult) Only(f result.Filter) UpgradeResult {
+	if len(f) == 0 {
+		return u
+	}
+	kept := make([]UpgradeHost, 0, len(u.Hosts))
+	for _, h := range u.Hosts {
+		if f.Keeps(h.RowStatus()) {
+			kept = append(kept, h)
+		}
+	}
+	u.Hosts = kept
+	return u
+}
+
+// UpgradeSummary counts what the upgrade check's lists hold: the upgrade
+// check's document has no summary of its own.
+type UpgradeSummary struct {
+	Hosts     int `json:"hosts"`
+	Losing    int `json:"hosts_losing_vtpm"`
+	Stranded  int `json:"stranded_guests"`
+	KnownBugs int `json:"known_bugs"`
+	Fixed     int `json:"known_bugs_fixed_by_upgrade"`
+}
+
+// UpgradeSummaryView is the upgrade check's summary alone: its document,
+// same schema, with hosts, stranded guests and upgrade_first empty, and a
+// "summary" with their counts (advice and known bugs stay).
+type UpgradeSummaryView struct {
+	*UpgradeResult
+	Summary UpgradeSummary `json:"summary"`
+}
+
+// SummaryView counts, then leaves out the lists; u is not changed.
+func (u UpgradeResult) SummaryView() UpgradeSummaryView {
+	s := UpgradeSummary{Hosts: len(u.Hosts), Losing: len(u.UpgradeNow), Stranded: len(u.Stranded), KnownBugs: len(u.KnownBugs)}
+	for _, k := range u.KnownBugs {
+		if k.FixedByUpgrade {
+			s.Fixed++
+		}
+	}
+	u.Hosts, u.Stranded, u.UpgradeNow = []UpgradeHost{}, []StrandedGuest{}, []string{}
+	return UpgradeSummaryView{UpgradeResult: &u, Summary: s}
+}
+
+// Table is the counts, one a line.
+func (v UpgradeSummaryView) Table() output.Table {
+	s := v.Summary
+	t := output.Table{Columns: []string{"summary", "value"}}
+	add := func(name string, val any) {
+		t.Rows = append(t.Rows, output.Record{{Name: "summary", Value: name}, {Name: "value", Value: val}})
+	}
+	add("from", v.From)
+	add("to", v.To)
+	add("hosts", s.Hosts)
+	add("hosts_losing_vtpm", s.Losing)
+	add("stranded_guests", s.Stranded)
+	add("known_bugs", s.KnownBugs)
+	add("known_bugs_fixed_by_upgrade", s.Fixed)
+	return t
+}

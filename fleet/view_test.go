@@ -1,0 +1,85 @@
+package fleet
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/vtpmctl/vtpmctl/hostcheck"
+	"github.com/vtpmctl/vtpmctl/internal/result"
+	"github.com/vtpmctl/vtpmctl/nova"
+)
+
+func TestResultOnlyKeepsHostAndReportTogether(t *testing.T) {
+	rep := func(host string, ss ...result.Status) HostReport {
+		r := HostReport{Report: hostcheck.Report{Host: host}}
+		for _, s := range ss {
+			r.Checks = append(r.Checks, hostcheck.Check{ID: "X", Status: s})
+		}
+		return r
+	}
+	f := NewResult(nova.Zed, []Host{{Host: "a"}, {Host: "b"}, {Host: "c"}},
+		[]HostReport{rep("a", result.Pass), rep("b", result.Warn, result.Fail), rep("c", result.Warn)}, Summary{Hosts: 3, Failing: 1})
+	for _, c := range []struct {
+		keep result.Filter
+		want string
+	}{
+		{nil, "a a b b c c"},
+		{result.Filter{result.Fail}, "b b"},
+		{result.Filter{result.Warn}, "c c"},
+		{result.Filter{result.Pass, result.Warn}, "a a c c"},
+		{result.Filter{result.Skip}, ""},
+	} {
+		got := f.Only(c.keep)
+		var names []string
+		for i, h := range got.Hosts {
+			names = append(names, h.Host, got.Reports[i].Host)
+		}
+		if strings.Join(names, " ") != c.want || got.Summary.Failing != 1 || got.Summary.Hosts != 3 {
+			t.Errorf("Only(%v) = %v %+v, want %s and the whole summary", c.keep, names, got.Summary, c.want)
+		}
+	}
+	v := f.SummaryView()
+	b, _ := json.Marshal(v)
+	if s := string(b); !strings.Contains(s, `"schema":"vtpmctl.hosts-audit/1"`) || !strings.Contains(s, `"hosts":[]`) || !strings.Contains(s, `"hosts_failing":1`) {
+		t.Errorf("summary document: %s", s)
+	}
+	if len(f.Hosts) != 3 {
+		t.Error("a view changed its receiver")
+	}
+}
+
+func TestUpgradeViews(t *testing.T) {
+	u := UpgradeResult{Schema: UpgradeSchema, From: "zed", To: "2026.1",
+		Hosts:    []UpgradeHost{{Host: "a", Loses: true}, {Host: "b"}},
+		Stranded: []StrandedGuest{{VTPMGuest: nova.VTPMGuest{ServerID: "s1"}}}, UpgradeNow: []string{"a"},
+		KnownBugs: []KnownBugFix{{FixedByUpgrade: true}, {}}}
+	for _, c := range []struct {
+		keep result.Filter
+		want string
+	}{
+		{result.Filter{result.Warn}, "a"},
+		{result.Filter{result.Pass}, "b"},
+		{result.Filter{result.Fail}, ""},
+	} {
+		got := u.Only(c.keep)
+		var names []string
+		for _, h := range got.Hosts {
+			names = append(names, h.Host)
+		}
+		if strings.Join(names, " ") != c.want || len(got.Stranded) != 1 || len(got.UpgradeNow) != 1 {
+			t.Errorf("Only(%v) = %v, stranded %d; want %s and every stranded guest (the verdict)", c.keep, names, len(got.Stranded), c.want)
+		}
+	}
+	v := u.SummaryView()
+	if want := (UpgradeSummary{Hosts: 2, Losing: 1, Stranded: 1, KnownBugs: 2, Fixed: 1}); v.Summary != want {
+		t.Errorf("summary %+v, want %+v", v.Summary, want)
+	}
+	b, _ := json.Marshal(v)
+	if s := string(b); !strings.Contains(s, `"schema":"vtpmctl.upgrade-check/1"`) || !strings.Contains(s, `"stranded_guests":[]`) || !strings.Contains(s, `"summary":{"hosts":2,`) {
+		t.Errorf("summary document: %s", s)
+	}
+	if len(u.Hosts) != 2 || len(u.Stranded) != 1 {
+		t.Error("a view changed its receiver")
+	}
+}
