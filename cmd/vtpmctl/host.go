@@ -32,6 +32,7 @@ type hostCheckOptions struct {
 	Layout      string
 	NovaRoot    string
 	LibvirtRoot string
+	View        viewOptions
 }
 
 const auditExit = `EXIT STATUS:
@@ -79,15 +80,20 @@ report names it):
                      (examples/kubernetes/host-check-daemonset.yaml)
   openstack-ansible  Nova in /openstack/venvs/nova-*, /etc/nova a link into it
 --nova-root and --libvirt-root name the filesystems nova-compute and
-libvirtd run in (a container's) when they cannot be found.`, []string{
+libvirtd run in (a container's) when they cannot be found.
+`+viewHelp("checks")+`
+A --summary or --status document is a view for people: hosts audit
+--host-reports and hosts report want the whole report.`, []string{
 				"vtpmctl host check",
 				"vtpmctl host check -f json > $(hostname).json",
 				"vtpmctl host check --nova-conf /etc/nova/nova.conf --nova-conf /etc/nova/nova-compute.conf --junit host.xml",
 				"vtpmctl host check --root /mnt/compute07 --nova-release 2024.2",
 				"vtpmctl host check --layout kolla --junit host.xml",
+				"vtpmctl host check --status fail,warn",
+				"vtpmctl host check --summary",
 				"vtpmctl host check -f prometheus > /var/lib/node_exporter/textfile/vtpm.prom.tmp; mv /var/lib/node_exporter/textfile/vtpm.prom.tmp /var/lib/node_exporter/textfile/vtpm.prom",
 			}, auditExit),
-			Flags: []cli.Flag{
+			Flags: append([]cli.Flag{
 				&cli.StringSliceFlag{Name: "nova-conf", Usage: "nova.conf `FILE` (repeatable, in order; default /etc/nova/nova.conf and nova-compute.conf)", Destination: &o.NovaConf},
 				&cli.StringFlag{Name: "nova-config-dir", Usage: "`DIR` whose *.conf are read after the files", Destination: &o.NovaConfDir},
 				&cli.StringFlag{Name: "layout", Usage: "deployment `LAYOUT`: auto, packages, kolla, openstack-helm, openstack-ansible", Value: "auto", Destination: &o.Layout},
@@ -99,7 +105,7 @@ libvirtd run in (a container's) when they cannot be found.`, []string{
 				&cli.StringFlag{Name: "root", Usage: "read every file below `DIR`", Destination: &o.Root},
 				&cli.StringFlag{Name: "swtpm-state-dir", Usage: "vTPM state `DIR`", DefaultText: "the layout's, /var/lib/libvirt/swtpm with packages", Destination: &o.StateDir},
 				junitFlag(&o.JUnit),
-			},
+			}, viewFlags(&o.View)...),
 			Action: func(ctx context.Context, cmd *cli.Command) error {
 				if err := noArgs(cmd); err != nil {
 					return err
@@ -111,12 +117,17 @@ libvirtd run in (a container's) when they cannot be found.`, []string{
 }
 
 func runHostCheck(ctx context.Context, o *hostCheckOptions) error {
+	if err := o.View.parse(); err != nil {
+		return err
+	}
 	rep, err := hostcheck.RunOnHost(ctx, hostcheck.Options{Root: o.Root, NovaConf: o.NovaConf, NovaConfDir: o.NovaConfDir, QemuConf: o.QemuConf,
 		LibvirtURI: o.LibvirtURI, Release: o.Release, StateDir: o.StateDir, Layout: o.Layout, NovaRoot: o.NovaRoot, LibvirtRoot: o.LibvirtRoot})
 	if err != nil {
 		return hostCheckError(err)
 	}
-	if err := output.Write(o.IO.Out, o.Global.Output, rep); err != nil {
+	view := o.View.pick(o.Global.Output, rep, func() any { return rep.SummaryView() },
+		func(f result.Filter) any { r := rep.Only(f); return &r })
+	if err := output.Write(o.IO.Out, o.Global.Output, view); err != nil {
 		return err
 	}
 	if err := writeJUnit(o.IO.Out, o.JUnit, "vtpmctl host check", hostcheck.Suites([]hostcheck.Report{*rep}), fileout.Public); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/vtpmctl/vtpmctl/hostcheck"
 	"github.com/vtpmctl/vtpmctl/internal/fileout"
 	"github.com/vtpmctl/vtpmctl/internal/output"
+	"github.com/vtpmctl/vtpmctl/internal/result"
 	"github.com/vtpmctl/vtpmctl/nova"
 )
 
@@ -25,6 +26,7 @@ type hostsOptions struct {
 	// Drain: --drain HOST (DrainSet: the flag was given, even empty).
 	Drain    string
 	DrainSet bool
+	View     viewOptions
 }
 
 // hostsAuditExit: hosts audit's statuses; with --drain the question is
@@ -63,19 +65,22 @@ Draining: for every vTPM guest, how it can leave its host: live-migrate
 the source's), cold-migrate (the guest is stopped; Nova allows it in every
 mode), or stays; the summary counts each. --drain HOST shows only that
 host's guests (server, mode, drain, reason). Compute service versions come
-from the host check reports: the os-services API shows none.`, []string{
+from the host check reports: the os-services API shows none.
+`+viewHelp("hosts (a host's status: its worst finding)"), []string{
 				"vtpmctl --os-cloud prod hosts audit",
 				"vtpmctl --os-cloud prod hosts audit --host-reports ./reports --junit fleet.xml",
 				"vtpmctl --os-cloud prod hosts audit -f prometheus > vtpm-fleet.prom",
 				"vtpmctl --os-cloud prod hosts audit -f json -c host -c findings",
 				"vtpmctl --os-cloud prod hosts audit --host-reports ./reports --drain cmp1",
+				"vtpmctl --os-cloud prod hosts audit --summary",
+				"vtpmctl --os-cloud prod hosts audit --status fail -f json",
 			}, hostsAuditExit),
-			Flags: []cli.Flag{
+			Flags: append([]cli.Flag{
 				&cli.StringFlag{Name: "host-reports", Usage: "`DIR` of host check JSON reports (*.json)", Destination: &audit.Dir},
 				releaseFlag("nova-release", &audit.Release, "Nova `RELEASE` of the scheduler", ""),
 				junitFlag(&audit.JUnit),
 				&cli.StringFlag{Name: "drain", Usage: "show only `HOST`'s vTPM guests and how each leaves it (service host or hypervisor hostname)", Destination: &audit.Drain},
-			},
+			}, viewFlags(&audit.View)...),
 			Action: func(ctx context.Context, cmd *cli.Command) error {
 				if err := noArgs(cmd); err != nil {
 					return err
@@ -185,6 +190,12 @@ func runHostsAudit(ctx context.Context, o *hostsOptions) error {
 	if err := checkDrainFlag(o); err != nil {
 		return err
 	}
+	if err := o.View.parse(); err != nil {
+		return err
+	}
+	if o.DrainSet && o.View.set() {
+		return usagef("--drain %s lists that host's guests: --summary and --status are for the whole audit", o.Drain)
+	}
 	reports, err := readHostReports(o.Dir)
 	if err != nil {
 		return err
@@ -201,7 +212,9 @@ func runHostsAudit(ctx context.Context, o *hostsOptions) error {
 	if o.DrainSet {
 		return writeDrain(o, &res)
 	}
-	if err := output.Write(o.IO.Out, o.Global.Output, &res); err != nil {
+	view := o.View.pick(o.Global.Output, &res, func() any { return res.SummaryView() },
+		func(f result.Filter) any { r := res.Only(f); return &r })
+	if err := output.Write(o.IO.Out, o.Global.Output, view); err != nil {
 		return err
 	}
 	if err := writeJUnit(o.IO.Out, o.JUnit, "vtpmctl hosts audit", res.Suites(), fileout.Private); err != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/vtpmctl/vtpmctl/barbican"
 	"github.com/vtpmctl/vtpmctl/internal/fileout"
 	"github.com/vtpmctl/vtpmctl/internal/output"
+	"github.com/vtpmctl/vtpmctl/internal/result"
 	"github.com/vtpmctl/vtpmctl/nova"
 	"github.com/vtpmctl/vtpmctl/plans"
 )
@@ -24,6 +25,7 @@ type planVerifyOptions struct {
 	NoSecrets      bool
 	NoACLs         bool
 	ServiceProject string
+	View           viewOptions
 }
 
 func newPlanVerifyCommand(g *globalOptions, streams *IOStreams) *cli.Command {
@@ -54,15 +56,20 @@ properties are read as they are now; Nova copied them at boot.
 
 Per VM: verified, missing (with the remedy) or not found. Lists the Windows
 VMs whose BitLocker escrow the plan still marks unconfirmed (set
-bitlocker_escrow: confirmed once every recovery key is escrowed).`, []string{
+bitlocker_escrow: confirmed once every recovery key is escrowed).
+`+viewHelp("VMs (a VM's status: fail when missing or not found, else its\nworst check)")+`
+Its --summary document counts the unconfirmed escrows in
+bitlocker_escrow_unconfirmed_count.`, []string{
 			"vtpmctl --os-cloud prod plan verify plan.yaml",
 			"vtpmctl --os-cloud prod plan verify plan.yaml --match '{vm}-ostack' --host-reports ./reports",
 			"vtpmctl --os-cloud prod plan verify plan.yaml --match web01=web01-new -f json --junit verify.xml",
+			"vtpmctl --os-cloud prod plan verify plan.yaml --status fail",
+			"vtpmctl --os-cloud prod plan verify plan.yaml --summary",
 		}, `EXIT STATUS:
    0  every planned VM has its server and everything promised (warnings and skips allowed)
    1  a promise is not kept or a VM has no server; every VM is reported first
    2  usage error, unreadable plan, no cloud`),
-		Flags: []cli.Flag{
+		Flags: append([]cli.Flag{
 			releaseFlag("nova-release", &o.Release, "Nova `RELEASE`", ""),
 			&cli.StringSliceFlag{Name: "match", Usage: "tie VMs to servers: `VM=SERVER` (name or ID) or a template such as {vm}-win or {vcenter}-{vm} (repeatable)", Destination: &o.Match},
 			&cli.StringFlag{Name: "host-reports", Usage: "`DIR` of host check JSON reports: confirms each running domain's <tpm> and shows its BitLocker-recovery risk", Destination: &o.HostReports},
@@ -70,7 +77,7 @@ bitlocker_escrow: confirmed once every recovery key is escrowed).`, []string{
 			&cli.BoolFlag{Name: "no-acls", Usage: "do not read the secrets' ACLs (the SECRET check says so; one request per matched secret saved)", Destination: &o.NoACLs},
 			&cli.StringFlag{Name: "nova-service-project", Usage: "`PROJECT` holding deployment-mode secrets (name or ID)", Value: barbican.DefaultServiceProject, Destination: &o.ServiceProject},
 			junitFlag(&o.JUnit),
-		},
+		}, viewFlags(&o.View)...),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Len() != 1 {
 				return usagef("plan verify: exactly one PLAN file")
@@ -82,6 +89,9 @@ bitlocker_escrow: confirmed once every recovery key is escrowed).`, []string{
 }
 
 func runPlanVerify(ctx context.Context, o *planVerifyOptions) error {
+	if err := o.View.parse(); err != nil {
+		return err
+	}
 	var rules []plans.MatchRule
 	for _, m := range o.Match {
 		r, err := plans.ParseMatch(m)
@@ -111,7 +121,9 @@ func runPlanVerify(ctx context.Context, o *planVerifyOptions) error {
 		return err
 	}
 	warnRelease(o.IO, rel)
-	if err := output.Write(o.IO.Out, o.Global.Output, &r); err != nil {
+	view := o.View.pick(o.Global.Output, &r, func() any { return r.SummaryView() },
+		func(f result.Filter) any { v := r.Only(f); return &v })
+	if err := output.Write(o.IO.Out, o.Global.Output, view); err != nil {
 		return err
 	}
 	if err := writeJUnit(o.IO.Out, o.JUnit, "vtpmctl plan verify", r.Suites(), fileout.Public); err != nil {

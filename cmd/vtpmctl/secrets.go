@@ -29,6 +29,7 @@ type secretsAuditOptions struct {
 	ServiceUser    string
 	ServiceProject string
 	JUnit          string
+	View           viewOptions
 }
 
 func newSecretsCommand(g *globalOptions, streams *IOStreams) *cli.Command {
@@ -75,12 +76,15 @@ A secret whose instance is missing from a partial read (the token's own
 project, a down cell, a truncated list) is undetermined, never an orphan;
 the plan writes a delete only where Nova's GET /servers/{uuid} answered 404
 to an admin with every cell up, and says in its header what it proved.
-No request for a secret's payload can leave vtpmctl.`, []string{
+No request for a secret's payload can leave vtpmctl.
+`+viewHelp("guests (a guest's status: its worst finding)"), []string{
 				"vtpmctl --os-cloud prod secrets audit",
 				"vtpmctl --os-cloud prod secrets audit --all-projects --include-orphans --junit vtpm-secrets.xml",
 				"vtpmctl --os-cloud prod secrets audit --project windows-team -f json",
 				"vtpmctl --os-cloud prod secrets audit --all-projects --cleanup-plan > cleanup.sh",
 				"vtpmctl --os-cloud prod secrets audit --all-projects -f prometheus > vtpm-secrets.prom",
+				"vtpmctl --os-cloud prod secrets audit --all-projects --summary",
+				"vtpmctl --os-cloud prod secrets audit --all-projects --status fail,warn",
 			}, `EXIT STATUS:
    0  every audited guest passed (warnings allowed), no project was left unaudited,
       and with --include-orphans there is no orphan
@@ -95,7 +99,7 @@ No request for a secret's payload can leave vtpmctl.`, []string{
 				&cli.BoolFlag{Name: "no-acls", Usage: "do not read each secret's ACL (one request per secret)", Destination: &o.NoACLs},
 				&cli.IntFlag{Name: "concurrency", Usage: "`N` projects and lookups at once", Value: barbican.DefaultConcurrency, Destination: &o.Concurrency},
 				junitFlag(&o.JUnit),
-			}, novaSecretFlags(o)...),
+			}, append(viewFlags(&o.View), novaSecretFlags(o)...)...),
 			Action: func(ctx context.Context, cmd *cli.Command) error {
 				if err := noArgs(cmd); err != nil {
 					return err
@@ -112,6 +116,12 @@ func runSecretsAudit(ctx context.Context, o *secretsAuditOptions) error {
 	}
 	if o.Concurrency < 1 || o.Concurrency > 64 {
 		return usagef("--concurrency must be between 1 and 64")
+	}
+	if err := o.View.parse(); err != nil {
+		return err
+	}
+	if o.CleanupPlan && o.View.set() {
+		return usagef("--cleanup-plan is a plan of its own: --summary and --status do not apply")
 	}
 	sess, err := o.Global.connect(ctx)
 	if err != nil {
@@ -141,7 +151,9 @@ func runSecretsAudit(ctx context.Context, o *secretsAuditOptions) error {
 	if !o.IncludeOrphans {
 		shown.Orphans = nil
 	}
-	if err := output.Write(o.IO.Out, o.Global.Output, &shown); err != nil {
+	view := o.View.pick(o.Global.Output, &shown, func() any { return shown.SummaryView() },
+		func(f result.Filter) any { r := shown.Only(f); return &r })
+	if err := output.Write(o.IO.Out, o.Global.Output, view); err != nil {
 		return err
 	}
 	if err := writeJUnit(o.IO.Out, o.JUnit, "vtpmctl secrets audit", secretsJUnit(res), fileout.Private); err != nil {

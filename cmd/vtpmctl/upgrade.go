@@ -9,6 +9,7 @@ import (
 
 	"github.com/vtpmctl/vtpmctl/fleet"
 	"github.com/vtpmctl/vtpmctl/internal/output"
+	"github.com/vtpmctl/vtpmctl/internal/result"
 	"github.com/vtpmctl/vtpmctl/nova"
 )
 
@@ -16,6 +17,7 @@ type upgradeOptions struct {
 	IO       *IOStreams
 	Global   *globalOptions
 	To, From nova.Release
+	View     viewOptions
 }
 
 func newUpgradeCommand(g *globalOptions, streams *IOStreams) *cli.Command {
@@ -38,17 +40,21 @@ vTPM guests now and after, and for every vTPM guest whether any other host
 could still take it (resize, cold migration) — and what to upgrade first.
 It also lists the Nova bugs that change a vTPM or UEFI guest's fate (host
 check's KNOWN-BUGS: wiped TPM state, reset NVRAM, resize revert) and whether
-RELEASE fixes each in every package or only from a point release.`, []string{
+RELEASE fixes each in every package or only from a point release.
+`+viewHelp("hosts (a host's status: warn when it stops receiving vTPM\nguests, else pass; stranded guests are the verdict and always shown)")+`
+Its --summary document adds "summary", the counts of its lists.`, []string{
 				"vtpmctl --os-cloud prod upgrade check --to 2024.2",
 				"vtpmctl --os-cloud prod upgrade check --to 2026.1 -f json",
+				"vtpmctl --os-cloud prod upgrade check --to 2026.1 --summary",
+				"vtpmctl --os-cloud prod upgrade check --to 2026.1 --status warn",
 			}, `EXIT STATUS:
    0  no vTPM guest would be stranded (hosts that lose vTPM scheduling are still listed)
    1  the upgrade would strand vTPM guests: none of them could be resized or migrated anywhere
    2  usage or configuration error`),
-			Flags: []cli.Flag{
+			Flags: append([]cli.Flag{
 				&cli.GenericFlag{Name: "to", Usage: "the scheduler's new Nova `RELEASE` (zed, 2024.2, gazpacho, 26 …)", Required: true, Value: &o.To},
 				releaseFlag("from", &o.From, "the current Nova `RELEASE`", ""),
-			},
+			}, viewFlags(&o.View)...),
 			Action: func(ctx context.Context, cmd *cli.Command) error {
 				if err := noArgs(cmd); err != nil {
 					return err
@@ -60,6 +66,9 @@ RELEASE fixes each in every package or only from a point release.`, []string{
 }
 
 func runUpgradeCheck(ctx context.Context, o *upgradeOptions) error {
+	if err := o.View.parse(); err != nil {
+		return err
+	}
 	sess, err := o.Global.connect(ctx)
 	if err != nil {
 		return err
@@ -73,7 +82,9 @@ func runUpgradeCheck(ctx context.Context, o *upgradeOptions) error {
 		return err
 	}
 	warnRelease(o.IO, res.Resolved)
-	if err := output.Write(o.IO.Out, o.Global.Output, &res); err != nil {
+	view := o.View.pick(o.Global.Output, &res, func() any { return res.SummaryView() },
+		func(f result.Filter) any { r := res.Only(f); return &r })
+	if err := output.Write(o.IO.Out, o.Global.Output, view); err != nil {
 		return err
 	}
 	if len(res.Stranded) > 0 {
