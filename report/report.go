@@ -116,21 +116,29 @@ type Bar struct {
 type page struct {
 	Inputs
 	Areas     []Area
-	Findings  []Finding
+	Findings  []Finding // every finding of the run, worst first
 	HostBars  []Bar
 	GuestBars []Bar
 	Failing   int
 	// Risks: the vTPM guests by BitLocker-recovery risk, worst first.
 	Risks []RiskRow
+	// Shown, Remedies, View: what the view lists (view.go).
+	Shown    []row
+	Remedies []Remedy
+	View     View
 }
 
-// Render writes the page, scrubbed: a finding may carry a server's error
-// text. It scrubs its own output because only here is the format known:
-// the caller's pass (fileout) writes the plain redact.Mark, a tag the
-// browser hides; the escaped mark shows, and leaves that pass nothing.
-func Render(w io.Writer, in Inputs) error {
+// Render writes the whole page; RenderView says what it leaves out.
+func Render(w io.Writer, in Inputs) error { return RenderView(w, in, View{}) }
+
+// RenderView writes the page, scrubbed: a finding may carry a server's
+// error text. It scrubs its own output because only here is the format
+// known: the caller's pass (fileout) writes the plain redact.Mark, a tag
+// the browser hides; the escaped mark shows, and leaves that pass nothing.
+func RenderView(w io.Writer, in Inputs, v View) error {
 	p := page{Inputs: in}
 	p.build()
+	p.apply(v)
 	rw := redact.NewMarkWriter(w, redact.EscapedMark)
 	if err := tmpl.Execute(rw, p); err != nil {
 		return err

@@ -58,12 +58,22 @@ footer { color: #777; font-size: .8rem; margin-top: 2rem; }
 {{end}}</tbody></table>{{end}}
 
 <h2>Findings</h2>
-{{if .Findings}}<table>
+{{if .View.Summary}}<p>This is the summary view: the {{len .Findings}} finding(s) are not listed; the full report lists them.</p>
+{{else}}{{if .View.Status}}<p>Listed: the findings of status {{range $i, $s := .View.Status}}{{if $i}}, {{end}}{{$s}}{{end}} ({{len .Shown}} of {{len .Findings}}).</p>
+{{end}}{{if .Shown}}<table>
 <thead><tr><th>Status</th><th>Area</th><th>Subject</th><th>Check</th><th>Finding and remedy</th></tr></thead>
 <tbody>
-{{range .Findings}}<tr><td class="status {{.Status}}">{{.Status}}</td><td>{{.Area}}</td><td>{{.Subject}}</td><td>{{.Check}}</td><td>{{.Message}}{{if .Remedy}}<div class="remedy">Remedy: {{.Remedy}}</div>{{end}}</td></tr>
+{{range .Shown}}<tr><td class="status {{.Status}}">{{.Status}}</td><td>{{.Area}}</td><td>{{.Subject}}</td><td>{{.Check}}</td><td>{{.Message}}{{if .RemedyID}}<div class="remedy">Remedy: <a href="#{{.RemedyID}}">{{.RemedyLabel}}</a></div>{{else if .Remedy}}<div class="remedy">Remedy: {{.Remedy}}</div>{{end}}</td></tr>
 {{end}}</tbody></table>
+{{else if .Findings}}<p>No finding of these statuses.</p>
 {{else}}<p>Nothing to report: every check passed.</p>{{end}}
+{{if .Remedies}}<h2>Remedies</h2>
+<p>A remedy that several findings share, said once.</p>
+<table>
+<thead><tr><th>Remedy</th><th>Findings</th><th>What to do</th></tr></thead>
+<tbody>
+{{range .Remedies}}<tr id="{{.ID}}"><td>{{.Label}}</td><td>{{.Count}}</td><td>{{.Text}}</td></tr>
+{{end}}</tbody></table>{{end}}{{end}}
 
 <footer>vtpmctl never reads secret payloads. Passed checks are not listed; the JSON results hold them all.</footer>
 </body>

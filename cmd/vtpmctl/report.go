@@ -13,6 +13,7 @@ import (
 	"github.com/vtpmctl/vtpmctl/fleet"
 	"github.com/vtpmctl/vtpmctl/hostcheck"
 	"github.com/vtpmctl/vtpmctl/internal/fileout"
+	"github.com/vtpmctl/vtpmctl/internal/result"
 	"github.com/vtpmctl/vtpmctl/nova"
 	"github.com/vtpmctl/vtpmctl/report"
 )
@@ -25,6 +26,8 @@ type reportOptions struct {
 	HostReports string
 	UpgradeTo   nova.Release
 	Release     nova.Release
+	View        viewOptions
+	FailOn      string
 }
 
 func newReportCommand(g *globalOptions, streams *IOStreams) *cli.Command {
@@ -46,12 +49,26 @@ with --upgrade-to.
 
 Arguments after the flags are more saved results, as if each followed a
 --from: a shell glob (--from reports/*.json) expands to several files and
-all of them are read.`, []string{
+all of them are read.
+
+A remedy that several findings share is said once, in a Remedies table
+with how many findings it applies to; each finding links to it.
+
+--summary writes the tiles and charts alone, no finding listed;
+--status fail,warn lists only the findings of those statuses (pass, warn,
+fail, skip; a comma list or repeated). The tiles and counts stay the
+whole run's. --fail-on fail exits 1 when any finding fails, --fail-on
+warn when any fails or warns (whatever the view lists), for pipelines.`, []string{
 			"vtpmctl --os-cloud prod report --out vtpm-report.html --upgrade-to 2026.1",
 			"vtpmctl report --out report.html --from fleet.json --from secrets.json --from reports/*.json",
+			"vtpmctl --os-cloud prod report --out vtpm-report.html --fail-on fail",
+			"vtpmctl report --out failures.html --status fail --from secrets.json",
+			"vtpmctl report --out summary.html --summary --from fleet.json --from secrets.json",
 		}, `EXIT STATUS:
-   0  the report was written (whatever it found)
-   1  a result could not be gathered or the file could not be written
+   0  the report was written (whatever it found, unless --fail-on says otherwise)
+   1  a result could not be gathered or the file could not be written; with
+      --fail-on fail: a finding fails; with --fail-on warn: a finding fails or
+      warns (the report is written first)
    2  usage error, unreadable --from file`),
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Usage: "write the HTML to `FILE` (mode 0600: it names owners and secrets; - for stdout)", Required: true, Destination: &o.Out},
@@ -59,6 +76,9 @@ all of them are read.`, []string{
 			&cli.StringFlag{Name: "host-reports", Usage: "`DIR` of host check JSON reports to include", Destination: &o.HostReports},
 			&cli.GenericFlag{Name: "upgrade-to", Usage: "also check an upgrade of the scheduler to `RELEASE`", Value: &o.UpgradeTo},
 			releaseFlag("nova-release", &o.Release, "the cloud's Nova `RELEASE`, when its API leaves several open", ""),
+			&cli.StringFlag{Name: "fail-on", Usage: "exit 1 when a finding has `STATUS` fail, or (warn) fails or warns; default: exit 0 whatever was found", Destination: &o.FailOn},
+			&cli.BoolFlag{Name: "summary", Usage: "write the tiles and charts alone, no finding listed", Destination: &o.View.Summary},
+			&cli.StringSliceFlag{Name: "status", Usage: "list only findings of `STATUS` (fail, warn, skip, pass; comma list or repeatable); the tiles stay the whole run's", Destination: &o.View.Status},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			// The shell expands --from reports/*.json into one --from and
@@ -70,6 +90,13 @@ all of them are read.`, []string{
 }
 
 func runReport(ctx context.Context, o *reportOptions) error {
+	if err := o.View.parse(); err != nil {
+		return err
+	}
+	failOn, err := parseFailOn(o.FailOn)
+	if err != nil {
+		return err
+	}
 	hostReports, err := readHostReports(o.HostReports)
 	if err != nil {
 		return err
@@ -80,11 +107,30 @@ func runReport(ctx context.Context, o *reportOptions) error {
 	}
 	in.Generated = time.Now()
 	// The page names secrets, owners and projects: private to its writer.
-	if err := fileout.Write(o.Out, fileout.Private, o.IO.Out, func(w stdio.Writer) error { return report.Render(w, in) }); err != nil {
+	if err := fileout.Write(o.Out, fileout.Private, o.IO.Out, func(w stdio.Writer) error {
+		return report.RenderView(w, in, report.View{Summary: o.View.Summary, Status: o.View.filter})
+	}); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
 	fmt.Fprintf(o.IO.Err, "vtpmctl: report written to %s\n", o.Out)
+	if worst := in.Worst(); len(failOn) > 0 && failOn.Keeps(worst) {
+		return &reportedError{code: exitFailed, msg: fmt.Sprintf("report: a finding has status %s (--fail-on %s)", worst, o.FailOn)}
+	}
 	return nil
+}
+
+// parseFailOn: --fail-on fail fails on failures, warn on warnings too;
+// empty fails on nothing.
+func parseFailOn(s string) (result.Filter, error) {
+	switch s {
+	case "":
+		return nil, nil
+	case string(result.Fail):
+		return result.Filter{result.Fail}, nil
+	case string(result.Warn):
+		return result.Filter{result.Fail, result.Warn}, nil
+	}
+	return nil, usagef("--fail-on %q: choose fail or warn", s)
 }
 
 // reportInputs are the saved results (--from) or, without any, one

@@ -1,0 +1,76 @@
+package report
+
+import (
+	"fmt"
+
+	"github.com/vtpmctl/vtpmctl/internal/result"
+)
+
+// View is what the page lists: every finding (the zero View), only those
+// whose status Status keeps, or (Summary) the tiles and charts alone.
+// The tiles, charts and counts are always the whole run's.
+type View struct {
+	Summary bool
+	Status  result.Filter
+}
+
+// Remedy is one remedy text that several listed findings share, listed
+// once with how many: at 2,000 stranded guests the same advice repeated
+// in every row made the page megabytes long.
+type Remedy struct {
+	ID    string // the anchor the rows link to: r1, r2, …
+	Label string // R1, R2, …
+	Count int
+	Text  string
+}
+
+// row is a listed finding; RemedyID links a shared remedy instead of
+// repeating it.
+type row struct {
+	Finding
+	RemedyID, RemedyLabel string
+}
+
+// Worst is the worst status among every finding of the run (Pass when
+// there is none), whatever a view lists: what a pipeline fails on.
+func (in Inputs) Worst() result.Status {
+	p := page{Inputs: in}
+	p.build()
+	ss := make([]result.Status, len(p.Findings))
+	for i, f := range p.Findings {
+		ss[i] = f.Status
+	}
+	return result.Worst(ss...)
+}
+
+// apply keeps the findings the view lists and groups their remedies.
+func (p *page) apply(v View) {
+	p.View = v
+	if v.Summary {
+		p.Risks = nil
+		return
+	}
+	count := map[string]int{}
+	for _, f := range p.Findings {
+		if v.Status.Keeps(f.Status) {
+			p.Shown = append(p.Shown, row{Finding: f})
+			if f.Remedy != "" {
+				count[f.Remedy]++
+			}
+		}
+	}
+	ids := map[string]int{} // remedy text → index in p.Remedies
+	for i := range p.Shown {
+		r := &p.Shown[i]
+		if count[r.Remedy] < 2 {
+			continue // said once: stays in its row
+		}
+		k, ok := ids[r.Remedy]
+		if !ok {
+			k = len(p.Remedies)
+			ids[r.Remedy] = k
+			p.Remedies = append(p.Remedies, Remedy{ID: fmt.Sprintf("r%d", k+1), Label: fmt.Sprintf("R%d", k+1), Count: count[r.Remedy], Text: r.Remedy})
+		}
+		r.RemedyID, r.RemedyLabel = p.Remedies[k].ID, p.Remedies[k].Label
+	}
+}
