@@ -34,7 +34,10 @@ type Sources struct {
 	Release    nova.Release
 	AllTenants bool     // list every project's servers (admin)
 	Projects   []string // project IDs whose secrets are audited
-	ReadACLs   bool
+	// ServerProjects, with AllTenants, narrows the server list to these
+	// projects (nil: every project's).
+	ServerProjects []string
+	ReadACLs       bool
 	// ACLInstances, when non-nil, limits the ACL reads to the secrets of
 	// these instances (plan verify reads only its matched VMs'); nil: all.
 	ACLInstances map[string]bool
@@ -64,7 +67,7 @@ func Gather(ctx context.Context, src Sources) (Facts, error) {
 		inv = *src.Inventory
 	} else {
 		var err error
-		if inv, err = compute.ListInventory(ctx, src.Compute, src.Image, src.Release, compute.InventoryOpts{AllTenants: src.AllTenants, Volumes: src.Volumes}); err != nil {
+		if inv, err = compute.ListInventory(ctx, src.Compute, src.Image, src.Release, compute.InventoryOpts{AllTenants: src.AllTenants, Projects: src.ServerProjects, Volumes: src.Volumes}); err != nil {
 			return f, err
 		}
 	}

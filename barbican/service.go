@@ -152,12 +152,18 @@ func AuditSecrets(ctx context.Context, sess *cloud.Session, req AuditRequest) (A
 	}
 	own, ks, names, projects := sc.own, sc.ks, sc.names, sc.projects
 	allTenants := req.Inventory != nil || sc.admin && (req.AllProjects || len(projects) > 1 || projects[0] != own)
+	// Projects named by an admin: Nova lists those projects' servers
+	// only, not every project's (2,000 guests for the 100 asked about).
+	var serverProjects []string
+	if allTenants && req.Inventory == nil && !req.AllProjects {
+		serverProjects = projects
+	}
 	limit := req.Concurrency
 	if limit < 1 {
 		limit = DefaultConcurrency
 	}
 	src := Sources{Compute: computeClient, Image: imageClient, Volumes: volumeClient, Identity: ks, Release: out.Release.Release, AllTenants: allTenants,
-		Projects: projects, ReadACLs: req.ReadACLs, ACLInstances: req.ACLInstances, API: api, Limit: limit,
+		Projects: projects, ServerProjects: serverProjects, ReadACLs: req.ReadACLs, ACLInstances: req.ACLInstances, API: api, Limit: limit,
 		ServiceUserID: req.ServiceUser, ServiceProject: sc.service, ProjectNames: names, Inventory: req.Inventory,
 		KeyManager: projectKeyManagers(sess, km, own)}
 	facts, err := Gather(ctx, src)

@@ -29,14 +29,28 @@ type volumeIndex map[string][]attachedVolume
 // ones by server, a page at a time: no more than a page of volumes is
 // held. Without all, only the vTPM keys of the image metadata are kept:
 // they are all Decide reads.
-func listVolumeIndex(ctx context.Context, c *gophercloud.ServiceClient, allTenants, all bool) (volumeIndex, error) {
+//
+// projects (with allTenants) lists each project's volumes instead of
+// every project's, as the server lists are narrowed: a boot volume is in
+// its server's project (one elsewhere is not found, and its server stays
+// undecided, never decided wrong).
+func listVolumeIndex(ctx context.Context, c *gophercloud.ServiceClient, allTenants bool, projects []string, all bool) (volumeIndex, error) {
 	idx := volumeIndex{}
 	shared := map[string]*nova.Image{}
-	err := cinder.EachVolumePage(ctx, c, cinder.ListOpts{AllTenants: allTenants}, func(page []cinder.Volume) error {
-		idx.add(page, all, shared)
-		return nil
-	})
-	return idx, err
+	lists := []string{""}
+	if allTenants && projects != nil {
+		lists = projects
+	}
+	for _, p := range lists {
+		err := cinder.EachVolumePage(ctx, c, cinder.ListOpts{AllTenants: allTenants, ProjectID: p}, func(page []cinder.Volume) error {
+			idx.add(page, all, shared)
+			return nil
+		})
+		if err != nil {
+			return idx, err
+		}
+	}
+	return idx, nil
 }
 
 func (idx volumeIndex) add(vols []cinder.Volume, all bool, shared map[string]*nova.Image) {

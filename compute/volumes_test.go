@@ -296,7 +296,7 @@ func TestIndexVolumesShared(t *testing.T) {
 			map[string]string{"hw_tpm_version": "2.0", "image_name": "win", "checksum": string(rune('a' + i%26))}))
 	}
 	a := newStrictAPI(t, map[string]string{volumesP: js(map[string]any{"volumes": vols})})
-	idx, err := listVolumeIndex(context.Background(), a.client("volume/v3", "block-storage"), false, false)
+	idx, err := listVolumeIndex(context.Background(), a.client("volume/v3", "block-storage"), false, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,8 +57,9 @@ func (c *Cloud) FixtureObjects(name, key string) []map[string]any {
 // expected, and a client that drops a filter or a microversion misses.
 const (
 	// Servers embeds each server's flavor (2.47; 2.98 adds the image's
-	// properties); all_tenants for admins.
-	Servers = "GET /compute/v2.1/servers/detail?[all_tenants=true]&limit=1000 [compute >=2.47]"
+	// properties); all_tenants for admins, with project_id for one
+	// project's. The fake does not filter: the client re-checks.
+	Servers = "GET /compute/v2.1/servers/detail?[all_tenants=true]&[project_id=*]&limit=1000 [compute >=2.47]"
 	// Flavors and Flavor embed extra specs (2.61; writes ask 2.86).
 	Flavors = "GET /compute/v2.1/flavors/detail?is_public=None&limit=1000 [compute >=2.61]"
 	Flavor  = "GET /compute/v2.1/flavors/* [compute >=2.61]"

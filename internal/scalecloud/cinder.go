@@ -104,10 +104,15 @@ func hVolumes(w http.ResponseWriter, r *request) {
 		return
 	}
 	all := q.Has("all_tenants") && q.Get("all_tenants") != "0" && !strings.EqualFold(q.Get("all_tenants"), "false")
-	own := d.projectID(r.project)
+	// the token's project's without all_tenants (Cinder then ignores
+	// project_id), the one project_id names with it
+	want := q.Get("project_id")
+	if !all {
+		want = d.projectID(r.project)
+	}
 	var vis []int
 	for s := 0; s < 2*c.NumServers(); s++ {
-		if d.volumeExists(s) && (all || d.server(s/2).project == own) {
+		if d.volumeExists(s) && (want == "" || d.server(s/2).project == want) {
 			vis = append(vis, s)
 		}
 	}

@@ -218,22 +218,32 @@ func hServer(w http.ResponseWriter, r *request) {
 	writeJSON(w, 404, map[string]any{"itemNotFound": map[string]any{"code": 404, "message": "Instance " + r.args[0] + " could not be found."}})
 }
 
-// hServers: all_tenants (admin) lists every project's servers, otherwise
-// the token's project's; limit/marker paging with next links.
+// hServers: all_tenants (admin) lists every project's servers, or with
+// project_id that project's; otherwise the token's project's;
+// limit/marker paging with next links.
 func hServers(w http.ResponseWriter, r *request) {
 	at, ok := r.microversion(w)
 	if !ok {
 		return
 	}
 	c, q := r.c, r.URL.Query()
+	if !q.Has("marker") {
+		c.mu.Lock()
+		c.lists = append(c.lists, r.URL.RawQuery)
+		c.mu.Unlock()
+	}
 	all := q.Has("all_tenants") && q.Get("all_tenants") != "0" && !strings.EqualFold(q.Get("all_tenants"), "false")
-	// Visible servers, in index order; the token's project only without all_tenants.
+	// Visible servers, in index order; the token's project only without
+	// all_tenants (Nova then ignores project_id), the one project_id
+	// names with it.
 	var vis []int
 	n := c.NumServers()
-	if !all {
-		own := c.d.projectID(r.project)
+	if want := q.Get("project_id"); !all || want != "" {
+		if !all {
+			want = c.d.projectID(r.project)
+		}
 		for i := 0; i < n; i++ {
-			if c.d.server(i).project == own {
+			if c.d.server(i).project == want {
 				vis = append(vis, i)
 			}
 		}

@@ -57,6 +57,7 @@ type Cloud struct {
 	maxInfl    atomic.Int64
 	tokens     atomic.Int64
 	firstOn    map[string]int // route of each connection's first request
+	lists      []string       // each server list's first-page query
 }
 
 // connKey carries a connection's "first request seen" flag.
@@ -73,6 +74,9 @@ type Stats struct {
 	// ConnFirstRoute counts connections by the route of their first
 	// request: which calls open new connections.
 	ConnFirstRoute map[string]int
+	// ServerLists is the query of each server list's first page (no
+	// marker), in order: what a run asked Nova to list.
+	ServerLists []string
 }
 
 // New builds the cloud's data and starts serving on 127.0.0.1.
@@ -141,7 +145,7 @@ func (c *Cloud) Close() error { return c.srv.Shutdown(context.Background()) }
 // connections of a finished client are closed by the client's exit.
 func (c *Cloud) Reset() {
 	c.mu.Lock()
-	c.counts, c.unexpected, c.nUnexp, c.firstOn = map[string]int{}, nil, 0, map[string]int{}
+	c.counts, c.unexpected, c.nUnexp, c.firstOn, c.lists = map[string]int{}, nil, 0, map[string]int{}, nil
 	c.mu.Unlock()
 	c.conns.Store(0)
 	c.maxInfl.Store(0)
@@ -152,7 +156,7 @@ func (c *Cloud) Stats() Stats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := Stats{ByRoute: map[string]int{}, Connections: int(c.conns.Load()), MaxInFlight: int(c.maxInfl.Load()),
-		Unexpected: append([]string(nil), c.unexpected...), NUnexpected: c.nUnexp}
+		Unexpected: append([]string(nil), c.unexpected...), NUnexpected: c.nUnexp, ServerLists: append([]string(nil), c.lists...)}
 	for k, v := range c.counts {
 		s.ByRoute[k] = v
 		s.Requests += v
@@ -334,7 +338,7 @@ func (c *Cloud) routes() []routeDef {
 			{"GET", "/compute/", none, hComputeVersions, true},
 			{"GET", "/compute/v2.1", none, hComputeVersion, true},
 			{"GET", "/compute/v2.1/", none, hComputeVersion, true},
-			{"GET", "/compute/v2.1/servers/detail", set("all_tenants", "limit", "marker"), hServers, false},
+			{"GET", "/compute/v2.1/servers/detail", set("all_tenants", "project_id", "limit", "marker"), hServers, false},
 			{"GET", "/compute/v2.1/servers/{id}", none, hServer, false},
 			{"GET", "/compute/v2.1/os-hypervisors/detail", set("limit", "marker"), hHypervisors, false},
 			{"GET", "/compute/v2.1/os-services", set("binary", "host"), hServices, false},
@@ -356,7 +360,7 @@ func (c *Cloud) routes() []routeDef {
 			{"GET", "/key-manager/v1/secrets/{id}", none, hSecret, false},
 			{"GET", "/key-manager/v1/secrets/{id}/acl", none, hSecretACL, false},
 			// Cinder (the endpoint carries the project, as devcloud's does)
-			{"GET", "/volume/v3/{id}/volumes/detail", set("all_tenants", "limit", "marker"), hVolumes, false},
+			{"GET", "/volume/v3/{id}/volumes/detail", set("all_tenants", "project_id", "limit", "marker"), hVolumes, false},
 		}
 	})
 	return routeTable
