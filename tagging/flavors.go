@@ -27,6 +27,8 @@ type FlavorsRequest struct {
 	// Progress, when set, wraps the writing phase's context so the
 	// caller can draw progress.
 	Progress func(ctx context.Context) context.Context
+	// Confirm, when set, is asked before any write (see Confirm).
+	Confirm Confirm
 }
 
 // FlavorsResult is the plan per flavor (written unless DryRun, a failed
@@ -90,6 +92,9 @@ func Flavors(ctx context.Context, sess *cloud.Session, req FlavorsRequest) (Flav
 		out.Conflicts, out.ConflictsErr = flavorConflicts(ctx, sess, fls, plans, rel)
 	}
 	if !req.DryRun {
+		if err := confirmWrites(ctx, req.Confirm, plans); err != nil {
+			return out, err
+		}
 		wctx := ctx
 		if req.Progress != nil {
 			wctx = req.Progress(ctx)

@@ -23,6 +23,8 @@ type ImagesRequest struct {
 	// Progress, when set, wraps the writing phase's context so the
 	// caller can draw progress.
 	Progress func(ctx context.Context) context.Context
+	// Confirm, when set, is asked before any write (see Confirm).
+	Confirm Confirm
 }
 
 // ImagesResult is the plan per image (written unless DryRun) and the
@@ -43,6 +45,9 @@ type ImagesResult struct {
 	StaleErr error
 	// AllProjects: Stale counted every project's volumes (an admin).
 	AllProjects bool
+	// Mismatched counts the images Glance returned for the selector that
+	// do not match it (a filter ignored): left out, never written.
+	Mismatched int
 }
 
 // StaleVolumes counts the volumes created from one changed image.
@@ -63,7 +68,8 @@ func Images(ctx context.Context, sess *cloud.Session, req ImagesRequest) (Images
 	if err != nil {
 		return out, err
 	}
-	imgs, err := glance.ResolveImages(ctx, imageClient, req.Images, req.Selector)
+	imgs, mismatched, err := findImages(ctx, imageClient, req.Images, req.Selector)
+	out.Mismatched = mismatched
 	if err != nil {
 		return out, err
 	}
@@ -78,6 +84,9 @@ func Images(ctx context.Context, sess *cloud.Session, req ImagesRequest) (Images
 	}
 	if req.DryRun {
 		return out, nil
+	}
+	if err := confirmWrites(ctx, req.Confirm, out.Plans); err != nil {
+		return out, err
 	}
 	wctx := ctx
 	if req.Progress != nil {

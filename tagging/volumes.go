@@ -23,6 +23,8 @@ type VolumesRequest struct {
 	Release nova.ReleaseEvidence
 	// Progress, when set, wraps the writing phase's context.
 	Progress func(ctx context.Context) context.Context
+	// Confirm, when set, is asked before any write (see Confirm).
+	Confirm Confirm
 }
 
 // VolumesResult is the plan per volume (written unless DryRun) and the
@@ -101,6 +103,9 @@ func Volumes(ctx context.Context, sess *cloud.Session, req VolumesRequest) (Volu
 		out.Conflicts, out.Release, out.ConflictsErr = VolumeConflicts(ctx, sess, creq)
 	}
 	if !req.DryRun {
+		if err := confirmWrites(ctx, req.Confirm, out.Plans); err != nil {
+			return out, err
+		}
 		wctx := ctx
 		if req.Progress != nil {
 			wctx = req.Progress(ctx)

@@ -22,6 +22,7 @@ type flavorOptions struct {
 	Request nova.FlavorRequest
 	Release nova.Release
 	DryRun  bool
+	Yes     bool // set|unset: several flavors without asking
 	// create
 	VCPUs, RAM, Disk int
 	Public, Private  bool
@@ -135,28 +136,33 @@ func newFlavorSetCommand(g *globalOptions, streams *IOStreams, set bool) *cli.Co
 	o := &flavorOptions{IO: streams, Global: g}
 	c := &cli.Command{ArgsUsage: "FLAVOR…"}
 	dry := &cli.BoolFlag{Name: "dry-run", Usage: "print the changes, write nothing", Destination: &o.DryRun}
+	yes := &cli.BoolFlag{Name: "yes", Usage: "write to several flavors without asking", Destination: &o.Yes}
 	if set {
 		c.Name, c.Usage = "set", "set vTPM extra specs on flavors (only what differs)"
-		c.Flags = append(tpmFlags(o), dry)
+		c.Flags = append(tpmFlags(o), dry, yes)
 		c.Description = commandHelp(`
 Sets the given specs on every FLAVOR (names or IDs). Nothing is written when a
 flavor is unknown or the result would be refused by Nova on this release.
 Existing servers keep the specs Nova copied into them at boot; the output says
-how many servers use each changed flavor (counting needs admin).`, []string{
+how many servers use each changed flavor (counting needs admin). Several
+flavors at once are a bulk write: --yes, or a confirmation on a terminal
+(without one, refused before any cloud is asked).`, []string{
 			"vtpmctl flavor set w1.large --tpm-version 2.0 --tpm-model tpm-crb",
 			"vtpmctl flavor set w1.large w1.xlarge --secret-security host --dry-run",
+			"vtpmctl flavor set w1.large w1.xlarge --secret-security host --yes",
 		}, flavorExit)
 	} else {
 		c.Name, c.Usage = "unset", "remove vTPM extra specs from flavors"
 		c.Flags = []cli.Flag{
 			&cli.BoolFlag{Name: "tpm-model", Usage: "remove only hw:tpm_model", Destination: &o.UnsetModel},
 			&cli.BoolFlag{Name: "secret-security", Usage: "remove only hw:tpm_secret_security", Destination: &o.UnsetSecretSecurity},
-			dry,
+			dry, yes,
 			releaseFlag("nova-release", &o.Release, "Nova `RELEASE` whose rules apply", ""),
 		}
 		c.Description = commandHelp(`
 Without flags removes hw:tpm_version, hw:tpm_model and hw:tpm_secret_security:
-new servers of the flavor get no vTPM (unless their image asks for one).`, []string{
+new servers of the flavor get no vTPM (unless their image asks for one).
+Several flavors at once need --yes (or a confirmation on a terminal).`, []string{
 			"vtpmctl flavor unset w1.old",
 			"vtpmctl flavor unset w1.large --secret-security",
 		}, flavorExit)
@@ -187,12 +193,17 @@ func runFlavorSet(ctx context.Context, o *flavorOptions, set bool) error {
 	if o.UnsetSecretSecurity {
 		unset = append(unset, nova.FlavorTPMSecretSecurity)
 	}
+	gate := writeGate{streams: o.IO, command: "flavor " + verb(set), bulk: len(o.Flavors) > 1, yes: o.Yes, dryRun: o.DryRun,
+		what: fmt.Sprintf("change the extra specs of %d flavors", len(o.Flavors))}
+	if err := gate.check(); err != nil {
+		return err
+	}
 	sess, err := o.Global.connect(ctx)
 	if err != nil {
 		return err
 	}
 	res, err := tagging.Flavors(ctx, sess, tagging.FlavorsRequest{Flavors: o.Flavors, Set: set, Change: o.Request, Unset: unset,
-		DryRun: o.DryRun, Release: novaRelease(o.Release),
+		DryRun: o.DryRun, Release: novaRelease(o.Release), Confirm: gate.confirmPlans("flavor"),
 		Progress: func(ctx context.Context) context.Context { return withProgress(ctx, o.IO.Err, "writing flavors") }})
 	warnRelease(o.IO, res.Release)
 	warnImageConflicts(o.IO, res.Conflicts, res.ConflictsErr)

@@ -45,7 +45,10 @@ var imageSetHelp = helpText{usage: "set hw_tpm_version/hw_tpm_model (or the whol
 	about: `
 IMAGE is a name or an ID; an ambiguous name is an error listing the candidates.
 Nothing is written when any image is unknown, or when the result would be an
-image Nova refuses (CRB with TPM 1.2).
+image Nova refuses (CRB with TPM 1.2). --select (Glance filters, and every
+image it returns is matched again here) or several images are a bulk write:
+--yes writes, a terminal is shown the changes and asked, and without one
+the command is refused before any cloud is asked.
 
 --windows sets hw_tpm_version=2.0, hw_tpm_model=tpm-crb (or --tpm-model),
 hw_firmware_type=uefi, hw_machine_type=q35 (a versioned pc-q35-* is kept),
@@ -56,7 +59,7 @@ sata), says what it changed, and warns on hw_firmware_stateless=true.
 Warnings name every flavor with hw:tpm_* that, with the changed image, would
 put a server in ERROR at boot (Nova's own message).`, examples: []string{
 		"vtpmctl image set win11-23h2 --windows",
-		"vtpmctl image set win2022 win2025 --tpm-version 2.0 --tpm-model tpm-crb",
+		"vtpmctl image set win2022 win2025 --tpm-version 2.0 --tpm-model tpm-crb --yes",
 		"vtpmctl image set --select os_distro=windows --windows --dry-run -f json",
 	}, exit: `EXIT STATUS:
    0  every image has the requested properties (written now or already)
@@ -67,9 +70,11 @@ var imageUnsetHelp = helpText{usage: "remove hw_tpm_* (and with --windows the pr
 	about: `
 Removes hw_tpm_version, hw_tpm_model (and a stray hw_tpm_secret_security).
 With --windows also hw_firmware_type, hw_machine_type, os_secure_boot, os_type
-and os_distro where they still hold the value the profile sets.`, examples: []string{
+and os_distro where they still hold the value the profile sets. --select or
+several images need --yes (or a confirmation on a terminal).`, examples: []string{
 		"vtpmctl image unset win11-test",
 		"vtpmctl image unset --select os_distro=windows --windows --dry-run",
+		"vtpmctl image unset --select os_distro=windows --windows --yes",
 	}}
 
 func newImageChangeCommand(g *globalOptions, streams *IOStreams, set bool) *cli.Command {
@@ -87,9 +92,12 @@ func runImageChange(ctx context.Context, o *imageChangeOptions) error {
 		return err
 	}
 	res, err := tagging.Images(ctx, c.sess, tagging.ImagesRequest{Images: o.Images, Selector: c.selector, Set: o.Set, Change: c.change, DryRun: o.DryRun,
-		Release: c.release, Progress: c.progress})
+		Release: c.release, Progress: c.progress, Confirm: c.confirm})
 	if errors.Is(err, tagging.ErrNoImage) {
 		return usagef("no image matches --select %v", o.Select)
+	}
+	if res.Mismatched > 0 {
+		warn(o.IO, "Glance returned %d image(s) for --select %s that do not match it (a filter it ignored?): left out", res.Mismatched, strings.Join(o.Select, " "))
 	}
 	if err != nil {
 		return err

@@ -30,7 +30,7 @@ func TestErrorLineJoinsParts(t *testing.T) {
 // messages on the one error line.
 func TestFlavorSetUnknownFlavorsOneLine(t *testing.T) {
 	fixtureCloud(t)
-	_, errs, code := runCLI(t, "--os-cloud", "fake", "flavor", "set", "no-such", "other", "--tpm-version", "2.0")
+	_, errs, code := runCLI(t, "--os-cloud", "fake", "flavor", "set", "no-such", "other", "--tpm-version", "2.0", "--yes")
 	want := "vtpmctl: no flavor named or with ID \"no-such\"; no flavor named or with ID \"other\"\n"
 	if code != exitUsage || errs != want {
 		t.Errorf("exit %d, stderr %q, want exit 2 and %q", code, errs, want)

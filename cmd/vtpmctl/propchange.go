@@ -20,6 +20,7 @@ type propertyChange struct {
 	Model   string
 	Windows bool
 	DryRun  bool
+	Yes     bool // write a bulk change without asking
 	Release nova.Release
 }
 
@@ -30,6 +31,7 @@ func (p *propertyChange) command(what, selectUsage string, extra []cli.Flag, set
 	flags := append([]cli.Flag{
 		&cli.StringSliceFlag{Name: "select", Usage: selectUsage, Destination: &p.Select},
 		&cli.BoolFlag{Name: "dry-run", Usage: "print the changes, write nothing", Destination: &p.DryRun},
+		&cli.BoolFlag{Name: "yes", Usage: "write to several objects (--select, several names) without asking", Destination: &p.Yes},
 	}, extra...)
 	h := unset
 	if p.Set {
@@ -57,6 +59,8 @@ type checkedChange struct {
 	release  nova.ReleaseEvidence
 	// progress draws the writing phase on stderr.
 	progress func(ctx context.Context) context.Context
+	// confirm asks on the terminal before a bulk write (nil: no need).
+	confirm func(context.Context, []nova.ObjectPlan) error
 }
 
 // start checks the change (one usage line, exit 2, before any cloud is
@@ -69,6 +73,13 @@ func (p *propertyChange) start(ctx context.Context, g *globalOptions, streams *I
 	if c.change, c.selector, err = p.request(noun, what, names); err != nil {
 		return c, err
 	}
+	// a selection, or several names: a bulk write (one name is not)
+	gate := writeGate{streams: streams, command: noun + " " + verb(p.Set), bulk: len(c.selector) > 0 || len(names) > 1,
+		yes: p.Yes, dryRun: p.DryRun, what: describeChange(p, noun, names)}
+	if err := gate.check(); err != nil {
+		return c, err
+	}
+	c.confirm = gate.confirmPlans(noun)
 	c.sess, err = g.connect(ctx)
 	return c, err
 }

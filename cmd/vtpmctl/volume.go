@@ -54,7 +54,9 @@ candidates. Nothing is written when any volume is unknown, or when the result
 would be image metadata Nova refuses (CRB with TPM 1.2), or when a volume named
 is not bootable (a data volume: Nova boots no server from it). --windows
 writes the same profile as image set --windows. --select matches bootable
-volumes only (image_id=ID: the volumes created from that image).
+volumes only (image_id=ID: the volumes created from that image). --select or
+several volumes are a bulk write: --yes writes, a terminal is shown the
+changes and asked, and without one it is refused before any cloud is asked.
 
 A server already running from the volume keeps what Nova copied at its boot;
 the change applies to servers booted from the volume afterwards.
@@ -64,7 +66,7 @@ put a server in ERROR at boot (for a volume Nova's fault is only
 "NotImplementedError": see vtpmctl check --volume).`, examples: []string{
 		"vtpmctl volume set win11-boot --windows",
 		"vtpmctl volume set --select image_id=6f1c0d2e-… --windows --dry-run -f json",
-		"vtpmctl volume set --all-projects --select os_distro=windows --tpm-version 2.0 --tpm-model tpm-crb",
+		"vtpmctl volume set --all-projects --select os_distro=windows --tpm-version 2.0 --tpm-model tpm-crb --yes",
 	}, exit: `EXIT STATUS:
    0  every volume has the requested properties (written now or already)
    1  some volume could not be changed (e.g. Cinder 403: another project's volume)
@@ -97,7 +99,7 @@ func runVolumeChange(ctx context.Context, o *volumeChangeOptions) error {
 		return err
 	}
 	res, err := tagging.Volumes(ctx, c.sess, tagging.VolumesRequest{Volumes: o.Volumes, Selector: c.selector, AllProjects: o.AllProjects,
-		Set: o.Set, Change: c.change, DryRun: o.DryRun, Release: c.release, Progress: c.progress})
+		Set: o.Set, Change: c.change, DryRun: o.DryRun, Release: c.release, Progress: c.progress, Confirm: c.confirm})
 	if errors.Is(err, tagging.ErrNoVolume) {
 		return usagef("no bootable volume matches --select %v", o.Select)
 	}

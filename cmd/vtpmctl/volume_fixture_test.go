@@ -76,7 +76,7 @@ func TestFixtureVolumeCommands(t *testing.T) {
 		t.Errorf("volume set (no change): exit %d, actions %v: %s", code, *actions, errs)
 	}
 	// --select image_id: the one bootable volume from fx-plain, one set.
-	_, errs, code = runCLI(t, "--os-cloud", "fake", "volume", "set", "--select", "image_id=314a5ae0-f878-4fe2-bbaf-be4b6bb72f2a", "--windows", "--all-projects")
+	_, errs, code = runCLI(t, "--os-cloud", "fake", "volume", "set", "--select", "image_id=314a5ae0-f878-4fe2-bbaf-be4b6bb72f2a", "--windows", "--all-projects", "--yes")
 	if code != 0 || len(*actions) != 1 || !strings.HasPrefix((*actions)[0], "7e9a1c3b-5d2f-4a6e-8b0c-1d3e5f7a9b04/action {\"os-set_image_metadata\"") {
 		t.Errorf("volume set --select: exit %d, actions %v: %s", code, *actions, errs)
 	}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/vtpmctl/vtpmctl/nova"
+)
+
+// writeGate is the one way a command asks before a bulk write (several
+// objects, a selection, every project): --yes writes, --dry-run writes
+// nothing, and otherwise a terminal is shown the plan and asked, while a
+// script (no terminal) is refused before any cloud is contacted, so an
+// unattended run never writes more than it named. A single named object
+// is no bulk write and passes.
+type writeGate struct {
+	streams *IOStreams
+	command string // "image set"
+	// what would be written, in words, for the refusal's one line
+	what   string
+	bulk   bool
+	yes    bool
+	dryRun bool
+}
+
+// canAsk says whether the user can be asked: stdin and stderr are a
+// terminal. A variable so a test can stand in for a terminal.
+var canAsk = func(s *IOStreams) bool {
+	f, ok := s.In.(io.Writer) // *os.File is both; isTerminal takes a Writer
+	return ok && isTerminal(f) && isTerminal(s.Err)
+}
+
+// check refuses, before any cloud is contacted, a bulk write nobody can
+// confirm: exit 2, one line.
+func (g writeGate) check() error {
+	if !g.bulk || g.yes || g.dryRun || canAsk(g.streams) {
+		return nil
+	}
+	return usagef("%s: would %s; pass --yes to write, or --dry-run to see the changes", g.command, g.what)
+}
+
+// needed says whether the plan must be confirmed on the terminal.
+func (g writeGate) needed() bool { return g.bulk && !g.yes && !g.dryRun }
+
+// ask shows the lines on the terminal and asks; anything but y or yes
+// is a no, which ends the command (exit 1) with nothing written.
+func (g writeGate) ask(lines []string, question string) error {
+	for _, l := range lines {
+		say(g.streams.Err, "  %s", l)
+	}
+	fmt.Fprintf(g.streams.Err, "vtpmctl: %s? [y/N] ", question)
+	answer, _ := bufio.NewReader(g.streams.In).ReadString('\n')
+	switch strings.ToLower(strings.TrimSpace(answer)) {
+	case "y", "yes":
+		return nil
+	}
+	return &reportedError{code: exitFailed, msg: g.command + ": not confirmed; nothing was written"}
+}
+
+// confirmPlans is the tagging services' Confirm for this gate: the
+// changes each object would get, then the question.
+func (g writeGate) confirmPlans(noun string) func(context.Context, []nova.ObjectPlan) error {
+	if !g.needed() {
+		return nil
+	}
+	return func(_ context.Context, plans []nova.ObjectPlan) error {
+		var lines []string
+		objects := 0
+		for _, p := range plans {
+			ws := nova.Writes(p.Changes)
+			if len(ws) > 0 {
+				objects++
+			}
+			for _, c := range ws {
+				lines = append(lines, fmt.Sprintf("%s: %s: %s %q → %q", p.Name, c.Key, c.Action, c.Old, c.New))
+			}
+		}
+		return g.ask(lines, fmt.Sprintf("write these %d change(s) to %d %s(s)", len(lines), objects, noun))
+	}
+}
+
+// describeChange says what a property change would do, and where, for
+// the refusal's line: "set hw_tpm_version=2.0 on every image with
+// os_distro=windows and on 2 named image(s)".
+func describeChange(p *propertyChange, noun string, names []string) string {
+	what, on := "set the Windows-ready profile", " on "
+	switch {
+	case !p.Set && p.Windows:
+		what, on = "remove hw_tpm_* and the Windows profile's keys", " from "
+	case !p.Set:
+		what, on = "remove hw_tpm_*", " from "
+	case !p.Windows:
+		what = "set " + nova.ImageTPMVersion + "=" + p.Version
+		if p.Model != "" {
+			what += " " + nova.ImageTPMModel + "=" + p.Model
+		}
+	}
+	var where []string
+	if len(p.Select) > 0 {
+		where = append(where, fmt.Sprintf("every %s with %s", noun, strings.Join(p.Select, " and ")))
+	}
+	if len(names) > 0 {
+		where = append(where, fmt.Sprintf("%d named %s(s)", len(names), noun))
+	}
+	return what + on + strings.Join(where, " and"+on)
+}
