@@ -53,6 +53,11 @@ type ProtectResult struct {
 	// guest nor a secret's instance in the audited projects.
 	Unmatched []string       `json:"unmatched_servers,omitempty"`
 	Summary   ProtectSummary `json:"summary"`
+	// BeforeDelete is the caller's command that removes the consumer
+	// before a protected guest is deleted (the caller knows its own
+	// spelling); shown under the table, set only where a secret is (or
+	// would be) protected.
+	BeforeDelete string `json:"before_server_delete,omitempty"`
 }
 
 // PlanProtect decides, from the audit's facts and result, which secret
@@ -187,7 +192,7 @@ func (r *ProtectResult) count() {
 
 // Table is one row per secret; projects not audited and the summary follow.
 func (r *ProtectResult) Table() output.Table {
-	t := output.Table{Columns: []string{"server", "project", "secret", "action", "detail"}}
+	t := output.Table{Key: "secrets", Columns: []string{"server", "project", "secret", "action", "detail"}}
 	for _, a := range r.Secrets {
 		srv := a.ServerID
 		if a.ServerName != "" {
@@ -207,6 +212,9 @@ func (r *ProtectResult) Table() output.Table {
 		s.Registered, s.WouldRegister, s.Already, s.NotProtected, s.Failed, r.KeyManagerAPI))
 	if s.Registered+s.WouldRegister+s.Already > 0 {
 		t.Footer = append(t.Footer, "note: "+NovaDeleteNote+": "+RemoveCommand("<secret>", NovaConsumer("<server>")))
+	}
+	if r.BeforeDelete != "" {
+		t.Footer = append(t.Footer, "before deleting a protected guest: "+r.BeforeDelete)
 	}
 	return t
 }

@@ -106,7 +106,7 @@ No request for a secret's payload can leave vtpmctl.
 				}
 				return runSecretsAudit(ctx, o)
 			},
-		}, metricsFormats...), newSecretsProtectCommand(g, streams), newSecretsModePlanCommand(g, streams)},
+		}, metricsFormats...), newSecretsProtectCommand(g, streams), newSecretsUnprotectCommand(g, streams), newSecretsModePlanCommand(g, streams)},
 	}
 }
 

@@ -14,8 +14,13 @@ import (
 type secretsProtectOptions struct {
 	secretsAuditOptions
 	DryRun  bool
+	Yes     bool     // a bulk write without asking
 	Servers []string // only these servers' secrets (IDs)
 }
+
+// unprotectHint is the command that removes a guest's consumer, for
+// protect's output (the service knows no flag).
+const unprotectHint = "vtpmctl secrets unprotect --server <server id>"
 
 func newSecretsProtectCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 	o := &secretsProtectOptions{secretsAuditOptions: secretsAuditOptions{IO: streams, Global: g}}
@@ -37,8 +42,13 @@ force; with python-barbicanclient 5.5+ on the compute hosts that is refused
 (by the client, or at API 1.2 by Barbican: seen on 2026.2 as the fault
 KeyManagerError "Secret cannot be deleted as it has consumers."): the
 server's delete ends in ERROR until the consumer is removed:
-  openstack secret consumer delete --service-type-name nova --resource-type instance --resource-id <server> <secret>
-Remove it before deleting a protected guest.
+  vtpmctl secrets unprotect --server <server>
+  (or: openstack secret consumer delete --service-type-name nova --resource-type instance --resource-id <server> <secret>)
+Remove it before deleting a protected guest; the output says so too.
+
+--all-projects, several projects or several servers are a bulk write: --yes
+writes, a terminal is shown the secrets and asked, and without one the
+command is refused before any cloud is asked.
 
 Not protected, and said why: a guest with no secret, or with several (only one
 is in use), a project that cannot be audited, and every orphan (a secret whose
@@ -46,7 +56,7 @@ instance is gone). Reruns write nothing already done. --dry-run writes nothing.`
 			"vtpmctl --os-cloud prod secrets protect --all-projects --dry-run",
 			"vtpmctl --os-cloud prod secrets protect --project windows-team",
 			"vtpmctl --os-cloud prod secrets protect --project windows-team --server 6f1c52f4-7d39-4c51-9a4f-3a8f0f1a6d11",
-			"vtpmctl --os-cloud prod secrets protect --all-projects -f json",
+			"vtpmctl --os-cloud prod secrets protect --all-projects --yes -f json",
 		}, `EXIT STATUS:
    0  every secret that could be protected is (or, with --dry-run, would be)
    1  a write failed, a project was not auditable, a --server is no vTPM guest
@@ -57,6 +67,7 @@ instance is gone). Reruns write nothing already done. --dry-run writes nothing.`
 			&cli.StringSliceFlag{Name: "project", Usage: "protect in `PROJECT` (name or ID; repeatable); default: the token's project", Destination: &o.Projects},
 			&cli.BoolFlag{Name: "all-projects", Usage: "protect in every project (admin)", Destination: &o.AllProjects},
 			&cli.BoolFlag{Name: "dry-run", Usage: "list what would be registered; write nothing", Destination: &o.DryRun},
+			&cli.BoolFlag{Name: "yes", Usage: "write in several projects (or for several servers) without asking", Destination: &o.Yes},
 			&cli.StringSliceFlag{Name: "server", Usage: "only the secret of server `ID` (repeatable); default: every vTPM guest's", Destination: &o.Servers},
 			&cli.IntFlag{Name: "concurrency", Usage: "`N` projects, lookups and writes at once", Value: barbican.DefaultConcurrency, Destination: &o.Concurrency},
 		}, novaSecretFlags(&o.secretsAuditOptions)...),
@@ -76,15 +87,14 @@ func runSecretsProtect(ctx context.Context, o *secretsProtectOptions) error {
 	if o.Concurrency < 1 || o.Concurrency > 64 {
 		return usagef("--concurrency must be between 1 and 64")
 	}
-	var only map[string]bool
-	for _, id := range o.Servers {
-		if !barbican.IsUUID(id) {
-			return usagef("--server: %q is not a server ID (a UUID)", id)
-		}
-		if only == nil {
-			only = map[string]bool{}
-		}
-		only[strings.ToLower(id)] = true
+	only, err := serverSet(o.Servers)
+	if err != nil {
+		return err
+	}
+	gate := writeGate{streams: o.IO, command: "secrets protect", yes: o.Yes, dryRun: o.DryRun,
+		bulk: o.AllProjects || len(o.Projects) > 1 || len(o.Servers) > 1, what: "register Nova's consumer on the secrets of " + secretsScope(o.AllProjects, o.Projects, o.Servers)}
+	if err := gate.check(); err != nil {
+		return err
 	}
 	o.NoACLs = true // protect needs no ACL
 	sess, err := o.Global.connect(ctx)
@@ -99,8 +109,16 @@ func runSecretsProtect(ctx context.Context, o *secretsProtectOptions) error {
 	}
 	warnRelease(o.IO, g.Release)
 	plan := barbican.PlanProtect(g.Facts, g.Result, o.DryRun, only)
+	if gate.needed() && plan.Summary.WouldRegister > 0 {
+		if err := gate.ask(secretLines(plan.Secrets, barbican.ActWouldRegister), fmt.Sprintf("register Nova's consumer on these %d secret(s)", plan.Summary.WouldRegister)); err != nil {
+			return err
+		}
+	}
 	if !o.DryRun {
 		barbican.Protect(withProgress(ctx, o.IO.Err, "registering consumers"), &plan, g.KeyManager, o.Concurrency)
+	}
+	if s := plan.Summary; s.Registered+s.WouldRegister+s.Already > 0 {
+		plan.BeforeDelete = unprotectHint
 	}
 	if err := output.Write(o.IO.Out, o.Global.Output, &plan); err != nil {
 		return err
@@ -113,4 +131,36 @@ func runSecretsProtect(ctx context.Context, o *secretsProtectOptions) error {
 		return &reportedError{code: exitFailed, msg: msg}
 	}
 	return nil
+}
+
+// secretsScope words which secrets a protect or unprotect run is about,
+// for the refusal's one line.
+func secretsScope(all bool, projects, servers []string) string {
+	where := "the token's project"
+	switch {
+	case all:
+		where = "every project"
+	case len(projects) > 0:
+		where = fmt.Sprintf("%d project(s)", len(projects))
+	}
+	if len(servers) > 0 {
+		return fmt.Sprintf("%d server(s) in %s", len(servers), where)
+	}
+	return "every vTPM guest in " + where
+}
+
+// secretLines are the rows with action act, one line each, for the
+// terminal's confirmation.
+func secretLines(rows []barbican.ProtectAction, act string) []string {
+	var out []string
+	for _, a := range rows {
+		if a.Action == act {
+			srv := a.ServerID
+			if a.ServerName != "" {
+				srv = a.ServerName + " (" + a.ServerID + ")"
+			}
+			out = append(out, fmt.Sprintf("%s: secret %s in project %s", srv, a.SecretID, a.ProjectID))
+		}
+	}
+	return out
 }
