@@ -125,3 +125,7 @@ func mapText(v reflect.Value) (string, bool) {
 	}
 	return strings.Join(lines, "\n"), true
 }
+
+// Text is v as a table cell shows it: a typed value's plain text, for a
+// footer line that names one.
+func Text(v any) string { return cellString(v) }

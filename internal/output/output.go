@@ -47,6 +47,11 @@ type Options struct {
 	// Explicit: -f was given. A document result (Markdowner) is markdown
 	// unless the user asked for another format.
 	Explicit bool
+	// MaxWidth is the width tables are fitted to: 0 the terminal's (or
+	// $COLUMNS; none in a pipe), < 0 never wrap.
+	MaxWidth int
+
+	width int // MaxWidth resolved by Write against its writer
 }
 
 // Validate rejects an unknown format before any work is done.
@@ -105,7 +110,7 @@ func PrintRecord(w io.Writer, o Options, r Record) error {
 	for i, f := range r {
 		rows[i] = []string{f.Name, cellString(f.Value)}
 	}
-	writeTable(w, []string{"Field", "Value"}, rows)
+	writeTable(w, []string{"Field", "Value"}, rows, o.width)
 	return nil
 }
 
@@ -154,7 +159,7 @@ func PrintList(w io.Writer, o Options, columns []string, recs []Record) error {
 			cells[k] = cellString(recs[i][j].Value)
 		}
 		return cells
-	})
+	}, o.width)
 	return nil
 }
 

@@ -15,10 +15,10 @@ import (
 // bytes are exactly MarshalIndent's and no more than one element is held.
 
 func writeJSON(w io.Writer, v any) error {
-	switch l := v.(type) { // its MarshalJSON is the rows
-	case List:
-		v = rowsOf(l.Rows)
-	case *List:
+	if l, ok := asList(v); ok { // its MarshalJSON is the document, or the rows
+		if l.Schema != "" {
+			return writeJSONDoc(w, l.fields(l.Rows))
+		}
 		v = rowsOf(l.Rows)
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
@@ -92,41 +92,7 @@ func streamList(w *bufio.Writer, v reflect.Value, prefix string) error {
 
 // streamStruct writes the keys structFields finds, a field at a time.
 func streamStruct(w *bufio.Writer, v reflect.Value, prefix string, fields []jsonField) error {
-	n := 0
-next:
-	for _, f := range fields {
-		fv := v
-		for _, i := range f.index {
-			if fv.Kind() == reflect.Pointer { // an embedded *T: nil has no keys
-				if fv.IsNil() {
-					continue next
-				}
-				fv = fv.Elem()
-			}
-			fv = fv.Field(i)
-		}
-		if f.omitEmpty && isEmpty(fv) {
-			continue
-		}
-		if n == 0 {
-			w.WriteString("{")
-		} else {
-			w.WriteString(",")
-		}
-		n++
-		w.WriteString("\n" + prefix + "  ")
-		w.Write(f.key)
-		w.WriteString(": ")
-		if err := streamJSON(w, fv, prefix+"  "); err != nil {
-			return err
-		}
-	}
-	if n == 0 {
-		_, err := w.WriteString("{}")
-		return err
-	}
-	_, err := w.WriteString("\n" + prefix + "}")
-	return err
+	return streamFields(w, structDoc(v, fields), prefix)
 }
 
 // isEmpty is encoding/json's omitempty rule.

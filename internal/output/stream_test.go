@@ -132,12 +132,12 @@ func TestStreamJSONExact(t *testing.T) {
 	loop := &Self{S: 3} // embedded *Self is visited once: {"S": 3}, no cycle
 	loop.Self = loop
 	embeds = append(embeds, loop)
-	for _, v := range append([]any{full, &full, shape{}, []shape{full, {}}, []inner{}, rowsOf(bigList().Rows[:3]), bigList(), Record{{"a", 1}}, 7, nil}, embeds...) {
+	for _, v := range append([]any{full, &full, shape{}, []shape{full, {}}, []inner{}, rowsOf(bigList().Rows[:3]), bigList(), schemaList(), Record{{"a", 1}}, 7, nil}, embeds...) {
 		var got bytes.Buffer
 		if err := writeJSON(&got, v); err != nil {
 			t.Fatal(err)
 		}
-		if l, ok := v.(List); ok {
+		if l, ok := v.(List); ok && l.Schema == "" {
 			v = rowsOf(l.Rows)
 		}
 		want, err := json.MarshalIndent(v, "", "  ")
@@ -158,7 +158,8 @@ func TestStreamYAMLExact(t *testing.T) {
 	l.Rows = append(l.Rows, Record{{"id", "yes"}, {"name", ""}, {"project", "1.0"}, {"status", "a\nb"}, {"reason", []string{"x", "- y"}}})
 	emb := embedded{Name: "outer", Base: Base{Rel: "2024.1", Cands: []string{"a", "b"}, Deep: "x\ny"}, inner: &inner{A: "in", B: []string{"1"}},
 		Named: Base{Cands: []string{"c"}}}
-	for _, v := range []any{l, &l, List{Columns: []string{"a"}}, emb, &emb, embedded{}, empties{}, struct{}{}, shape{}, &node{},
+	sl := schemaList()
+	for _, v := range []any{l, &l, List{Columns: []string{"a"}}, sl, &sl, List{Schema: "s/1", Columns: []string{"a"}}, emb, &emb, embedded{}, empties{}, struct{}{}, shape{}, &node{},
 		struct{ L []Level2 }{[]Level2{{}, {Base{Rel: "x", Cands: []string{"- y", ""}}}}}, struct {
 			A [2]int
 			B []byte
@@ -207,4 +208,12 @@ func TestStreamCycle(t *testing.T) {
 			t.Errorf("%T: %v, want a cycle error", v, err)
 		}
 	}
+}
+
+// schemaList is a List with a schema: a document, streamed as one.
+func schemaList() List {
+	l := bigList()
+	l.Rows = l.Rows[:20]
+	l.Schema, l.Key = "vtpmctl.test/1", "rows"
+	return l
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -16,10 +17,21 @@ import (
 )
 
 // Table is what a typed result shows as a table, as values, as CSV, and
-// what -c selects from in every format.
+// what -c selects from in table, value and csv output.
 type Table struct {
 	Columns []string
 	Rows    []Record // each carries Columns, in order
+	// Default are the columns a table shows without -c (nil: all of
+	// them); -c may name any column, and value and csv, which scripts
+	// read, keep every column.
+	Default []string
+	// Key is the key of the list in the result's JSON that the rows draw
+	// (secrets audit's "guests"): json and yaml with -c narrow that
+	// list's objects to the chosen fields, and keep the rest.
+	Key string
+	// Subtables follow the table, fitted to the same width, before the
+	// footer (table output only).
+	Subtables []Subtable
 	// Footer lines follow a table (never value or CSV output, which
 	// scripts read).
 	Footer []string
@@ -34,24 +46,75 @@ type Tabular interface{ Table() Table }
 // passes the result itself.
 type Recorder interface{ Record() Record }
 
+// TextRecorder is a Recorder whose text formats (table, value, csv) show
+// words of their own for the document's values: check's "yes" and "2.0
+// (image)" for its document's true, "2.0" and "image". -c names the
+// TextRecord's fields there.
+type TextRecorder interface {
+	Recorder
+	TextRecord() Record
+}
+
 // Markdowner is a result that is also a markdown document (-f markdown).
 type Markdowner interface{ Markdown(w io.Writer) error }
 
-// List is a plain list result: its JSON is the rows.
-type List Table
+// SchemaField is the field of a Record that names its document's schema:
+// json and yaml carry it (with -c too), table, value and csv never show it.
+const SchemaField = "schema"
+
+// List is a plain list result, built by a command from rows. With a
+// Schema its JSON is a document, {"schema": Schema, Key: [rows]}; without
+// one, the rows alone (the shape before schemas: every command sets one).
+type List struct {
+	Schema  string
+	Key     string // the rows' key in the document; "items" when empty
+	Columns []string
+	Rows    []Record // each carries Columns, in order
+	Footer  []string
+}
+
+func (l List) key() string {
+	if l.Key == "" {
+		return "items"
+	}
+	return l.Key
+}
 
 // Table implements Tabular.
-func (l List) Table() Table { return Table(l) }
+func (l List) Table() Table {
+	return Table{Columns: l.Columns, Rows: l.Rows, Footer: l.Footer, Key: l.key()}
+}
 
-// MarshalJSON writes the rows as objects, fields in column order.
-func (l List) MarshalJSON() ([]byte, error) { return json.Marshal(rowsOf(l.Rows)) }
-
-// MarshalYAML writes the rows as mappings, fields in column order.
-func (l List) MarshalYAML() (any, error) {
-	if l.Rows == nil {
-		return []Record{}, nil
+// doc is the List as a document, nil without a Schema.
+func (l List) doc() orderedMap {
+	if l.Schema == "" {
+		return nil
 	}
-	return l.Rows, nil
+	return orderedMap{{Name: SchemaField, Value: l.Schema}, {Name: l.key(), Value: rowsOf(l.Rows)}}
+}
+
+// MarshalJSON writes the document, or the rows as objects, fields in
+// column order.
+func (l List) MarshalJSON() ([]byte, error) {
+	if d := l.doc(); d != nil {
+		return json.Marshal(d)
+	}
+	return json.Marshal(rowsOf(l.Rows))
+}
+
+// MarshalYAML writes the document, or the rows as mappings.
+func (l List) MarshalYAML() (any, error) {
+	if l.Schema != "" {
+		return Record{{Name: SchemaField, Value: l.Schema}, {Name: l.key(), Value: nonNil(l.Rows)}}, nil
+	}
+	return nonNil(l.Rows), nil
+}
+
+func nonNil(rs []Record) []Record {
+	if rs == nil {
+		return []Record{}
+	}
+	return rs
 }
 
 func rowsOf(rs []Record) []orderedMap {
@@ -65,14 +128,19 @@ func rowsOf(rs []Record) []orderedMap {
 // Write renders a command's result: the one place that looks at -f.
 //
 //   - a Record (one object), or a Recorder's Record: a Field/Value table,
-//     or its fields;
+//     or its fields (json and yaml keep its schema field, the text
+//     formats never show it);
 //   - a Tabular: json/yaml encode the result itself, table/value/csv show
-//     its Table; with -c every format shows the chosen columns of the rows;
+//     its Table; -c chooses the table's columns in table, value and csv,
+//     and in json and yaml narrows the objects of the document's list
+//     (Table.Key) to the chosen fields, the rest of the document kept;
 //   - markdown: the result's own document.
 //
-// Every format passes through redact: a server's error text copied into
-// a result (a "not auditable" reason) may echo a token.
+// Tables are fitted to o.MaxWidth (tableWidth). Every format passes
+// through redact: a server's error text copied into a result (a "not
+// auditable" reason) may echo a token.
 func Write(w io.Writer, o Options, v any) error {
+	o.width = tableWidth(w, o)
 	rw := redact.NewWriter(w)
 	err := write(rw, o, v)
 	if ferr := rw.Flush(); err == nil {
@@ -82,7 +150,9 @@ func Write(w io.Writer, o Options, v any) error {
 }
 
 func write(w io.Writer, o Options, v any) error {
-	if r, ok := v.(Recorder); ok {
+	if r, ok := v.(TextRecorder); ok && o.Format != "json" && o.Format != "yaml" {
+		v = r.TextRecord()
+	} else if r, ok := v.(Recorder); ok {
 		v = r.Record()
 	}
 	if o.Format == "prometheus" {
@@ -93,14 +163,7 @@ func write(w io.Writer, o Options, v any) error {
 		return metrics.Write(w, g.Gauges())
 	}
 	if r, ok := v.(Record); ok {
-		if o.Format == "csv" { // one object: its fields are the columns of one row
-			names := make([]string, len(r))
-			for i, f := range r {
-				names[i] = f.Name
-			}
-			return writeCSV(w, o, Table{Columns: names, Rows: []Record{r}})
-		}
-		return PrintRecord(w, o, r)
+		return writeRecord(w, o, r)
 	}
 	if _, doc := v.(Markdowner); doc && !o.Explicit && len(o.Columns) == 0 {
 		o.Format = "markdown"
@@ -114,28 +177,67 @@ func write(w io.Writer, o Options, v any) error {
 	}
 	t, tabular := v.(Tabular)
 	switch {
-	case tabular && (len(o.Columns) > 0 || o.Format == "table" || o.Format == "value" || o.Format == "" || o.Format == "csv"):
+	case tabular && (o.Format == "table" || o.Format == "value" || o.Format == "" || o.Format == "csv"):
 		tb := t.Table()
 		if o.Format == "csv" {
 			return writeCSV(w, o, tb)
 		}
-		if err := PrintList(w, o, tb.Columns, tb.Rows); err != nil {
+		shown := o
+		if len(o.Columns) == 0 && o.Format != "value" {
+			shown.Columns = tb.Default
+		}
+		if err := PrintList(w, shown, tb.Columns, tb.Rows); err != nil {
 			return err
 		}
-		if (o.Format == "table" || o.Format == "") && len(o.Columns) == 0 {
-			for _, l := range tb.Footer {
-				if _, err := fmt.Fprintln(w, footerLine(l)); err != nil {
+		if o.Format == "value" || len(o.Columns) > 0 {
+			return nil
+		}
+		for _, st := range tb.Subtables {
+			writeSubtable(w, st, o.width)
+		}
+		for _, l := range tb.Footer {
+			for _, part := range wrapLine(footerLine(l), o.width, "  ") {
+				if _, err := fmt.Fprintln(w, part); err != nil {
 					return err
 				}
 			}
 		}
 		return nil
+	case tabular && len(o.Columns) > 0 && (o.Format == "json" || o.Format == "yaml"):
+		doc, err := narrowed(v, t.Table().Key, o.Columns)
+		if err != nil {
+			return err
+		}
+		if o.Format == "json" {
+			return writeJSONDoc(w, doc)
+		}
+		return writeYAMLDoc(w, doc)
 	case o.Format == "json":
 		return writeJSON(w, v)
 	case o.Format == "yaml":
 		return writeTypedYAML(w, v)
 	}
 	return &FormatError{Format: o.Format}
+}
+
+// writeRecord writes one object. Its schema field is the document's:
+// json and yaml keep it (with -c too), the text formats drop it.
+func writeRecord(w io.Writer, o Options, r Record) error {
+	if o.Format == "json" || o.Format == "yaml" {
+		if len(o.Columns) > 0 && r.Get(SchemaField) != nil && !slices.ContainsFunc(o.Columns, func(c string) bool { return strings.EqualFold(c, SchemaField) }) {
+			o.Columns = append([]string{SchemaField}, o.Columns...)
+		}
+		return PrintRecord(w, o, r)
+	}
+	r = slices.DeleteFunc(slices.Clone(r), func(f Field) bool { return f.Name == SchemaField })
+	if o.Format == "csv" { // one object: its fields are the columns of one row
+		names := make([]string, len(r))
+		for i, f := range r {
+			names[i] = f.Name
+		}
+		return writeCSV(w, o, Table{Columns: names, Rows: []Record{r}})
+	}
+	return PrintRecord(w, o, r)
 }
 
 // writeMarkdown scrubs the document itself, with the mark markdown
@@ -201,6 +303,9 @@ func writeCSV(w io.Writer, o Options, t Table) error {
 func writeTypedYAML(w io.Writer, v any) error {
 	if l, ok := v.(*List); ok {
 		v = *l
+	}
+	if l, ok := v.(List); ok && l.Schema != "" {
+		return writeYAMLDoc(w, l.fields(l.Rows))
 	}
 	if l, ok := v.(List); ok && len(l.Rows) > 0 {
 		// one row at a time: block sequence items concatenate

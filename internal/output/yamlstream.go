@@ -1,7 +1,6 @@
 package output
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
@@ -28,40 +27,11 @@ func streamYAML(w io.Writer, v any) error {
 	if !ok {
 		return writeTypedYAMLWhole(w, v)
 	}
-	bw := bufio.NewWriterSize(w, 64<<10)
-	n := 0
-next:
-	for _, f := range fields {
-		fv := rv
-		for _, i := range f.index {
-			if fv.Kind() == reflect.Pointer {
-				if fv.IsNil() {
-					continue next
-				}
-				fv = fv.Elem()
-			}
-			fv = fv.Field(i)
-		}
-		if f.omitEmpty && isEmpty(fv) {
-			continue
-		}
-		n++
-		if !listOfRows(fv) {
-			if err := yamlKey(bw, f.key, jsonOf(fv), false, false); err != nil {
-				return err
-			}
-			continue
-		}
-		for i := 0; i < fv.Len(); i++ {
-			if err := yamlKey(bw, f.key, jsonOf(fv.Index(i)), true, i > 0); err != nil {
-				return err
-			}
-		}
-	}
-	if n == 0 {
+	doc := structDoc(rv, fields)
+	if len(doc) == 0 {
 		return writeTypedYAMLWhole(w, v)
 	}
-	return bw.Flush()
+	return writeYAMLDoc(w, doc)
 }
 
 // listOfRows: a non-empty slice or array encoding/json writes as a list.
