@@ -8,14 +8,14 @@ import (
 )
 
 // writeTable draws the openstack client's box table; a cell with newlines
-// spans several lines.
-func writeTable(w io.Writer, head []string, rows [][]string) {
-	writeTableOf(w, head, len(rows), func(i int) []string { return rows[i] })
+// spans several lines. max > 0 fits the lines to max columns (fitWidths).
+func writeTable(w io.Writer, head []string, rows [][]string, max int) {
+	writeTableOf(w, head, len(rows), func(i int) []string { return rows[i] }, max)
 }
 
 // writeTableOf draws n rows, asking row(i) for each one twice (widths,
 // then lines): a 50,000-guest audit's cells are never all held at once.
-func writeTableOf(w io.Writer, head []string, n int, row func(int) []string) {
+func writeTableOf(w io.Writer, head []string, n int, row func(int) []string, max int) {
 	width := make([]int, len(head))
 	for i, h := range head {
 		width[i] = utf8.RuneCountInString(h)
@@ -29,6 +29,7 @@ func writeTableOf(w io.Writer, head []string, n int, row func(int) []string) {
 			}
 		}
 	}
+	width = fitWidths(width, max)
 	var sep strings.Builder
 	sep.WriteByte('+')
 	for _, n := range width {
@@ -45,11 +46,12 @@ func writeTableOf(w io.Writer, head []string, n int, row func(int) []string) {
 	fmt.Fprintln(w, line)
 }
 
+// writeRow draws one row, each cell wrapped to its column's width.
 func writeRow(w io.Writer, width []int, cells []string) {
 	split := make([][]string, len(cells))
 	height := 1
 	for i, c := range cells {
-		split[i] = strings.Split(c, "\n")
+		split[i] = wrapCell(c, width[i])
 		if len(split[i]) > height {
 			height = len(split[i])
 		}
@@ -71,6 +73,29 @@ func writeRow(w io.Writer, width []int, cells []string) {
 	}
 }
 
+// Subtable is a second table under a result's first (secrets audit's
+// orphans): its Title line, then its rows, fitted to the same width.
+// It shows in table output only, as a footer does, before the footer.
+type Subtable struct {
+	Title   string
+	Columns []string
+	Rows    []Record
+}
+
+func writeSubtable(w io.Writer, st Subtable, max int) {
+	for _, l := range wrapLine(footerLine(st.Title), max, "  ") {
+		fmt.Fprintln(w, l)
+	}
+	rows := make([][]string, len(st.Rows))
+	for i, r := range st.Rows {
+		rows[i] = make([]string, len(r))
+		for j, f := range r {
+			rows[i][j] = cellString(f.Value)
+		}
+	}
+	writeTable(w, st.Columns, rows, max)
+}
+
 // TableLines draws a table into lines, for a result that shows a second
 // table under its first.
 func TableLines(columns []string, recs []Record) []string {
@@ -82,6 +107,6 @@ func TableLines(columns []string, recs []Record) []string {
 			rows[i][j] = cellString(f.Value)
 		}
 	}
-	writeTable(&b, columns, rows)
+	writeTable(&b, columns, rows, 0)
 	return strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
 }
