@@ -240,7 +240,7 @@ func (p *CleanupPlan) Script(w io.Writer) error {
 
 // Table implements output.Tabular: one row per step.
 func (p *CleanupPlan) Table() output.Table {
-	t := output.Table{Columns: []string{"Secret", "Instance", "Project", "Kind", "Action", "Command"}}
+	t := output.Table{Key: "steps", Columns: []string{"Secret", "Instance", "Project", "Kind", "Action", "Command"}}
 	for _, s := range p.Steps {
 		t.Rows = append(t.Rows, output.Record{{Name: "Secret", Value: s.SecretID}, {Name: "Instance", Value: s.InstanceID}, {Name: "Project", Value: s.ProjectID},
 			{Name: "Kind", Value: string(s.Kind)}, {Name: "Action", Value: s.Action}, {Name: "Command", Value: s.Command}})

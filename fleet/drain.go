@@ -308,7 +308,7 @@ func (f *Result) Drain(host string) (DrainResult, bool) {
 
 // Table: one row per guest.
 func (d *DrainResult) Table() output.Table {
-	t := output.Table{Columns: []string{"server", "mode", "drain", "reason"}}
+	t := output.Table{Key: "guests", Columns: []string{"server", "mode", "drain", "reason"}}
 	for _, g := range d.Guests {
 		t.Rows = append(t.Rows, output.Record{{Name: "server", Value: g.ServerID}, {Name: "mode", Value: string(g.Mode)},
 			{Name: "drain", Value: string(g.Drain)}, {Name: "reason", Value: g.DrainReason}})

@@ -13,6 +13,10 @@ import (
 // Schema names the JSON of `hosts audit`.
 const Schema = "vtpmctl.hosts-audit/1"
 
+// HostsReportSchema names the JSON of `hosts report` ({"schema", "hosts":
+// [rows]}, one row per host check report).
+const HostsReportSchema = "vtpmctl.hosts-report/1"
+
 // Result is `hosts audit`: every host, its Placement traits, its
 // findings (Reports, in the order of Hosts) and the summary.
 type Result struct {
@@ -81,7 +85,7 @@ func (f *Result) Suites() []result.Suite {
 
 // Table is one row per host.
 func (f *Result) Table() output.Table {
-	t := output.Table{Columns: []string{"host", "hypervisor", "state", "tpm_2_0", "crb", "host_mode", "traits", "findings"}}
+	t := output.Table{Key: "hosts", Columns: []string{"host", "hypervisor", "state", "tpm_2_0", "crb", "host_mode", "traits", "findings"}}
 	for i, h := range f.Hosts {
 		var findings []string
 		if i < len(f.Reports) {

@@ -48,7 +48,7 @@ const UpgradeSchema = "vtpmctl.upgrade-check/1"
 // Table is one row per host; the stranded guests, the advice and the
 // verdict follow it.
 func (u *UpgradeResult) Table() output.Table {
-	t := output.Table{Columns: []string{"host", "vtpm_now", "vtpm_after", "missing_after"}}
+	t := output.Table{Key: "hosts", Columns: []string{"host", "vtpm_now", "vtpm_after", "missing_after"}}
 	for _, h := range u.Hosts {
 		t.Rows = append(t.Rows, output.Record{{Name: "host", Value: h.Host}, {Name: "vtpm_now", Value: h.Now.TPM20 || h.Now.CRB},
 			{Name: "vtpm_after", Value: h.After.TPM20 || h.After.CRB}, {Name: "missing_after", Value: h.Missing}})

@@ -138,7 +138,7 @@ func (r *Report) Finish() {
 
 // Table is the report as the table output shows it.
 func (r *Report) Table() output.Table {
-	t := output.Table{Columns: []string{"id", "status", "message", "remedy"},
+	t := output.Table{Key: "checks", Columns: []string{"id", "status", "message", "remedy"},
 		Footer: []string{fmt.Sprintf("host %s (Nova %s): %d pass, %d warn, %d fail, %d skip", r.Host, r.NovaRelease,
 			r.Summary.Pass, r.Summary.Warn, r.Summary.Fail, r.Summary.Skip)}}
 	for _, c := range r.Checks {

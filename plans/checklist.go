@@ -2,7 +2,6 @@ package plans
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -66,12 +65,16 @@ func Checklist(p *Plan) []ChecklistItem {
 	return out
 }
 
-// CutoverChecklist is the result of `plan checklist`: its JSON is the
-// items, its table one row per item, and it is a markdown document (the
-// default when no -f is given) of the same items.
+// ChecklistSchema names the JSON of `plan checklist`.
+const ChecklistSchema = "vtpmctl.plan-checklist/1"
+
+// CutoverChecklist is the result of `plan checklist`: its JSON is
+// {"schema", "items"}, its table one row per item, and it is a markdown
+// document (the default when no -f is given) of the same items.
 type CutoverChecklist struct {
-	Items []ChecklistItem
-	plan  *Plan
+	Schema string          `json:"schema"`
+	Items  []ChecklistItem `json:"items"`
+	plan   *Plan
 }
 
 // NewChecklist is the plan's cutover checklist.
@@ -80,15 +83,12 @@ func NewChecklist(p *Plan) *CutoverChecklist {
 	if items == nil {
 		items = []ChecklistItem{}
 	}
-	return &CutoverChecklist{Items: items, plan: p}
+	return &CutoverChecklist{Schema: ChecklistSchema, Items: items, plan: p}
 }
-
-// MarshalJSON writes the items.
-func (c *CutoverChecklist) MarshalJSON() ([]byte, error) { return json.Marshal(c.Items) }
 
 // Table is one row per item.
 func (c *CutoverChecklist) Table() output.Table {
-	t := output.Table{Columns: []string{"vm", "phase", "item", "target"}}
+	t := output.Table{Key: "items", Columns: []string{"vm", "phase", "item", "target"}}
 	for _, it := range c.Items {
 		t.Rows = append(t.Rows, output.Record{{Name: "vm", Value: it.VM}, {Name: "phase", Value: string(it.Phase)}, {Name: "item", Value: it.Item}, {Name: "target", Value: it.Target}})
 	}

@@ -64,12 +64,15 @@ func TestChecklistMarkdownMatchesJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var items []ChecklistItem
-	if err := json.Unmarshal(b, &items); err != nil {
-		t.Fatal(err)
+	var doc struct {
+		Schema string          `json:"schema"`
+		Items  []ChecklistItem `json:"items"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil || doc.Schema != ChecklistSchema {
+		t.Fatalf("%v: schema %q", err, doc.Schema)
 	}
 	var fromJSON, fromMD []string
-	for _, it := range items {
+	for _, it := range doc.Items {
 		fromJSON = append(fromJSON, it.VM+"|"+quote.Markdown(it.Item))
 	}
 	vm := ""
@@ -88,8 +91,8 @@ func TestChecklistMarkdownMatchesJSON(t *testing.T) {
 	if strings.Join(fromJSON, "\n") != strings.Join(fromMD, "\n") {
 		t.Errorf("markdown and JSON differ:\njson:\n%s\nmarkdown:\n%s", strings.Join(fromJSON, "\n"), strings.Join(fromMD, "\n"))
 	}
-	if len(items) < 10 {
-		t.Errorf("only %d items: the plan should exercise every phase", len(items))
+	if len(doc.Items) < 10 {
+		t.Errorf("only %d doc.Items: the plan should exercise every phase", len(doc.Items))
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 
 // Table is one row per planned VM.
 func (r *VerifyResult) Table() output.Table {
-	t := output.Table{Columns: []string{"vm", "verdict", "promised_vtpm", "actual_vtpm", "server_id", "matched_by", "findings", "remedy"}}
+	t := output.Table{Key: "vms", Columns: []string{"vm", "verdict", "promised_vtpm", "actual_vtpm", "server_id", "matched_by", "findings", "remedy"}}
 	for _, v := range r.VMs {
 		f := v.Findings
 		if v.EscrowUnconfirmed {

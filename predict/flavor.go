@@ -14,6 +14,7 @@ import (
 // Its JSON is `flavor show -f json` (Record keeps the same fields in the
 // same order for the Field/Value table).
 type ShownFlavor struct {
+	Schema         string            `json:"schema"`
 	ID             string            `json:"id"`
 	Name           string            `json:"name"`
 	VCPUs          int               `json:"vcpus"`
@@ -23,9 +24,9 @@ type ShownFlavor struct {
 	TPMVersion     string            `json:"hw:tpm_version"`
 	TPMModel       string            `json:"hw:tpm_model"`
 	SecretSecurity string            `json:"hw:tpm_secret_security"`
-	VTPM           string            `json:"vtpm"` // "none", "VERSION MODEL" or "refused: …"
+	VTPM           Outcome           `json:"vtpm"`
 	RequiredTraits []string          `json:"required_traits"`
-	NovaRelease    string            `json:"nova_release"`
+	NovaRelease    *nova.ReleaseInfo `json:"nova_release"`
 	ExtraSpecs     map[string]string `json:"extra_specs"`
 	// Release is how the release was settled (the caller warns when the
 	// evidence leaves it open).
@@ -53,22 +54,16 @@ func ShowFlavor(ctx context.Context, sess *cloud.Session, req ShowRequest) (Show
 // flavorShown decides f as Nova would with an image without hw_tpm_*.
 func flavorShown(f nova.CloudFlavor, res nova.ResolvedRelease) ShownFlavor {
 	d := nova.Decide(f.Flavor, nova.Image{Name: "(image without hw_tpm_*)"}, res.Release)
-	vtpm := "none"
-	if d.Error != nil {
-		vtpm = "refused: " + d.Error.Message
-	} else if d.VTPM {
-		vtpm = d.Version + " " + d.Model
-	}
-	return ShownFlavor{ID: f.ID, Name: f.Name, VCPUs: f.VCPUs, RAM: f.RAM, Disk: f.Disk, IsPublic: f.IsPublic,
+	return ShownFlavor{Schema: FlavorShowSchema, ID: f.ID, Name: f.Name, VCPUs: f.VCPUs, RAM: f.RAM, Disk: f.Disk, IsPublic: f.IsPublic,
 		TPMVersion: f.ExtraSpecs[nova.FlavorTPMVersion], TPMModel: f.ExtraSpecs[nova.FlavorTPMModel],
-		SecretSecurity: f.ExtraSpecs[nova.FlavorTPMSecretSecurity], VTPM: vtpm, RequiredTraits: d.RequiredTraits,
-		NovaRelease: res.Release.Long(), ExtraSpecs: f.ExtraSpecs, Release: res}
+		SecretSecurity: f.ExtraSpecs[nova.FlavorTPMSecretSecurity], VTPM: outcomeOf(d), RequiredTraits: d.RequiredTraits,
+		NovaRelease: res.Release.Info(), ExtraSpecs: f.ExtraSpecs, Release: res}
 }
 
 // Record is the flavor as one object: a Field/Value table, and -c
 // selects its fields in every format.
 func (s ShownFlavor) Record() output.Record {
-	return output.Record{
+	return output.Record{schemaField(FlavorShowSchema),
 		{Name: "id", Value: s.ID}, {Name: "name", Value: s.Name}, {Name: "vcpus", Value: s.VCPUs},
 		{Name: "ram", Value: s.RAM}, {Name: "disk", Value: s.Disk}, {Name: "is_public", Value: s.IsPublic},
 		{Name: "hw:tpm_version", Value: s.TPMVersion}, {Name: "hw:tpm_model", Value: s.TPMModel},

@@ -20,8 +20,8 @@ func TestShowFlavor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if shown.Name != fakecloud.FixtureFlavor || shown.VTPM != "2.0 tpm-crb" || shown.TPMModel != "tpm-crb" ||
-		strings.Join(shown.RequiredTraits, ",") != "COMPUTE_SECURITY_TPM_2_0" || shown.Release.Release != nova.Zed || shown.NovaRelease != nova.Zed.Long() {
+	if shown.Name != fakecloud.FixtureFlavor || shown.VTPM.String() != "2.0 tpm-crb" || shown.TPMModel != "tpm-crb" ||
+		strings.Join(shown.RequiredTraits, ",") != "COMPUTE_SECURITY_TPM_2_0" || shown.Release.Release != nova.Zed || shown.NovaRelease.String() != nova.Zed.Long() {
 		t.Errorf("shown %+v", shown)
 	}
 	// by name: the ID lookup misses, then one list at the microversion
@@ -70,7 +70,7 @@ func TestFlavorShownDecides(t *testing.T) {
 		f := nova.CloudFlavor{ID: "f", Flavor: nova.Flavor{Name: "f", ExtraSpecs: tc.specs}}
 		res := nova.ResolvedRelease{Release: tc.rel}
 		got := flavorShown(f, res)
-		if got.VTPM != tc.vtpm || got.SecretSecurity != tc.specs[nova.FlavorTPMSecretSecurity] || got.NovaRelease != tc.rel.Long() {
+		if got.VTPM.String() != tc.vtpm || got.SecretSecurity != tc.specs[nova.FlavorTPMSecretSecurity] || got.NovaRelease.String() != tc.rel.Long() {
 			t.Errorf("%v on %s: %+v, want vtpm %q", tc.specs, tc.rel, got, tc.vtpm)
 		}
 	}

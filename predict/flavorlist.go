@@ -22,11 +22,11 @@ type FlavorListRequest struct {
 func ListFlavors(ctx context.Context, sess *cloud.Session, req FlavorListRequest) (FlavorList, error) {
 	c, err := sess.Compute()
 	if err != nil {
-		return nil, err
+		return FlavorList{}, err
 	}
 	fls, err := compute.ListFlavors(ctx, compute.ComputeClient(c))
 	if err != nil {
-		return nil, err
+		return FlavorList{}, err
 	}
 	return flavorsListed(fls, req.VTPM), nil
 }
@@ -34,12 +34,12 @@ func ListFlavors(ctx context.Context, sess *cloud.Session, req FlavorListRequest
 // flavorsListed is the rows of the flavors f keeps, never nil: an empty
 // list is [] in JSON.
 func flavorsListed(fls []nova.CloudFlavor, f VTPMFilter) FlavorList {
-	out := FlavorList{}
+	out := FlavorList{Schema: FlavorListSchema, Flavors: []ListedFlavor{}}
 	for _, fl := range fls {
 		if !f.Keep(len(nova.VTPMKeys(fl.ExtraSpecs, nova.IsVTPMFlavorKey)) > 0) {
 			continue
 		}
-		out = append(out, ListedFlavor{ID: fl.ID, Name: fl.Name, VCPUs: fl.VCPUs, RAM: fl.RAM, Disk: fl.Disk, IsPublic: fl.IsPublic,
+		out.Flavors = append(out.Flavors, ListedFlavor{ID: fl.ID, Name: fl.Name, VCPUs: fl.VCPUs, RAM: fl.RAM, Disk: fl.Disk, IsPublic: fl.IsPublic,
 			TPMVersion: fl.ExtraSpecs[nova.FlavorTPMVersion], TPMModel: fl.ExtraSpecs[nova.FlavorTPMModel],
 			SecretSecurity: fl.ExtraSpecs[nova.FlavorTPMSecretSecurity]})
 	}
@@ -59,14 +59,18 @@ type ListedFlavor struct {
 	SecretSecurity string `json:"secret_security"`
 }
 
-// FlavorList is `flavor list`: its JSON is the rows, and its table's
-// columns are the JSON keys in order (a test keeps them one schema).
-type FlavorList []ListedFlavor
+// FlavorList is `flavor list`: its JSON is {"schema", "flavors": rows},
+// and its table's columns are the rows' JSON keys in order (a test keeps
+// them one schema).
+type FlavorList struct {
+	Schema  string         `json:"schema"`
+	Flavors []ListedFlavor `json:"flavors"`
+}
 
 // Table implements output.Tabular.
 func (l FlavorList) Table() output.Table {
-	t := output.Table{Columns: []string{"id", "name", "vcpus", "ram", "disk", "is_public", "tpm_version", "tpm_model", "secret_security"}}
-	for _, f := range l {
+	t := output.Table{Key: "flavors", Columns: []string{"id", "name", "vcpus", "ram", "disk", "is_public", "tpm_version", "tpm_model", "secret_security"}}
+	for _, f := range l.Flavors {
 		t.Rows = append(t.Rows, output.Record{{Name: "id", Value: f.ID}, {Name: "name", Value: f.Name},
 			{Name: "vcpus", Value: f.VCPUs}, {Name: "ram", Value: f.RAM}, {Name: "disk", Value: f.Disk},
 			{Name: "is_public", Value: f.IsPublic}, {Name: "tpm_version", Value: f.TPMVersion},

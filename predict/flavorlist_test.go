@@ -20,7 +20,7 @@ func TestListFlavors(t *testing.T) {
 	}
 	names := func(l FlavorList) map[string]ListedFlavor {
 		m := map[string]ListedFlavor{}
-		for _, f := range l {
+		for _, f := range l.Flavors {
 			m[f.Name] = f
 		}
 		return m

@@ -40,11 +40,11 @@ type ImageListRequest struct {
 func ListImages(ctx context.Context, sess *cloud.Session, req ImageListRequest) (ImageList, error) {
 	ic, err := sess.Image()
 	if err != nil {
-		return nil, err
+		return ImageList{}, err
 	}
 	imgs, err := glance.ListImages(ctx, ic, glance.ImageListOpts{Properties: req.Properties})
 	if err != nil {
-		return nil, err
+		return ImageList{}, err
 	}
 	return imagesListed(imgs, req.VTPM), nil
 }
@@ -52,13 +52,13 @@ func ListImages(ctx context.Context, sess *cloud.Session, req ImageListRequest) 
 // imagesListed is the rows of the images f keeps, never nil: an empty
 // list is [] in JSON.
 func imagesListed(imgs []nova.CloudImage, f VTPMFilter) ImageList {
-	out := ImageList{}
+	out := ImageList{Schema: ImageListSchema, Images: []ListedImage{}}
 	for _, img := range imgs {
 		if !f.Keep(img.Properties[nova.ImageTPMVersion] != "") {
 			continue
 		}
 		s := nova.SummarizeImage(img.Properties)
-		out = append(out, ListedImage{ID: img.ID, Name: img.Name, TPMVersion: s.TPMVersion, TPMModel: s.TPMModel,
+		out.Images = append(out.Images, ListedImage{ID: img.ID, Name: img.Name, TPMVersion: s.TPMVersion, TPMModel: s.TPMModel,
 			WindowsProfile: s.WindowsProfile, Visibility: img.Visibility, Owner: img.Owner})
 	}
 	return out
@@ -103,15 +103,15 @@ func ListVolumes(ctx context.Context, sess *cloud.Session, req ListRequest) (Vol
 // volumesListed decides each volume on rel and keeps the rows f keeps,
 // never nil.
 func volumesListed(vols []cinder.Volume, rel nova.Release, f VTPMFilter) VolumeList {
-	out := VolumeList{}
+	out := VolumeList{Schema: VolumeListSchema, Volumes: []ListedVolume{}}
 	for _, v := range vols {
 		d := nova.DecideVolume(noTPMFlavor, v.Boot(), rel)
 		if !f.Keep(d.VTPM) {
 			continue
 		}
 		s := nova.SummarizeImage(nova.VolumeBootProperties(v.ImageMetadata))
-		out = append(out, ListedVolume{ID: v.ID, Name: v.Name, Status: v.Status, TPMVersion: s.TPMVersion, TPMModel: s.TPMModel,
-			VTPM: vtpmCell(d), WindowsProfile: s.WindowsProfile, ImageID: v.ImageMetadata["image_id"], Project: v.ProjectID})
+		out.Volumes = append(out.Volumes, ListedVolume{ID: v.ID, Name: v.Name, Status: v.Status, TPMVersion: s.TPMVersion, TPMModel: s.TPMModel,
+			VTPM: outcomeOf(d), WindowsProfile: s.WindowsProfile, ImageID: v.ImageMetadata["image_id"], Project: v.ProjectID})
 	}
 	return out
 }

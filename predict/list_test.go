@@ -40,16 +40,16 @@ func TestListImages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(l) != 1 || l[0].Name != fakecloud.FixtureImage || l[0].TPMModel != "tpm-crb" {
+	if len(l.Images) != 1 || l.Images[0].Name != fakecloud.FixtureImage || l.Images[0].TPMModel != "tpm-crb" || l.Schema != ImageListSchema {
 		t.Errorf("%+v", l)
 	}
 	if n := len(c.SentTo("GET", "/image/v2/images")); n != 1 {
 		t.Errorf("%d image lists, want 1", n)
 	}
-	if l, err := ListImages(context.Background(), sess, ImageListRequest{VTPM: WithoutVTPM}); err != nil || len(l) == 0 {
+	if l, err := ListImages(context.Background(), sess, ImageListRequest{VTPM: WithoutVTPM}); err != nil || len(l.Images) == 0 {
 		t.Errorf("--no-vtpm: %+v %v", l, err)
 	} else {
-		for _, i := range l {
+		for _, i := range l.Images {
 			if i.TPMVersion != "" {
 				t.Errorf("--no-vtpm kept %+v", i)
 			}
@@ -74,14 +74,14 @@ func TestImagesListed(t *testing.T) {
 		want string
 	}{{AnyVTPM, "abc"}, {WithVTPM, "a"}, {WithoutVTPM, "bc"}} {
 		var got string
-		for _, i := range imagesListed(imgs, tc.f) {
+		for _, i := range imagesListed(imgs, tc.f).Images {
 			got += i.ID
 		}
 		if got != tc.want {
 			t.Errorf("filter %d kept %q, want %q", tc.f, got, tc.want)
 		}
 	}
-	if l := imagesListed(nil, AnyVTPM); l == nil {
+	if l := imagesListed(nil, AnyVTPM); l.Images == nil {
 		t.Error("no image is nil")
 	}
 }
@@ -100,11 +100,11 @@ func TestListVolumes(t *testing.T) {
 	if res.Release.Release != nova.Zed {
 		t.Errorf("release %s", res.Release.Release)
 	}
-	if len(res.Volumes) != 1 || res.Volumes[0].Name != "fx-win11-boot" || res.Volumes[0].VTPM != "2.0 tpm-crb" {
+	if len(res.Volumes.Volumes) != 1 || res.Volumes.Volumes[0].Name != "fx-win11-boot" || res.Volumes.Volumes[0].VTPM.String() != "2.0 tpm-crb" {
 		t.Fatalf("%+v", res.Volumes)
 	}
 	res, err = ListVolumes(context.Background(), sess, ListRequest{VTPM: WithoutVTPM, AllProjects: true})
-	if err != nil || len(res.Volumes) != 1 || res.Volumes[0].Name != "fx-spare" || res.Volumes[0].VTPM != "none" {
+	if err != nil || len(res.Volumes.Volumes) != 1 || res.Volumes.Volumes[0].Name != "fx-spare" || res.Volumes.Volumes[0].VTPM.String() != "none" {
 		t.Errorf("--no-vtpm: %+v %v", res.Volumes, err)
 	}
 	c.Handle(fakecloud.Volumes, fakecloud.JSON(500, `{"error":"boom"}`))
@@ -134,26 +134,31 @@ func TestVolumesListed(t *testing.T) {
 		want string
 	}{{AnyVTPM, "abc"}, {WithVTPM, "a"}, {WithoutVTPM, "bc"}} {
 		var got string
-		for _, v := range volumesListed(vols, nova.Zed, tc.f) {
+		for _, v := range volumesListed(vols, nova.Zed, tc.f).Volumes {
 			got += v.ID
 		}
 		if got != tc.want {
 			t.Errorf("filter %d kept %q, want %q", tc.f, got, tc.want)
 		}
 	}
-	if l := volumesListed(nil, nova.Zed, AnyVTPM); l == nil {
+	if l := volumesListed(nil, nova.Zed, AnyVTPM); l.Volumes == nil {
 		t.Error("no volume is nil")
 	}
 }
 
-// A list's table and its JSON are one schema: the columns are the JSON
-// keys in order and each row's cells their values (-c selects from the
-// table in every format; -f json without -c is the struct's JSON).
+// A list's table and its JSON are one schema: the columns are the keys
+// of the document's rows in order and each row's cells their values (-c
+// names the same fields in every format).
 func TestListTableIsItsJSON(t *testing.T) {
-	imgs := ImageList{{ID: "i", Name: "n", TPMVersion: "2.0", TPMModel: "m", WindowsProfile: "w", Visibility: "v", Owner: "o"}}
-	vols := VolumeList{{ID: "i", Name: "n", Status: "s", TPMVersion: "2.0", TPMModel: "m", VTPM: "x", WindowsProfile: "w", ImageID: "g", Project: "p"}}
-	fls := FlavorList{{ID: "i", Name: "n", VCPUs: 2, RAM: 4096, Disk: 40, IsPublic: true, TPMVersion: "2.0", TPMModel: "m", SecretSecurity: "host"}}
-	for _, l := range []output.Tabular{imgs, vols, fls, ImageList{}, VolumeList{}, FlavorList{}} {
+	imgs := ImageList{ImageListSchema, []ListedImage{{ID: "i", Name: "n", TPMVersion: "2.0", TPMModel: "m", WindowsProfile: "w", Visibility: "v", Owner: "o"}}}
+	vols := VolumeList{VolumeListSchema, []ListedVolume{{ID: "i", Name: "n", Status: "s", TPMVersion: "2.0", TPMModel: "m", VTPM: Outcome{Refused: "x"}, WindowsProfile: "w", ImageID: "g", Project: "p"}}}
+	fls := FlavorList{FlavorListSchema, []ListedFlavor{{ID: "i", Name: "n", VCPUs: 2, RAM: 4096, Disk: 40, IsPublic: true, TPMVersion: "2.0", TPMModel: "m", SecretSecurity: "host"}}}
+	rowsOf := map[string]func(output.Tabular) any{
+		"images":  func(l output.Tabular) any { return l.(ImageList).Images },
+		"volumes": func(l output.Tabular) any { return l.(VolumeList).Volumes },
+		"flavors": func(l output.Tabular) any { return l.(FlavorList).Flavors },
+	}
+	for _, l := range []output.Tabular{imgs, vols, fls, ImageList{Images: []ListedImage{}}, VolumeList{Volumes: []ListedVolume{}}, FlavorList{Flavors: []ListedFlavor{}}} {
 		tb := l.Table()
 		var b bytes.Buffer
 		b.WriteByte('[')
@@ -169,7 +174,7 @@ func TestListTableIsItsJSON(t *testing.T) {
 			b.WriteString(recordJSON(t, r))
 		}
 		b.WriteByte(']')
-		want, _ := json.Marshal(l)
+		want, _ := json.Marshal(rowsOf[tb.Key](l))
 		if b.String() != string(want) {
 			t.Errorf("table\n%s\nJSON\n%s", b.String(), want)
 		}

@@ -14,8 +14,8 @@ import (
 type ModeChangeRequest struct {
 	// ServerID picks one server out of the list (empty: every vTPM guest).
 	ServerID string
-	// AllProjects lists every project's servers (admin); ProjectID keeps
-	// one project's (and implies the all-projects list).
+	// AllProjects lists every project's servers (admin); ProjectID lists
+	// one project's (admin: all_tenants with project_id).
 	AllProjects bool
 	ProjectID   string
 	To          nova.SecretMode
@@ -33,8 +33,9 @@ type ModeChangeRow struct {
 
 // ModeChangeResult is the plan for every selected guest.
 type ModeChangeResult struct {
-	NovaRelease string          `json:"nova_release"`
-	To          nova.SecretMode `json:"to"`
+	Schema      string            `json:"schema"`
+	NovaRelease *nova.ReleaseInfo `json:"nova_release"`
+	To          nova.SecretMode   `json:"to"`
 	// NoModes is the one line for a release without secret security
 	// modes (then nothing is listed and Servers is empty).
 	NoModes string          `json:"no_secret_security,omitempty"`
@@ -60,7 +61,7 @@ func (r *ModeChangeResult) Unreached() int {
 // and the servers once, and plans each guest with nova.PlanModeChange.
 // Read only: nothing is resized.
 func ModeChange(ctx context.Context, sess *cloud.Session, req ModeChangeRequest) (ModeChangeResult, error) {
-	out := ModeChangeResult{To: req.To, Servers: []ModeChangeRow{}}
+	out := ModeChangeResult{Schema: ModePlanSchema, To: req.To, Servers: []ModeChangeRow{}}
 	if !req.To.Known() {
 		return out, &nova.NotFoundError{Kind: "secret security mode", Ref: string(req.To)}
 	}
@@ -72,7 +73,7 @@ func ModeChange(ctx context.Context, sess *cloud.Session, req ModeChangeRequest)
 		return out, err
 	}
 	rel := out.Release.Release
-	out.NovaRelease = rel.Long()
+	out.NovaRelease = rel.Info()
 	if !rel.HasSecretSecurity() {
 		// the plan's own line, without listing anything
 		out.NoModes = nova.PlanModeChange(nova.ModeChangeInput{Release: rel, To: req.To}).Refusal
@@ -90,8 +91,11 @@ func ModeChange(ctx context.Context, sess *cloud.Session, req ModeChangeRequest)
 	if err != nil {
 		return out, fmt.Errorf("listing flavors: %w", err)
 	}
-	inv, err := compute.ListInventory(ctx, cc, ic, rel, compute.InventoryOpts{
-		AllTenants: req.AllProjects || req.ProjectID != "", KeepServers: true, Volumes: vc})
+	opts := compute.InventoryOpts{AllTenants: req.AllProjects || req.ProjectID != "", KeepServers: true, Volumes: vc}
+	if req.ProjectID != "" && !req.AllProjects {
+		opts.Projects = []string{req.ProjectID} // that project's servers only, filtered by Nova
+	}
+	inv, err := compute.ListInventory(ctx, cc, ic, rel, opts)
 	if err != nil {
 		return out, err
 	}

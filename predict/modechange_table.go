@@ -10,7 +10,7 @@ import (
 // Table is one row per guest; what each verdict needs and does to the
 // secret and TPM state follows once per distinct text (a fleet repeats it).
 func (r *ModeChangeResult) Table() output.Table {
-	t := output.Table{Columns: []string{"server", "project", "flavor", "from", "to", "verdict", "target_flavors", "detail"}}
+	t := output.Table{Key: "servers", Columns: []string{"server", "project", "flavor", "from", "to", "verdict", "target_flavors", "detail"}}
 	if r.NoModes != "" {
 		t.Footer = append(t.Footer, r.NoModes)
 		return t
@@ -38,6 +38,6 @@ func (r *ModeChangeResult) Table() output.Table {
 	for _, w := range r.Warnings {
 		t.Footer = append(t.Footer, "warning: "+w)
 	}
-	t.Footer = append(t.Footer, fmt.Sprintf("%d guests, %d cannot reach mode %s (Nova %s)", len(r.Servers), r.Unreached(), r.To, r.NovaRelease))
+	t.Footer = append(t.Footer, fmt.Sprintf("%d guests, %d cannot reach mode %s (Nova %s)", len(r.Servers), r.Unreached(), r.To, output.Text(r.NovaRelease)))
 	return t
 }

@@ -10,23 +10,12 @@ import (
 // what the object alone gives a server.
 var noTPMFlavor = nova.Flavor{Name: "(flavor without hw:tpm_*)"}
 
-// vtpmCell is a decision in one cell: "none", "VERSION MODEL", or
-// "refused: " and Nova's message.
-func vtpmCell(d nova.Decision) string {
-	switch {
-	case d.Error != nil:
-		return "refused: " + d.Error.Message
-	case d.VTPM:
-		return d.Version + " " + d.Model
-	}
-	return "none"
-}
-
 // ShownImage is `image show`: one image's vTPM and Windows-profile
 // properties and what Nova gives a server built from it with a flavor
 // without hw:tpm_*. Its JSON is the Record's (the same keys in the same
-// order, a test keeps them one schema).
+// order, a test keeps them one schema), under its schema.
 type ShownImage struct {
+	Schema         string            `json:"schema"`
 	ID             string            `json:"id"`
 	Name           string            `json:"name"`
 	Owner          string            `json:"owner"`
@@ -34,10 +23,10 @@ type ShownImage struct {
 	Status         string            `json:"status"`
 	TPMVersion     string            `json:"hw_tpm_version"`
 	TPMModel       string            `json:"hw_tpm_model"`
-	VTPM           string            `json:"vtpm"` // vtpmCell
+	VTPM           Outcome           `json:"vtpm"`
 	WindowsProfile string            `json:"windows_profile"`
 	Properties     map[string]string `json:"properties"`
-	NovaRelease    string            `json:"nova_release"`
+	NovaRelease    *nova.ReleaseInfo `json:"nova_release"`
 	// Release is how the release was settled (the caller warns when the
 	// evidence leaves it open).
 	Release nova.ResolvedRelease `json:"-"`
@@ -47,15 +36,15 @@ type ShownImage struct {
 func imageShown(img nova.CloudImage, rel nova.ResolvedRelease) ShownImage {
 	s := nova.SummarizeImage(img.Properties)
 	d := nova.Decide(noTPMFlavor, img.Image, rel.Release)
-	return ShownImage{ID: img.ID, Name: img.Name, Owner: img.Owner, Visibility: img.Visibility, Status: img.Status,
-		TPMVersion: s.TPMVersion, TPMModel: s.TPMModel, VTPM: vtpmCell(d), WindowsProfile: s.WindowsProfile,
-		Properties: img.Properties, NovaRelease: rel.Release.Long(), Release: rel}
+	return ShownImage{Schema: ImageShowSchema, ID: img.ID, Name: img.Name, Owner: img.Owner, Visibility: img.Visibility, Status: img.Status,
+		TPMVersion: s.TPMVersion, TPMModel: s.TPMModel, VTPM: outcomeOf(d), WindowsProfile: s.WindowsProfile,
+		Properties: img.Properties, NovaRelease: rel.Release.Info(), Release: rel}
 }
 
 // Record is the image as one object: a Field/Value table, and -c selects
 // its fields in every format.
 func (s ShownImage) Record() output.Record {
-	return output.Record{
+	return output.Record{schemaField(ImageShowSchema),
 		{Name: "id", Value: s.ID}, {Name: "name", Value: s.Name}, {Name: "owner", Value: s.Owner},
 		{Name: "visibility", Value: s.Visibility}, {Name: "status", Value: s.Status},
 		{Name: "hw_tpm_version", Value: s.TPMVersion}, {Name: "hw_tpm_model", Value: s.TPMModel},
@@ -68,6 +57,7 @@ func (s ShownImage) Record() output.Record {
 // image metadata and what Nova gives a server booted from it with a
 // flavor without hw:tpm_*. Its JSON is the Record's.
 type ShownVolume struct {
+	Schema         string               `json:"schema"`
 	ID             string               `json:"id"`
 	Name           string               `json:"name"`
 	Project        string               `json:"project"`
@@ -76,11 +66,11 @@ type ShownVolume struct {
 	ImageID        string               `json:"image_id"`
 	TPMVersion     string               `json:"hw_tpm_version"`
 	TPMModel       string               `json:"hw_tpm_model"`
-	VTPM           string               `json:"vtpm"` // vtpmCell
+	VTPM           Outcome              `json:"vtpm"`
 	WindowsProfile string               `json:"windows_profile"`
 	Attachments    []string             `json:"attachments"` // "SERVER DEVICE", never null
 	ImageMetadata  map[string]string    `json:"image_metadata"`
-	NovaRelease    string               `json:"nova_release"`
+	NovaRelease    *nova.ReleaseInfo    `json:"nova_release"`
 	Release        nova.ResolvedRelease `json:"-"`
 }
 
@@ -94,15 +84,15 @@ func volumeShown(v cinder.Volume, rel nova.ResolvedRelease) ShownVolume {
 	for _, a := range v.Attachments {
 		attached = append(attached, a.ServerID+" "+a.Device)
 	}
-	return ShownVolume{ID: v.ID, Name: v.Name, Project: v.ProjectID, Status: v.Status, Bootable: bool(v.Bootable),
-		ImageID: v.ImageMetadata["image_id"], TPMVersion: s.TPMVersion, TPMModel: s.TPMModel, VTPM: vtpmCell(d),
+	return ShownVolume{Schema: VolumeShowSchema, ID: v.ID, Name: v.Name, Project: v.ProjectID, Status: v.Status, Bootable: bool(v.Bootable),
+		ImageID: v.ImageMetadata["image_id"], TPMVersion: s.TPMVersion, TPMModel: s.TPMModel, VTPM: outcomeOf(d),
 		WindowsProfile: s.WindowsProfile, Attachments: attached, ImageMetadata: v.ImageMetadata,
-		NovaRelease: rel.Release.Long(), Release: rel}
+		NovaRelease: rel.Release.Info(), Release: rel}
 }
 
 // Record is the volume as one object (see ShownImage.Record).
 func (s ShownVolume) Record() output.Record {
-	return output.Record{
+	return output.Record{schemaField(VolumeShowSchema),
 		{Name: "id", Value: s.ID}, {Name: "name", Value: s.Name}, {Name: "project", Value: s.Project},
 		{Name: "status", Value: s.Status}, {Name: "bootable", Value: s.Bootable},
 		{Name: "image_id", Value: s.ImageID},

@@ -31,7 +31,7 @@ func TestImageShownDecides(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			img := nova.CloudImage{ID: "i1", Owner: "o", Visibility: "public", Status: "active", Image: nova.Image{Name: "n", Properties: tc.props}}
 			s := imageShown(img, nova.ResolvedRelease{Release: tc.rel})
-			if s.VTPM != tc.vtpm || s.NovaRelease != tc.rel.Long() || s.ID != "i1" || s.Owner != "o" || s.Status != "active" {
+			if s.VTPM.String() != tc.vtpm || s.NovaRelease.String() != tc.rel.Long() || s.ID != "i1" || s.Owner != "o" || s.Status != "active" {
 				t.Errorf("%+v, want vtpm %q", s, tc.vtpm)
 			}
 		})
@@ -58,7 +58,7 @@ func TestVolumeShownDecides(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := volumeShown(tc.v, zed)
-			if s.VTPM != tc.vtpm || len(s.WindowsProfile) < len(tc.profile) || s.WindowsProfile[:len(tc.profile)] != tc.profile ||
+			if s.VTPM.String() != tc.vtpm || len(s.WindowsProfile) < len(tc.profile) || s.WindowsProfile[:len(tc.profile)] != tc.profile ||
 				s.TPMVersion != tc.version || s.TPMModel != tc.model || s.Bootable != bool(tc.v.Bootable) {
 				t.Errorf("%+v", s)
 			}
@@ -107,7 +107,7 @@ func TestShownRecordIsItsJSON(t *testing.T) {
 		Image: nova.Image{Name: "n", Properties: map[string]string{nova.ImageTPMVersion: "2.0", "os_distro": "windows"}}}, zed)
 	vol := volumeShown(cinder.Volume{ID: "v", Name: "n", Status: "s", ProjectID: "p", Bootable: true,
 		ImageMetadata: map[string]string{nova.ImageTPMVersion: "2.0", "image_id": "i"}, Attachments: []cinder.Attachment{{ServerID: "s", Device: "d"}}}, zed)
-	for _, s := range []interface{ Record() output.Record }{img, vol, ShownImage{}, volumeShown(cinder.Volume{}, zed)} {
+	for _, s := range []interface{ Record() output.Record }{img, vol, imageShown(nova.CloudImage{}, nova.ResolvedRelease{}), volumeShown(cinder.Volume{}, zed)} {
 		want, err := json.Marshal(s)
 		if err != nil {
 			t.Fatal(err)

@@ -41,10 +41,10 @@ func TestShowImage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if shown.Name != fakecloud.FixtureImage || shown.Release.Release != nova.Zed || shown.NovaRelease != nova.Zed.Long() {
+	if shown.Name != fakecloud.FixtureImage || shown.Release.Release != nova.Zed || shown.NovaRelease.String() != nova.Zed.Long() {
 		t.Errorf("image %q release %s %q", shown.Name, shown.Release.Release, shown.NovaRelease)
 	}
-	if shown.VTPM != "2.0 tpm-crb" || !strings.HasPrefix(shown.WindowsProfile, "partial: missing ") || shown.Properties[nova.ImageTPMModel] != "tpm-crb" {
+	if shown.VTPM.String() != "2.0 tpm-crb" || !strings.HasPrefix(shown.WindowsProfile, "partial: missing ") || shown.Properties[nova.ImageTPMModel] != "tpm-crb" {
 		t.Errorf("decided %+v", shown)
 	}
 	before := len(c.Sent())
@@ -57,12 +57,12 @@ func TestShowImage(t *testing.T) {
 	// The compute API down and no --nova-release: the release is not
 	// settled, so nothing is decided.
 	c.Handle("GET /compute/v2.1/", fakecloud.JSON(500, `{"error":"down"}`))
-	if shown, err := ShowImage(context.Background(), sess, ShowRequest{Ref: fakecloud.FixtureImage}); err == nil || shown.VTPM != "" {
+	if shown, err := ShowImage(context.Background(), sess, ShowRequest{Ref: fakecloud.FixtureImage}); err == nil || shown.VTPM != (Outcome{}) {
 		t.Errorf("compute down: %+v %v", shown, err)
 	}
 	// A pinned release needs no compute API and is the one applied.
 	shown, err = ShowImage(context.Background(), sess, ShowRequest{Ref: fakecloud.FixtureImage, Release: nova.ReleaseEvidence{Flag: nova.Caracal}})
-	if err != nil || shown.Release.Release != nova.Caracal || shown.NovaRelease != nova.Caracal.Long() {
+	if err != nil || shown.Release.Release != nova.Caracal || shown.NovaRelease.String() != nova.Caracal.Long() {
 		t.Errorf("pinned: %+v %v", shown, err)
 	}
 }
@@ -86,7 +86,7 @@ func TestShowVolume(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if shown.ID != id || shown.Release.Release != nova.Zed || shown.VTPM != "2.0 tpm-tis" || shown.ImageID != "img1" || !shown.Bootable {
+	if shown.ID != id || shown.Release.Release != nova.Zed || shown.VTPM.String() != "2.0 tpm-tis" || shown.ImageID != "img1" || !shown.Bootable {
 		t.Errorf("%+v", shown)
 	}
 	// no attachment is [], not null, in -f json
@@ -101,7 +101,7 @@ func TestShowVolume(t *testing.T) {
 		t.Error("asked compute after the volume was not found")
 	}
 	c.Handle("GET /compute/v2.1/", fakecloud.JSON(500, `{"error":"down"}`))
-	if shown, err := ShowVolume(context.Background(), sess, ShowRequest{Ref: id}); err == nil || shown.VTPM != "" {
+	if shown, err := ShowVolume(context.Background(), sess, ShowRequest{Ref: id}); err == nil || shown.VTPM != (Outcome{}) {
 		t.Errorf("compute down: %+v %v", shown, err)
 	}
 }

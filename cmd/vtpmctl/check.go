@@ -115,55 +115,11 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 	if res.Warning != "" {
 		warn(o.IO, "%s", res.Warning)
 	}
-	if err := output.Write(o.IO.Out, o.Global.Output, checkRecord(res.Decision, res.ReleaseNote)); err != nil {
+	if err := output.Write(o.IO.Out, o.Global.Output, predictsvc.NewCheckReport(res.Decision, res.ReleaseNote)); err != nil {
 		return err
 	}
 	if res.Decision.Error != nil {
 		return &reportedError{code: exitFailed}
 	}
 	return nil
-}
-
-func checkRecord(d nova.Decision, releaseNote string) output.Record {
-	yesNo := map[bool]string{true: "yes", false: "no"}
-	ops := make([]string, len(d.Unsupported))
-	for i, op := range d.Unsupported {
-		ops[i] = op.Name
-	}
-	verdict, errMsg, errKind, when := "accepted", "", "", ""
-	if d.Error != nil {
-		verdict, errMsg, errKind, when = "refused", d.Error.Message, string(d.Error.Kind), d.Error.Stage.Describe()
-	}
-	rel := d.Release.Long()
-	if releaseNote != "" {
-		rel += " — " + releaseNote
-	}
-	from := func(v, src string) string {
-		if v == "" {
-			return ""
-		}
-		return v + " (" + src + ")"
-	}
-	msgs := map[string]string{} // Nova's refusal per operation, for scripts and parity
-	for _, op := range d.Unsupported {
-		msgs[op.Name] = op.Message
-	}
-	if d.Error == nil && !d.VTPM {
-		ops, msgs = []string{}, map[string]string{}
-	}
-	return output.Record{
-		{Name: "nova_release", Value: rel},
-		{Name: "result", Value: verdict},
-		{Name: "vtpm", Value: yesNo[d.VTPM]},
-		{Name: "version", Value: from(d.Version, d.VersionFrom)},
-		{Name: "model", Value: from(d.Model, d.ModelFrom)},
-		{Name: "secret_security", Value: from(string(d.SecretSecurity), d.SecretSecurityFrom)},
-		{Name: "required_traits", Value: d.RequiredTraits},
-		{Name: "unsupported_operations", Value: ops},
-		{Name: "operation_messages", Value: msgs},
-		{Name: "error", Value: errMsg},
-		{Name: "error_kind", Value: errKind},
-		{Name: "error_when", Value: when},
-		{Name: "notes", Value: d.Notes},
-	}
 }

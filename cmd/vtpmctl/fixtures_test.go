@@ -37,7 +37,9 @@ func TestFixtureImageCommands(t *testing.T) {
 	out, errs, code := runCLI(t, "--os-cloud", "fake", "image", "show", fakecloud.FixtureImage, "-f", "json")
 	var show map[string]any
 	jsonOut(t, out, &show)
-	if code != 0 || show["vtpm"] != "2.0 tpm-crb" || !strings.Contains(show["nova_release"].(string), "Zed") {
+	vtpm, _ := show["vtpm"].(map[string]any)
+	rel, _ := show["nova_release"].(map[string]any)
+	if code != 0 || show["schema"] != "vtpmctl.image-show/1" || vtpm["enabled"] != true || vtpm["version"] != "2.0" || rel["codename"] != "zed" {
 		t.Fatalf("image show: exit %d %v %s", code, show, errs)
 	}
 	out, _, code = runCLI(t, "--os-cloud", "fake", "image", "list", "--vtpm", "-f", "value", "-c", "name")
@@ -70,7 +72,7 @@ func TestFixtureImageCommands(t *testing.T) {
 func TestFixtureFlavorCommands(t *testing.T) {
 	c := fixtureCloud(t)
 	out, errs, code := runCLI(t, "--os-cloud", "fake", "flavor", "show", fakecloud.FixtureFlavor, "-f", "json", "-c", "required_traits", "-c", "vtpm")
-	if code != 0 || !strings.Contains(out, "COMPUTE_SECURITY_TPM_2_0") || !strings.Contains(out, "2.0 tpm-crb") {
+	if code != 0 || !strings.Contains(out, "COMPUTE_SECURITY_TPM_2_0") || !strings.Contains(out, `"model": "tpm-crb"`) || !strings.Contains(out, `"schema": "vtpmctl.flavor-show/1"`) {
 		t.Fatalf("flavor show: exit %d %s %s", code, out, errs)
 	}
 	out, _, _ = runCLI(t, "--os-cloud", "fake", "flavor", "list", "--vtpm", "-f", "value", "-c", "name")
@@ -105,7 +107,7 @@ func TestFixtureCheckOnline(t *testing.T) {
 	out, errs, code := runCLI(t, "--os-cloud", "fake", "check", "--image", fakecloud.FixtureImage, "--flavor", fakecloud.FixtureFlavor, "-f", "json")
 	var rec map[string]any
 	jsonOut(t, out, &rec)
-	if code != 0 || rec["vtpm"] != "yes" || !strings.Contains(rec["nova_release"].(string), "detected from the compute API maximum microversion 2.93") {
+	if code != 0 || rec["vtpm"] != true || !strings.Contains(rec["nova_release_note"].(string), "detected from the compute API maximum microversion 2.93") {
 		t.Fatalf("exit %d %v %s", code, rec, errs)
 	}
 	// a what-if that Nova refuses
