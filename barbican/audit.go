@@ -114,10 +114,14 @@ type Finding struct {
 // GuestResult is a guest, its secret and the findings.
 type GuestResult struct {
 	Guest
-	SecretID   string    `json:"secret_id,omitempty"`
-	Findings   []Finding `json:"findings"`
-	Cannot     []string  `json:"cannot"`
-	Operations []string  `json:"operational_notes"`
+	// ProjectName and OwnerName are the project's and the user's names
+	// where the audit listed them ("" otherwise).
+	ProjectName string    `json:"project_name,omitempty"`
+	OwnerName   string    `json:"owner_name,omitempty"`
+	SecretID    string    `json:"secret_id,omitempty"`
+	Findings    []Finding `json:"findings"`
+	Cannot      []string  `json:"cannot"`
+	Operations  []string  `json:"operational_notes"`
 	// Protection (protected, unprotected, mismatched) and the secret's
 	// consumers: only where the key manager has consumers (API 1.1+).
 	Protection string     `json:"protection,omitempty"`
@@ -288,6 +292,7 @@ func Audit(f Facts, now time.Time) Result {
 	for _, g := range f.Guests {
 		known[g.ServerID] = true
 		gr := auditGuest(f, g, byInstance[g.ServerID], now)
+		gr.ProjectName, gr.OwnerName = f.ProjectNames[g.ProjectID], f.Users[g.UserID].Name
 		if p, ok := why[g.ServerID]; ok {
 			gr.Undecided, gr.Unconfirmed, gr.EvidenceReason = p.undecided, p.unconfirmed, p.words(g.Status)
 		}

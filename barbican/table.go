@@ -10,10 +10,15 @@ import (
 	"github.com/vtpmctl/vtpmctl/nova"
 )
 
-// Table is one row per vTPM guest; orphans, projects not audited and the
-// summary follow it.
+// Table is one line per vTPM guest (its findings in one cell); what a
+// guest of a mode cannot do is the same for every guest of that mode, so
+// it is said once per mode under the table (-c cannot, value and csv
+// still carry it per guest). Orphans, projects not audited and the
+// summary follow.
 func (r *Result) Table() output.Table {
-	t := output.Table{Columns: []string{"server", "project", "owner", "mode", "secret", "result", "findings", "cannot"}}
+	t := output.Table{Key: "guests", Columns: []string{"server", "project", "owner", "mode", "secret", "result", "findings", "cannot"},
+		Default: []string{"server", "project", "owner", "mode", "secret", "result", "findings"}}
+	cannotOf := map[nova.SecretMode][]string{}
 	for _, g := range r.Guests {
 		verdict, lines := "ok", []string{}
 		for _, fd := range g.Findings {
@@ -28,19 +33,23 @@ func (r *Result) Table() output.Table {
 				lines = append(lines, string(fd.Status)+" "+fd.Check+": "+fd.Message)
 			}
 		}
-		t.Rows = append(t.Rows, output.Record{{Name: "server", Value: g.Name + " (" + g.ServerID + ")"}, {Name: "project", Value: g.ProjectID},
-			{Name: "owner", Value: g.UserID}, {Name: "mode", Value: g.Mode}, {Name: "secret", Value: g.SecretID},
-			{Name: "result", Value: verdict}, {Name: "findings", Value: lines}, {Name: "cannot", Value: g.Cannot}})
+		if _, seen := cannotOf[g.Mode]; !seen {
+			cannotOf[g.Mode] = g.Cannot
+		}
+		t.Rows = append(t.Rows, output.Record{{Name: "server", Value: named(g.Name, g.ServerID)}, {Name: "project", Value: named(g.ProjectName, g.ProjectID)},
+			{Name: "owner", Value: named(g.OwnerName, g.UserID)}, {Name: "mode", Value: g.Mode}, {Name: "secret", Value: g.SecretID},
+			{Name: "result", Value: verdict}, {Name: "findings", Value: strings.Join(lines, "; ")}, {Name: "cannot", Value: g.Cannot}})
 	}
+	t.Footer = append(t.Footer, cannotLines(cannotOf)...)
 	if len(r.Orphans) > 0 {
-		var orec []output.Record
+		st := output.Subtable{Title: "Orphan, duplicate and unmatched secrets (nothing was deleted; --cleanup-plan prints the commands for true orphans only):",
+			Columns: []string{"secret", "project", "instance", "server_exists", "creator", "age", "reason"}}
 		for _, or := range r.Orphans {
-			orec = append(orec, output.Record{{Name: "secret", Value: or.ID}, {Name: "project", Value: or.ProjectID},
+			st.Rows = append(st.Rows, output.Record{{Name: "secret", Value: or.ID}, {Name: "project", Value: or.ProjectID},
 				{Name: "instance", Value: or.InstanceID}, {Name: "server_exists", Value: or.Live}, {Name: "creator", Value: or.CreatorID},
 				{Name: "age", Value: or.AgeStr}, {Name: "reason", Value: or.Reason}})
 		}
-		t.Footer = append(t.Footer, "Orphan, duplicate and unmatched secrets (nothing was deleted; --cleanup-plan prints the commands for true orphans only):")
-		t.Footer = append(t.Footer, output.TableLines([]string{"secret", "project", "instance", "server_exists", "creator", "age", "reason"}, orec)...)
+		t.Subtables = append(t.Subtables, st)
 	}
 	for _, g := range r.Guests {
 		if g.Evidence == nova.EvidenceSecret {
@@ -84,4 +93,34 @@ func (r *Result) Table() output.Table {
 	t.Footer = append(t.Footer, fmt.Sprintf("guests %d, secrets %d, ok %d, failed %d, orphans %d, not auditable %d%s (Nova %s)",
 		s.Guests, s.Secrets, s.OK, s.Failed, s.Orphans, s.NotAuditable, protection, nova.Label(r.Release, r.Candidates)))
 	return t
+}
+
+// named is "name (id)", or the id alone when the name is unknown.
+func named(name, id string) string {
+	if name == "" || name == id {
+		return id
+	}
+	return name + " (" + id + ")"
+}
+
+// cannotLines say, once per mode in the modes' order, what its guests
+// cannot do.
+func cannotLines(cannotOf map[nova.SecretMode][]string) []string {
+	modes := make([]nova.SecretMode, 0, len(cannotOf))
+	for m := range cannotOf {
+		modes = append(modes, m)
+	}
+	sort.Slice(modes, func(i, j int) bool { return modes[i] < modes[j] })
+	var out []string
+	for _, m := range modes {
+		if len(cannotOf[m]) == 0 {
+			continue
+		}
+		mode := string(m)
+		if mode == "" {
+			mode = "legacy"
+		}
+		out = append(out, fmt.Sprintf("a %s-mode guest cannot: %s", mode, strings.Join(cannotOf[m], "; ")))
+	}
+	return out
 }
