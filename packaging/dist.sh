@@ -1,6 +1,6 @@
 #!/bin/bash
 # make dist: vtpmctl for linux/amd64 and arm64 (cgo for libvirt's dlopen,
-# glibc the only shared library), its man page and shell completions, a
+# glibc the only shared library), its man pages and shell completions, a
 # .deb and an .rpm per architecture (nfpm), and SHA256SUMS, into dist/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,7 +29,9 @@ for arch in amd64 arm64; do
     -o "$DIST/vtpmctl_linux_$arch" ./cmd/vtpmctl
 done
 bin=$DIST/vtpmctl_linux_amd64
-"$bin" man | gzip -9n > "$DIST/share/vtpmctl.1.gz"
+# vtpmctl.1 (the whole manual) and a page per command (vtpmctl-host-check.1, …)
+"$bin" man --dir "$DIST/share/man"
+gzip -9n "$DIST"/share/man/*.1
 "$bin" completion bash > "$DIST/share/vtpmctl.bash"
 "$bin" completion zsh > "$DIST/share/_vtpmctl"
 "$bin" completion fish > "$DIST/share/vtpmctl.fish"
