@@ -10,12 +10,19 @@ DEVCLOUD_DIR ?= /var/tmp/vtpmctl-devcloud
 export DEVCLOUD_DIR
 
 
-.PHONY: ovmf dist dist-test build test test-releases unit cover lint fuzz bench examples-check browser integration demo devcloud-up devcloud-down devcloud-wipe devcloud-down-all devcloud-status clean
+.PHONY: docs ovmf dist dist-test build test test-releases unit cover lint fuzz bench examples-check browser integration demo devcloud-up devcloud-down devcloud-wipe devcloud-down-all devcloud-status clean
 
 # --version says which build this is (GOFLAGS may turn Go's own VCS stamp off).
 COMMIT     := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
 VERSION    ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS    := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
+
+## docs: the CLI reference in docs/cli regenerated from the commands
+## (TestCLIReference fails when it drifts), then the JSON Schemas in
+## docs/schemas from the result types (TestSchemasCurrent).
+docs:
+	$(GO) run -tags '$(TAGS)' ./cmd/vtpmctl man --markdown --dir docs/cli
+	$(GO) run -tags '$(TAGS)' ./internal/tools/schemagen -o docs/schemas
 
 build:
 	$(GO) build -tags '$(TAGS)' -ldflags '$(LDFLAGS)' -o bin/vtpmctl ./cmd/vtpmctl
