@@ -74,7 +74,7 @@ func exitCode(err error, stderr io.Writer) int {
 		err = inWords(err, flagName)
 	}
 	if isOperational(err) {
-		fmt.Fprintln(stderr, "vtpmctl: "+errorLine(err.Error()))
+		fmt.Fprintln(stderr, "vtpmctl: "+errorLine(message(err)))
 		return exitFailed
 	}
 	var ue *usageError
@@ -91,8 +91,49 @@ func exitCode(err error, stderr io.Writer) int {
 	case errors.As(err, &ue), errors.As(err, &ce), errors.As(err, &col), errors.As(err, &nf), errors.As(err, &amb), errors.As(err, &req), errors.As(err, &pe), errors.As(err, &fe), errors.As(err, &size), errors.As(err, &field):
 		code = exitUsage
 	}
-	fmt.Fprintln(stderr, "vtpmctl: "+errorLine(err.Error()))
+	fmt.Fprintln(stderr, "vtpmctl: "+errorLine(message(err)))
 	return code
+}
+
+// message is err's text with every refused API request in it said by
+// cloud.APIErrorLine (method, service, path, status, the server's own
+// message) instead of gophercloud's "Expected HTTP response code [200
+// 204 300] when accessing [GET …]". The wrapping context stays.
+func message(err error) string {
+	s := err.Error()
+	for _, code := range responseErrors(err) {
+		s = strings.Replace(s, code.Error(), cloud.APIErrorLine(code), 1)
+	}
+	return s
+}
+
+// responseErrors are the gophercloud response errors in err's tree
+// (errors.Join and %w chains), outermost first.
+func responseErrors(err error) []gophercloud.ErrUnexpectedResponseCode {
+	var out []gophercloud.ErrUnexpectedResponseCode
+	var walk func(error)
+	walk = func(e error) {
+		switch v := e.(type) {
+		case nil:
+			return
+		case gophercloud.ErrUnexpectedResponseCode:
+			out = append(out, v)
+		case *gophercloud.ErrUnexpectedResponseCode:
+			out = append(out, *v)
+		case *gophercloud.ErrUnableToReauthenticate:
+			walk(v.ErrOriginal)
+		}
+		switch u := e.(type) {
+		case interface{ Unwrap() error }:
+			walk(u.Unwrap())
+		case interface{ Unwrap() []error }:
+			for _, e := range u.Unwrap() {
+				walk(e)
+			}
+		}
+	}
+	walk(err)
+	return out
 }
 
 // errorLine is what an error may show: one line, no credential (a server

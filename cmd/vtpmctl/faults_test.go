@@ -169,9 +169,10 @@ func faultOutcome(base, r faultRun) string {
 	return outcomeNamed
 }
 
-// readFailure is how vtpmctl names a read that failed: the request, the
-// list, the project or the answer it could not read.
-var readFailure = regexp.MustCompile(`https?://|listing |not auditable|reading the answer|timeout|deadline|Expected HTTP response|cannot |could not|partial read`)
+// readFailure is how vtpmctl names a read that failed: the request
+// (cloud.APIErrorLine: "GET compute /servers/detail: 500 …"), the list,
+// the project or the answer it could not read.
+var readFailure = regexp.MustCompile(`https?://|\b(GET|HEAD|POST|PUT|PATCH|DELETE) ([a-z-]+ )?/\S*: [0-9]{3}\b|listing |not auditable|reading the answer|timeout|deadline|Expected HTTP response|cannot |could not|partial read`)
 
 // namesReadFailure: a line the fault-free run did not print names a
 // failed read.

@@ -30,6 +30,10 @@ type Options struct {
 	Insecure bool   // --insecure / OS_INSECURE
 	Timeout  time.Duration
 	Debug    io.Writer // nil: no request log
+	// Version is vtpmctl's, sent first in every request's User-Agent
+	// (vtpmctl/<version> gophercloud/<version>) so a cloud's API logs
+	// can tell vtpmctl's requests apart; "" sends vtpmctl/dev.
+	Version string
 	// WrapTransport, when set, wraps the HTTP transport: tests count
 	// requests or route a service through a fault proxy with it.
 	WrapTransport func(http.RoundTripper) http.RoundTripper
@@ -138,6 +142,8 @@ func Connect(ctx context.Context, o Options) (*Session, error) {
 		return nil, &ConfigError{Scrub(fmt.Sprintf("cloud %q: auth_url %q: %v", name, ao.IdentityEndpoint, err))}
 	}
 	pc.HTTPClient = httpClient(tlsConf, o)
+	pc.UserAgent.Prepend(userAgent(o.Version))
+	registerEndpoint(ao.IdentityEndpoint, "identity")
 	v3, err := authenticate(ctx, pc, *ao)
 	if err != nil {
 		return nil, fmt.Errorf("authenticating to %s: %w", Scrub(ao.IdentityEndpoint), Friendly(err))
@@ -145,6 +151,7 @@ func Connect(ctx context.Context, o Options) (*Session, error) {
 	if t := pc.Token(); t != "" {
 		RegisterSecret(t)
 	}
+	registerEndpoint(v3, "identity")
 	region := o.Region
 	if region == "" {
 		region = c.RegionName
@@ -277,6 +284,7 @@ func (s *Session) Identity() (*gophercloud.ServiceClient, error) {
 			eo := s.Endpoint
 			eo.Region = ""
 			if c2, err2 := openstack.NewIdentityV3(s.Provider, eo); err2 == nil {
+				registerEndpoint(c2.Endpoint, "identity")
 				return c2, nil
 			}
 		}
@@ -287,6 +295,7 @@ func (s *Session) Identity() (*gophercloud.ServiceClient, error) {
 func (s *Session) service(kind string, f func(*gophercloud.ProviderClient, gophercloud.EndpointOpts) (*gophercloud.ServiceClient, error)) (*gophercloud.ServiceClient, error) {
 	c, err := f(s.Provider, s.Endpoint)
 	if err == nil {
+		registerEndpoint(c.Endpoint, kind)
 		return c, nil
 	}
 	var nf *gophercloud.ErrEndpointNotFound
@@ -302,11 +311,7 @@ func (s *Session) service(kind string, f func(*gophercloud.ProviderClient, gophe
 func Friendly(err error) error {
 	var code gophercloud.ErrUnexpectedResponseCode
 	if errors.As(err, &code) {
-		body := strings.TrimSpace(string(code.Body))
-		if len(body) > 300 {
-			body = body[:300] + "…"
-		}
-		return &friendlyError{msg: fmt.Sprintf("%s %s: HTTP %d: %s", code.Method, code.URL, code.Actual, oneLine(body)), err: err}
+		return &friendlyError{msg: APIErrorLine(code), err: err}
 	}
 	return err
 }
@@ -320,7 +325,14 @@ type friendlyError struct {
 func (e *friendlyError) Error() string { return e.msg }
 func (e *friendlyError) Unwrap() error { return e.err }
 
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// userAgent is the product token vtpmctl puts before gophercloud's
+// (gophercloud.DefaultUserAgent, which carries gophercloud's version).
+func userAgent(version string) string {
+	if version == "" {
+		version = "dev"
+	}
+	return "vtpmctl/" + version
+}
 
 func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
@@ -344,7 +356,7 @@ func (s *Session) ForProject(ctx context.Context, projectID string) (*Session, e
 	ao.AllowReauth = true
 	ao.TenantID, ao.TenantName = "", ""
 	ao.Scope = &gophercloud.AuthScope{ProjectID: projectID}
-	pc, err := rescope(ctx, s.Provider.HTTPClient, s.identityV3, ao)
+	pc, err := rescope(ctx, s.Provider.HTTPClient, s.Provider.UserAgent, s.identityV3, ao)
 	if err != nil {
 		return nil, Friendly(err)
 	}

@@ -48,20 +48,20 @@ func useIdentityV3(pc *gophercloud.ProviderClient, endpoint string) error {
 // rescope authenticates a new provider client over hc with ao: straight
 // to the v3 endpoint when one was discovered (one POST), by discovery
 // otherwise.
-func rescope(ctx context.Context, hc http.Client, v3 string, ao gophercloud.AuthOptions) (*gophercloud.ProviderClient, error) {
+func rescope(ctx context.Context, hc http.Client, ua gophercloud.UserAgent, v3 string, ao gophercloud.AuthOptions) (*gophercloud.ProviderClient, error) {
 	if v3 == "" {
 		pc, err := openstack.NewClient(ao.IdentityEndpoint)
 		if err != nil {
 			return nil, err
 		}
-		pc.HTTPClient = hc
+		pc.HTTPClient, pc.UserAgent = hc, ua
 		return pc, openstack.Authenticate(ctx, pc, ao)
 	}
 	pc, err := openstack.NewClient(v3)
 	if err != nil {
 		return nil, err
 	}
-	pc.HTTPClient = hc
+	pc.HTTPClient, pc.UserAgent = hc, ua
 	return pc, openstack.AuthenticateV3(ctx, pc, &ao, gophercloud.EndpointOpts{})
 }
 

@@ -91,8 +91,8 @@ func TestForProjectKeepsTypedError(t *testing.T) {
 	if err == nil || !gophercloud.ResponseCodeIs(err, 401) {
 		t.Fatalf("ForProject on a 401: %v; want an error ResponseCodeIs(401) sees", err)
 	}
-	if msg := err.Error(); strings.Contains(msg, "\n") || !strings.Contains(msg, "HTTP 401") {
-		t.Fatalf("message %q: want one line with HTTP 401", msg)
+	if msg := err.Error(); strings.Contains(msg, "\n") || !strings.Contains(msg, "401 Unauthorized: The request you have made requires authentication.") {
+		t.Fatalf("message %q: want one line with 401 and Keystone's message", msg)
 	}
 }
 
@@ -102,7 +102,7 @@ func TestRescopeWithoutDiscoveredV3(t *testing.T) {
 	c := fakecloud.New(t)
 	ao := gophercloud.AuthOptions{IdentityEndpoint: c.URL + "/identity/v3", Username: "admin", Password: fakecloud.Password,
 		DomainName: "Default", Scope: &gophercloud.AuthScope{ProjectID: strings.Repeat("5", 32)}}
-	pc, err := rescope(context.Background(), http.Client{Timeout: 10 * time.Second}, "", ao)
+	pc, err := rescope(context.Background(), http.Client{Timeout: 10 * time.Second}, gophercloud.UserAgent{}, "", ao)
 	if err != nil || pc.Token() != fakecloud.Token {
 		t.Fatalf("%v", err)
 	}

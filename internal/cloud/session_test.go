@@ -152,7 +152,7 @@ func TestForProjectRefusesApplicationCredentials(t *testing.T) {
 	}
 }
 
-// Friendly keeps one line of at most 300 characters of the body over the
+// Friendly keeps one line (APIErrorLine) of at most 300 characters of the body over the
 // typed error; other errors pass unchanged.
 func TestFriendly(t *testing.T) {
 	plain := errors.New("dial tcp: refused")
@@ -160,7 +160,7 @@ func TestFriendly(t *testing.T) {
 		t.Error("a transport error was rewritten")
 	}
 	err := Friendly(gophercloud.ErrUnexpectedResponseCode{Method: "GET", URL: "http://h/x", Actual: 503, Body: []byte("line one\n" + strings.Repeat("x", 400))})
-	if msg := err.Error(); !strings.HasPrefix(msg, "GET http://h/x: HTTP 503: line one xxx") || !strings.HasSuffix(msg, "…") || strings.Contains(msg, "\n") || !gophercloud.ResponseCodeIs(err, 503) {
+	if msg := err.Error(); !strings.HasPrefix(msg, "GET /x: 503 Service Unavailable: line one xxx") || !strings.HasSuffix(msg, "…") || strings.Contains(msg, "\n") || !gophercloud.ResponseCodeIs(err, 503) {
 		t.Errorf("%q", msg)
 	}
 }

@@ -364,7 +364,7 @@ func TestEveryTokenScrubbed(t *testing.T) {
 		}
 	}
 	for _, l := range lines {
-		if !strings.Contains(l, "HTTP 500") || !strings.Contains(l, "token <redacted> is not welcome") {
+		if !strings.Contains(l, "500 Internal Server Error") || !strings.Contains(l, "token <redacted> is not welcome") {
 			t.Errorf("error line: %s", l)
 		}
 	}
