@@ -30,6 +30,9 @@ type PlanSource struct {
 	RVTools  string   `yaml:"rvtools,omitempty"`
 	Govc     []string `yaml:"govc,omitempty"`
 	Imported string   `yaml:"imported,omitempty"`
+	// NovaRelease is the release the import targeted: its flavor specs
+	// and checklist hold for that release's Nova.
+	NovaRelease nova.Release `yaml:"nova_release,omitempty"`
 }
 
 // PlanImage is an image whose properties the plan sets.

@@ -110,8 +110,8 @@ OpenStack's are, and Ctrl-C stops the import.`, []string{
 				&cli.StringFlag{Name: "vtpm-column", Usage: "custom attribute `COLUMN` that says whether a VM has a vTPM", Destination: &imp.VTPMColumn},
 				&cli.BoolFlag{Name: "strict", Usage: "a malformed row is fatal", Destination: &imp.Strict},
 				&cli.StringFlag{Name: "tpm-model", Usage: "`MODEL` of the target vTPMs", Value: "tpm-crb", Destination: &imp.TPMModel},
-				releaseFlag("nova-release", &imp.Release, "target Nova `RELEASE` (for the operational limits)", "2026.1"),
-				&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the plan to `FILE` (default or -: stdout)", Destination: &imp.Out},
+				releaseFlag("nova-release", &imp.Release, "target Nova `RELEASE` (for the operational limits and the flavor specs proposed)", "the cloud's with --os-cloud, else "+defaultImportRelease.String()),
+				outputFlag(&imp.Out, "write the plan to `FILE` (default or -: stdout)"),
 			},
 			Action: func(ctx context.Context, cmd *cli.Command) error {
 				if err := noArgs(cmd); err != nil {
@@ -137,9 +137,9 @@ func runPlanImport(ctx context.Context, o *planImportOptions) error {
 	if err := nova.ValidateTPM("2.0", o.TPMModel); err != nil {
 		return inWords(err, flagName)
 	}
-	rel := o.Release
-	if rel == nova.ReleaseUnknown {
-		rel = nova.Gazpacho
+	rel, relFrom, err := importRelease(ctx, o)
+	if err != nil {
+		return err
 	}
 	vms, skipped, rowErrs, err := readInventory(ctx, o)
 	if err != nil {
@@ -165,10 +165,12 @@ func runPlanImport(ctx context.Context, o *planImportOptions) error {
 	if out == "" {
 		out = "-"
 	}
+	// Said once the inputs are read: a refused input is the one line.
+	say(o.IO.Err, "vtpmctl: plan import: targeting Nova %s (%s)", rel.Long(), relFrom)
 	opts := plans.ImportOptions{Catalogue: catalogue, TPMModel: o.TPMModel, Release: rel, Now: time.Now()}
 	err = fileout.Write(out, fileout.Public, o.IO.Out, func(w stdio.Writer) error {
 		var err error
-		sum, err = plans.WriteImport(ctx, w, vms, opts, plans.PlanSource{RVTools: o.RVTools, Govc: append(append([]string{}, o.Govc...), o.GovcFrom...)})
+		sum, err = plans.WriteImport(ctx, w, vms, opts, plans.PlanSource{RVTools: o.RVTools, Govc: append(append([]string{}, o.Govc...), o.GovcFrom...), NovaRelease: rel})
 		return err
 	})
 	if err != nil {
@@ -178,6 +180,40 @@ func runPlanImport(ctx context.Context, o *planImportOptions) error {
 	fmt.Fprintf(o.IO.Err, "vtpmctl: %d VMs: %d get a vTPM (%d had one, %d unknown), %d flagged, %d skipped, %d bad rows, %d proposed flavors; imported in %s\n",
 		sum.VMs, sum.TargetVTPM, sum.SourceVTPM, sum.UnknownVTPM, sum.Flagged, sum.Skipped, sum.RowErrors, sum.ProposedFlavors, time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// defaultImportRelease is the target of a plan made without a cloud or
+// --nova-release: the newest release that is in production.
+const defaultImportRelease = nova.Gazpacho
+
+// importRelease is the Nova release the plan targets and where it came
+// from, for the line runPlanImport says: --nova-release, else the named
+// cloud's (a Zed cloud must not be offered hw:tpm_secret_security, which
+// its Nova does not know), else defaultImportRelease.
+func importRelease(ctx context.Context, o *planImportOptions) (nova.Release, string, error) {
+	if o.Release != nova.ReleaseUnknown {
+		return o.Release, "--nova-release", nil
+	}
+	if o.Global.Cloud.Cloud == "" && !o.FromCloud {
+		return defaultImportRelease, "the default; --nova-release or --os-cloud to target another", nil
+	}
+	sess, err := o.Global.connect(ctx)
+	if err != nil {
+		return 0, "", err
+	}
+	c, err := sess.Compute()
+	if err != nil {
+		return 0, "", err
+	}
+	res, err := resolveRelease(ctx, o.IO, "--nova-release", o.Release, c, false, nil)
+	if err != nil {
+		return 0, "", fmt.Errorf("plan import: the target release: %w", err)
+	}
+	from := "the cloud's"
+	if sess.CloudName != "" {
+		from = "cloud " + sess.CloudName
+	}
+	return res.Release, from, nil
 }
 
 // readInventory reads the RVTools export and the govc files and joins
