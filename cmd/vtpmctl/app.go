@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"runtime"
@@ -134,6 +135,9 @@ func Main(ctx context.Context, args []string, streams *IOStreams) int {
 	g := &globalOptions{}
 	root := newRootCommand(g, streams)
 	err := root.Run(ctx, args)
+	if err == nil && notFound(root) {
+		return exitUsage // the line is said (commandNotFound)
+	}
 	return exitCode(err, streams.Err)
 }
 
@@ -172,9 +176,11 @@ EXAMPLES:
 			c.Action = groupAction
 			setUsageHandlers(c)
 			fg.wrapTree(c, c.Name)
+			for _, n := range commandTree(c) {
+				n.cmd.CustomHelpTemplate = helpTemplate(c.Root(), n.cmd)
+			}
 		},
-		Suggest: true,
-		Flags:   globalFlags(g),
+		Flags: globalFlags(g),
 		Before: func(ctx context.Context, cmd *cli.Command) (context.Context, error) {
 			if err := g.Output.Validate(); err != nil {
 				return ctx, &usageError{msg: err.Error(), err: err}
@@ -195,16 +201,15 @@ EXAMPLES:
 			if g.DebugLog {
 				g.Cloud.Debug = streams.Err
 			}
+			g.Cloud.Version = version // the User-Agent's vtpmctl/<version>
 			return ctx, nil
 		},
-		ExitErrHandler: func(context.Context, *cli.Command, error) {}, // exitCode decides
-		OnUsageError:   onUsageError,
-		CommandNotFound: func(ctx context.Context, cmd *cli.Command, name string) {
-			fmt.Fprintf(streams.Err, "vtpmctl: unknown command %q; see vtpmctl --help\n", name)
-		},
+		ExitErrHandler:  func(context.Context, *cli.Command, error) {}, // exitCode decides
+		OnUsageError:    onUsageError,
+		CommandNotFound: commandNotFound,
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if cmd.Args().Len() > 0 {
-				return usagef("unknown command %q; see vtpmctl --help", cmd.Args().First())
+				return unknownCommand(cmd, cmd.Args().First())
 			}
 			return cli.ShowRootCommandHelp(cmd)
 		},
@@ -226,6 +231,7 @@ EXAMPLES:
 		setUsageHandlers(c)
 	}
 	fg = guardFormats(root, g)
+	setHelpTemplates(root)
 	return root
 }
 
@@ -233,21 +239,19 @@ EXAMPLES:
 // subcommand or with an unknown one.
 func groupAction(ctx context.Context, cmd *cli.Command) error {
 	if cmd.Args().Len() > 0 {
-		return usagef("unknown command %q for %s; see %s --help", cmd.Args().First(), cmd.FullName(), cmd.FullName())
+		return unknownCommand(cmd, cmd.Args().First())
 	}
 	return cli.ShowSubcommandHelp(cmd)
 }
 
+// setUsageHandlers gives every command the one wording of flag and
+// command mistakes (suggest.go).
 func setUsageHandlers(c *cli.Command) {
 	c.OnUsageError = onUsageError
+	c.CommandNotFound = commandNotFound
 	for _, sub := range c.Commands {
 		setUsageHandlers(sub)
 	}
-}
-
-func onUsageError(ctx context.Context, cmd *cli.Command, err error, isSub bool) error {
-	msg := strings.Replace(err.Error(), "for flag -", "for --", 1) // the flag package's spelling is not ours
-	return &usageError{msg: fmt.Sprintf("%s: %s (see %s --help)", cmd.FullName(), msg, cmd.FullName()), err: err}
 }
 
 func globalFlags(g *globalOptions) []cli.Flag {
@@ -258,8 +262,15 @@ func globalFlags(g *globalOptions) []cli.Flag {
 		&cli.BoolFlag{Name: "insecure", Usage: "do not verify TLS certificates (never in production)", Sources: g.envVar("insecure", "OS_INSECURE"), Destination: &g.Cloud.Insecure, Validator: onSet[bool](g, "insecure")},
 		&cli.DurationFlag{Name: "timeout", Usage: "per-request `TIMEOUT` (e.g. 30s)", Value: 60 * time.Second, Sources: g.envVar("timeout", "VTPMCTL_TIMEOUT"), Destination: &g.Cloud.Timeout, Validator: onSet[time.Duration](g, "timeout")},
 		&cli.BoolFlag{Name: "debug", Usage: "log every API request to stderr (tokens, passwords and secrets redacted)", Sources: cli.EnvVars("VTPMCTL_DEBUG"), Destination: &g.DebugLog},
-		&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "output `FORMAT`: " + strings.Join(output.Formats, ", "), Value: "table", Destination: &g.Output.Format},
+		&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "output `FORMAT`: " + strings.Join(output.Formats, ", ") + " (each command's --help lists those it prints)", Value: "table", Destination: &g.Output.Format},
 		&cli.StringSliceFlag{Name: "column", Aliases: []string{"c"}, Usage: "show only `COLUMN` (repeatable)", Destination: &g.Output.Columns},
+		&cli.IntFlag{Name: "max-width", Usage: "fit tables to `N` columns, wrapping cells at word boundaries (0: the terminal's width, else $COLUMNS, else never in a pipe; -1: never wrap)", Sources: cli.EnvVars("VTPMCTL_MAX_WIDTH"), Destination: &g.Output.MaxWidth,
+			Validator: func(n int) error {
+				if n < -1 {
+					return errors.New("give a width, 0 (the terminal's) or -1 (never wrap)")
+				}
+				return nil
+			}},
 	}
 }
 
@@ -290,9 +301,42 @@ func noArgs(cmd *cli.Command) error {
 }
 
 // junitFlag is the one --junit: every command that writes JUnit XML
-// (through writeJUnit and fileout) takes it with the same words.
+// (through writeJUnit and fileout) takes it with the same words. "-" is
+// stdout, refused while the command's own result goes there too: two
+// documents in one stream parse as neither.
 func junitFlag(dst *string) cli.Flag {
-	return &cli.StringFlag{Name: "junit", Usage: "also write JUnit XML to `FILE` (- for stdout; a device such as /dev/null is written, never replaced)", Destination: dst}
+	return &cli.StringFlag{Name: "junit", Usage: "also write JUnit XML to `FILE` (- for stdout when the result goes to a file; a device such as /dev/null is written, never replaced)", Destination: dst,
+		Action: func(ctx context.Context, cmd *cli.Command, v string) error {
+			if v == "-" && resultToStdout(cmd) {
+				return usagef("--junit -: the %s result goes to stdout too; give --junit a FILE", strings.TrimPrefix(cmd.FullName(), cmd.Root().Name+" "))
+			}
+			return nil
+		}}
+}
+
+// resultToStdout says whether cmd writes its result to stdout: unless its
+// --output names a file.
+func resultToStdout(cmd *cli.Command) bool {
+	for _, f := range cmd.Flags {
+		if f.Names()[0] == "output" {
+			out := cmd.String("output")
+			return out == "" || out == "-"
+		}
+	}
+	return true
+}
+
+// outputFlag is the one flag that sends a command's result to a file:
+// --output, -o, as plan import's (report said --out: hiddenAlias keeps
+// such an old spelling working, unlisted).
+func outputFlag(dst *string, usage string) cli.Flag {
+	return &cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: usage, Destination: dst}
+}
+
+// hiddenAlias is an old spelling of a string flag, kept hidden for the
+// scripts that call it: help and "did you mean" name only the new one.
+func hiddenAlias(name string, dst *string) cli.Flag {
+	return &cli.StringFlag{Name: name, Hidden: true, Destination: dst}
 }
 
 // releaseFlag is the one --nova-release every command that applies

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -93,5 +94,43 @@ func TestFieldErrorInCallersWords(t *testing.T) {
 	}
 	if plain := errors.New("x"); inWords(plain, flagName) != plain {
 		t.Error("inWords changed an error without a field")
+	}
+}
+
+// TestSubcommandHelp: a command's help lists -f with only the formats it
+// prints and points to vtpmctl --help for the other global options,
+// instead of repeating all of them (and every format) in each command.
+func TestSubcommandHelp(t *testing.T) {
+	n := 0
+	for _, c := range commandTree(newRootCommand(&globalOptions{}, &IOStreams{}))[1:] {
+		var out, errb strings.Builder
+		args := append([]string{"vtpmctl"}, strings.Fields(c.path)...)
+		if code := Main(context.Background(), append(args, "--help"), &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb}); code != 0 {
+			t.Errorf("%s --help: exit %d %s", c.path, code, errb.String())
+			continue
+		}
+		n++
+		help := out.String()
+		_, global, ok := strings.Cut(help, "\nGLOBAL OPTIONS:\n")
+		if !ok || !strings.HasSuffix(global, ": see vtpmctl --help\n") || strings.Contains(global, "--os-cacert FILE") || strings.Contains(global, "[$OS_CLOUD]") {
+			t.Errorf("%s --help, global options:\n%s", c.path, global)
+			continue
+		}
+		if len(c.cmd.Commands) > 0 {
+			if strings.Contains(global, "--format") {
+				t.Errorf("%s (a group) lists -f:\n%s", c.path, global)
+			}
+			continue
+		}
+		var names []string
+		for _, f := range commandFormats(c.cmd) {
+			names = append(names, string(f))
+		}
+		if want := "output FORMAT: " + strings.Join(names, ", ") + " (default: "; !strings.Contains(global, want) {
+			t.Errorf("%s --help lacks %q:\n%s", c.path, want, global)
+		}
+	}
+	if n < 20 {
+		t.Errorf("only %d commands' help read", n)
 	}
 }
