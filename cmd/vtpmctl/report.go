@@ -59,11 +59,11 @@ with how many findings it applies to; each finding links to it.
 fail, skip; a comma list or repeated). The tiles and counts stay the
 whole run's. --fail-on fail exits 1 when any finding fails, --fail-on
 warn when any fails or warns (whatever the view lists), for pipelines.`, []string{
-			"vtpmctl --os-cloud prod report --out vtpm-report.html --upgrade-to 2026.1",
-			"vtpmctl report --out report.html --from fleet.json --from secrets.json --from reports/*.json",
-			"vtpmctl --os-cloud prod report --out vtpm-report.html --fail-on fail",
-			"vtpmctl report --out failures.html --status fail --from secrets.json",
-			"vtpmctl report --out summary.html --summary --from fleet.json --from secrets.json",
+			"vtpmctl --os-cloud prod report -o vtpm-report.html --upgrade-to 2026.1",
+			"vtpmctl report -o report.html --from fleet.json --from secrets.json --from reports/*.json",
+			"vtpmctl --os-cloud prod report -o vtpm-report.html --fail-on fail",
+			"vtpmctl report -o failures.html --status fail --from secrets.json",
+			"vtpmctl report -o summary.html --summary --from fleet.json --from secrets.json",
 		}, `EXIT STATUS:
    0  the report was written (whatever it found, unless --fail-on says otherwise)
    1  a result could not be gathered or the file could not be written; with
@@ -71,7 +71,8 @@ warn when any fails or warns (whatever the view lists), for pipelines.`, []strin
       warns (the report is written first)
    2  usage error, unreadable --from file`),
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "out", Usage: "write the HTML to `FILE` (mode 0600: it names owners and secrets; - for stdout)", Required: true, Destination: &o.Out},
+			outputFlag(&o.Out, "write the HTML to `FILE` (required; mode 0600: it names owners and secrets; - for stdout)"),
+			hiddenAlias("out", &o.Out),
 			&cli.StringSliceFlag{Name: "from", Usage: "render saved JSON result `FILE` (repeatable; FILE arguments count as more)", Destination: &o.From},
 			&cli.StringFlag{Name: "host-reports", Usage: "`DIR` of host check JSON reports to include", Destination: &o.HostReports},
 			&cli.GenericFlag{Name: "upgrade-to", Usage: "also check an upgrade of the scheduler to `RELEASE`", Value: &o.UpgradeTo},
@@ -90,6 +91,9 @@ warn when any fails or warns (whatever the view lists), for pipelines.`, []strin
 }
 
 func runReport(ctx context.Context, o *reportOptions) error {
+	if o.Out == "" {
+		return usagef("report: --output FILE is required (- for stdout)")
+	}
 	if err := o.View.parse(); err != nil {
 		return err
 	}
@@ -110,7 +114,7 @@ func runReport(ctx context.Context, o *reportOptions) error {
 	if err := fileout.Write(o.Out, fileout.Private, o.IO.Out, func(w stdio.Writer) error {
 		return report.RenderView(w, in, report.View{Summary: o.View.Summary, Status: o.View.filter})
 	}); err != nil {
-		return fmt.Errorf("--out: %w", err)
+		return fmt.Errorf("--output: %w", err)
 	}
 	fmt.Fprintf(o.IO.Err, "vtpmctl: report written to %s\n", o.Out)
 	if worst := in.Worst(); len(failOn) > 0 && failOn.Keeps(worst) {
