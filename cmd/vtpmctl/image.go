@@ -184,9 +184,9 @@ func newImageListCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 		about: `Lists the images of Glance's default list (all pages): public ones, the
 project's own, and those shared with it that it accepted. Glance leaves out
 community images of other projects, hidden images (os_hidden) and shares
-not accepted; image show still finds one by ID. --property filters on the
+not accepted; image show still finds one by ID. --select filters on the
 server side; --vtpm / --no-vtpm keep images with / without hw_tpm_version.`,
-		examples: []string{"vtpmctl image list --vtpm", "vtpmctl image list --property os_distro=windows --no-vtpm -f value -c name"}},
+		examples: []string{"vtpmctl image list --vtpm", "vtpmctl image list --select os_distro=windows --no-vtpm -f value -c name"}},
 		o.filterFlags("only images that request a vTPM", "only images that do not", "only images with property `KEY=VALUE` (repeatable)"),
 		func(ctx context.Context, sess *cloud.Session) (output.Tabular, error) {
 			return predictsvc.ListImages(ctx, sess, predictsvc.ImageListRequest{Properties: o.Properties, VTPM: o.filter()})

@@ -83,17 +83,23 @@ type listOptions struct {
 	Global       *globalOptions
 	VTPM, NoVTPM bool
 	Property     []string
+	PropertyOld  []string          // --property, the old spelling of --select
 	Properties   map[string]string // Property, parsed
 	AllProjects  bool              // volume: every project's
 	Release      nova.Release      // volume: whose rules decide the vTPM
 }
 
-// filterFlags are --vtpm, --no-vtpm and --property in the noun's words.
+// filterFlags are --vtpm, --no-vtpm and --select in the noun's words.
+// --select is the one name of a KEY=VALUE filter (set and unset take it
+// too); --property, its old spelling here, stays hidden for the scripts
+// that call it (on a write command it would read as openstack's "set
+// this property").
 func (o *listOptions) filterFlags(vtpm, noVTPM, property string) []cli.Flag {
 	return []cli.Flag{
 		&cli.BoolFlag{Name: "vtpm", Usage: vtpm, Destination: &o.VTPM},
 		&cli.BoolFlag{Name: "no-vtpm", Usage: noVTPM, Destination: &o.NoVTPM},
-		&cli.StringSliceFlag{Name: "property", Usage: property, Destination: &o.Property},
+		&cli.StringSliceFlag{Name: "select", Usage: property, Destination: &o.Property},
+		&cli.StringSliceFlag{Name: "property", Hidden: true, Destination: &o.PropertyOld},
 	}
 }
 
@@ -121,8 +127,8 @@ func (o *listOptions) command(noun string, h helpText, flags []cli.Flag, read fu
 			return usagef("%s list: --vtpm and --no-vtpm exclude each other", noun)
 		}
 		var err error
-		if o.Properties, err = nova.ParseKeyValues(o.Property); err != nil {
-			return usagef("--property: %w", err)
+		if o.Properties, err = nova.ParseKeyValues(append(o.Property, o.PropertyOld...)); err != nil {
+			return usagef("--select: %w", err)
 		}
 		sess, err := o.Global.connect(ctx)
 		if err != nil {

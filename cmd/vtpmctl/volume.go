@@ -155,9 +155,9 @@ func newVolumeListCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 	return o.command("volume", helpText{usage: "bootable volumes with their vTPM image metadata and what Nova makes of it",
 		about: `Lists every bootable volume the caller can see (one Cinder list, all pages)
 with the vTPM Nova gives a server booted from it with a flavor without
-hw:tpm_*. --property keeps volumes whose image metadata has KEY=VALUE;
+hw:tpm_*. --select keeps volumes whose image metadata has KEY=VALUE;
 --vtpm / --no-vtpm keep volumes that do / do not get a vTPM that way.`,
-		examples: []string{"vtpmctl volume list --vtpm", "vtpmctl volume list --property image_id=6f1c0d2e-… --no-vtpm -f value -c id",
+		examples: []string{"vtpmctl volume list --vtpm", "vtpmctl volume list --select image_id=6f1c0d2e-… --no-vtpm -f value -c id",
 			"vtpmctl volume list --all-projects -f json"}},
 		append(o.filterFlags("only volumes that give a vTPM", "only volumes that do not", "only volumes whose image metadata has `KEY=VALUE` (repeatable)"),
 			&cli.BoolFlag{Name: "all-projects", Usage: "every project's volumes (admin)", Destination: &o.AllProjects},
