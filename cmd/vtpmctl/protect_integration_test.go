@@ -166,6 +166,34 @@ func TestIntegrationSecretsProtect(t *testing.T) {
 	if status != want {
 		t.Errorf("Nova's delete of a protected guest ended %s, want %s (python3-barbicanclient %s): secrets protect --help is wrong here", status, want, client)
 	}
+	if status != "ERROR" {
+		return
+	}
+	// What secrets protect tells the operator to do: unprotect the guest,
+	// then its delete goes through (the secret with it).
+	unprotect := func() (runResult, barbican.UnprotectResult) {
+		r := h.run(func(streams *IOStreams) error {
+			return runSecretsUnprotect(ctx, &secretsProtectOptions{Servers: only, secretsAuditOptions: secretsAuditOptions{IO: streams, Global: h.global("devcloud-admin"),
+				Projects: []string{"demo"}, Concurrency: 4, ServiceProject: "service"}})
+		})
+		var out barbican.UnprotectResult
+		if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+			t.Fatalf("unprotect JSON: %v\n%s\n%s", err, r.stdout, r.stderr)
+		}
+		return r, out
+	}
+	r2, un := unprotect()
+	if r2.code != 0 || un.Summary.Removed != 1 || len(r2.writes) != 1 {
+		t.Fatalf("unprotect: exit %d, %+v, writes %v\n%s", r2.code, un.Summary, r2.writes, r2.stderr)
+	}
+	if r2, un = unprotect(); r2.code != 0 || un.Summary.Removed != 0 || len(r2.writes) != 0 {
+		t.Fatalf("unprotect rerun: exit %d, %+v, writes %v", r2.code, un.Summary, r2.writes)
+	}
+	secretID = "" // no consumer left for the cleanup to remove
+	deleteAndWait(dcompute, srv.ID)
+	if _, err := servers.Get(ctx, dcompute, srv.ID).Extract(); !gophercloud.ResponseCodeIs(err, 404) {
+		t.Fatalf("after secrets unprotect, the guest's delete did not go through: %v", err)
+	}
 }
 
 // packageVersion reads a Debian package's version where the cloud runs
