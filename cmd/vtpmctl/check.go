@@ -33,7 +33,8 @@ func newCheckCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 		Description: commandHelp(`
 Applies Nova's own rules (hardware.get_vtpm_constraint and the scheduler's
 trait translation) for the Nova release of the cloud, and prints: whether the
-guest gets a vTPM, its version and model, the secret security mode (2026.1+),
+guest gets a vTPM, its version and model, the secret security mode (Nova 33,
+2026.1, and later),
 the Placement traits a host must report, the server operations Nova will
 refuse for the guest — or Nova's exact error and when the user would meet it
 (HTTP 400 at create, or a server in ERROR after scheduling).

@@ -42,10 +42,10 @@ func newFlavorCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 		Name:  "flavor",
 		Usage: "publish and maintain vTPM flavors: create, set, unset, show, list",
 		Description: commandHelp(`
-Flavor extra specs hw:tpm_version, hw:tpm_model and (2026.1+)
-hw:tpm_secret_security. Every command validates against the Nova release of
-the cloud first, writes only what differs (single-key PUT for a changed spec,
-never delete-then-create), and can be rerun safely.`, []string{
+Flavor extra specs hw:tpm_version, hw:tpm_model and (Nova 33, 2026.1, and
+later) hw:tpm_secret_security. Every command validates against the Nova
+release of the cloud first, writes only what differs (single-key PUT for a
+changed spec, never delete-then-create), and can be rerun safely.`, []string{
 			"vtpmctl flavor create w1.large --vcpus 4 --ram 8192 --disk 80 --public --tpm-version 2.0 --tpm-model tpm-crb",
 			"vtpmctl flavor set w1.large w1.xlarge --tpm-model tpm-crb --dry-run",
 			"vtpmctl flavor list --vtpm",
@@ -59,7 +59,7 @@ func tpmFlags(o *flavorOptions) []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "tpm-version", Usage: "hw:tpm_version `VERSION`: 1.2 or 2.0", Destination: &o.Request.TPMVersion},
 		&cli.StringFlag{Name: "tpm-model", Usage: "hw:tpm_model `MODEL`: tpm-tis or tpm-crb", Destination: &o.Request.TPMModel},
-		&cli.StringFlag{Name: "secret-security", Usage: "hw:tpm_secret_security `MODE`: user, host or deployment (Nova 2026.1+)", Destination: &o.Request.SecretSecurity},
+		&cli.StringFlag{Name: "secret-security", Usage: "hw:tpm_secret_security `MODE`: user, host or deployment (Nova 33, 2026.1, and later)", Destination: &o.Request.SecretSecurity},
 		releaseFlag("nova-release", &o.Release, "Nova `RELEASE` whose rules apply", ""),
 	}
 }

@@ -34,8 +34,8 @@ func newSecretsModePlanCommand(g *globalOptions, streams *IOStreams) *cli.Comman
 		Name:  "mode-plan",
 		Usage: "can a vTPM guest move to secret security mode host or deployment, with which flavor, and what happens to its secret?",
 		Description: commandHelp(`
-Nova 2026.1 added hw:tpm_secret_security: user (the default: nothing kept on
-the host, no restart after a host reboot without the owner), host (a
+Nova 33 (2026.1) added hw:tpm_secret_security: user (the default: nothing
+kept on the host, no restart after a host reboot without the owner), host (a
 persistent libvirt secret on the host: survives reboots, live-migrates) and
 deployment (the secret owned by Nova's service user). The only way Nova offers
 to change a guest's mode is a resize to a flavor with the other mode. Nothing
@@ -57,10 +57,10 @@ _finish_migration_vtpm and _get_or_create_secret_for_vtpm, crypto.py):
 The target flavors are the catalog's flavors with the same TPM version and
 model (with the server's image properties), the target mode, and no smaller
 vCPUs, RAM or disk. Where none exists, the vtpmctl flavor create line that
-makes one is printed. Before 2026.1 the answer is one line: the release has no
-modes. One flavor list and one server list (1000 a page); --server picks one
-server of the list (with --all-projects, of every project's); --project takes
-a project ID.`, []string{
+makes one is printed. Before Nova 33 the answer is one line: the release has
+no modes. One flavor list and one server list (1000 a page); --server picks
+one server of the list (with --all-projects, of every project's); --project
+takes a project ID.`, []string{
 			"vtpmctl --os-cloud prod secrets mode-plan --server 6f1c52f4-7d39-4c51-9a4f-3a8f0f1a6d11 --to host",
 			"vtpmctl --os-cloud prod secrets mode-plan --all-projects --to host -f csv > to-host.csv",
 			"vtpmctl --os-cloud prod secrets mode-plan --project 0c4e939acacf4376bdcd1129f1a054ad --to deployment -f json",

@@ -34,13 +34,14 @@ service=nova resource_type=instance resource_id=<server uuid>, on each guest's
 secret that lacks it (key-manager API 1.1: Barbican 15, Zed, and later), with
 a token scoped to the secret's project, as secrets audit reads them. Then the
 openstack client (python-barbicanclient 5.5+, 2023.1) refuses "secret delete"
-without --force, and a key manager at API 1.2 (Barbican after 2026.1) refuses
-a delete asking for 1.2 without ?force=true. An older client deletes it.
+without --force, and a key manager at API 1.2 (Barbican 23, 2026.2, and
+later) refuses a delete asking for 1.2 without ?force=true. An older client
+deletes it.
 
 The price: Nova deletes the secret itself when the server is deleted, without
 force; with python-barbicanclient 5.5+ on the compute hosts that is refused
-(by the client, or at API 1.2 by Barbican: seen on 2026.2 as the fault
-KeyManagerError "Secret cannot be deleted as it has consumers."): the
+(by the client, or at API 1.2 by Barbican: seen with Barbican 23.0.0 as the
+fault KeyManagerError "Secret cannot be deleted as it has consumers."): the
 server's delete ends in ERROR until the consumer is removed:
   vtpmctl secrets unprotect --server <server>
   (or: openstack secret consumer delete --service-type-name nova --resource-type instance --resource-id <server> <secret>)
@@ -103,7 +104,7 @@ func runSecretsProtect(ctx context.Context, o *secretsProtectOptions) error {
 	}
 	req := o.request()
 	req.NeedConsumers = true
-	g, err := barbican.AuditSecrets(withProgress(ctx, o.IO.Err, "auditing projects"), sess, req)
+	g, err := auditSecrets(ctx, o.IO.Err, sess, req)
 	if err != nil {
 		return secretsError(err)
 	}

@@ -31,16 +31,16 @@ func newUpgradeCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 			Name:  "check",
 			Usage: "which hosts stop receiving vTPM guests, and which guests end up stranded, once the scheduler runs RELEASE",
 			Description: commandHelp(`
-The scheduler asks Placement for more traits with each release: 2024.2 adds the
-TPM model trait (COMPUTE_SECURITY_TPM_TIS/_CRB), 2026.1 adds
-COMPUTE_SECURITY_TPM_SECRET_SECURITY_<mode>. A compute host not yet upgraded
-does not report them, so a newer scheduler sends it no vTPM guest. For every
-host (admin: hypervisors and Placement traits) this says whether it takes
-vTPM guests now and after, and for every vTPM guest whether any other host
-could still take it (resize, cold migration) — and what to upgrade first.
-It also lists the Nova bugs that change a vTPM or UEFI guest's fate (host
-check's KNOWN-BUGS: wiped TPM state, reset NVRAM, resize revert) and whether
-RELEASE fixes each in every package or only from a point release.
+The scheduler asks Placement for more traits with each release: Nova 30
+(2024.2) adds the TPM model trait (COMPUTE_SECURITY_TPM_TIS/_CRB), Nova 33
+(2026.1) adds COMPUTE_SECURITY_TPM_SECRET_SECURITY_<mode>. A compute host
+not yet upgraded does not report them, so a newer scheduler sends it no vTPM
+guest. For every host (admin: hypervisors and Placement traits) this says
+whether it takes vTPM guests now and after, and for every vTPM guest whether
+any other host could still take it (resize, cold migration) — and what to
+upgrade first. It also lists the Nova bugs that change a vTPM or UEFI guest's
+fate (host check's KNOWN-BUGS: wiped TPM state, reset NVRAM, resize revert)
+and whether RELEASE fixes each in every package or only from a point release.
 `+viewHelp("hosts (a host's status: warn when it stops receiving vTPM\nguests, else pass; stranded guests are the verdict and always shown)")+`
 Its --summary document adds "summary", the counts of its lists.`, []string{
 				"vtpmctl --os-cloud prod upgrade check --to 2024.2",
