@@ -7,7 +7,8 @@ import (
 	"github.com/vtpmctl/vtpmctl/internal/metrics"
 )
 
-// Metric names are an interface (alert rules use them): README "Metrics".
+// Metric names are an interface (alert rules use them): docs/output.md's
+// metrics table (TestMetricsDocumented).
 const (
 	mTrait   = "vtpmctl_host_trait"
 	mAtRisk  = "vtpmctl_host_vtpm_guests_at_risk"

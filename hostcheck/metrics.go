@@ -6,7 +6,8 @@ import (
 	"github.com/vtpmctl/vtpmctl/internal/metrics"
 )
 
-// Metric names are an interface (alert rules use them): README "Metrics".
+// Metric names are an interface (alert rules use them): docs/output.md's
+// metrics table (TestMetricsDocumented).
 const (
 	mCheck    = "vtpmctl_host_check"
 	mChecks   = "vtpmctl_host_checks"
@@ -15,7 +16,7 @@ const (
 	mInfo     = "vtpmctl_host_info"
 	mLastRun  = "vtpmctl_last_run_timestamp_seconds"
 	mRisk     = "vtpmctl_host_bitlocker_risk_guests"
-	helpRisk  = "vTPM guests of the host by BitLocker-recovery risk (high, medium, unknown, low; README \"BitLocker and Secure Boot\")"
+	helpRisk  = "vTPM guests of the host by BitLocker-recovery risk (high, medium, unknown, low; docs/bitlocker.md)"
 	helpCheck = "1 for each check of a host, labelled with its status (pass, warn, fail, skip)"
 )
 

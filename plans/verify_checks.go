@@ -279,7 +279,7 @@ const nvramNotInReport = "not in the host's check report (written before host ch
 // nvramView adds to DOMAIN-TPM the guest's NVRAM view from its host's
 // report. Risk high is a warning, not a failure: the domain has its TPM,
 // but the next stop/start or hard reboot makes BitLocker ask for its
-// recovery key. The fix is the README's ("BitLocker and Secure Boot").
+// recovery key. The fix is docs/bitlocker.md's (its risk table).
 func nvramView(c *VerifyCheck, host string, b *hostcheck.GuestBitLocker) {
 	if b == nil {
 		c.BitLockerNotChecked = nvramNotInReport

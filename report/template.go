@@ -50,7 +50,7 @@ footer { color: #777; font-size: .8rem; margin-top: 2rem; }
 </section>{{end}}
 
 {{if .Risks}}<h2>BitLocker recovery risk</h2>
-<p>Per vTPM guest: does its TPM state and its UEFI NVRAM survive this host's Nova, and does its NVRAM hold the 2023 Secure Boot certificates (README "BitLocker and Secure Boot").</p>
+<p>Per vTPM guest: does its TPM state and its UEFI NVRAM survive this host's Nova, and does its NVRAM hold the 2023 Secure Boot certificates (vtpmctl's docs/bitlocker.md, "BitLocker and Secure Boot").</p>
 <table>
 <thead><tr><th>Risk</th><th>Host</th><th>Guest</th><th>Certificates</th><th>NVRAM kept</th><th>TPM state kept</th><th>Why</th></tr></thead>
 <tbody>

@@ -105,8 +105,9 @@ func describe(sb *SecureBoot) string {
 
 // knownTemplates: what Debian's Secure Boot templates enrol, by the
 // file's SHA-256 (read here, and the same in virt-fw-vars --print): the
-// table the README's certificate section quotes. A template not listed
-// (a newer ovmf package) is only checked by the rules above.
+// table docs/bitlocker.md's "Templates with the 2023 certificates" quotes.
+// A template not listed (a newer ovmf package) is only checked by the
+// rules above.
 var knownTemplates = map[string]struct {
 	pkg     string
 	kek, db []string

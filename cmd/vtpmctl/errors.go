@@ -85,7 +85,7 @@ func exitCode(err error, stderr io.Writer) int {
 	var req *nova.RequestError
 	var pe *plans.PlanError
 	var fe *output.FormatError
-	var size *compute.FlavorSizeError // README: a bad value, nothing written
+	var size *compute.FlavorSizeError // docs/output.md exit status 2: a bad value, nothing written
 	var field *nova.FieldError
 	switch {
 	case errors.As(err, &ue), errors.As(err, &ce), errors.As(err, &col), errors.As(err, &nf), errors.As(err, &amb), errors.As(err, &req), errors.As(err, &pe), errors.As(err, &fe), errors.As(err, &size), errors.As(err, &field):

@@ -16,7 +16,7 @@ import (
 )
 
 // declaredFormats is what each command may print beyond the default set:
-// the README's promise (-f prometheus for the three audits, -f markdown
+// docs/output.md's promise (-f prometheus for the three audits, -f markdown
 // for the checklist) checked against the built tree.
 var declaredFormats = map[string][]output.Format{
 	"host check":     metricsFormats,

@@ -68,8 +68,8 @@ func TestReleaseHintNamesTheCommandsFlag(t *testing.T) {
 }
 
 // TestFlavorSizeConflictIsUsage: a flavor name that exists with another
-// size is a bad value (README, Exit status: 2), nothing is written, and
-// flavor create and plan apply agree (they said 1 and 2).
+// size is a bad value (docs/output.md, Exit status: 2), nothing is
+// written, and flavor create and plan apply agree (they said 1 and 2).
 func TestFlavorSizeConflictIsUsage(t *testing.T) {
 	c := fixtureCloud(t)
 	_, errs, code := runCLI(t, "--os-cloud", "fake", "flavor", "create", fakecloud.FixtureFlavor, "--vcpus", "8", "--ram", "64", "--disk", "1", "--tpm-version", "2.0")

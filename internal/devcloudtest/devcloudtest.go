@@ -65,7 +65,7 @@ func Require(t testing.TB) {
 		}
 	})
 	if checkErr != nil {
-		t.Fatalf("the local cloud is not reachable (%v): start it with `make devcloud-up` (as root; see README)", checkErr)
+		t.Fatalf("the local cloud is not reachable (%v): start it with `make devcloud-up` (as root; see docs/development.md)", checkErr)
 	}
 }
 
