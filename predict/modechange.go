@@ -14,12 +14,16 @@ import (
 type ModeChangeRequest struct {
 	// ServerID picks one server out of the list (empty: every vTPM guest).
 	ServerID string
-	// AllProjects lists every project's servers (admin); ProjectID lists
-	// one project's (admin: all_tenants with project_id).
+	// AllProjects lists every project's servers (admin); Project lists
+	// one project's (admin: all_tenants with project_id), by name or ID
+	// (resolved with Keystone, as every --project is).
 	AllProjects bool
-	ProjectID   string
-	To          nova.SecretMode
-	Release     nova.ReleaseEvidence
+	Project     string
+	// ProjectID is Project resolved (the service sets it); the plan keeps
+	// only that project's guests.
+	ProjectID string
+	To        nova.SecretMode
+	Release   nova.ReleaseEvidence
 }
 
 // ModeChangeRow is one guest's plan.
@@ -91,9 +95,18 @@ func ModeChange(ctx context.Context, sess *cloud.Session, req ModeChangeRequest)
 	if err != nil {
 		return out, fmt.Errorf("listing flavors: %w", err)
 	}
-	opts := compute.InventoryOpts{AllTenants: req.AllProjects || req.ProjectID != "", KeepServers: true, Volumes: vc}
-	if req.ProjectID != "" && !req.AllProjects {
-		opts.Projects = []string{req.ProjectID} // that project's servers only, filtered by Nova
+	opts := compute.InventoryOpts{AllTenants: req.AllProjects || req.Project != "", KeepServers: true, Volumes: vc}
+	if req.Project != "" && !req.AllProjects {
+		ks, err := sess.Identity()
+		if err != nil {
+			return out, err
+		}
+		ids, err := cloud.ProjectIDs(ctx, ks, []string{req.Project})
+		if err != nil {
+			return out, err
+		}
+		opts.Projects = ids // that project's servers only, filtered by Nova
+		req.ProjectID = ids[0]
 	}
 	inv, err := compute.ListInventory(ctx, cc, ic, rel, opts)
 	if err != nil {

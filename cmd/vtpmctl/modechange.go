@@ -60,7 +60,7 @@ vCPUs, RAM or disk. Where none exists, the vtpmctl flavor create line that
 makes one is printed. Before Nova 33 the answer is one line: the release has
 no modes. One flavor list and one server list (1000 a page); --server picks
 one server of the list (with --all-projects, of every project's); --project
-takes a project ID.`, []string{
+takes a project name or ID.`, []string{
 			"vtpmctl --os-cloud prod secrets mode-plan --server 6f1c52f4-7d39-4c51-9a4f-3a8f0f1a6d11 --to host",
 			"vtpmctl --os-cloud prod secrets mode-plan --all-projects --to host -f csv > to-host.csv",
 			"vtpmctl --os-cloud prod secrets mode-plan --project 0c4e939acacf4376bdcd1129f1a054ad --to deployment -f json",
@@ -73,7 +73,7 @@ takes a project ID.`, []string{
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "to", Usage: "target `MODE`: host or deployment (or user)", Destination: &o.To},
 			&cli.StringFlag{Name: "server", Usage: "only server `ID`", Destination: &o.Server},
-			&cli.StringFlag{Name: "project", Usage: "only the vTPM guests of project `ID` (admin)", Destination: &o.Project},
+			&cli.StringFlag{Name: "project", Usage: "only the vTPM guests of `PROJECT` (name or ID; admin)", Destination: &o.Project},
 			&cli.BoolFlag{Name: "all-projects", Usage: "every project's vTPM guests (admin)", Destination: &o.AllProjects},
 			releaseFlag("nova-release", &o.Release, "Nova `RELEASE` whose rules apply", ""),
 		},
@@ -109,7 +109,7 @@ func runModePlan(ctx context.Context, o *modePlanOptions) error {
 		return err
 	}
 	res, err := predictsvc.ModeChange(ctx, sess, predictsvc.ModeChangeRequest{ServerID: strings.ToLower(o.Server), AllProjects: o.AllProjects,
-		ProjectID: o.Project, To: to, Release: nova.ReleaseEvidence{Flag: o.Release, FlagName: "--nova-release"}})
+		Project: o.Project, To: to, Release: nova.ReleaseEvidence{Flag: o.Release, FlagName: "--nova-release"}})
 	if err != nil {
 		return err
 	}
