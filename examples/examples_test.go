@@ -2,6 +2,7 @@
 package examples
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -107,11 +108,14 @@ func TestDaemonSetManifest(t *testing.T) {
 }
 
 // TestPlaybooks: each fleet play runs host check on the compute group,
-// fails a host only on a usage error, and merges the reports; the kolla
-// one with kolla's layout.
+// fails a host only on a usage error, keeps each report under a directory
+// it makes, and merges the reports; the kolla one with kolla's layout.
+// host-audit.yml itself runs for real against two computes in the
+// integration suite (cmd/vtpmctl TestIntegrationAnsibleHostAudit, on
+// 2026.1): this keeps the kolla one, which no local cloud can run, in step.
 func TestPlaybooks(t *testing.T) {
 	for file, wants := range map[string][]string{
-		"ansible/host-audit.yml":       {"'host', 'check', '-f', 'json'"},
+		"ansible/host-audit.yml":       {"'host', 'check', '-f', 'json'", "(vtpmctl_check_args | default([]))"},
 		"ansible/kolla-host-check.yml": {"'host', 'check', '--layout', 'kolla', '-f', 'json'"},
 	} {
 		data, err := os.ReadFile(file)
@@ -132,6 +136,47 @@ func TestPlaybooks(t *testing.T) {
 			if !strings.Contains(string(data), want) {
 				t.Errorf("%s lacks %q", file, want)
 			}
+		}
+		// the reports' directory exists before the first report is copied
+		// there (ansible's copy makes no parent directory)
+		mk, keep := -1, -1
+		for i, task := range plays[0].Tasks {
+			f, _ := task["ansible.builtin.file"].(map[string]any)
+			c, _ := task["ansible.builtin.copy"].(map[string]any)
+			switch {
+			case f != nil && f["path"] == "{{ reports_dir }}" && f["state"] == "directory" && task["delegate_to"] == "localhost":
+				mk = i
+			case c != nil && strings.HasPrefix(fmt.Sprint(c["dest"]), "{{ reports_dir }}/"):
+				keep = i
+			}
+		}
+		if mk < 0 || keep < mk {
+			t.Errorf("%s: the compute play must make reports_dir on the control node before it keeps a report there (tasks %d, %d)", file, mk, keep)
+		}
+	}
+}
+
+// TestHostAuditVarsDocumented: every variable host-audit.yml reads from
+// the operator is explained in its header, where they look first.
+func TestHostAuditVarsDocumented(t *testing.T) {
+	data, err := os.ReadFile("ansible/host-audit.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var header []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if !strings.HasPrefix(l, "#") {
+			break
+		}
+		header = append(header, l)
+	}
+	doc := strings.Join(header, "\n")
+	for _, v := range []string{"vtpmctl_local", "vtpmctl_remote", "reports_dir", "nova_release", "vtpmctl_check_args"} {
+		if !strings.Contains(string(data[len(doc):]), v) {
+			t.Errorf("host-audit.yml no longer reads %s: drop it from this list and the header", v)
+		}
+		if !strings.Contains(doc, "#   "+v+" ") {
+			t.Errorf("host-audit.yml's header does not explain %s", v)
 		}
 	}
 }
