@@ -10,7 +10,7 @@ DEVCLOUD_DIR ?= /var/tmp/vtpmctl-devcloud
 export DEVCLOUD_DIR
 
 
-.PHONY: docs ovmf dist dist-test build test test-releases unit cover lint fuzz bench examples-check browser integration demo devcloud-up devcloud-down devcloud-wipe devcloud-down-all devcloud-status clean
+.PHONY: ansible docs ovmf dist dist-test build test test-releases unit cover lint fuzz bench examples-check browser integration demo devcloud-up devcloud-down devcloud-wipe devcloud-down-all devcloud-status clean
 
 # --version says which build this is (GOFLAGS may turn Go's own VCS stamp off).
 COMMIT     := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
@@ -124,9 +124,13 @@ bench: devcloud-up build
 ## examples-check: ansible-playbook --syntax-check of the fleet playbooks
 ## (installs Debian's ansible-core once, as root); promtool check and test
 ## of the alert rules (promtool unpacked from Debian's prometheus package).
-examples-check:
+## ansible: Debian's ansible-core (as root, once): the playbooks' syntax
+## check here, and TestIntegrationAnsibleHostAudit runs host-audit.yml live.
+ansible:
 	@command -v ansible-playbook > /dev/null || { apt-get -o DPkg::Lock::Timeout=900 update -qq && \
 	  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends ansible-core > /dev/null; }
+
+examples-check: ansible
 	ANSIBLE_LOCALHOST_WARNING=false ansible-playbook --syntax-check -i examples/ansible/inventory.ini examples/ansible/host-audit.yml
 	ANSIBLE_LOCALHOST_WARNING=false ansible-playbook --syntax-check -i examples/ansible/inventory.ini examples/ansible/kolla-host-check.yml
 	@# promtool from Debian's prometheus package, unpacked (no daemon installed or started)
@@ -146,11 +150,11 @@ browser:
 ## and 2025.1 must come up; 2026.1 and 2026.2 (Debian's moving suites) are
 ## reported in one line when the archive cannot build them that day.
 RELEASES ?= zed 2025.1 2026.1 2026.2
-integration: browser
+integration: browser ansible
 	@bash devcloud/integration.sh $(RELEASES)
 
 ## test-releases: the same, failing when any release cannot be built.
-test-releases: browser
+test-releases: browser ansible
 	@bash devcloud/integration.sh --strict $(RELEASES)
 
 demo: devcloud-up build

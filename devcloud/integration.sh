@@ -105,7 +105,8 @@ for rel in "$@"; do
     b0=$(date +%s)
     lm_rel=$rel
     if bash devcloud/second-compute.sh "$rel" up; then
-      ( cd cmd/vtpmctl && exec setsid "${run[@]}" go tool test2json -t -p "$(go list ./cmd/vtpmctl)" "$EXE/cmd_vtpmctl.test" \
+      mod=$(go list ./cmd/vtpmctl)   # here: after the cd it would name cmd/vtpmctl/cmd/vtpmctl
+      ( cd cmd/vtpmctl && exec setsid "${run[@]}" go tool test2json -t -p "$mod" "$EXE/cmd_vtpmctl.test" \
           -test.v=test2json -test.count=1 -test.run "^($bpass)\$" -test.timeout 15m ) >> "$log" &
       tests_pid=$!
       wait $tests_pid
