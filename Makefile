@@ -121,15 +121,15 @@ bench: devcloud-up build
 	$(GO) run ./internal/tools/secretsbench -guests $${GUESTS:-2000} -projects $${PROJECTS:-20}
 	$(GO) run ./internal/tools/scalebench -vtpmctl bin/vtpmctl -guests $${SCALE_GUESTS:-50000} -projects $${SCALE_PROJECTS:-500} -hypervisors $${SCALE_HYPERVISORS:-2000} -paging $${SCALE_PAGING:-old}
 
-## examples-check: ansible-playbook --syntax-check of the fleet playbooks
-## (installs Debian's ansible-core once, as root); promtool check and test
-## of the alert rules (promtool unpacked from Debian's prometheus package).
 ## ansible: Debian's ansible-core (as root, once): the playbooks' syntax
 ## check here, and TestIntegrationAnsibleHostAudit runs host-audit.yml live.
 ansible:
 	@command -v ansible-playbook > /dev/null || { apt-get -o DPkg::Lock::Timeout=900 update -qq && \
 	  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=900 install -y -qq --no-install-recommends ansible-core > /dev/null; }
 
+## examples-check: ansible-playbook --syntax-check of the fleet playbooks
+## (installs Debian's ansible-core once, as root); promtool check and test
+## of the alert rules (promtool unpacked from Debian's prometheus package).
 examples-check: ansible
 	ANSIBLE_LOCALHOST_WARNING=false ansible-playbook --syntax-check -i examples/ansible/inventory.ini examples/ansible/host-audit.yml
 	ANSIBLE_LOCALHOST_WARNING=false ansible-playbook --syntax-check -i examples/ansible/inventory.ini examples/ansible/kolla-host-check.yml
