@@ -53,8 +53,9 @@ type Sources struct {
 	// from 1.1 the secret list carries each secret's consumers. The zero
 	// value reads none.
 	API API
-
-	aclSlots chan struct{} // shared by every project's ACL reads (Gather)
+	// Progress, when set, is told how far each phase is (one call at a
+	// time, whichever goroutine finished the work).
+	Progress func(Progress)
 }
 
 // Gather asks the APIs, page by page, and returns the facts to audit.
@@ -62,12 +63,14 @@ func Gather(ctx context.Context, src Sources) (Facts, error) {
 	f := Facts{Release: src.Release, Audited: map[string]bool{}, NotAuditable: map[string]string{},
 		ServiceUserID: src.ServiceUserID, ServiceProject: src.ServiceProject, Users: map[string]User{}, Roles: map[string]map[string]bool{},
 		ProjectNames: src.ProjectNames, API: src.API}
+	rep := newReporter(src.Progress)
 	var inv nova.Inventory
 	if src.Inventory != nil {
 		inv = *src.Inventory
 	} else {
+		rep.open(PhaseServers)
 		var err error
-		if inv, err = compute.ListInventory(ctx, src.Compute, src.Image, src.Release, compute.InventoryOpts{AllTenants: src.AllTenants, Projects: src.ServerProjects, Volumes: src.Volumes}); err != nil {
+		if inv, err = compute.ListInventory(ctx, src.Compute, src.Image, src.Release, compute.InventoryOpts{AllTenants: src.AllTenants, Projects: src.ServerProjects, Volumes: src.Volumes, Page: rep.one}); err != nil {
 			return f, err
 		}
 	}
@@ -78,12 +81,16 @@ func Gather(ctx context.Context, src Sources) (Facts, error) {
 		f.ProjectNames = map[string]string{}
 	}
 
-	// Projects are audited Limit at a time, and each reads its ACLs: one
-	// pool of Limit slots for every ACL read keeps the requests in flight
-	// (and so the connections) under 2×Limit, not Limit².
-	src.aclSlots = make(chan struct{}, max(src.Limit, 1))
+	// Every project's secrets are listed, Limit projects at a time, before
+	// the first ACL is read: the ACL reads then share one pool of Limit
+	// (the requests in flight, and so the connections, stay under Limit)
+	// and their total is known from the first (progress that counts
+	// toward a number that no longer grows).
+	src.KeyManager = onePerProject(src.KeyManager) // a token per project, for its list and its ACLs
+	rep.count(PhaseSecrets, len(src.Projects))
 	var mu sync.Mutex
 	parallel.Do(ctx, len(src.Projects), src.Limit, func(ctx context.Context, i int) error {
+		defer rep.one()
 		p := src.Projects[i]
 		secs, bad, err := projectSecrets(ctx, src, p)
 		mu.Lock()
@@ -97,6 +104,9 @@ func Gather(ctx context.Context, src Sources) (Facts, error) {
 		f.SkippedSecrets = append(f.SkippedSecrets, bad...)
 		return nil
 	})
+	if src.ReadACLs {
+		readACLs(ctx, src, f.Secrets, rep)
+	}
 	if src.Identity != nil {
 		// Roles of the audited projects only; a list that failed stays out
 		// of Roles and OWNER-VALID skips.
@@ -106,7 +116,7 @@ func Gather(ctx context.Context, src Sources) (Facts, error) {
 				audited = append(audited, p)
 			}
 		}
-		sets, errs := projectRoles(ctx, src.Identity, audited, src.Limit)
+		sets, errs := projectRoles(ctx, src.Identity, audited, src.Limit, rep)
 		for p, set := range sets {
 			f.Roles[p] = set
 		}
@@ -133,7 +143,7 @@ func Gather(ctx context.Context, src Sources) (Facts, error) {
 			ids[id] = true
 		}
 	}
-	f.Users = lookupUsers(ctx, src.Identity, ids, src.Limit)
+	f.Users = lookupUsers(ctx, src.Identity, ids, src.Limit, rep)
 	f.ReadGaps = append(f.ReadGaps, unreadGaps(f)...)
 	return f, nil
 }

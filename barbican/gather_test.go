@@ -129,14 +129,15 @@ func TestACLInstances(t *testing.T) {
 		fc.addSecrets("p1", 1, 0, 10, 0, func(int) string { return "alice" })
 		src := fc.sources("p1")
 		src.ACLInstances = c.only
-		secs, _, err := projectSecrets(context.Background(), src, "p1")
-		if err != nil {
-			t.Fatal(err)
+		src.Identity = nil
+		f, err := Gather(context.Background(), src)
+		if err != nil || len(f.Secrets) != 10 {
+			t.Fatalf("%d secrets: %v", len(f.Secrets), err)
 		}
 		if n := fc.count("acl"); n != c.reads {
 			t.Errorf("%s: %d ACL GETs, want %d", c.name, n, c.reads)
 		}
-		for _, s := range secs {
+		for _, s := range f.Secrets {
 			if want := c.only == nil || c.only[s.InstanceID]; (s.ProjectAccess != nil) != want {
 				t.Errorf("%s: secret of %s: ACL read %v, want %v", c.name, s.InstanceID, s.ProjectAccess != nil, want)
 			}
@@ -181,7 +182,7 @@ func TestLookupUsers(t *testing.T) {
 	} {
 		c, ids, want := setup(tc.n)
 		c.usersList = tc.listStatus
-		got := lookupUsers(context.Background(), c.sources().Identity, ids, 4)
+		got := lookupUsers(context.Background(), c.sources().Identity, ids, 4, nil)
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: users differ:\n got %v\nwant %v", tc.name, got, want)
 		}
@@ -244,10 +245,11 @@ func TestKeyManager401(t *testing.T) {
 	}
 }
 
-// TestACLReadsShareOneLimit: projects are audited Limit at a time and
-// each reads its ACLs; the reads of all projects share one pool, so the
-// requests in flight (and the connections a real cloud sees) stay under
-// 2×Limit. Before, each project had a pool of its own: Limit².
+// TestACLReadsShareOneLimit: projects are listed Limit at a time, then
+// the ACLs of all projects are read in one pool, so the requests in
+// flight (and the connections a real cloud sees) stay under Limit.
+// Before, each project had a pool of its own (Limit²), then a shared
+// one beside the project lists (2×Limit).
 func TestACLReadsShareOneLimit(t *testing.T) {
 	fc := newFakeCloud(t)
 	fc.aclDelay = 20 * time.Millisecond
@@ -266,7 +268,7 @@ func TestACLReadsShareOneLimit(t *testing.T) {
 	if n := fc.count("acl"); n != 96 {
 		t.Fatalf("%d ACL reads, want 96", n)
 	}
-	if m := fc.maxInFlight.Load(); m > 8 {
-		t.Errorf("%d requests in flight at once, want at most 2×Limit = 8", m)
+	if m := fc.maxInFlight.Load(); m > 4 {
+		t.Errorf("%d requests in flight at once, want at most Limit = 4", m)
 	}
 }

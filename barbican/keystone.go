@@ -30,7 +30,7 @@ const (
 // request; those the list lacks (another domain's driver, LDAP, deleted)
 // and every user when the list fails (403 for a non-admin) are read one
 // by one, so the answer is the same either way.
-func lookupUsers(ctx context.Context, ks *gophercloud.ServiceClient, ids map[string]bool, limit int) map[string]User {
+func lookupUsers(ctx context.Context, ks *gophercloud.ServiceClient, ids map[string]bool, limit int, rep *reporter) map[string]User {
 	out := make(map[string]User, len(ids))
 	list := make([]string, 0, len(ids))
 	for id := range ids {
@@ -38,6 +38,7 @@ func lookupUsers(ctx context.Context, ks *gophercloud.ServiceClient, ids map[str
 			list = append(list, id)
 		}
 	}
+	rep.count(PhaseUsers, len(list))
 	if ks != nil && len(list) > userListMin {
 		if listed, err := listUsers(ctx, ks, ids); err == nil {
 			rest := list[:0]
@@ -48,11 +49,13 @@ func lookupUsers(ctx context.Context, ks *gophercloud.ServiceClient, ids map[str
 					rest = append(rest, id)
 				}
 			}
+			rep.add(len(list) - len(rest))
 			list = rest
 		}
 	}
 	found := make([]User, len(list))
 	parallel.Do(ctx, len(list), limit, func(ctx context.Context, i int) error {
+		defer rep.one()
 		u := User{ID: list[i]}
 		switch {
 		case ks == nil:
@@ -99,16 +102,19 @@ func listUsers(ctx context.Context, ks *gophercloud.ServiceClient, want map[stri
 // assignment list serves all (an admin's); a few, or a list refused,
 // truncated or failed, one list per project. A project whose list failed
 // is left out of the sets and its error is in errs.
-func projectRoles(ctx context.Context, ks *gophercloud.ServiceClient, projects []string, limit int) (sets map[string]map[string]bool, errs map[string]error) {
+func projectRoles(ctx context.Context, ks *gophercloud.ServiceClient, projects []string, limit int, rep *reporter) (sets map[string]map[string]bool, errs map[string]error) {
 	out := make(map[string]map[string]bool, len(projects))
 	errs = map[string]error{}
+	rep.count(PhaseRoles, len(projects))
 	if len(projects) > projectListMin {
 		if all, err := allMembers(ctx, ks, projects); err == nil {
+			rep.add(len(projects))
 			return all, errs
 		}
 	}
 	got := make([]map[string]bool, len(projects))
 	failed := parallel.Do(ctx, len(projects), limit, func(ctx context.Context, i int) error {
+		defer rep.one()
 		set, err := projectMembers(ctx, ks, projects[i])
 		got[i] = set
 		return err

@@ -19,8 +19,8 @@ import (
 // secretPage is the secrets asked for per list request (Barbican's cap).
 const secretPage = 100
 
-// projectSecrets lists a project's vTPM secrets, each once, and reads
-// their ACLs (those asked for).
+// projectSecrets lists a project's vTPM secrets, each once (their ACLs
+// are read later, once every project's list is in: readACLs).
 func projectSecrets(ctx context.Context, src Sources, project string) ([]Secret, []string, error) {
 	km, err := src.KeyManager(ctx, project)
 	if err != nil {
@@ -68,9 +68,6 @@ func projectSecrets(ctx context.Context, src Sources, project string) ([]Secret,
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("listing secrets: %v", oneLine(err))
-	}
-	if src.ReadACLs {
-		readACLs(ctx, km, out, src.ACLInstances, src.Limit, src.aclSlots)
 	}
 	return out, bad, nil
 }
@@ -168,26 +165,25 @@ func nextOffset(next string, offset, got int) (int, error) {
 	return n, nil
 }
 
-// readACLs reads the ACL of each secret (of the instances in only, when
-// non-nil). A failed read (after the transport's retries) is this
-// secret's problem, reported on it; the rest of the project is audited.
-func readACLs(ctx context.Context, km *gophercloud.ServiceClient, out []Secret, only map[string]bool, limit int, slots chan struct{}) {
+// readACLs reads the ACL of each secret (of src.ACLInstances only, when
+// non-nil), every project's in one pool of src.Limit, each with its
+// project's client. A failed read (after the transport's retries) is
+// this secret's problem, reported on it; the rest is audited.
+func readACLs(ctx context.Context, src Sources, out []Secret, rep *reporter) {
 	var idx []int
 	for i := range out {
-		if only == nil || only[out[i].InstanceID] {
+		if src.ACLInstances == nil || src.ACLInstances[out[i].InstanceID] {
 			idx = append(idx, i)
 		}
 	}
-	parallel.Do(ctx, len(idx), limit, func(ctx context.Context, j int) error {
+	rep.count(PhaseACLs, len(idx))
+	unread := parallel.Do(ctx, len(idx), src.Limit, func(ctx context.Context, j int) error {
+		defer rep.one()
 		s := &out[idx[j]]
-		if slots != nil {
-			select {
-			case slots <- struct{}{}:
-				defer func() { <-slots }()
-			case <-ctx.Done():
-				s.ACLError = ctx.Err().Error()
-				return nil
-			}
+		km, err := src.KeyManager(ctx, s.ProjectID)
+		if err != nil { // the list had it; a cancelled run may not
+			s.ACLError = oneLine(err)
+			return nil
 		}
 		acl, err := acls.GetSecretACL(ctx, km, s.ID).Extract()
 		if err != nil {
@@ -202,4 +198,9 @@ func readACLs(ctx context.Context, km *gophercloud.ServiceClient, out []Secret, 
 		s.ProjectAccess = &pa
 		return nil
 	})
+	for j, err := range unread { // never asked: the run was cancelled first
+		if err != nil {
+			out[idx[j]].ACLError = err.Error()
+		}
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/vtpmctl/vtpmctl/compute"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/completeness"
+	"github.com/vtpmctl/vtpmctl/internal/parallel"
 	"github.com/vtpmctl/vtpmctl/nova"
 )
 
@@ -62,6 +63,10 @@ type AuditRequest struct {
 	// anything else is asked (secrets protect).
 	NeedConsumers bool
 	Flags         Flags
+	// Progress, when set, is told how far each phase of the gathering is
+	// (requests done of those known), one call at a time; the caller
+	// draws it (the service knows no terminal).
+	Progress func(Progress)
 }
 
 // Audited is what AuditSecrets found: the result, the facts it came
@@ -113,9 +118,13 @@ type ConsumersUnavailableError struct{ API API }
 func (e *ConsumersUnavailableError) Error() string { return ConsumersUnavailable(e.API) }
 
 // AuditSecrets settles the release, reads the key manager's API once,
-// resolves the projects, gathers and audits. Progress goes to whatever
-// parallel.WithProgress the caller put on ctx.
+// resolves the projects, gathers and audits. Progress goes to
+// req.Progress or, without it, to whatever parallel.WithProgress the
+// caller put on ctx (one tick per project, per ACL, per user).
 func AuditSecrets(ctx context.Context, sess *cloud.Session, req AuditRequest) (Audited, error) {
+	if req.Progress != nil {
+		ctx = parallel.WithProgress(ctx, nil) // one progress, not two
+	}
 	out := Audited{Cloud: sess.CloudName}
 	computeClient, err := sess.Compute()
 	if err != nil {
@@ -165,7 +174,7 @@ func AuditSecrets(ctx context.Context, sess *cloud.Session, req AuditRequest) (A
 	src := Sources{Compute: computeClient, Image: imageClient, Volumes: volumeClient, Identity: ks, Release: out.Release.Release, AllTenants: allTenants,
 		Projects: projects, ServerProjects: serverProjects, ReadACLs: req.ReadACLs, ACLInstances: req.ACLInstances, API: api, Limit: limit,
 		ServiceUserID: req.ServiceUser, ServiceProject: sc.service, ProjectNames: names, Inventory: req.Inventory,
-		KeyManager: projectKeyManagers(sess, km, own)}
+		KeyManager: projectKeyManagers(sess, km, own), Progress: req.Progress}
 	facts, err := Gather(ctx, src)
 	if err != nil {
 		return out, err

@@ -60,6 +60,9 @@ type InventoryOpts struct {
 	// fails, as undecided (nova.UndecidedVolumesUnreadable), with the
 	// error in Inventory.VolumesErr.
 	Volumes *gophercloud.ServiceClient
+	// Page, when set, is called after each server list page is decided
+	// (a caller's progress: Nova does not say how many pages there are).
+	Page func()
 }
 
 // ListVTPMGuests is ListInventory keeping every server.
@@ -179,6 +182,9 @@ func ListInventory(ctx context.Context, computeClient, imageClient *gophercloud.
 				inv.PartialServers++
 			}
 			add(&inv, &l[i], rel, imgs, vols, noVols, flavors, in, opts.KeepServers)
+		}
+		if opts.Page != nil {
+			opts.Page()
 		}
 	}
 	lists := []string{""}
