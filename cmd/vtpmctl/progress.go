@@ -5,8 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"sync"
+	"time"
 
+	"github.com/vtpmctl/vtpmctl/barbican"
+	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/internal/parallel"
 )
@@ -27,6 +31,115 @@ func withProgress(ctx context.Context, w io.Writer, label string) context.Contex
 			fmt.Fprint(w, "\r\033[K")
 		}
 	})
+}
+
+// auditSecrets is barbican.AuditSecrets with its progress drawn on w
+// (stderr) while it runs, requests done of those known, and cleared when
+// it returns.
+func auditSecrets(ctx context.Context, w io.Writer, sess *cloud.Session, req barbican.AuditRequest) (barbican.Audited, error) {
+	line := newProgressLine(w)
+	if line == nil {
+		return barbican.AuditSecrets(ctx, sess, req)
+	}
+	req.Progress = line.report
+	defer line.clear()
+	return barbican.AuditSecrets(ctx, sess, req)
+}
+
+// redrawEvery: a 2,000-secret audit reports 2,000 ACL reads; a terminal
+// needs no more than ten frames a second to show them moving.
+const redrawEvery = 100 * time.Millisecond
+
+// progressLine draws an audit's progress on one terminal line. Reports
+// may come from any goroutine.
+type progressLine struct {
+	w   io.Writer
+	now func() time.Time
+
+	mu    sync.Mutex
+	phase barbican.Phase
+	last  time.Time
+	drawn bool
+}
+
+// newProgressLine is nil unless w is a terminal: never in a pipe or a
+// log file.
+func newProgressLine(w io.Writer) *progressLine {
+	w = output.Raw(w) // the line draws with escape sequences of its own
+	if !isTerminal(w) {
+		return nil
+	}
+	return &progressLine{w: w, now: time.Now}
+}
+
+// report draws p when its phase is new or the last frame is
+// redrawEvery old; other reports are dropped (the next frame shows them).
+func (l *progressLine) report(p barbican.Progress) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	t := l.now()
+	if l.drawn && p.Phase == l.phase && t.Sub(l.last) < redrawEvery {
+		return
+	}
+	l.phase, l.last, l.drawn = p.Phase, t, true
+	fmt.Fprintf(l.w, "\r\033[Kvtpmctl: %s", progressText(p))
+}
+
+// clear erases the line, if one was drawn, before the result is written.
+func (l *progressLine) clear() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.drawn {
+		fmt.Fprint(l.w, "\r\033[K")
+		l.drawn = false
+	}
+}
+
+// progressText says what a phase is doing, in the units it counts.
+func progressText(p barbican.Progress) string {
+	switch p.Phase {
+	case barbican.PhaseServers:
+		if p.Done == 0 {
+			return "listing servers"
+		}
+		if p.Done == 1 {
+			return "listing servers: 1 page"
+		}
+		return "listing servers: " + thousands(p.Done) + " pages"
+	case barbican.PhaseSecrets:
+		return "listing secrets " + ofTotal(p) + " projects"
+	case barbican.PhaseACLs:
+		return "reading ACLs " + ofTotal(p)
+	case barbican.PhaseRoles:
+		return "reading role assignments " + ofTotal(p) + " projects"
+	case barbican.PhaseUsers:
+		return "looking up users " + ofTotal(p)
+	}
+	return string(p.Phase) + " " + ofTotal(p)
+}
+
+// ofTotal is "1,234/2,000", or "1,234" when the total is not known.
+func ofTotal(p barbican.Progress) string {
+	if p.Total == 0 {
+		return thousands(p.Done)
+	}
+	return thousands(p.Done) + "/" + thousands(p.Total)
+}
+
+// thousands groups n's digits by three with commas: 12,345.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	neg := n < 0
+	if neg {
+		s = s[1:]
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
 }
 
 func isTerminal(w io.Writer) bool {

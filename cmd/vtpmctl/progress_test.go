@@ -3,8 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/vtpmctl/vtpmctl/barbican"
 	"github.com/vtpmctl/vtpmctl/internal/parallel"
 )
 
@@ -15,5 +22,128 @@ func TestNoProgressInPipes(t *testing.T) {
 	parallel.Do(ctx, 10, 2, func(context.Context, int) error { return nil })
 	if b.Len() != 0 {
 		t.Errorf("progress written to a pipe: %q", b.String())
+	}
+}
+
+// TestProgressLineOnlyOnTerminal: the audit's progress line is drawn on
+// a character device (a terminal is one) and never on a pipe, a file
+// or a buffer (a log, a test's capture).
+func TestProgressLineOnlyOnTerminal(t *testing.T) {
+	r, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer pw.Close()
+	file, err := os.Create(filepath.Join(t.TempDir(), "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	dev, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer dev.Close()
+	for _, tc := range []struct {
+		name string
+		w    io.Writer
+		draw bool
+	}{
+		{"pipe", pw, false},
+		{"file", file, false},
+		{"buffer", &bytes.Buffer{}, false},
+		{"character device", dev, true},
+	} {
+		if got := newProgressLine(tc.w) != nil; got != tc.draw {
+			t.Errorf("%s: drawn %v, want %v", tc.name, got, tc.draw)
+		}
+	}
+}
+
+// TestProgressLineFrames: a new phase is drawn at once; within a phase
+// a frame at most every redrawEvery (the reports between are dropped);
+// clear erases the line once, and only a line that was drawn.
+func TestProgressLineFrames(t *testing.T) {
+	var b bytes.Buffer
+	now := time.Unix(0, 0)
+	l := &progressLine{w: &b, now: func() time.Time { return now }}
+	l.clear()
+	if b.Len() != 0 {
+		t.Fatalf("clear before any frame wrote %q", b.String())
+	}
+	step := func(d time.Duration, p barbican.Progress) {
+		now = now.Add(d)
+		l.report(p)
+	}
+	step(0, barbican.Progress{Phase: barbican.PhaseServers})
+	step(10*time.Millisecond, barbican.Progress{Phase: barbican.PhaseServers, Done: 1})               // dropped
+	step(0, barbican.Progress{Phase: barbican.PhaseSecrets, Total: 20})                               // new phase
+	step(50*time.Millisecond, barbican.Progress{Phase: barbican.PhaseSecrets, Done: 20, Total: 20})   // dropped
+	step(0, barbican.Progress{Phase: barbican.PhaseACLs, Total: 2000})                                // new phase
+	step(99*time.Millisecond, barbican.Progress{Phase: barbican.PhaseACLs, Done: 800, Total: 2000})   // dropped
+	step(time.Millisecond, barbican.Progress{Phase: barbican.PhaseACLs, Done: 1234, Total: 2000})     // 100 ms on
+	step(150*time.Millisecond, barbican.Progress{Phase: barbican.PhaseACLs, Done: 2000, Total: 2000}) // 150 ms on
+	l.clear()
+	l.clear()
+	const cl = "\r\033[K"
+	want := cl + "vtpmctl: listing servers" + cl + "vtpmctl: listing secrets 0/20 projects" + cl + "vtpmctl: reading ACLs 0/2,000" +
+		cl + "vtpmctl: reading ACLs 1,234/2,000" + cl + "vtpmctl: reading ACLs 2,000/2,000" + cl
+	if b.String() != want {
+		t.Errorf("frames\n got %q\nwant %q", b.String(), want)
+	}
+}
+
+// TestProgressLineConcurrent: reports from many goroutines at once
+// (run with -race) draw whole frames, no more than the clock allows.
+func TestProgressLineConcurrent(t *testing.T) {
+	var b bytes.Buffer
+	l := &progressLine{w: &b, now: time.Now}
+	start := time.Now()
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 2000; i++ {
+				l.report(barbican.Progress{Phase: barbican.PhaseACLs, Done: i, Total: 2000})
+			}
+		}()
+	}
+	wg.Wait()
+	l.clear()
+	frames := strings.Split(b.String(), "\r\033[K")
+	if frames[0] != "" || frames[len(frames)-1] != "" {
+		t.Fatalf("output does not start and end with a cleared line: %q", b.String())
+	}
+	frames = frames[1 : len(frames)-1]
+	if most := int(time.Since(start)/redrawEvery) + 1; len(frames) > most {
+		t.Errorf("%d frames in %s, want at most %d", len(frames), time.Since(start), most)
+	}
+	for _, f := range frames {
+		if !strings.HasPrefix(f, "vtpmctl: reading ACLs ") || !strings.HasSuffix(f, "/2,000") {
+			t.Errorf("frame %q", f)
+		}
+	}
+}
+
+// TestProgressText: each phase in the units it counts, numbers grouped.
+func TestProgressText(t *testing.T) {
+	for _, tc := range []struct {
+		p    barbican.Progress
+		want string
+	}{
+		{barbican.Progress{Phase: barbican.PhaseServers}, "listing servers"},
+		{barbican.Progress{Phase: barbican.PhaseServers, Done: 1}, "listing servers: 1 page"},
+		{barbican.Progress{Phase: barbican.PhaseServers, Done: 3}, "listing servers: 3 pages"},
+		{barbican.Progress{Phase: barbican.PhaseSecrets, Done: 3, Total: 20}, "listing secrets 3/20 projects"},
+		{barbican.Progress{Phase: barbican.PhaseACLs, Done: 999, Total: 1000}, "reading ACLs 999/1,000"},
+		{barbican.Progress{Phase: barbican.PhaseRoles, Total: 2}, "reading role assignments 0/2 projects"},
+		{barbican.Progress{Phase: barbican.PhaseUsers, Done: 1234567, Total: 12345678}, "looking up users 1,234,567/12,345,678"},
+		{barbican.Progress{Phase: "later", Done: 5}, "later 5"},
+	} {
+		if got := progressText(tc.p); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.p, got, tc.want)
+		}
 	}
 }

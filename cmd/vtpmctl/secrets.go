@@ -127,7 +127,7 @@ func runSecretsAudit(ctx context.Context, o *secretsAuditOptions) error {
 	if err != nil {
 		return err
 	}
-	a, err := barbican.AuditSecrets(withProgress(ctx, o.IO.Err, "auditing projects"), sess, o.request())
+	a, err := auditSecrets(ctx, o.IO.Err, sess, o.request())
 	if err != nil {
 		return secretsError(err)
 	}

@@ -88,7 +88,7 @@ func runSecretsUnprotect(ctx context.Context, o *secretsProtectOptions) error {
 	}
 	req := o.request()
 	req.NeedConsumers = true
-	g, err := barbican.AuditSecrets(withProgress(ctx, o.IO.Err, "auditing projects"), sess, req)
+	g, err := auditSecrets(ctx, o.IO.Err, sess, req)
 	if err != nil {
 		return secretsError(err)
 	}
