@@ -43,7 +43,7 @@ func printChanges(streams *IOStreams, g *globalOptions, plans []nova.ObjectPlan,
 			failed++
 		}
 	}
-	if err := output.Write(streams.Out, g.Output, output.List{Columns: changeColumns, Rows: recs}); err != nil {
+	if err := output.Write(streams.Out, g.Output, output.List{Schema: nova.ChangesSchema, Key: "changes", Columns: changeColumns, Rows: recs}); err != nil {
 		return err
 	}
 	for _, p := range plans {

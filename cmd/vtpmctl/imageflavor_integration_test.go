@@ -95,7 +95,13 @@ func (h *harness) run(f func(streams *IOStreams) error) runResult {
 	if h.counter != nil {
 		r.writes, r.requests = h.counter.take()
 	}
-	json.Unmarshal(out.Bytes(), &r.rows)
+	// a write's vtpmctl.changes/1 document: its rows under "changes"
+	var doc struct {
+		Changes []map[string]string `json:"changes"`
+	}
+	if json.Unmarshal(out.Bytes(), &doc) == nil {
+		r.rows = doc.Changes
+	}
 	return r
 }
 

@@ -136,23 +136,30 @@ func TestIntegrationParity(t *testing.T) {
 func predict(t *testing.T, image, flavor string) outcome {
 	t.Helper()
 	out, code := checkAsDemo(t, image, flavor)
+	// vtpmctl.check/1: typed values (a boolean vtpm, a bare version)
 	var r struct {
-		VTPM, Version, Model, Error, ErrorWhen string
+		Schema                           string
+		VTPM                             bool
+		Version, Model, Error, ErrorWhen string
 	}
 	var raw map[string]any
 	if err := json.Unmarshal(out.Bytes(), &raw); err != nil {
 		t.Fatalf("check output is not JSON: %v\n%s", err, out.String())
 	}
-	r.VTPM, _ = raw["vtpm"].(string)
+	r.Schema, _ = raw["schema"].(string)
+	r.VTPM, _ = raw["vtpm"].(bool)
 	r.Version, _ = raw["version"].(string)
 	r.Model, _ = raw["model"].(string)
 	r.Error, _ = raw["error"].(string)
 	r.ErrorWhen, _ = raw["error_when"].(string)
+	if r.Schema != "vtpmctl.check/1" {
+		t.Fatalf("check's schema is %q:\n%s", r.Schema, out.String())
+	}
 	if (code == 1) != (r.Error != "") {
 		t.Errorf("exit %d does not match error %q", code, r.Error)
 	}
 	return outcome{
-		vtpm:     r.VTPM == "yes",
+		vtpm:     r.VTPM,
 		version:  firstWord(r.Version),
 		model:    firstWord(r.Model),
 		errMsg:   r.Error,

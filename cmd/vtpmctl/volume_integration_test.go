@@ -397,7 +397,7 @@ func checkOutcome(t *testing.T, flag, ref, flavor string) outcome {
 		t.Fatalf("vtpmctl check %s exited %d: %s", flag, code, errb.String())
 	}
 	var r struct {
-		VTPM      string `json:"vtpm"`
+		VTPM      bool   `json:"vtpm"`
 		Version   string `json:"version"`
 		Model     string `json:"model"`
 		Error     string `json:"error"`
@@ -409,7 +409,7 @@ func checkOutcome(t *testing.T, flag, ref, flavor string) outcome {
 	if (code == 1) != (r.Error != "") {
 		t.Errorf("check %s: exit %d does not match error %q", flag, code, r.Error)
 	}
-	return outcome{vtpm: r.VTPM == "yes", version: firstWord(r.Version), model: firstWord(r.Model), errMsg: r.Error,
+	return outcome{vtpm: r.VTPM, version: firstWord(r.Version), model: firstWord(r.Model), errMsg: r.Error,
 		atCreate: strings.Contains(r.ErrorWhen, "HTTP 400 at server create")}
 }
 
