@@ -1,6 +1,7 @@
 package barbican
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strings"
@@ -10,14 +11,23 @@ import (
 	"github.com/vtpmctl/vtpmctl/nova"
 )
 
-// Table is one line per vTPM guest (its findings in one cell); what a
-// guest of a mode cannot do is the same for every guest of that mode, so
-// it is said once per mode under the table (-c cannot, value and csv
-// still carry it per guest). Orphans, projects not audited and the
-// summary follow.
+// Table is one line per vTPM guest; what a guest of a mode cannot do is
+// the same for every guest of that mode, so it is said once per mode
+// under the table (-c cannot, value and csv still carry it per guest).
+// Orphans, projects not audited and the summary follow.
+//
+// By default the table shows what fits a 100-column terminal at one line
+// a guest, as openstack's server list does: the server's ID and name, the
+// project's name (its ID when unknown), the mode, and the checks that did
+// not pass in short. Four UUIDs and the findings' words need 136
+// columns and more, so server, project, owner, secret and findings are
+// shown when -c names them; value and csv, which scripts read, keep
+// exactly those columns and never show the short ones.
 func (r *Result) Table() output.Table {
-	t := output.Table{Key: "guests", Columns: []string{"server", "project", "owner", "mode", "secret", "result", "findings", "cannot"},
-		Default: []string{"server", "project", "owner", "mode", "secret", "result", "findings"}}
+	t := output.Table{Key: "guests", Columns: []string{"server", "project", "owner", "mode", "secret", "result", "findings", "cannot",
+		"server_id", "name", "project_name", "checks"},
+		Default:   []string{"server_id", "name", "project_name", "mode", "checks"},
+		TableOnly: []string{"server_id", "name", "project_name", "checks"}}
 	cannotOf := map[nova.SecretMode][]string{}
 	for _, g := range r.Guests {
 		verdict, lines := "ok", []string{}
@@ -38,7 +48,9 @@ func (r *Result) Table() output.Table {
 		}
 		t.Rows = append(t.Rows, output.Record{{Name: "server", Value: named(g.Name, g.ServerID)}, {Name: "project", Value: named(g.ProjectName, g.ProjectID)},
 			{Name: "owner", Value: named(g.OwnerName, g.UserID)}, {Name: "mode", Value: g.Mode}, {Name: "secret", Value: g.SecretID},
-			{Name: "result", Value: verdict}, {Name: "findings", Value: strings.Join(lines, "; ")}, {Name: "cannot", Value: g.Cannot}})
+			{Name: "result", Value: verdict}, {Name: "findings", Value: strings.Join(lines, "; ")}, {Name: "cannot", Value: g.Cannot},
+			{Name: "server_id", Value: g.ServerID}, {Name: "name", Value: g.Name}, {Name: "project_name", Value: cmp.Or(g.ProjectName, g.ProjectID)},
+			{Name: "checks", Value: checks(g)}})
 	}
 	t.Footer = append(t.Footer, cannotLines(cannotOf)...)
 	if len(r.Orphans) > 0 {
@@ -93,6 +105,32 @@ func (r *Result) Table() output.Table {
 	t.Footer = append(t.Footer, fmt.Sprintf("guests %d, secrets %d, ok %d, failed %d, orphans %d, not auditable %d%s (Nova %s)",
 		s.Guests, s.Secrets, s.OK, s.Failed, s.Orphans, s.NotAuditable, protection, nova.Label(r.Release, r.Candidates)))
 	return t
+}
+
+// checks is a guest's findings in short, about as wide as one code: its
+// row status (the word --status keeps) and the first check of that
+// status, then how many more did not pass ("fail SECRET-OWNER +1");
+// nothing when every check passed. The findings column has their words.
+func checks(g GuestResult) string {
+	worst := g.RowStatus()
+	first, more := "", 0
+	for _, fd := range g.Findings {
+		if fd.Status != result.Fail && fd.Status != result.Warn && fd.Status != result.Skip {
+			continue // what the findings column leaves out too
+		}
+		if first == "" && fd.Status == worst {
+			first = fd.Check
+			continue
+		}
+		more++
+	}
+	switch {
+	case first == "":
+		return ""
+	case more > 0:
+		return fmt.Sprintf("%s %s +%d", worst, first, more)
+	}
+	return string(worst) + " " + first
 }
 
 // named is "name (id)", or the id alone when the name is unknown.

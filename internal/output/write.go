@@ -23,8 +23,12 @@ type Table struct {
 	Rows    []Record // each carries Columns, in order
 	// Default are the columns a table shows without -c (nil: all of
 	// them); -c may name any column, and value and csv, which scripts
-	// read, keep every column.
+	// read, keep every column but TableOnly.
 	Default []string
+	// TableOnly are columns for people alone, short forms of others
+	// (secrets audit's checks: its findings' codes): value and csv leave
+	// them out unless -c names them, so what scripts read stays as it was.
+	TableOnly []string
 	// Key is the key of the list in the result's JSON that the rows draw
 	// (secrets audit's "guests"): json and yaml with -c narrow that
 	// list's objects to the chosen fields, and keep the rest.
@@ -35,6 +39,21 @@ type Table struct {
 	// Footer lines follow a table (never value or CSV output, which
 	// scripts read).
 	Footer []string
+}
+
+// scriptColumns are the columns value and csv show without -c: all but
+// TableOnly (nil: all).
+func (t Table) scriptColumns() []string {
+	if len(t.TableOnly) == 0 {
+		return nil
+	}
+	var out []string
+	for _, c := range t.Columns {
+		if !slices.Contains(t.TableOnly, c) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // Tabular is a command's typed result that has a table view. Its JSON
@@ -179,12 +198,16 @@ func write(w io.Writer, o Options, v any) error {
 	switch {
 	case tabular && (o.Format == "table" || o.Format == "value" || o.Format == "" || o.Format == "csv"):
 		tb := t.Table()
-		if o.Format == "csv" {
-			return writeCSV(w, o, tb)
-		}
 		shown := o
-		if len(o.Columns) == 0 && o.Format != "value" {
+		switch {
+		case len(o.Columns) > 0:
+		case o.Format == "value" || o.Format == "csv":
+			shown.Columns = tb.scriptColumns()
+		default:
 			shown.Columns = tb.Default
+		}
+		if o.Format == "csv" {
+			return writeCSV(w, shown, tb)
 		}
 		if err := PrintList(w, shown, tb.Columns, tb.Rows); err != nil {
 			return err
