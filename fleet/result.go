@@ -83,9 +83,13 @@ func (f *Result) Suites() []result.Suite {
 	return hostcheck.Suites(reps)
 }
 
-// Table is one row per host.
+// Table is one row per host. By default one line a host at 100 columns:
+// its capabilities and its checks in short (checks, the table's alone);
+// hypervisor, traits and the findings' words (each a line) with -c, and
+// in value and csv as before.
 func (f *Result) Table() output.Table {
-	t := output.Table{Key: "hosts", Columns: []string{"host", "hypervisor", "state", "tpm_2_0", "crb", "host_mode", "traits", "findings"}}
+	t := output.Table{Key: "hosts", Columns: []string{"host", "hypervisor", "state", "tpm_2_0", "crb", "host_mode", "traits", "findings", "checks"},
+		Default: []string{"host", "state", "tpm_2_0", "crb", "host_mode", "checks"}, TableOnly: []string{"checks"}}
 	for i, h := range f.Hosts {
 		var findings []string
 		if i < len(f.Reports) {
@@ -95,10 +99,14 @@ func (f *Result) Table() output.Table {
 				}
 			}
 		}
+		short := ""
+		if i < len(f.Reports) {
+			short = f.Reports[i].Short()
+		}
 		capab := CapabilityOf(f.Release, h.Traits)
 		t.Rows = append(t.Rows, output.Record{{Name: "host", Value: h.Host}, {Name: "hypervisor", Value: h.Hypervisor},
 			{Name: "state", Value: h.State + "/" + h.Status}, {Name: "tpm_2_0", Value: capab.TPM20}, {Name: "crb", Value: capab.CRB},
-			{Name: "host_mode", Value: capab.HostMode}, {Name: "traits", Value: h.Traits}, {Name: "findings", Value: findings}})
+			{Name: "host_mode", Value: capab.HostMode}, {Name: "traits", Value: h.Traits}, {Name: "findings", Value: findings}, {Name: "checks", Value: short}})
 	}
 	s := f.Summary
 	t.Footer = []string{fmt.Sprintf("%d host(s), %d up and enabled; can take TPM 2.0: %d, CRB: %d, host mode: %d; vTPM guests that cannot be evacuated: %d; failing: %d (scheduler: Nova %s)",

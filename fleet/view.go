@@ -1,6 +1,8 @@
 package fleet
 
 import (
+	"fmt"
+
 	"github.com/vtpmctl/vtpmctl/hostcheck"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/internal/result"
@@ -14,6 +16,30 @@ func (r HostReport) RowStatus() result.Status {
 		ss[i] = c.Status
 	}
 	return result.Worst(ss...)
+}
+
+// Short is the host's findings in short, about as wide as one check ID:
+// its row status and the first check of that status, then how many more
+// did not pass ("warn SERVICE +1"); nothing when every check passed.
+func (r HostReport) Short() string {
+	worst := r.RowStatus()
+	first, more := "", 0
+	for _, c := range r.Checks {
+		switch {
+		case c.Status == result.Pass:
+		case first == "" && c.Status == worst:
+			first = c.ID
+		default:
+			more++
+		}
+	}
+	switch {
+	case first == "":
+		return ""
+	case more > 0:
+		return fmt.Sprintf("%s %s +%d", worst, first, more)
+	}
+	return string(worst) + " " + first
 }
 
 // Only is the audit with only the hosts whose status f keeps (a host and
@@ -56,7 +82,7 @@ func (f Result) SummaryView() SummaryView {
 // Table is the summary's counts, one a line.
 func (v SummaryView) Table() output.Table {
 	s := v.Summary
-	t := output.Table{Columns: []string{"summary", "value"}}
+	t := output.Table{Key: "hosts", Columns: []string{"summary", "value"}} // Key: -c narrows the (empty) hosts in json, as on the whole audit
 	add := func(name string, val any) {
 		t.Rows = append(t.Rows, output.Record{{Name: "summary", Value: name}, {Name: "value", Value: val}})
 	}
@@ -140,7 +166,7 @@ func (u UpgradeResult) SummaryView() UpgradeSummaryView {
 // Table is the counts, one a line.
 func (v UpgradeSummaryView) Table() output.Table {
 	s := v.Summary
-	t := output.Table{Columns: []string{"summary", "value"}}
+	t := output.Table{Key: "hosts", Columns: []string{"summary", "value"}} // Key: -c narrows the (empty) hosts in json, as on the whole audit
 	add := func(name string, val any) {
 		t.Rows = append(t.Rows, output.Record{{Name: "summary", Value: name}, {Name: "value", Value: val}})
 	}
