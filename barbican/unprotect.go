@@ -145,7 +145,7 @@ func (r *UnprotectResult) count() {
 
 // Table is one row per secret; projects not audited and the summary follow.
 func (r *UnprotectResult) Table() output.Table {
-	t := output.Table{Columns: []string{"server", "project", "secret", "action", "detail"}}
+	t := output.Table{Key: "secrets", Columns: []string{"server", "project", "secret", "action", "detail"}}
 	for _, a := range r.Secrets {
 		srv := a.ServerID
 		if a.ServerName != "" {

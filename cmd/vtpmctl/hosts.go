@@ -155,7 +155,8 @@ func runHostsReport(o *hostsOptions) error {
 			{Name: "skip", Value: r.Summary.Skip}, {Name: "failed_checks", Value: failed}, {Name: "vtpm_guests", Value: len(r.VTPMGuests)},
 			{Name: "traits", Value: r.Traits}})
 	}
-	if err := output.Write(o.IO.Out, o.Global.Output, output.List{Columns: []string{"host", "nova_release", "pass", "warn", "fail", "skip", "failed_checks", "vtpm_guests", "traits"}, Rows: recs}); err != nil {
+	if err := output.Write(o.IO.Out, o.Global.Output, output.List{Schema: fleet.HostsReportSchema, Key: "hosts",
+		Columns: []string{"host", "nova_release", "pass", "warn", "fail", "skip", "failed_checks", "vtpm_guests", "traits"}, Rows: recs}); err != nil {
 		return err
 	}
 	if err := writeJUnit(o.IO.Out, o.JUnit, "vtpmctl hosts report", hostcheck.Suites(reps), fileout.Public); err != nil {

@@ -43,6 +43,7 @@ var docs = []doc{
 	{Schema: barbican.ResultSchema, Commands: []string{"secrets audit"}, Type: reflect.TypeFor[barbican.Result]()},
 	{Schema: barbican.CleanupSchema, Commands: []string{"secrets audit --cleanup-plan"}, Type: reflect.TypeFor[barbican.CleanupPlan]()},
 	{Schema: barbican.ProtectSchema, Commands: []string{"secrets protect"}, Type: reflect.TypeFor[barbican.ProtectResult]()},
+	{Schema: barbican.UnprotectSchema, Commands: []string{"secrets unprotect"}, Type: reflect.TypeFor[barbican.UnprotectResult]()},
 	{Schema: predict.ModePlanSchema, Commands: []string{"secrets mode-plan"}, Type: reflect.TypeFor[predict.ModeChangeResult]()},
 	{Schema: fleet.UpgradeSchema, Commands: []string{"upgrade check"}, Type: reflect.TypeFor[fleet.UpgradeResult]()},
 	{Schema: plans.ChecklistSchema, Commands: []string{"plan checklist"}, Type: reflect.TypeFor[plans.CutoverChecklist]()},
