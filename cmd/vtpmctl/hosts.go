@@ -59,13 +59,13 @@ SECRET_SECURITY_* traits), is the host down or disabled. --host-reports DIR
 merges 'host check -f json' files (matched by hypervisor hostname or host) to
 flag drift between a host's configuration and what Placement says.
 
-Draining: for every vTPM guest, how it can leave its host: live-migrate
-(host mode on 2026.1+, the source holds its libvirt secret, every compute
-2026.1+, a destination with the mode's traits and a libtpms no older than
-the source's), cold-migrate (the guest is stopped; Nova allows it in every
-mode), or stays; the summary counts each. --drain HOST shows only that
-host's guests (server, mode, drain, reason). Compute service versions come
-from the host check reports: the os-services API shows none.
+Draining: for every vTPM guest, how it can leave its host: live-migrate (host
+mode on Nova 33, 2026.1, or later, the source holds its libvirt secret, every
+compute at Nova 33 or later, a destination with the mode's traits and a
+libtpms no older than the source's), cold-migrate (the guest is stopped; Nova
+allows it in every mode), or stays; the summary counts each. --drain HOST
+shows only that host's guests (server, mode, drain, reason). Compute service
+versions come from the host check reports: the os-services API shows none.
 `+viewHelp("hosts (a host's status: its worst finding)"), []string{
 				"vtpmctl --os-cloud prod hosts audit",
 				"vtpmctl --os-cloud prod hosts audit --host-reports ./reports --junit fleet.xml",
