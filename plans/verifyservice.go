@@ -41,6 +41,10 @@ type VerifyRequest struct {
 	// barbican.DefaultServiceProject.
 	ServiceProject string
 	Flags          VerifyFlags
+	// Progress, when set, is told how far the secrets audit's gathering
+	// is (barbican.AuditRequest.Progress: requests done of those known,
+	// one call at a time); the caller draws it.
+	Progress func(barbican.Progress)
 }
 
 // VerifyCutover lists the cloud's servers once, ties them to the plan's
@@ -174,7 +178,8 @@ func verifySecrets(ctx context.Context, sess *cloud.Session, req VerifyRequest, 
 	}
 	service := or(req.ServiceProject, barbican.DefaultServiceProject)
 	ar := barbican.AuditRequest{Resolved: &rel, ServiceProject: service, Concurrency: barbican.DefaultConcurrency,
-		ReadACLs: !req.NoACLs, ACLInstances: acl, Inventory: &inv, Flags: barbican.Flags{ServiceProject: req.Flags.ServiceProject}}
+		ReadACLs: !req.NoACLs, ACLInstances: acl, Inventory: &inv, Flags: barbican.Flags{ServiceProject: req.Flags.ServiceProject},
+		Progress: req.Progress}
 	if admin { // a member sees, and audits, the token's own project only
 		for p := range projects {
 			ar.Projects = append(ar.Projects, p)

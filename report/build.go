@@ -21,6 +21,10 @@ type Request struct {
 	// HostReports are `host check` reports: a section of their own, and
 	// matched to the fleet's hosts.
 	HostReports []hostcheck.Report
+	// Progress, when set, is told how far the secrets audit's gathering
+	// is (barbican.AuditRequest.Progress: requests done of those known,
+	// one call at a time); the caller draws it.
+	Progress func(barbican.Progress)
 }
 
 // Build runs the fleet audit, the secrets audit and, with UpgradeTo, the
@@ -56,7 +60,7 @@ func Build(ctx context.Context, sess *cloud.Session, req Request) (Inputs, error
 	// so hints name what is missing, not a flag (empty Flags).
 	sec, err := barbican.AuditSecrets(ctx, sess, barbican.AuditRequest{Release: req.Release, Resolved: &out.Resolved,
 		AllProjects: admin, ServiceProject: barbican.DefaultServiceProject, Concurrency: barbican.DefaultConcurrency,
-		ReadACLs: true, Inventory: &c.Inventory})
+		ReadACLs: true, Inventory: &c.Inventory, Progress: req.Progress})
 	if err != nil {
 		return out, fmt.Errorf("secrets audit: %w", err)
 	}
