@@ -112,11 +112,14 @@ func runPlanVerify(ctx context.Context, o *planVerifyOptions) error {
 	if err != nil {
 		return err
 	}
-	r, rel, err := plans.VerifyCutover(withProgress(ctx, o.IO.Err, "verifying"), sess, plans.VerifyRequest{
+	progress, cleared := auditProgress(o.IO.Err)
+	r, rel, err := plans.VerifyCutover(ctx, sess, plans.VerifyRequest{
 		Plan: p, Release: nova.ReleaseEvidence{Flag: o.Release, FlagName: "--nova-release"}, Rules: rules, Reports: reports,
 		NoSecrets: o.NoSecrets, NoACLs: o.NoACLs, ServiceProject: o.ServiceProject,
-		Flags: plans.VerifyFlags{HostReports: "--host-reports", NoSecrets: "--no-secrets", NoACLs: "--no-acls", ServiceProject: "--nova-service-project", Match: "--match"},
+		Flags:    plans.VerifyFlags{HostReports: "--host-reports", NoSecrets: "--no-secrets", NoACLs: "--no-acls", ServiceProject: "--nova-service-project", Match: "--match"},
+		Progress: progress,
 	})
+	cleared()
 	if err != nil {
 		return err
 	}

@@ -154,8 +154,11 @@ func reportInputs(ctx context.Context, o *reportOptions, hostReports []hostcheck
 	if err != nil {
 		return report.Inputs{}, err
 	}
-	in, err := report.Build(withProgress(ctx, o.IO.Err, "auditing projects"), sess, report.Request{
-		Release: nova.ReleaseEvidence{Flag: o.Release, FlagName: "--nova-release"}, UpgradeTo: o.UpgradeTo, HostReports: hostReports})
+	progress, cleared := auditProgress(o.IO.Err)
+	in, err := report.Build(ctx, sess, report.Request{
+		Release: nova.ReleaseEvidence{Flag: o.Release, FlagName: "--nova-release"}, UpgradeTo: o.UpgradeTo, HostReports: hostReports,
+		Progress: progress})
+	cleared()
 	var older *fleet.OlderTargetError
 	if errors.As(err, &older) {
 		return in, usagef("--upgrade-to %w", err)
