@@ -95,11 +95,13 @@ func (h *harness) run(f func(streams *IOStreams) error) runResult {
 	if h.counter != nil {
 		r.writes, r.requests = h.counter.take()
 	}
-	// a write's vtpmctl.changes/1 document: its rows under "changes"
+	// a write prints a vtpmctl.changes/1 document, its rows under
+	// "changes"; any other output (an audit's, a failed run's) has none
 	var doc struct {
+		Schema  string              `json:"schema"`
 		Changes []map[string]string `json:"changes"`
 	}
-	if json.Unmarshal(out.Bytes(), &doc) == nil {
+	if json.Unmarshal(out.Bytes(), &doc) == nil && doc.Schema == nova.ChangesSchema {
 		r.rows = doc.Changes
 	}
 	return r
@@ -151,10 +153,10 @@ func TestIntegrationImageSetUnset(t *testing.T) {
 		}
 	}
 
-	// The same command again writes nothing.
+	// The same command again writes nothing, and says so key by key.
 	r = set()
-	if r.code != 0 || len(r.writes) != 0 {
-		t.Errorf("rerun: exit %d, writes %v (want 0 writes)", r.code, r.writes)
+	if r.code != 0 || len(r.writes) != 0 || len(r.rows) == 0 {
+		t.Errorf("rerun: exit %d, writes %v (want 0 writes), change rows %v (want the profile's keys, unchanged)", r.code, r.writes, r.rows)
 	}
 	for k, a := range actions(r.rows) {
 		if a != "unchanged" {
