@@ -108,7 +108,7 @@ note "exit status $?: Zed computes report no TPM model trait, so the running vTP
 set -e
 
 say "11. One page for the reviewer"
-run $V --os-cloud devcloud-admin report --out "$PWD/vtpm-report.html" --host-reports /tmp/vtpmctl-reports --upgrade-to 2024.2
+run $V --os-cloud devcloud-admin report -o "$PWD/vtpm-report.html" --host-reports /tmp/vtpmctl-reports --upgrade-to 2024.2
 note "open vtpm-report.html: summary tiles, charts of hosts and guests, every finding with its remedy (renders offline)"
 
 say "Done. Cleaning up the demo objects."
