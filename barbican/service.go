@@ -188,6 +188,12 @@ func AuditSecrets(ctx context.Context, sess *cloud.Session, req AuditRequest) (A
 	out.Facts, out.KeyManager = facts, src.KeyManager
 	out.SecretsURL = strings.TrimRight(km.ResourceBaseURL(), "/") + "/secrets/"
 	out.Result = Audit(facts, time.Now())
+	// Projects named by an admin: their server lists cannot prove an
+	// instance gone (its server may be another project's), but Nova can,
+	// asked by UUID about those instances only, as the cleanup plan asks.
+	if ids := undeterminedInstances(out.Result); len(ids) > 0 && serverProjects != nil && sc.admin {
+		SettleUndetermined(&out.Result, compute.ProveGone(ctx, computeClient, ids, true, limit))
+	}
 	if apiErr != nil {
 		out.Result.ConsumersNotRead = apiErr.Error()
 	}

@@ -13,9 +13,9 @@ import (
 // every project's servers and listed every guest, most "not audited".
 // Now Nova is asked for the named project's servers only, the result
 // holds that project's guests only, and a secret whose instance is not
-// in that project's list is undetermined (Nova stores a secret in the
-// project of whoever's request made it, so a project's list cannot prove
-// a server gone), which the cleanup plan's GET by UUID then settles.
+// in that project's list cannot be proven gone by that list (Nova stores
+// a secret in the project of whoever's request made it): Nova is asked by
+// UUID about those instances only, and its 404s make them orphans.
 func TestAuditSecretsProjectScope(t *testing.T) {
 	c, sess := scaleSession(t, scalecloud.Config{Guests: 40, Projects: 4, Hypervisors: 2, Orphans: 2})
 	a, err := AuditSecrets(context.Background(), sess, AuditRequest{Projects: []string{"proj-0000"}, Flags: cliFlags})
@@ -47,8 +47,13 @@ func TestAuditSecretsProjectScope(t *testing.T) {
 			t.Errorf("guest %s of project %s (not audited %v) in an audit of %s", g.ServerID, g.ProjectID, g.NotAudited, project)
 		}
 	}
-	if r.Summary.Orphans != 0 || r.Summary.Undetermined != 2 {
-		t.Errorf("orphans %d, undetermined %d: want 0 and 2", r.Summary.Orphans, r.Summary.Undetermined)
+	if r.Summary.Orphans != 2 || r.Summary.Undetermined != 0 {
+		t.Errorf("orphans %d, undetermined %d: want 2 and 0 (proven gone by UUID)", r.Summary.Orphans, r.Summary.Undetermined)
+	}
+	for _, o := range r.Orphans {
+		if o.Kind != OrphanGone {
+			t.Errorf("orphan %s: %s %q", o.ID, o.Kind, o.Reason)
+		}
 	}
 	if len(r.Incomplete) != 1 || r.Incomplete[0].Kind != completeness.Scope || len(r.Incomplete.Failures()) != 0 {
 		t.Errorf("incomplete %v", r.Incomplete)
