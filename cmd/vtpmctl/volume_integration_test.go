@@ -283,7 +283,7 @@ func volumeBeforeImageTagged(t *testing.T, dcompute, vc *gophercloud.ServiceClie
 	set := func() runResult {
 		return h.run(func(streams *IOStreams) error {
 			return runVolumeChange(ctx, &volumeChangeOptions{IO: streams, Global: h.global("devcloud-admin"), AllProjects: true,
-				propertyChange: propertyChange{Set: true, Select: []string{"image_id=" + img}, Version: "2.0", Model: "tpm-crb"}})
+				propertyChange: propertyChange{Set: true, Select: []string{"image_id=" + img}, Version: "2.0", Model: "tpm-crb", Yes: true}})
 		})
 	}
 	waitVolume(t, vc, vol, "available", time.Minute)
