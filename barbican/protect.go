@@ -150,26 +150,35 @@ func hasConsumer(cs []Consumer, want Consumer) bool {
 // a token of the secret's project (km, which should remember its clients),
 // limit at once. A failed write is that secret's, reported on it.
 func Protect(ctx context.Context, r *ProtectResult, km func(context.Context, string) (*gophercloud.ServiceClient, error), limit int) {
+	writeConsumers(ctx, r.Secrets, km, limit, ActWouldRegister, ActRegistered, AddConsumer)
+	r.count()
+}
+
+// writeConsumers runs write (add or remove Nova's consumer) on every
+// secret whose action is planned, with a token of the secret's project,
+// limit at once: the action becomes done, or ActFailed with the error on
+// that secret. What protect and unprotect share.
+func writeConsumers(ctx context.Context, secrets []ProtectAction, km func(context.Context, string) (*gophercloud.ServiceClient, error), limit int,
+	planned, done string, write func(context.Context, *gophercloud.ServiceClient, string, Consumer) error) {
 	var idx []int
-	for i, a := range r.Secrets {
-		if a.Action == ActWouldRegister {
+	for i, a := range secrets {
+		if a.Action == planned {
 			idx = append(idx, i)
 		}
 	}
 	parallel.Do(ctx, len(idx), limit, func(ctx context.Context, j int) error {
-		a := &r.Secrets[idx[j]]
+		a := &secrets[idx[j]]
 		c, err := km(ctx, a.ProjectID)
 		if err == nil {
-			err = AddConsumer(ctx, c, a.SecretID, NovaConsumer(a.ServerID))
+			err = write(ctx, c, a.SecretID, NovaConsumer(a.ServerID))
 		}
 		if err != nil {
 			a.Action, a.Detail = ActFailed, oneLine(err)
 		} else {
-			a.Action = ActRegistered
+			a.Action = done
 		}
 		return nil
 	})
-	r.count()
 }
 
 func (r *ProtectResult) count() {

@@ -9,7 +9,6 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 
 	"github.com/vtpmctl/vtpmctl/internal/output"
-	"github.com/vtpmctl/vtpmctl/internal/parallel"
 )
 
 // UnprotectSchema names the JSON of `secrets unprotect`.
@@ -105,25 +104,7 @@ func PlanUnprotect(f Facts, res Result, dryRun bool, only map[string]bool) Unpro
 // with a token of the secret's project, limit at once. A failed write is
 // that secret's, reported on it.
 func Unprotect(ctx context.Context, r *UnprotectResult, km func(context.Context, string) (*gophercloud.ServiceClient, error), limit int) {
-	var idx []int
-	for i, a := range r.Secrets {
-		if a.Action == ActWouldRemove {
-			idx = append(idx, i)
-		}
-	}
-	parallel.Do(ctx, len(idx), limit, func(ctx context.Context, j int) error {
-		a := &r.Secrets[idx[j]]
-		c, err := km(ctx, a.ProjectID)
-		if err == nil {
-			err = RemoveConsumer(ctx, c, a.SecretID, NovaConsumer(a.ServerID))
-		}
-		if err != nil {
-			a.Action, a.Detail = ActFailed, oneLine(err)
-		} else {
-			a.Action = ActRemoved
-		}
-		return nil
-	})
+	writeConsumers(ctx, r.Secrets, km, limit, ActWouldRemove, ActRemoved, RemoveConsumer)
 	r.count()
 }
 

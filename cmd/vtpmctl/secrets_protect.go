@@ -64,14 +64,8 @@ instance is gone). Reruns write nothing already done. --dry-run writes nothing.`
       there, or the key manager has no consumers (API 1.0: one line says so;
       nothing was asked beyond its version)
    2  usage or configuration error`),
-		Flags: append([]cli.Flag{
-			&cli.StringSliceFlag{Name: "project", Usage: "protect in `PROJECT` (name or ID; repeatable); default: the token's project", Destination: &o.Projects},
-			&cli.BoolFlag{Name: "all-projects", Usage: "protect in every project (admin)", Destination: &o.AllProjects},
-			&cli.BoolFlag{Name: "dry-run", Usage: "list what would be registered; write nothing", Destination: &o.DryRun},
-			&cli.BoolFlag{Name: "yes", Usage: "write in several projects (or for several servers) without asking", Destination: &o.Yes},
-			&cli.StringSliceFlag{Name: "server", Usage: "only the secret of server `ID` (repeatable); default: every vTPM guest's", Destination: &o.Servers},
-			&cli.IntFlag{Name: "concurrency", Usage: "`N` projects, lookups and writes at once", Value: barbican.DefaultConcurrency, Destination: &o.Concurrency},
-		}, novaSecretFlags(&o.secretsAuditOptions)...),
+		Flags: o.consumerFlags("protect", consumerFlagWords{dryRun: "list what would be registered; write nothing",
+			yes: "write in several projects (or for several servers) without asking", server: "only the secret of server `ID` (repeatable); default: every vTPM guest's"}),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if err := noArgs(cmd); err != nil {
 				return err
@@ -82,13 +76,7 @@ instance is gone). Reruns write nothing already done. --dry-run writes nothing.`
 }
 
 func runSecretsProtect(ctx context.Context, o *secretsProtectOptions) error {
-	if o.AllProjects && len(o.Projects) > 0 {
-		return usagef("secrets protect: --project and --all-projects exclude each other")
-	}
-	if o.Concurrency < 1 || o.Concurrency > 64 {
-		return usagef("--concurrency must be between 1 and 64")
-	}
-	only, err := serverSet(o.Servers)
+	only, err := o.validate("secrets protect")
 	if err != nil {
 		return err
 	}
@@ -164,4 +152,33 @@ func secretLines(rows []barbican.ProtectAction, act string) []string {
 		}
 	}
 	return out
+}
+
+// consumerFlagWords are the usages protect and unprotect word their own way.
+type consumerFlagWords struct{ dryRun, yes, server string }
+
+// consumerFlags are the options protect and unprotect share, in verb's
+// words (--project, --all-projects, --dry-run, --yes, --server,
+// --concurrency, and Nova's).
+func (o *secretsProtectOptions) consumerFlags(verb string, w consumerFlagWords) []cli.Flag {
+	return append([]cli.Flag{
+		&cli.StringSliceFlag{Name: "project", Usage: verb + " in `PROJECT` (name or ID; repeatable); default: the token's project", Destination: &o.Projects},
+		&cli.BoolFlag{Name: "all-projects", Usage: verb + " in every project (admin)", Destination: &o.AllProjects},
+		&cli.BoolFlag{Name: "dry-run", Usage: w.dryRun, Destination: &o.DryRun},
+		&cli.BoolFlag{Name: "yes", Usage: w.yes, Destination: &o.Yes},
+		&cli.StringSliceFlag{Name: "server", Usage: w.server, Destination: &o.Servers},
+		&cli.IntFlag{Name: "concurrency", Usage: "`N` projects, lookups and writes at once", Value: barbican.DefaultConcurrency, Destination: &o.Concurrency},
+	}, novaSecretFlags(&o.secretsAuditOptions)...)
+}
+
+// validate checks what protect and unprotect share, before any request,
+// and returns --server's IDs (nil: every guest's).
+func (o *secretsProtectOptions) validate(command string) (map[string]bool, error) {
+	if o.AllProjects && len(o.Projects) > 0 {
+		return nil, usagef("%s: --project and --all-projects exclude each other", command)
+	}
+	if o.Concurrency < 1 || o.Concurrency > 64 {
+		return nil, usagef("--concurrency must be between 1 and 64")
+	}
+	return serverSet(o.Servers)
 }

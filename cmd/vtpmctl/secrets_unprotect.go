@@ -46,14 +46,8 @@ one the command is refused before any cloud is asked.`, []string{
       there, the key manager has no consumers (API 1.0), or the confirmation
       was declined
    2  usage or configuration error, or a bulk write without --yes and no terminal`),
-		Flags: append([]cli.Flag{
-			&cli.StringSliceFlag{Name: "project", Usage: "unprotect in `PROJECT` (name or ID; repeatable); default: the token's project", Destination: &o.Projects},
-			&cli.BoolFlag{Name: "all-projects", Usage: "unprotect in every project (admin)", Destination: &o.AllProjects},
-			&cli.BoolFlag{Name: "dry-run", Usage: "list what would be removed; write nothing", Destination: &o.DryRun},
-			&cli.BoolFlag{Name: "yes", Usage: "remove without asking (anything but one --server)", Destination: &o.Yes},
-			&cli.StringSliceFlag{Name: "server", Usage: "only the secrets of server `ID` (repeatable); default: every vTPM secret's", Destination: &o.Servers},
-			&cli.IntFlag{Name: "concurrency", Usage: "`N` projects, lookups and writes at once", Value: barbican.DefaultConcurrency, Destination: &o.Concurrency},
-		}, novaSecretFlags(&o.secretsAuditOptions)...),
+		Flags: o.consumerFlags("unprotect", consumerFlagWords{dryRun: "list what would be removed; write nothing",
+			yes: "remove without asking (anything but one --server)", server: "only the secrets of server `ID` (repeatable); default: every vTPM secret's"}),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			if err := noArgs(cmd); err != nil {
 				return err
@@ -64,13 +58,7 @@ one the command is refused before any cloud is asked.`, []string{
 }
 
 func runSecretsUnprotect(ctx context.Context, o *secretsProtectOptions) error {
-	if o.AllProjects && len(o.Projects) > 0 {
-		return usagef("secrets unprotect: --project and --all-projects exclude each other")
-	}
-	if o.Concurrency < 1 || o.Concurrency > 64 {
-		return usagef("--concurrency must be between 1 and 64")
-	}
-	only, err := serverSet(o.Servers)
+	only, err := o.validate("secrets unprotect")
 	if err != nil {
 		return err
 	}
