@@ -5,11 +5,10 @@ import (
 	"errors"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/vtpmctl/vtpmctl/barbican"
+	"github.com/vtpmctl/vtpmctl/barbican/progresstest"
 	"github.com/vtpmctl/vtpmctl/fleet"
 	"github.com/vtpmctl/vtpmctl/hostcheck"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
@@ -35,14 +34,14 @@ func TestBuild(t *testing.T) {
 	// 2.96 is 2024.1 or 2024.2, whose vTPM rules differ.
 	c, sess := scaleSession(t, scalecloud.Config{Guests: 60, Others: 10, Projects: 3, Hypervisors: 12, Images: 3, Microversion: "2.96"})
 	host := hostcheck.Report{Host: "cmp-00000", NovaRelease: "2024.2", Checks: []hostcheck.Check{}}
-	var progress progressLog
+	var progress progresstest.Log
 	in, err := Build(context.Background(), sess, Request{Release: nova.ReleaseEvidence{FlagName: "--nova-release"}, UpgradeTo: nova.Caracal, HostReports: []hostcheck.Report{host},
-		Progress: progress.report})
+		Progress: progress.Report})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []barbican.Phase{barbican.PhaseSecrets, barbican.PhaseACLs, barbican.PhaseRoles, barbican.PhaseUsers}
-	if got := progress.phases(t); !slices.Equal(got, want) {
+	if got := progress.Phases(t); !slices.Equal(got, want) {
 		t.Errorf("progress phases %v, want %v", got, want)
 	}
 	st := c.Stats()
@@ -80,60 +79,4 @@ func TestBuildRefusesOlderUpgradeFirst(t *testing.T) {
 	if st := c.Stats(); st.ByRoute["GET /compute/v2.1/servers/detail"]+st.ByRoute["GET /compute/v2.1/os-hypervisors/detail"] != 0 {
 		t.Errorf("listed before refusing: %v", st.Routes())
 	}
-}
-
-// progressLog records a service's progress calls and checks the rules
-// barbican.Progress promises: phases one after another, in order, Done
-// growing from 0 and never past a known Total, each counted phase
-// ending at its Total, one call at a time.
-type progressLog struct {
-	mu      sync.Mutex
-	calls   []barbican.Progress
-	inside  atomic.Int32
-	overlap atomic.Bool
-}
-
-func (l *progressLog) report(p barbican.Progress) {
-	if l.inside.Add(1) > 1 {
-		l.overlap.Store(true)
-	}
-	defer l.inside.Add(-1)
-	l.mu.Lock()
-	l.calls = append(l.calls, p)
-	l.mu.Unlock()
-}
-
-// phases is the phases in the order they ran, after checking each call.
-func (l *progressLog) phases(t *testing.T) []barbican.Phase {
-	t.Helper()
-	if l.overlap.Load() {
-		t.Error("two progress calls at once")
-	}
-	var order []barbican.Phase
-	last := map[barbican.Phase]barbican.Progress{}
-	for i, p := range l.calls {
-		prev, seen := last[p.Phase]
-		switch {
-		case !seen && p.Done != 0:
-			t.Errorf("call %d: %s starts at %d", i, p.Phase, p.Done)
-		case !seen:
-		case order[len(order)-1] != p.Phase:
-			t.Errorf("call %d: %s again after %s", i, p.Phase, order[len(order)-1])
-		case p.Done < prev.Done || p.Total != prev.Total:
-			t.Errorf("call %d: %s went from %d/%d to %d/%d", i, p.Phase, prev.Done, prev.Total, p.Done, p.Total)
-		}
-		if !seen {
-			order = append(order, p.Phase)
-		}
-		if p.Total > 0 && p.Done > p.Total {
-			t.Errorf("call %d: %s at %d of %d", i, p.Phase, p.Done, p.Total)
-		}
-		last[p.Phase] = p
-	}
-	for _, ph := range order {
-		if p := last[ph]; p.Total > 0 && p.Done != p.Total {
-			t.Errorf("%s ended at %d of %d", ph, p.Done, p.Total)
-		}
-	}
-	return order
 }
