@@ -13,6 +13,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/pagination"
 
 	"github.com/vtpmctl/vtpmctl/compute"
+	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/completeness"
 	"github.com/vtpmctl/vtpmctl/internal/paging"
 	"github.com/vtpmctl/vtpmctl/internal/parallel"
@@ -256,11 +257,13 @@ func secretID(ref string) (string, bool) {
 	return "", false
 }
 
-// oneLine is err on one line: its lines (errors.Join's parts) joined
-// with "; ", each line's runs of white space one space.
+// oneLine is err on one line, as the user reads it (cloud.ErrorText: a
+// refused request as method, service, path, status and its message): its
+// lines (errors.Join's parts) joined with "; ", each line's runs of white
+// space one space.
 func oneLine(err error) string {
 	var parts []string
-	for _, l := range strings.Split(err.Error(), "\n") {
+	for _, l := range strings.Split(cloud.ErrorText(err), "\n") {
 		if f := strings.Fields(l); len(f) > 0 {
 			parts = append(parts, strings.Join(f, " "))
 		}

@@ -95,46 +95,9 @@ func exitCode(err error, stderr io.Writer) int {
 	return code
 }
 
-// message is err's text with every refused API request in it said by
-// cloud.APIErrorLine (method, service, path, status, the server's own
-// message) instead of gophercloud's "Expected HTTP response code [200
-// 204 300] when accessing [GET …]". The wrapping context stays.
-func message(err error) string {
-	s := err.Error()
-	for _, code := range responseErrors(err) {
-		s = strings.Replace(s, code.Error(), cloud.APIErrorLine(code), 1)
-	}
-	return s
-}
-
-// responseErrors are the gophercloud response errors in err's tree
-// (errors.Join and %w chains), outermost first.
-func responseErrors(err error) []gophercloud.ErrUnexpectedResponseCode {
-	var out []gophercloud.ErrUnexpectedResponseCode
-	var walk func(error)
-	walk = func(e error) {
-		switch v := e.(type) {
-		case nil:
-			return
-		case gophercloud.ErrUnexpectedResponseCode:
-			out = append(out, v)
-		case *gophercloud.ErrUnexpectedResponseCode:
-			out = append(out, *v)
-		case *gophercloud.ErrUnableToReauthenticate:
-			walk(v.ErrOriginal)
-		}
-		switch u := e.(type) {
-		case interface{ Unwrap() error }:
-			walk(u.Unwrap())
-		case interface{ Unwrap() []error }:
-			for _, e := range u.Unwrap() {
-				walk(e)
-			}
-		}
-	}
-	walk(err)
-	return out
-}
+// message is err's text with every refused API request in it said as
+// one line (cloud.ErrorText).
+func message(err error) string { return cloud.ErrorText(err) }
 
 // errorLine is what an error may show: one line, no credential (a server
 // may echo the password), no control character (a name may carry escape

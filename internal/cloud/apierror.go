@@ -189,3 +189,45 @@ func bound(s string, n int) string {
 	r := []rune(s)
 	return strings.TrimSpace(string(r[:n])) + "…"
 }
+
+// ErrorText is err's text with every refused API request in it said by
+// APIErrorLine (method, service, path, status, the server's own
+// message) instead of gophercloud's "Expected HTTP response code [200
+// 204 300] when accessing [GET …]". The wrapping context stays. It is
+// the one text of an error a user reads, on stderr or inside a result.
+func ErrorText(err error) string {
+	s := err.Error()
+	for _, code := range responseErrors(err) {
+		s = strings.Replace(s, code.Error(), APIErrorLine(code), 1)
+	}
+	return s
+}
+
+// responseErrors are the gophercloud response errors in err's tree
+// (errors.Join and %w chains), outermost first.
+func responseErrors(err error) []gophercloud.ErrUnexpectedResponseCode {
+	var out []gophercloud.ErrUnexpectedResponseCode
+	var walk func(error)
+	walk = func(e error) {
+		switch v := e.(type) {
+		case nil:
+			return
+		case gophercloud.ErrUnexpectedResponseCode:
+			out = append(out, v)
+		case *gophercloud.ErrUnexpectedResponseCode:
+			out = append(out, *v)
+		case *gophercloud.ErrUnableToReauthenticate:
+			walk(v.ErrOriginal)
+		}
+		switch u := e.(type) {
+		case interface{ Unwrap() error }:
+			walk(u.Unwrap())
+		case interface{ Unwrap() []error }:
+			for _, e := range u.Unwrap() {
+				walk(e)
+			}
+		}
+	}
+	walk(err)
+	return out
+}
