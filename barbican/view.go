@@ -53,10 +53,8 @@ func (r Result) SummaryView() SummaryView {
 // Table is the summary's counts, one a line; the warnings follow.
 func (v SummaryView) Table() output.Table {
 	s := v.Summary
-	t := output.Table{Key: "guests", Columns: []string{"summary", "value"}} // Key: -c narrows the (empty) guests in json, as on the whole audit
-	add := func(name string, val any) {
-		t.Rows = append(t.Rows, output.Record{{Name: "summary", Value: name}, {Name: "value", Value: val}})
-	}
+	t := output.NewSummary("guests")
+	add := t.Add
 	add("guests", s.Guests)
 	add("secrets", s.Secrets)
 	add("ok", s.OK)
@@ -83,5 +81,5 @@ func (v SummaryView) Table() output.Table {
 		}
 		t.Footer = append(t.Footer, fmt.Sprintf("undecided: %d server(s) whose vTPM nothing decided", total))
 	}
-	return t
+	return t.Table
 }

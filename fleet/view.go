@@ -82,10 +82,8 @@ func (f Result) SummaryView() SummaryView {
 // Table is the summary's counts, one a line.
 func (v SummaryView) Table() output.Table {
 	s := v.Summary
-	t := output.Table{Key: "hosts", Columns: []string{"summary", "value"}} // Key: -c narrows the (empty) hosts in json, as on the whole audit
-	add := func(name string, val any) {
-		t.Rows = append(t.Rows, output.Record{{Name: "summary", Value: name}, {Name: "value", Value: val}})
-	}
+	t := output.NewSummary("hosts")
+	add := t.Add
 	add("hosts", s.Hosts)
 	add("up_and_enabled", s.Usable)
 	add("can_take_tpm_2_0", s.TPM20)
@@ -104,7 +102,7 @@ func (v SummaryView) Table() output.Table {
 		}
 	}
 	add("nova_release", nova.Label(v.Release, v.Candidates))
-	return t
+	return t.Table
 }
 
 // RowStatus is the host's row status in the upgrade check: warn when it
@@ -166,10 +164,8 @@ func (u UpgradeResult) SummaryView() UpgradeSummaryView {
 // Table is the counts, one a line.
 func (v UpgradeSummaryView) Table() output.Table {
 	s := v.Summary
-	t := output.Table{Key: "hosts", Columns: []string{"summary", "value"}} // Key: -c narrows the (empty) hosts in json, as on the whole audit
-	add := func(name string, val any) {
-		t.Rows = append(t.Rows, output.Record{{Name: "summary", Value: name}, {Name: "value", Value: val}})
-	}
+	t := output.NewSummary("hosts")
+	add := t.Add
 	add("from", v.From)
 	add("to", v.To)
 	add("hosts", s.Hosts)
@@ -177,5 +173,5 @@ func (v UpgradeSummaryView) Table() output.Table {
 	add("stranded_guests", s.Stranded)
 	add("known_bugs", s.KnownBugs)
 	add("known_bugs_fixed_by_upgrade", s.Fixed)
-	return t
+	return t.Table
 }

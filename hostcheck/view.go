@@ -40,10 +40,8 @@ func (r Report) SummaryView() SummaryView {
 
 // Table is the host, its release and the counts, one a line.
 func (v SummaryView) Table() output.Table {
-	t := output.Table{Key: "checks", Columns: []string{"summary", "value"}} // Key: -c narrows the (empty) checks in json, as on the whole report
-	add := func(name string, val any) {
-		t.Rows = append(t.Rows, output.Record{{Name: "summary", Value: name}, {Name: "value", Value: val}})
-	}
+	t := output.NewSummary("checks")
+	add := t.Add
 	add("host", v.Host)
 	add("nova_release", v.NovaRelease)
 	add("pass", v.Summary.Pass)
@@ -54,5 +52,5 @@ func (v SummaryView) Table() output.Table {
 	if l := v.Layout; l != nil {
 		add("layout", l.Name)
 	}
-	return t
+	return t.Table
 }

@@ -54,10 +54,8 @@ func (r VerifyResult) SummaryView() VerifySummaryView {
 // Table is the counts, one a line; the checks not run and the failed
 // reads follow.
 func (v VerifySummaryView) Table() output.Table {
-	t := output.Table{Key: "vms", Columns: []string{"summary", "value"}} // Key: -c narrows the (empty) VMs in json, as on the whole result
-	add := func(name string, val any) {
-		t.Rows = append(t.Rows, output.Record{{Name: "summary", Value: name}, {Name: "value", Value: val}})
-	}
+	t := output.NewSummary("vms")
+	add := t.Add
 	add("verified", v.Verified)
 	add("missing", v.Missing)
 	add("not_found", v.NotFound)
@@ -69,7 +67,7 @@ func (v VerifySummaryView) Table() output.Table {
 	for _, k := range sortedKeys(v.NotChecked) {
 		t.Footer = append(t.Footer, k+" not checked: "+v.NotChecked[k])
 	}
-	return t
+	return t.Table
 }
 
 func sortedKeys(m map[string]string) []string {
