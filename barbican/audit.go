@@ -9,7 +9,7 @@ import (
 	"github.com/vtpmctl/vtpmctl/internal/completeness"
 	"github.com/vtpmctl/vtpmctl/internal/result"
 
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // NamePrefix is how Nova names every vTPM secret (nova/crypto.py).

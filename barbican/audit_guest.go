@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/vtpmctl/vtpmctl/internal/result"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // auditGuest runs one guest's checks in the order they print. It stops

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // guestCases reach every branch of the per-guest checks that TestAudit

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 var now = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)

@@ -1,8 +1,8 @@
 package barbican
 
 import (
-	"github.com/vtpmctl/vtpmctl/compute"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/openstack/compute"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"strings"
 	"testing"
 	"time"

@@ -3,7 +3,7 @@ package barbican
 import (
 	"fmt"
 
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // promotion is why the APIs did not make a promoted server a guest:

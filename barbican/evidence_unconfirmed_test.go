@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // TestAuditUnconfirmed: a server decided "no vTPM" from properties as

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // TestUndecidedWarnings: servers left undecided because the catalog has

@@ -17,7 +17,7 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // fakeCloud is a strict Barbican + Keystone for Gather: it answers only the

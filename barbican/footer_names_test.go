@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/vtpmctl/vtpmctl/internal/quote"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // TestEvidenceFooterHostileName: a guest its secret decided, named to

@@ -8,16 +8,17 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/vtpmctl/vtpmctl/app/inventory"
+
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
 	"github.com/gophercloud/gophercloud/v2/pagination"
 
-	"github.com/vtpmctl/vtpmctl/compute"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/completeness"
 	"github.com/vtpmctl/vtpmctl/internal/paging"
 	"github.com/vtpmctl/vtpmctl/internal/parallel"
-	"github.com/vtpmctl/vtpmctl/nova"
 )
 
 // Sources are the clients and choices of one audit.
@@ -71,7 +72,7 @@ func Gather(ctx context.Context, src Sources) (Facts, error) {
 	} else {
 		rep.open(PhaseServers)
 		var err error
-		if inv, err = compute.ListInventory(ctx, src.Compute, src.Image, src.Release, compute.InventoryOpts{AllTenants: src.AllTenants, Projects: src.ServerProjects, Volumes: src.Volumes, Page: rep.one}); err != nil {
+		if inv, err = inventory.List(ctx, src.Compute, src.Image, src.Release, inventory.Opts{AllTenants: src.AllTenants, Projects: src.ServerProjects, Volumes: src.Volumes, Page: rep.one}); err != nil {
 			return f, err
 		}
 	}

@@ -7,9 +7,10 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/vtpmctl/vtpmctl/compute"
+	"github.com/vtpmctl/vtpmctl/app/inventory"
+
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/scalecloud"
-	"github.com/vtpmctl/vtpmctl/nova"
 )
 
 // progressLog records an audit's progress calls, and whether two ever
@@ -94,7 +95,7 @@ func TestAuditProgress(t *testing.T) {
 			if tc.inventory {
 				cc, _ := sess.Compute()
 				ic, _ := sess.Image()
-				inv, err := compute.ListInventory(context.Background(), cc, ic, nova.Zed, compute.InventoryOpts{AllTenants: true})
+				inv, err := inventory.List(context.Background(), cc, ic, nova.Zed, inventory.Opts{AllTenants: true})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/vtpmctl/vtpmctl/internal/metrics"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // TestDetectAPI: one GET of the versions document tells the microversion;

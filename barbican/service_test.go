@@ -7,12 +7,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vtpmctl/vtpmctl/compute"
+	"github.com/vtpmctl/vtpmctl/app/inventory"
+
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/completeness"
 	"github.com/vtpmctl/vtpmctl/internal/scalecloud"
 	"github.com/vtpmctl/vtpmctl/internal/scalecloud/scaletest"
-	"github.com/vtpmctl/vtpmctl/nova"
 )
 
 // scaleSession: a strict synthetic cloud, connected as vtpmctl connects.
@@ -87,7 +88,7 @@ func TestAuditSecretsGivenInventory(t *testing.T) {
 	c, sess := scaleSession(t, scalecloud.Config{Guests: 12, Projects: 2, Hypervisors: 2})
 	cc, _ := sess.Compute()
 	ic, _ := sess.Image()
-	inv, err := compute.ListInventory(context.Background(), cc, ic, nova.Zed, compute.InventoryOpts{AllTenants: true})
+	inv, err := inventory.List(context.Background(), cc, ic, nova.Zed, inventory.Opts{AllTenants: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,9 +4,10 @@ import (
 	"context"
 	"testing"
 
-	"github.com/vtpmctl/vtpmctl/compute"
+	"github.com/vtpmctl/vtpmctl/app/inventory"
+
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/scalecloud"
-	"github.com/vtpmctl/vtpmctl/nova"
 )
 
 // TestAuditSecretsUnconfirmed: the service audits an unconfirmed server
@@ -20,7 +21,7 @@ func TestAuditSecretsUnconfirmed(t *testing.T) {
 	if err1 != nil || err2 != nil {
 		t.Fatal(err1, err2)
 	}
-	inv, err := compute.ListInventory(ctx, cc, ic, nova.Zed, compute.InventoryOpts{AllTenants: true})
+	inv, err := inventory.List(ctx, cc, ic, nova.Zed, inventory.Opts{AllTenants: true})
 	if err != nil || len(inv.Guests) != 6 {
 		t.Fatalf("%d guests, %v", len(inv.Guests), err)
 	}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/internal/result"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // fleetResult is a 2,000-guest audit as the synthetic cloud gives one:

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vtpmctl/vtpmctl/hostcheck"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // TestTraitsHostOffersOnlySomeModes: on 2026.1 [libvirt]

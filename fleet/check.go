@@ -3,7 +3,7 @@ package fleet
 import (
 	"slices"
 
-	"github.com/vtpmctl/vtpmctl/hostcheck"
+	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
 )
 
 // The fleet's findings are host check findings (one check shape, one

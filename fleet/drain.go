@@ -5,9 +5,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/vtpmctl/vtpmctl/hostcheck"
+	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
 	"github.com/vtpmctl/vtpmctl/internal/output"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // DrainAction answers "can I drain this guest's host?" for one guest.

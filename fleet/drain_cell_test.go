@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vtpmctl/vtpmctl/hostcheck"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // cellRep is a ready 2026.1 host's report in a cell ("" unknown) with a

@@ -3,8 +3,8 @@ package fleet
 import (
 	"strings"
 
-	"github.com/vtpmctl/vtpmctl/hostcheck"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // The cold-migration clauses of a drain reason, from Nova's code:

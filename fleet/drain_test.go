@@ -6,8 +6,8 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/vtpmctl/vtpmctl/hostcheck"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 const drainUUID = "6f1c52f4-7d39-4c51-9a4f-3a8f0f1a6d11"

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/vtpmctl/vtpmctl/internal/output"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // promotion is why the APIs did not make a server its host's report

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vtpmctl/vtpmctl/hostcheck"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 func TestAuditFleet(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/internal/quote"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // TestEvidenceFooterHostileName: a server named to forge a line of ours

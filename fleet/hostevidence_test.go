@@ -3,8 +3,8 @@ package fleet
 import (
 	"testing"
 
-	"github.com/vtpmctl/vtpmctl/hostcheck"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // TestHostEvidence: a server the APIs left undecided (its image was

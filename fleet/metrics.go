@@ -3,7 +3,7 @@ package fleet
 import (
 	"time"
 
-	"github.com/vtpmctl/vtpmctl/hostcheck"
+	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
 	"github.com/vtpmctl/vtpmctl/internal/metrics"
 )
 

@@ -10,7 +10,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/vtpmctl/vtpmctl/internal/metrics"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // TestFleetGauges: hosts audit's series parse back; the guests at risk

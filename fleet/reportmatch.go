@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/vtpmctl/vtpmctl/hostcheck"
+	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
 )
 
 // reportMatch is which host check report stands for each hypervisor, and

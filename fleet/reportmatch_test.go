@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vtpmctl/vtpmctl/hostcheck"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // hostReport is a read report (ReadReport finishes it) of host, whose

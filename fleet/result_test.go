@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // TestResultShape: hosts audit's JSON keeps its shape now that a host's

@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/vtpmctl/vtpmctl/compute"
-	"github.com/vtpmctl/vtpmctl/hostcheck"
+	"github.com/vtpmctl/vtpmctl/app/inventory"
+
+	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/openstack/compute"
 )
 
 // AuditRequest is one fleet audit (`hosts audit`).
@@ -112,7 +114,7 @@ func ReadCloud(ctx context.Context, sess *cloud.Session, res nova.ResolvedReleas
 	if err != nil {
 		return c, err
 	}
-	c.Inventory, err = compute.ListInventory(ctx, cc, ic, res.Release, compute.InventoryOpts{AllTenants: true, Volumes: vc})
+	c.Inventory, err = inventory.List(ctx, cc, ic, res.Release, inventory.Opts{AllTenants: true, Volumes: vc})
 	return c, err
 }
 

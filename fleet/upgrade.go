@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/vtpmctl/vtpmctl/internal/output"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // UpgradeHost is one compute host before and after the scheduler upgrade.

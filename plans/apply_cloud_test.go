@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vtpmctl/vtpmctl/compute"
+	"github.com/vtpmctl/vtpmctl/openstack/compute"
 	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // DiffPlan and ApplyConvergence against the local cloud's captured

@@ -8,9 +8,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/vtpmctl/vtpmctl/compute"
+	"github.com/vtpmctl/vtpmctl/openstack/compute"
 	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // statefulGlance is one image whose properties PATCH really changes,

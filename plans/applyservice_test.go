@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/vtpmctl/vtpmctl/internal/scalecloud"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // A dry run settles the release and diffs the plan against the cloud

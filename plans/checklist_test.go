@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/vtpmctl/vtpmctl/internal/quote"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // checklistPlan imports VMs whose checklists have every phase: a Windows

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/vtpmctl/vtpmctl/internal/quote"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // ImportOptions are `plan import`'s choices.

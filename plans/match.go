@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // SourceKey is the metadata key that ties a server (its own metadata) or

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // TestPlanTPMKeysNamed: a bad tpm_version/tpm_model in a plan is reported

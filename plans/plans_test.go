@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 func parseFile(t *testing.T, path string, o RVToolsOptions) ([]SourceVM, []Skipped, []error) {

@@ -6,9 +6,9 @@ import (
 	"strings"
 
 	"github.com/vtpmctl/vtpmctl/barbican"
-	"github.com/vtpmctl/vtpmctl/hostcheck"
+	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
 	"github.com/vtpmctl/vtpmctl/internal/result"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // VerifySchema names the JSON of `plan verify`.

@@ -5,10 +5,10 @@ import (
 	"strings"
 
 	"github.com/vtpmctl/vtpmctl/barbican"
-	"github.com/vtpmctl/vtpmctl/hostcheck"
+	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
 	"github.com/vtpmctl/vtpmctl/internal/quote"
 	"github.com/vtpmctl/vtpmctl/internal/result"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // CheckStatus: the server runs (an ERROR server never booted its disk).

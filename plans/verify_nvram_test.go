@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vtpmctl/vtpmctl/hostcheck"
+	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
 	"github.com/vtpmctl/vtpmctl/internal/result"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // TestDomainCheckNVRAMView: DOMAIN-TPM carries the guest's NVRAM view

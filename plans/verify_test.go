@@ -7,13 +7,13 @@ import (
 	"testing"
 
 	"github.com/vtpmctl/vtpmctl/barbican"
-	"github.com/vtpmctl/vtpmctl/hostcheck"
+	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/result"
-	"github.com/vtpmctl/vtpmctl/nova"
 )
 
 // verifyCloud is a small cloud: servers with their flavor, image and
-// metadata, built the way compute.ListVTPMGuests sorts them.
+// metadata, built the way inventory.ListVTPMGuests sorts them.
 func verifyCloud(rel nova.Release, srvs ...nova.Server) nova.Inventory {
 	inv := nova.Inventory{Others: map[string]nova.OtherServer{}, Servers: map[string]nova.Server{}}
 	for _, s := range srvs {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/vtpmctl/vtpmctl/internal/result"
 	"github.com/vtpmctl/vtpmctl/internal/scalecloud"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // TestVerifyVolumeBacked: FIRMWARE and SECURE-BOOT of a volume-backed

@@ -5,14 +5,16 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/vtpmctl/vtpmctl/app/inventory"
+
 	"github.com/vtpmctl/vtpmctl/barbican"
-	"github.com/vtpmctl/vtpmctl/compute"
+	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/fleet"
-	"github.com/vtpmctl/vtpmctl/hostcheck"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/completeness"
 	"github.com/vtpmctl/vtpmctl/internal/output"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/openstack/compute"
 )
 
 // VerifyFlags are the caller's flags that turn a check off, named in
@@ -76,7 +78,7 @@ func VerifyCutover(ctx context.Context, sess *cloud.Session, req VerifyRequest) 
 		return VerifyResult{}, rel, err
 	}
 	// KeepServers: MatchServers and Verify read inv.Servers.
-	inv, err := compute.ListInventory(ctx, computeClient, imageClient, rel.Release, compute.InventoryOpts{AllTenants: admin, KeepServers: true, Volumes: volumeClient})
+	inv, err := inventory.List(ctx, computeClient, imageClient, rel.Release, inventory.Opts{AllTenants: admin, KeepServers: true, Volumes: volumeClient})
 	if err != nil {
 		return VerifyResult{}, rel, err
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/vtpmctl/vtpmctl/internal/result"
 	"github.com/vtpmctl/vtpmctl/internal/scalecloud"
 	"github.com/vtpmctl/vtpmctl/internal/scalecloud/scaletest"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // scaleSession: the strict synthetic cloud, connected as vtpmctl connects.

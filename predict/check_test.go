@@ -7,7 +7,7 @@ import (
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/scalecloud"
 	"github.com/vtpmctl/vtpmctl/internal/scalecloud/scaletest"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // An offline request needs no session and decides on the given

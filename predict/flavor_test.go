@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // ShowFlavor settles the release, reads the flavor and decides it: the

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/vtpmctl/vtpmctl/compute"
+	"github.com/vtpmctl/vtpmctl/app/inventory"
+
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/openstack/compute"
 )
 
 // ModeChangeRequest selects the guests and the mode to plan for.
@@ -95,7 +97,7 @@ func ModeChange(ctx context.Context, sess *cloud.Session, req ModeChangeRequest)
 	if err != nil {
 		return out, fmt.Errorf("listing flavors: %w", err)
 	}
-	opts := compute.InventoryOpts{AllTenants: req.AllProjects || req.Project != "", KeepServers: true, Volumes: vc}
+	opts := inventory.Opts{AllTenants: req.AllProjects || req.Project != "", KeepServers: true, Volumes: vc}
 	if req.Project != "" && !req.AllProjects {
 		ks, err := sess.Identity()
 		if err != nil {
@@ -108,7 +110,7 @@ func ModeChange(ctx context.Context, sess *cloud.Session, req ModeChangeRequest)
 		opts.Projects = ids // that project's servers only, filtered by Nova
 		req.ProjectID = ids[0]
 	}
-	inv, err := compute.ListInventory(ctx, cc, ic, rel, opts)
+	inv, err := inventory.List(ctx, cc, ic, rel, opts)
 	if err != nil {
 		return out, err
 	}

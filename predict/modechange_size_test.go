@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // The server list embeds the instance's own flavor sizes (2.47+): they,

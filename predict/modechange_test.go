@@ -8,7 +8,7 @@ import (
 
 	"github.com/vtpmctl/vtpmctl/internal/scalecloud"
 	"github.com/vtpmctl/vtpmctl/internal/scalecloud/scaletest"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // 2026.1 (2.103): every guest of the synthetic cloud is in mode user

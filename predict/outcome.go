@@ -2,7 +2,7 @@ package predict
 
 import (
 	"github.com/vtpmctl/vtpmctl/internal/output"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // Schemas of the show and list commands' documents.

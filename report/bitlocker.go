@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/vtpmctl/vtpmctl/fleet"
-	"github.com/vtpmctl/vtpmctl/hostcheck"
+	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
 )
 
 // RiskRow is one guest in the page's BitLocker section.

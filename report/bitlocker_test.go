@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/vtpmctl/vtpmctl/fleet"
-	"github.com/vtpmctl/vtpmctl/hostcheck"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // TestBitLockerSection: the guests of host reports and of the fleet, each

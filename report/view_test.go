@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/vtpmctl/vtpmctl/fleet"
-	"github.com/vtpmctl/vtpmctl/hostcheck"
+	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
 	"github.com/vtpmctl/vtpmctl/internal/result"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // viewInputs: 50 stranded guests share one long remedy; a host warns and

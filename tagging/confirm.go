@@ -3,7 +3,7 @@ package tagging
 import (
 	"context"
 
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // Confirm is asked, after planning and before anything is written, with

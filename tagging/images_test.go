@@ -8,7 +8,7 @@ import (
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/scalecloud"
 	"github.com/vtpmctl/vtpmctl/internal/scalecloud/scaletest"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // A dry run plans the change and advises on the cloud's vTPM flavor

@@ -8,7 +8,7 @@ import (
 
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 func fakeSession(t *testing.T) (*fakecloud.Cloud, *cloud.Session) {

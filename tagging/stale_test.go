@@ -10,7 +10,7 @@ import (
 
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // TestStaleVolumesBlockStorageError: only a catalog without block

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/vtpmctl/vtpmctl/internal/scalecloud"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // The cloud's vTPM flavor asks for tpm-crb: a volume changed to tpm-tis

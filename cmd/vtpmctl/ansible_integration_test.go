@@ -21,7 +21,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/vtpmctl/vtpmctl/fleet"
-	"github.com/vtpmctl/vtpmctl/hostcheck"
+	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
 	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
 )
 

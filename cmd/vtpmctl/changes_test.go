@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/vtpmctl/vtpmctl/internal/output"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // TestPrintChangesPartial: a write that failed after some keys reached

@@ -7,7 +7,7 @@ import (
 
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/output"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 	// aliased: the parity integration test declares a func predict
 	predictsvc "github.com/vtpmctl/vtpmctl/predict"
 )

@@ -15,9 +15,9 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
 
 	"github.com/vtpmctl/vtpmctl/fleet"
-	"github.com/vtpmctl/vtpmctl/hostcheck"
+	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
 	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // TestIntegrationColdMigration moves vTPM guests between the two libvirt

@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // writeGate is the one way a command asks before a bulk write (several

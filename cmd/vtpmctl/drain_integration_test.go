@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/vtpmctl/vtpmctl/fleet"
-	"github.com/vtpmctl/vtpmctl/hostcheck"
+	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
 	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
 )
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // TestEveryCommandTeaches: each command's --help carries examples and the

@@ -18,7 +18,7 @@ import (
 	"github.com/vtpmctl/vtpmctl/internal/infile"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/internal/quote"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/plans"
 )
 

@@ -14,9 +14,9 @@ import (
 	"testing"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
-	"github.com/vtpmctl/vtpmctl/compute"
-	"github.com/vtpmctl/vtpmctl/glance"
-	"github.com/vtpmctl/vtpmctl/hostcheck"
+	"github.com/vtpmctl/vtpmctl/openstack/compute"
+	"github.com/vtpmctl/vtpmctl/openstack/glance"
+	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
 	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
 	"github.com/vtpmctl/vtpmctl/plans"
 )

@@ -6,7 +6,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // propertyChange is what image set|unset and volume set|unset share: the

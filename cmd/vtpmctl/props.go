@@ -7,7 +7,7 @@ import (
 
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/output"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 	predictsvc "github.com/vtpmctl/vtpmctl/predict"
 )
 

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // ReportDir keeps the rendered page and its screenshot after the test,

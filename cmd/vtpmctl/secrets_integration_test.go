@@ -23,7 +23,7 @@ import (
 	"github.com/vtpmctl/vtpmctl/barbican"
 	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
 	"github.com/vtpmctl/vtpmctl/internal/parallel"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 type auditOut struct {

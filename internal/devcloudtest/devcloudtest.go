@@ -24,7 +24,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/image/v2/images"
 
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // Dir is the devcloud's state directory (devcloud/lib.sh's DEVCLOUD_DIR).

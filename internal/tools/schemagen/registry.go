@@ -5,8 +5,8 @@ import (
 
 	"github.com/vtpmctl/vtpmctl/barbican"
 	"github.com/vtpmctl/vtpmctl/fleet"
-	"github.com/vtpmctl/vtpmctl/hostcheck"
-	"github.com/vtpmctl/vtpmctl/nova"
+	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/plans"
 	"github.com/vtpmctl/vtpmctl/predict"
 )

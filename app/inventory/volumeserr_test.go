@@ -1,0 +1,75 @@
+package inventory
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
+)
+
+// A volume list that fails (after the transport's retries) does not fail
+// the inventory: every audit worked without Cinder before it was read.
+// The volume-backed servers are undecided with their own reason and the
+// error is kept for a warning; a cancelled context still fails.
+func TestListInventoryVolumesUnreadable(t *testing.T) {
+	servers := js(map[string]any{"servers": []any{
+		server("bfv", "", "/dev/vda", noSpec),
+		server("flavor-tpm", "", "/dev/vda", vtpmSpec), // decided by its flavor all the same
+	}})
+	for _, c := range []struct {
+		name   string
+		code   int
+		cancel bool
+	}{
+		{name: "503", code: http.StatusServiceUnavailable},
+		{name: "403 on all_tenants", code: http.StatusForbidden},
+		{name: "cancelled", code: http.StatusServiceUnavailable, cancel: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			stubs := map[string]string{volumesAt: fmt.Sprintf(`!%d {"error": "no"}`, c.code), serversAt: servers}
+			if c.cancel {
+				delete(stubs, serversAt) // never asked: the cancelled list fails first
+			}
+			a := newStrictAPI(t, stubs)
+			a.onRequest = func(key string) {
+				if c.cancel && key == volumesAt {
+					cancel()
+				}
+			}
+			client := a.client
+			inv, err := List(ctx, client("compute/v2.1", "compute"), nil, nova.Zed,
+				Opts{AllTenants: true, KeepServers: true, Volumes: client("volume/v3", "block-storage")})
+			if c.cancel {
+				if err == nil {
+					t.Fatal("a cancelled list gave an inventory")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("the audit fails on the volume list: %v", err)
+			}
+			if strings.Join(a.got, ",") != volumesAt+","+serversAt {
+				t.Errorf("requests %v", a.got)
+			}
+			if inv.VolumesErr == nil || !gophercloud.ResponseCodeIs(inv.VolumesErr, c.code) {
+				t.Errorf("VolumesErr %v, want the %d", inv.VolumesErr, c.code)
+			}
+			if len(inv.Undecided) != 1 || inv.Undecided[0].Guest.ServerID != "bfv" || inv.Undecided[0].Reason != nova.UndecidedVolumesUnreadable ||
+				inv.UndecidedCount(nova.UndecidedVolumesUnreadable) != 1 {
+				t.Errorf("undecided %+v", inv.Undecided)
+			}
+			if len(inv.Guests) != 1 || inv.Guests[0].ServerID != "flavor-tpm" || inv.Guests[0].Evidence != nova.EvidenceFlavor {
+				t.Errorf("guests %+v", inv.Guests)
+			}
+			if s := inv.Servers["bfv"]; s.BootVolume != nil || s.BootVolumeID != "" {
+				t.Errorf("a boot volume without a volume list: %+v", s)
+			}
+		})
+	}
+}
