@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/vtpmctl/vtpmctl/internal/result"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/internal/result"
 )
 
 // auditGuest runs one guest's checks in the order they print. It stops

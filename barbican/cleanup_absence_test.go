@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vtpmctl/vtpmctl/openstack/compute"
-	"github.com/vtpmctl/vtpmctl/internal/completeness"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/internal/completeness"
+	"github.com/vtpmctl/vtpmctl/openstack/compute"
 )
 
 // No delete line from an incomplete read, whatever made it incomplete:

@@ -1,11 +1,12 @@
 package barbican
 
 import (
-	"github.com/vtpmctl/vtpmctl/openstack/compute"
-	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/openstack/compute"
 )
 
 // TestCleanupPlanByKind: the plan acts on the orphan's kind, not on its

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vtpmctl/vtpmctl/internal/quote"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/internal/quote"
 )
 
 // TestEvidenceFooterHostileName: a guest its secret decided, named to

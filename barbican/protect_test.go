@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vtpmctl/vtpmctl/internal/metrics"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/internal/metrics"
 )
 
 // TestDetectAPI: one GET of the versions document tells the microversion;

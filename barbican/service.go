@@ -10,11 +10,11 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 
-	"github.com/vtpmctl/vtpmctl/openstack/compute"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/completeness"
 	"github.com/vtpmctl/vtpmctl/internal/parallel"
-	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/openstack/compute"
 )
 
 // The audit's defaults: the flags' defaults and every other caller's

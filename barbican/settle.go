@@ -3,8 +3,8 @@ package barbican
 import (
 	"fmt"
 
-	"github.com/vtpmctl/vtpmctl/openstack/compute"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/openstack/compute"
 )
 
 // undeterminedInstances are the instance UUIDs of the orphans a partial

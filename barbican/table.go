@@ -6,9 +6,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/internal/result"
-	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // Table is one line per vTPM guest; what a guest of a mode cannot do is

@@ -3,9 +3,9 @@ package barbican
 import (
 	"fmt"
 
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/internal/result"
-	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // RowStatus is the guest's row status: its worst finding (a guest whose

@@ -10,8 +10,8 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
-	"github.com/vtpmctl/vtpmctl/internal/metrics"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/internal/metrics"
 )
 
 // TestFleetBitLocker: the at-risk guests take the risk their host's

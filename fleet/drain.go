@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
-	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/internal/output"
 )
 
 // DrainAction answers "can I drain this guest's host?" for one guest.

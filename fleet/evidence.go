@@ -3,8 +3,8 @@ package fleet
 import (
 	"fmt"
 
-	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/internal/output"
 )
 
 // promotion is why the APIs did not make a server its host's report

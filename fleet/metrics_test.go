@@ -9,8 +9,8 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"github.com/vtpmctl/vtpmctl/internal/metrics"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/internal/metrics"
 )
 
 // TestFleetGauges: hosts audit's series parse back; the guests at risk

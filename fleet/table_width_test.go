@@ -8,9 +8,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/internal/result"
-	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // TestTableOneLinePerHostAt100: hosts audit of 100 hosts as the synthetic

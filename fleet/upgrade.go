@@ -5,8 +5,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/internal/output"
 )
 
 // UpgradeHost is one compute host before and after the scheduler upgrade.

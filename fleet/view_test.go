@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
-	"github.com/vtpmctl/vtpmctl/internal/result"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/internal/result"
 )
 
 func TestResultOnlyKeepsHostAndReportTogether(t *testing.T) {

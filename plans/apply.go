@@ -10,10 +10,10 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/openstack/cinder"
 	"github.com/vtpmctl/vtpmctl/openstack/compute"
 	"github.com/vtpmctl/vtpmctl/openstack/glance"
-	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // Convergence is what `plan diff`/`plan apply` found or did, per object.

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vtpmctl/vtpmctl/openstack/compute"
-	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
+	"github.com/vtpmctl/vtpmctl/openstack/compute"
 )
 
 // DiffPlan and ApplyConvergence against the local cloud's captured

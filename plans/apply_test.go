@@ -8,9 +8,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/vtpmctl/vtpmctl/openstack/compute"
-	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
+	"github.com/vtpmctl/vtpmctl/openstack/compute"
 )
 
 // statefulGlance is one image whose properties PATCH really changes,

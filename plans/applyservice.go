@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 
-	"github.com/vtpmctl/vtpmctl/openstack/compute"
-	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/internal/cloud"
+	"github.com/vtpmctl/vtpmctl/openstack/compute"
 )
 
 // ApplyRequest is one plan apply against a cloud.

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/vtpmctl/vtpmctl/internal/scalecloud"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/internal/scalecloud"
 )
 
 // A dry run settles the release and diffs the plan against the cloud

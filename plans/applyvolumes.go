@@ -8,8 +8,8 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 
-	"github.com/vtpmctl/vtpmctl/openstack/cinder"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/openstack/cinder"
 )
 
 // Migration tools (migratekit, os-migrate, virt-v2v -o openstack) land a

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vtpmctl/vtpmctl/internal/quote"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/internal/quote"
 )
 
 // checklistPlan imports VMs whose checklists have every phase: a Windows

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vtpmctl/vtpmctl/internal/quote"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/internal/quote"
 )
 
 // ImportOptions are `plan import`'s choices.

@@ -11,8 +11,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/vtpmctl/vtpmctl/openstack/glance"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/openstack/glance"
 )
 
 // Plan is the migration plan file (version 1); examples/plan.yaml

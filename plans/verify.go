@@ -2,13 +2,14 @@ package plans
 
 import (
 	"fmt"
-	"github.com/vtpmctl/vtpmctl/internal/completeness"
 	"strings"
+
+	"github.com/vtpmctl/vtpmctl/internal/completeness"
 
 	"github.com/vtpmctl/vtpmctl/barbican"
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
-	"github.com/vtpmctl/vtpmctl/internal/result"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/internal/result"
 )
 
 // VerifySchema names the JSON of `plan verify`.

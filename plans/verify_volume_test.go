@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/result"
 	"github.com/vtpmctl/vtpmctl/internal/scalecloud"
-	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // TestVerifyVolumeBacked: FIRMWARE and SECURE-BOOT of a volume-backed

@@ -1,8 +1,8 @@
 package predict
 
 import (
-	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/internal/output"
 )
 
 // CheckSchema names the JSON of `check`.

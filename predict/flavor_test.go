@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
 )
 
 // ShowFlavor settles the release, reads the flavor and decides it: the

@@ -3,11 +3,11 @@ package predict
 import (
 	"context"
 
+	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/openstack/cinder"
 	"github.com/vtpmctl/vtpmctl/openstack/compute"
 	"github.com/vtpmctl/vtpmctl/openstack/glance"
-	"github.com/vtpmctl/vtpmctl/internal/cloud"
-	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // VTPMFilter keeps every listed object, only those with a vTPM, or only

@@ -1,8 +1,8 @@
 package predict
 
 import (
-	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/internal/output"
 )
 
 // Schemas of the show and list commands' documents.

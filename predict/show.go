@@ -4,11 +4,11 @@ import (
 	"context"
 
 	"github.com/gophercloud/gophercloud/v2"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/openstack/cinder"
 	"github.com/vtpmctl/vtpmctl/openstack/compute"
 	"github.com/vtpmctl/vtpmctl/openstack/glance"
-	"github.com/vtpmctl/vtpmctl/internal/cloud"
-	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // ShowRequest names one image, volume or flavor and the caller's release

@@ -1,9 +1,9 @@
 package predict
 
 import (
-	"github.com/vtpmctl/vtpmctl/openstack/cinder"
-	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/internal/output"
+	"github.com/vtpmctl/vtpmctl/openstack/cinder"
 )
 
 // noTPMFlavor is the flavor image and volume results are decided with:

@@ -5,8 +5,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/vtpmctl/vtpmctl/fleet"
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
+	"github.com/vtpmctl/vtpmctl/fleet"
 )
 
 // RiskRow is one guest in the page's BitLocker section.

@@ -5,10 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vtpmctl/vtpmctl/fleet"
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
-	"github.com/vtpmctl/vtpmctl/internal/result"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/fleet"
+	"github.com/vtpmctl/vtpmctl/internal/result"
 )
 
 // viewInputs: 50 stranded guests share one long remedy; a host warns and

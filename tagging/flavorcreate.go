@@ -3,9 +3,9 @@ package tagging
 import (
 	"context"
 
-	"github.com/vtpmctl/vtpmctl/openstack/compute"
-	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/internal/cloud"
+	"github.com/vtpmctl/vtpmctl/openstack/compute"
 )
 
 // CreateFlavorRequest is one flavor create: its size, visibility,

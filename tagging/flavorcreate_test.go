@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vtpmctl/vtpmctl/openstack/compute"
-	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
+	"github.com/vtpmctl/vtpmctl/openstack/compute"
 )
 
 // adminProject is the fixture's project named "admin".

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
-	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // The fixture cloud's flavors: fx-vtpm asks for 2.0 tpm-crb, fx-plain for

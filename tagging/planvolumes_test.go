@@ -3,8 +3,8 @@ package tagging
 import (
 	"testing"
 
-	"github.com/vtpmctl/vtpmctl/openstack/cinder"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/openstack/cinder"
 )
 
 // TestPlanVolumesRerunWritesNothing: the plan applied once leaves nothing

@@ -5,8 +5,8 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 
-	"github.com/vtpmctl/vtpmctl/openstack/glance"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/openstack/glance"
 )
 
 // findImages is the named images (each name one image, or the call's

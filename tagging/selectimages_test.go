@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
-	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 func fakeSession(t *testing.T) (*fakecloud.Cloud, *cloud.Session) {

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/openstack/cinder"
 	"github.com/vtpmctl/vtpmctl/openstack/compute"
-	"github.com/vtpmctl/vtpmctl/internal/cloud"
-	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // VolumesRequest is one volume set or unset.

@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/vtpmctl/vtpmctl/internal/scalecloud"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/internal/scalecloud"
 )
 
 // The cloud's vTPM flavor asks for tpm-crb: a volume changed to tpm-tis

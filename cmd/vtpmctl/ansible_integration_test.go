@@ -20,8 +20,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/vtpmctl/vtpmctl/fleet"
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
+	"github.com/vtpmctl/vtpmctl/fleet"
 	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
 )
 

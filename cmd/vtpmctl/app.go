@@ -13,10 +13,10 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/urfave/cli/v3"
 
-	"github.com/vtpmctl/vtpmctl/openstack/compute"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/output"
-	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/openstack/compute"
 )
 
 // IOStreams are injected so every command runs without a terminal in tests.

@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/internal/quote"
-	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 var changeColumns = []string{"object", "key", "old", "new", "action"}

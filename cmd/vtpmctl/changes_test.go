@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/internal/output"
 )
 
 // TestPrintChangesPartial: a write that failed after some keys reached

@@ -12,10 +12,10 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 
-	"github.com/vtpmctl/vtpmctl/openstack/compute"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/output"
-	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/openstack/compute"
 	"github.com/vtpmctl/vtpmctl/plans"
 )
 

@@ -17,11 +17,11 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
 	"github.com/gophercloud/gophercloud/v2/openstack/placement/v1/resourceproviders"
 
-	"github.com/vtpmctl/vtpmctl/openstack/compute"
-	"github.com/vtpmctl/vtpmctl/fleet"
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
-	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/fleet"
+	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
+	"github.com/vtpmctl/vtpmctl/openstack/compute"
 )
 
 // hostCheckOpts points `host check` at the devcloud's real nova.conf,

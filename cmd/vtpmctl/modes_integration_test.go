@@ -20,8 +20,8 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
 
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
-	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
 )
 
 // TestIntegrationExtraSpecValidatorParity writes each vTPM extra spec at

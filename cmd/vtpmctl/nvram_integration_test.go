@@ -15,8 +15,8 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
 
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
-	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
 	"github.com/vtpmctl/vtpmctl/domain/uefi"
+	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
 )
 
 // markerVendor owns the variables the test writes into a guest's NVRAM.

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
 )
 
 // ReportDir keeps the rendered page and its screenshot after the test,

@@ -21,9 +21,9 @@ import (
 	"github.com/gophercloud/gophercloud/v2/pagination"
 
 	"github.com/vtpmctl/vtpmctl/barbican"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
 	"github.com/vtpmctl/vtpmctl/internal/parallel"
-	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 type auditOut struct {

@@ -7,9 +7,9 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/output"
-	"github.com/vtpmctl/vtpmctl/domain/nova"
 	predictsvc "github.com/vtpmctl/vtpmctl/predict"
 	"github.com/vtpmctl/vtpmctl/tagging"
 )

@@ -14,8 +14,8 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"github.com/vtpmctl/vtpmctl/internal/metrics"
 	"github.com/vtpmctl/vtpmctl/domain/uefi"
+	"github.com/vtpmctl/vtpmctl/internal/metrics"
 )
 
 // nvramOf reads a built variable file as gather would.

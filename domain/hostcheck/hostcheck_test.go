@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vtpmctl/vtpmctl/internal/result"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/internal/result"
 )
 
 // recorded answers of a libvirtd (domcaps recorded from libvirt 9.0/QEMU 7.2)

@@ -12,9 +12,9 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/image/v2/images"
 	"github.com/gophercloud/gophercloud/v2/pagination"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/paging"
 	"github.com/vtpmctl/vtpmctl/internal/parallel"
-	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // ImageListOpts adds Glance's property filters (?os_distro=windows) to
