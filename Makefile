@@ -22,7 +22,7 @@ LDFLAGS    := -X main.version=$(VERSION) -X main.commit=$(COMMIT)
 ## docs/schemas from the result types (TestSchemasCurrent).
 docs:
 	$(GO) run -tags '$(TAGS)' ./cmd/vtpmctl man --markdown --dir docs/cli
-	$(GO) run -tags '$(TAGS)' ./internal/tools/schemagen -o docs/schemas
+	$(GO) run -tags '$(TAGS)' ./tools/schemagen -o docs/schemas
 
 build:
 	$(GO) build -tags '$(TAGS)' -ldflags '$(LDFLAGS)' -o bin/vtpmctl ./cmd/vtpmctl
@@ -54,7 +54,7 @@ test:
 
 # Every go test run closes with "tests: N passed, N failed, N skipped".
 GOTEST = set -o pipefail; $(GO) test -json
-SUMMARY = $(GO) run ./internal/tools/testsummary
+SUMMARY = $(GO) run ./tools/testsummary
 
 # The uefi package reads the real OVMF variable templates (Debian's ovmf
 # package, installed once as root, as the local cloud also does).
@@ -96,7 +96,7 @@ ovmf:
 ## another package's tests happen to run through.
 cover:
 	@$(GO) test -tags '$(TAGS)' -count=1 -coverprofile=/tmp/vtpmctl-cover.out ./... > /dev/null
-	@$(GO) run ./internal/tools/coverage /tmp/vtpmctl-cover.out
+	@$(GO) run ./tools/coverage /tmp/vtpmctl-cover.out
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -116,10 +116,10 @@ fuzz:
 ## cloud of SCALE_GUESTS guests (requests vs. floor, peak RSS, connections).
 bench: devcloud-up build
 	$(GO) test -tags '$(TAGS)' -run '^$$' -bench . -benchmem ./...
-	$(GO) run ./internal/tools/planbench -vms 100000 -max-rss-mb 200
+	$(GO) run ./tools/planbench -vms 100000 -max-rss-mb 200
 	bash bench/vs_openstack.sh
-	$(GO) run ./internal/tools/secretsbench -guests $${GUESTS:-2000} -projects $${PROJECTS:-20}
-	$(GO) run ./internal/tools/scalebench -vtpmctl bin/vtpmctl -guests $${SCALE_GUESTS:-50000} -projects $${SCALE_PROJECTS:-500} -hypervisors $${SCALE_HYPERVISORS:-2000} -paging $${SCALE_PAGING:-old}
+	$(GO) run ./tools/secretsbench -guests $${GUESTS:-2000} -projects $${PROJECTS:-20}
+	$(GO) run ./tools/scalebench -vtpmctl bin/vtpmctl -guests $${SCALE_GUESTS:-50000} -projects $${SCALE_PROJECTS:-500} -hypervisors $${SCALE_HYPERVISORS:-2000} -paging $${SCALE_PAGING:-old}
 
 ## ansible: Debian's ansible-core (as root, once): the playbooks' syntax
 ## check here, and TestIntegrationAnsibleHostAudit runs host-audit.yml live.

@@ -120,7 +120,7 @@ for rel in "$@"; do
     echo "integration $rel: the pass with host B ($bpass: up, tests, down) took $(( $(date +%s) - b0 ))s"
   fi
   echo "== integration on $rel"
-  go run ./internal/tools/testsummary < "$log" | tee "$BIN/$rel.out"; ok=${PIPESTATUS[0]}
+  go run ./tools/testsummary < "$log" | tee "$BIN/$rel.out"; ok=${PIPESTATUS[0]}
   [ "$ok" = 0 ] || rc=1
   result[$rel]="$(tail -1 "$BIN/$rel.out") in $(( $(date +%s) - t0 ))s"
   stop_cloud "$rel"

@@ -6,9 +6,9 @@ import (
 
 	"github.com/vtpmctl/vtpmctl/internal/completeness"
 
-	"github.com/vtpmctl/vtpmctl/barbican"
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/domain/vtpmsecret"
 	"github.com/vtpmctl/vtpmctl/internal/result"
 )
 
@@ -97,7 +97,7 @@ type VerifyInput struct {
 	// HostTraits: each service host's TPM traits in Placement.
 	HostTraits map[string][]string
 	// Secrets: the secrets audit's result per server ID.
-	Secrets map[string]barbican.GuestResult
+	Secrets map[string]vtpmsecret.GuestResult
 	// Reports: host check reports by host and hypervisor hostname.
 	Reports    map[string]hostcheck.Report
 	NotChecked map[string]string

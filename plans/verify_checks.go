@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/vtpmctl/vtpmctl/barbican"
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/domain/vtpmsecret"
 	"github.com/vtpmctl/vtpmctl/internal/quote"
 	"github.com/vtpmctl/vtpmctl/internal/result"
 )
@@ -162,7 +162,7 @@ func secretCheck(srv nova.Server, in VerifyInput) VerifyCheck {
 	var fails, remedies []string
 	for _, f := range gr.Findings {
 		if f.Status == result.Fail {
-			fails = append(fails, f.Check+": "+f.Message)
+			fails = append(fails, string(f.Check)+": "+f.Message)
 			if f.Remedy != "" {
 				remedies = append(remedies, f.Remedy)
 			}
@@ -188,13 +188,13 @@ func secretCheck(srv nova.Server, in VerifyInput) VerifyCheck {
 // skips are the messages of the findings the audit skipped, by their
 // status (never by their place in the list), each after its check's name
 // if named.
-func skips(fs []barbican.Finding, named bool) []string {
+func skips(fs []vtpmsecret.Finding, named bool) []string {
 	var out []string
 	for _, f := range fs {
 		switch {
 		case f.Status != result.Skip:
 		case named:
-			out = append(out, f.Check+": "+f.Message)
+			out = append(out, string(f.Check)+": "+f.Message)
 		default:
 			out = append(out, f.Message)
 		}
@@ -290,7 +290,7 @@ func nvramView(c *VerifyCheck, host string, b *hostcheck.GuestBitLocker) {
 	c.BitLocker = &view
 	kept := ""
 	if b.NVRAMKept != "" { // empty for a BIOS guest: no NVRAM to keep
-		kept = "NVRAM kept " + b.NVRAMKept + ", "
+		kept = "NVRAM kept " + string(b.NVRAMKept) + ", "
 	}
 	c.Message += fmt.Sprintf("; BitLocker-recovery risk %s (%svTPM state kept %s, certificates %s): %s",
 		b.Risk, kept, b.TPMStateKept, b.Certs, strings.Join(b.Reasons, "; "))

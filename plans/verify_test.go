@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vtpmctl/vtpmctl/barbican"
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/domain/vtpmsecret"
 	"github.com/vtpmctl/vtpmctl/internal/result"
 )
 
@@ -75,7 +75,7 @@ func TestVerify(t *testing.T) {
 	)
 	in := VerifyInput{Inventory: inv, Release: rel, Matches: MatchServers(p, inv, nil),
 		HostTraits: map[string][]string{"cmp1": {"COMPUTE_SECURITY_TPM_2_0", "COMPUTE_SECURITY_TPM_CRB", "COMPUTE_SECURITY_TPM_SECRET_SECURITY_USER"}},
-		Secrets:    map[string]barbican.GuestResult{"s1": {SecretID: "sec1", Findings: []barbican.Finding{{Check: "SECRET-EXISTS", Status: result.Pass}}}},
+		Secrets:    map[string]vtpmsecret.GuestResult{"s1": {SecretID: "sec1", Findings: []vtpmsecret.Finding{{Check: "SECRET-EXISTS", Status: result.Pass}}}},
 		Reports:    map[string]hostcheck.Report{"cmp1": {Host: "cmp1", VTPMGuests: []hostcheck.Guest{{UUID: "s1", Version: "2.0", Model: "tpm-crb"}}}},
 	}
 	r := Verify(p, in)
@@ -163,29 +163,29 @@ func BenchmarkVerify5000(b *testing.B) {
 // says so in the SECRET check, instead of an unqualified pass.
 func TestSecretCheckNamesWhatWasNotRead(t *testing.T) {
 	srv := nova.Server{ID: "s1"}
-	pass := barbican.Finding{Check: "SECRET-EXISTS", Status: result.Pass, Message: "secret sec1"}
-	project := barbican.Finding{Check: "PROJECT", Status: result.Skip, Message: "not auditable: its project was not audited"}
+	pass := vtpmsecret.Finding{Check: "SECRET-EXISTS", Status: result.Pass, Message: "secret sec1"}
+	project := vtpmsecret.Finding{Check: "PROJECT", Status: result.Skip, Message: "not auditable: its project was not audited"}
 	cases := []struct {
 		name       string
-		findings   []barbican.Finding
+		findings   []vtpmsecret.Finding
 		notAudited bool
 		status     result.Status
 		want       string
 	}{
-		{"all read", []barbican.Finding{pass, {Check: "SECRET-ACL", Status: result.Pass}}, false, result.Pass, "(secrets audit passed)"},
-		{"--no-acls", []barbican.Finding{pass, {Check: "SECRET-ACL", Status: result.Skip, Message: "ACL not read"}}, false, result.Pass, "not checked: SECRET-ACL: ACL not read"},
-		{"ACL error", []barbican.Finding{pass, {Check: "SECRET-ACL", Status: result.Skip, Message: "ACL could not be read: 503"}}, false, result.Pass, "SECRET-ACL: ACL could not be read: 503"},
-		{"failed", []barbican.Finding{pass, {Check: "SECRET-OWNER", Status: result.Fail, Message: "owned by x"}}, false, result.Fail, "SECRET-OWNER: owned by x"},
+		{"all read", []vtpmsecret.Finding{pass, {Check: "SECRET-ACL", Status: result.Pass}}, false, result.Pass, "(secrets audit passed)"},
+		{"--no-acls", []vtpmsecret.Finding{pass, {Check: "SECRET-ACL", Status: result.Skip, Message: "ACL not read"}}, false, result.Pass, "not checked: SECRET-ACL: ACL not read"},
+		{"ACL error", []vtpmsecret.Finding{pass, {Check: "SECRET-ACL", Status: result.Skip, Message: "ACL could not be read: 503"}}, false, result.Pass, "SECRET-ACL: ACL could not be read: 503"},
+		{"failed", []vtpmsecret.Finding{pass, {Check: "SECRET-OWNER", Status: result.Fail, Message: "owned by x"}}, false, result.Fail, "SECRET-OWNER: owned by x"},
 		// Findings are found by their status, not their place: a skip
 		// listed first is still named, and a not-audited guest's reason
 		// is its skip wherever it is.
-		{"skip first", []barbican.Finding{{Check: "SECRET-ACL", Status: result.Skip, Message: "ACL not read"}, pass}, false, result.Pass, "not checked: SECRET-ACL: ACL not read"},
-		{"not audited", []barbican.Finding{project}, true, result.Skip, "not auditable: its project was not audited"},
-		{"not audited, skip second", []barbican.Finding{pass, project}, true, result.Skip, "not auditable: its project was not audited"},
+		{"skip first", []vtpmsecret.Finding{{Check: "SECRET-ACL", Status: result.Skip, Message: "ACL not read"}, pass}, false, result.Pass, "not checked: SECRET-ACL: ACL not read"},
+		{"not audited", []vtpmsecret.Finding{project}, true, result.Skip, "not auditable: its project was not audited"},
+		{"not audited, skip second", []vtpmsecret.Finding{pass, project}, true, result.Skip, "not auditable: its project was not audited"},
 		{"not audited, no finding", nil, true, result.Skip, "not audited"},
 	}
 	for _, tc := range cases {
-		in := VerifyInput{Secrets: map[string]barbican.GuestResult{"s1": {SecretID: "sec1", Findings: tc.findings, NotAudited: tc.notAudited}}}
+		in := VerifyInput{Secrets: map[string]vtpmsecret.GuestResult{"s1": {SecretID: "sec1", Findings: tc.findings, NotAudited: tc.notAudited}}}
 		c := secretCheck(srv, in)
 		if c.Status != tc.status || !strings.Contains(c.Message, tc.want) {
 			t.Errorf("%s: %s %q, want %s %q", tc.name, c.Status, c.Message, tc.status, tc.want)

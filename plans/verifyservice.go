@@ -5,12 +5,14 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/vtpmctl/vtpmctl/app/hosts"
 	"github.com/vtpmctl/vtpmctl/app/inventory"
+	"github.com/vtpmctl/vtpmctl/app/secrets"
 
-	"github.com/vtpmctl/vtpmctl/barbican"
+	"github.com/vtpmctl/vtpmctl/domain/fleet"
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
-	"github.com/vtpmctl/vtpmctl/fleet"
+	"github.com/vtpmctl/vtpmctl/domain/vtpmsecret"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/completeness"
 	"github.com/vtpmctl/vtpmctl/internal/output"
@@ -40,13 +42,13 @@ type VerifyRequest struct {
 	NoSecrets bool
 	NoACLs    bool
 	// ServiceProject holds deployment-mode secrets (name or ID); empty:
-	// barbican.DefaultServiceProject.
+	// secrets.DefaultServiceProject.
 	ServiceProject string
 	Flags          VerifyFlags
 	// Progress, when set, is told how far the secrets audit's gathering
-	// is (barbican.AuditRequest.Progress: requests done of those known,
+	// is (secrets.AuditRequest.Progress: requests done of those known,
 	// one call at a time); the caller draws it.
-	Progress func(barbican.Progress)
+	Progress func(secrets.Progress)
 }
 
 // VerifyCutover lists the cloud's servers once, ties them to the plan's
@@ -137,12 +139,12 @@ func hostTraits(ctx context.Context, sess *cloud.Session, admin bool) (map[strin
 	if err != nil {
 		return nil, reason(err)
 	}
-	hosts, err := fleet.ListHosts(ctx, computeClient, pl)
+	listed, err := hosts.List(ctx, computeClient, pl)
 	if err != nil {
 		return nil, reason(err)
 	}
 	out := map[string][]string{}
-	for _, h := range hosts {
+	for _, h := range listed {
 		out[h.Host] = append(out[h.Host], h.Traits...)
 	}
 	return out, ""
@@ -153,7 +155,7 @@ func hostTraits(ctx context.Context, sess *cloud.Session, admin bool) (map[strin
 // reading only the matched guests' ACLs.
 // gaps are the reads that failed: the audit, a project it could not
 // read, a secret's ACL.
-func verifySecrets(ctx context.Context, sess *cloud.Session, req VerifyRequest, rel nova.ResolvedRelease, inv nova.Inventory, matches map[int]Match, admin bool) (map[string]barbican.GuestResult, string, completeness.Gaps) {
+func verifySecrets(ctx context.Context, sess *cloud.Session, req VerifyRequest, rel nova.ResolvedRelease, inv nova.Inventory, matches map[int]Match, admin bool) (map[string]vtpmsecret.GuestResult, string, completeness.Gaps) {
 	var gaps completeness.Gaps
 	if req.NoSecrets {
 		return nil, or(req.Flags.NoSecrets, "secret check turned off"), nil
@@ -176,11 +178,11 @@ func verifySecrets(ctx context.Context, sess *cloud.Session, req VerifyRequest, 
 		}
 	}
 	if len(projects) == 0 {
-		return map[string]barbican.GuestResult{}, "", nil
+		return map[string]vtpmsecret.GuestResult{}, "", nil
 	}
-	service := or(req.ServiceProject, barbican.DefaultServiceProject)
-	ar := barbican.AuditRequest{Resolved: &rel, ServiceProject: service, Concurrency: barbican.DefaultConcurrency,
-		ReadACLs: !req.NoACLs, ACLInstances: acl, Inventory: &inv, Flags: barbican.Flags{ServiceProject: req.Flags.ServiceProject},
+	service := or(req.ServiceProject, secrets.DefaultServiceProject)
+	ar := secrets.AuditRequest{Resolved: &rel, ServiceProject: service, Concurrency: secrets.DefaultConcurrency,
+		ReadACLs: !req.NoACLs, ACLInstances: acl, Inventory: &inv,
 		Progress: req.Progress}
 	if admin { // a member sees, and audits, the token's own project only
 		for p := range projects {
@@ -191,12 +193,19 @@ func verifySecrets(ctx context.Context, sess *cloud.Session, req VerifyRequest, 
 		}
 		sort.Strings(ar.Projects)
 	}
-	audit, err := barbican.AuditSecrets(ctx, sess, ar)
+	audit, err := secrets.AuditSecrets(ctx, sess, ar)
 	if err != nil {
 		gaps.Add(completeness.Failed, "%s not checked: %s", CheckSecret, reason(err))
 		return nil, reason(err), gaps
 	}
-	out := map[string]barbican.GuestResult{}
+	// the one hint plan verify has a flag for
+	audit.Result.Name(func(h vtpmsecret.Hint) string {
+		if h == vtpmsecret.HintServiceProject {
+			return req.Flags.ServiceProject
+		}
+		return ""
+	})
+	out := map[string]vtpmsecret.GuestResult{}
 	for _, g := range audit.Result.Guests {
 		out[g.ServerID] = g
 	}

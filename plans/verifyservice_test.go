@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vtpmctl/vtpmctl/barbican"
-	"github.com/vtpmctl/vtpmctl/barbican/progresstest"
+	"github.com/vtpmctl/vtpmctl/app/secrets"
+	"github.com/vtpmctl/vtpmctl/app/secrets/progresstest"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/result"
@@ -37,7 +37,7 @@ func TestVerifyCutover(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []barbican.Phase{barbican.PhaseSecrets, barbican.PhaseACLs, barbican.PhaseRoles, barbican.PhaseUsers}
+	want := []secrets.Phase{secrets.PhaseSecrets, secrets.PhaseACLs, secrets.PhaseRoles, secrets.PhaseUsers}
 	if got := progress.Phases(t); !slices.Equal(got, want) {
 		t.Errorf("progress phases %v, want %v", got, want)
 	}

@@ -5,8 +5,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/vtpmctl/vtpmctl/domain/fleet"
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
-	"github.com/vtpmctl/vtpmctl/fleet"
 )
 
 // RiskRow is one guest in the page's BitLocker section.
@@ -14,7 +14,7 @@ type RiskRow struct {
 	Host, Guest, UUID  string
 	Risk               hostcheck.Risk
 	Certs              hostcheck.Certs
-	NVRAMKept, TPMKept string
+	NVRAMKept, TPMKept hostcheck.TriState
 	Reasons            []string
 }
 

@@ -4,10 +4,11 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/vtpmctl/vtpmctl/barbican"
+	"github.com/vtpmctl/vtpmctl/app/hosts"
+	"github.com/vtpmctl/vtpmctl/app/secrets"
+	"github.com/vtpmctl/vtpmctl/domain/fleet"
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
-	"github.com/vtpmctl/vtpmctl/fleet"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/openstack/compute"
 )
@@ -22,9 +23,9 @@ type Request struct {
 	// matched to the fleet's hosts.
 	HostReports []hostcheck.Report
 	// Progress, when set, is told how far the secrets audit's gathering
-	// is (barbican.AuditRequest.Progress: requests done of those known,
+	// is (secrets.AuditRequest.Progress: requests done of those known,
 	// one call at a time); the caller draws it.
-	Progress func(barbican.Progress)
+	Progress func(secrets.Progress)
 }
 
 // Build runs the fleet audit, the secrets audit and, with UpgradeTo, the
@@ -46,7 +47,7 @@ func Build(ctx context.Context, sess *cloud.Session, req Request) (Inputs, error
 			return out, err
 		}
 	}
-	c, err := fleet.ReadCloud(ctx, sess, out.Resolved, nil)
+	c, err := hosts.ReadCloud(ctx, sess, out.Resolved, nil)
 	if err != nil {
 		return out, fmt.Errorf("hosts audit: %w", err)
 	}
@@ -58,8 +59,8 @@ func Build(ctx context.Context, sess *cloud.Session, req Request) (Inputs, error
 	}
 	// The secrets audit's own defaults; the report has none of its flags,
 	// so hints name what is missing, not a flag (empty Flags).
-	sec, err := barbican.AuditSecrets(ctx, sess, barbican.AuditRequest{Release: req.Release, Resolved: &out.Resolved,
-		AllProjects: admin, ServiceProject: barbican.DefaultServiceProject, Concurrency: barbican.DefaultConcurrency,
+	sec, err := secrets.AuditSecrets(ctx, sess, secrets.AuditRequest{Release: req.Release, Resolved: &out.Resolved,
+		AllProjects: admin, ServiceProject: secrets.DefaultServiceProject, Concurrency: secrets.DefaultConcurrency,
 		ReadACLs: true, Inventory: &c.Inventory, Progress: req.Progress})
 	if err != nil {
 		return out, fmt.Errorf("secrets audit: %w", err)

@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vtpmctl/vtpmctl/barbican"
-	"github.com/vtpmctl/vtpmctl/barbican/progresstest"
+	"github.com/vtpmctl/vtpmctl/app/secrets"
+	"github.com/vtpmctl/vtpmctl/app/secrets/progresstest"
+	"github.com/vtpmctl/vtpmctl/domain/fleet"
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
-	"github.com/vtpmctl/vtpmctl/fleet"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/scalecloud"
 	"github.com/vtpmctl/vtpmctl/internal/scalecloud/scaletest"
@@ -33,14 +33,14 @@ func scaleSession(t *testing.T, cfg scalecloud.Config) (*scalecloud.Cloud, *clou
 func TestBuild(t *testing.T) {
 	// 2.96 is 2024.1 or 2024.2, whose vTPM rules differ.
 	c, sess := scaleSession(t, scalecloud.Config{Guests: 60, Others: 10, Projects: 3, Hypervisors: 12, Images: 3, Microversion: "2.96"})
-	host := hostcheck.Report{Host: "cmp-00000", NovaRelease: "2024.2", Checks: []hostcheck.Check{}}
+	host := hostcheck.Report{Host: "cmp-00000", NovaRelease: nova.Dalmatian, Checks: []hostcheck.Check{}}
 	var progress progresstest.Log
-	in, err := Build(context.Background(), sess, Request{Release: nova.ReleaseEvidence{FlagName: "--nova-release"}, UpgradeTo: nova.Caracal, HostReports: []hostcheck.Report{host},
+	in, err := Build(context.Background(), sess, Request{Release: nova.ReleaseEvidence{}, UpgradeTo: nova.Caracal, HostReports: []hostcheck.Report{host},
 		Progress: progress.Report})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []barbican.Phase{barbican.PhaseSecrets, barbican.PhaseACLs, barbican.PhaseRoles, barbican.PhaseUsers}
+	want := []secrets.Phase{secrets.PhaseSecrets, secrets.PhaseACLs, secrets.PhaseRoles, secrets.PhaseUsers}
 	if got := progress.Phases(t); !slices.Equal(got, want) {
 		t.Errorf("progress phases %v, want %v", got, want)
 	}
@@ -61,7 +61,7 @@ func TestBuild(t *testing.T) {
 	if in.Fleet.Summary.Hosts != 12 || in.Secrets.Summary.Guests != 60 || in.Upgrade.To != "2024.1" || in.Upgrade.From != "2024.1 or 2024.2" {
 		t.Errorf("fleet %+v, secrets %+v, upgrade %s -> %s", in.Fleet.Summary, in.Secrets.Summary, in.Upgrade.From, in.Upgrade.To)
 	}
-	if w := in.Resolved.Warning(nil); !strings.Contains(w, "pass --nova-release to settle") {
+	if w := in.Resolved.Warning(nil); !strings.Contains(w, "pass nova_release to settle") {
 		t.Errorf("warning %q", w)
 	}
 }
@@ -71,7 +71,7 @@ func TestBuild(t *testing.T) {
 // before the fleet or any server is listed.
 func TestBuildRefusesOlderUpgradeFirst(t *testing.T) {
 	c, sess := scaleSession(t, scalecloud.Config{Guests: 5, Projects: 1, Hypervisors: 2, Images: 1, Microversion: "2.96"})
-	_, err := Build(context.Background(), sess, Request{Release: nova.ReleaseEvidence{FlagName: "--nova-release"}, UpgradeTo: nova.Bobcat})
+	_, err := Build(context.Background(), sess, Request{Release: nova.ReleaseEvidence{}, UpgradeTo: nova.Bobcat})
 	var older *fleet.OlderTargetError
 	if !errors.As(err, &older) || older.To != nova.Bobcat {
 		t.Fatalf("%v", err)

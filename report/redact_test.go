@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/vtpmctl/vtpmctl/barbican"
+	"github.com/vtpmctl/vtpmctl/domain/vtpmsecret"
 	"github.com/vtpmctl/vtpmctl/internal/redact"
 )
 
@@ -17,8 +17,8 @@ import (
 func TestRenderRedactedVisibly(t *testing.T) {
 	const tok = "gAAAAABreport+tok_9Qx"
 	redact.Register(tok)
-	sec := barbican.Result{Schema: barbican.ResultSchema, Summary: barbican.Summary{NotAuditable: 1},
-		NotAuditable: map[string]string{"p9": `HTTP 403: {"error": "token ` + tok + ` may not list secrets at https://u:pw@kv/x"}`}}
+	sec := vtpmsecret.Result{Schema: vtpmsecret.ResultSchema, Summary: vtpmsecret.Summary{NotAuditable: 1},
+		NotAuditable: map[string]vtpmsecret.NotAuditable{"p9": {Kind: vtpmsecret.ListFailed, Detail: `HTTP 403: {"error": "token ` + tok + ` may not list secrets at https://u:pw@kv/x"}`}}}
 	for _, outer := range []bool{false, true} {
 		var b bytes.Buffer
 		var w io.Writer = &b

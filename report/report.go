@@ -9,10 +9,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vtpmctl/vtpmctl/barbican"
+	"github.com/vtpmctl/vtpmctl/domain/fleet"
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
-	"github.com/vtpmctl/vtpmctl/fleet"
+	"github.com/vtpmctl/vtpmctl/domain/vtpmsecret"
 	"github.com/vtpmctl/vtpmctl/internal/infile"
 	"github.com/vtpmctl/vtpmctl/internal/redact"
 	"github.com/vtpmctl/vtpmctl/internal/result"
@@ -25,7 +25,7 @@ type Inputs struct {
 	Generated time.Time
 	Hosts     []hostcheck.Report // `host check -f json`
 	Fleet     *fleet.Result
-	Secrets   *barbican.Result
+	Secrets   *vtpmsecret.Result
 	Upgrade   *fleet.UpgradeResult
 	// Resolved is how Build settled the release (nothing for --from):
 	// the command prints its warning.
@@ -71,8 +71,8 @@ func (in *Inputs) LoadBytes(path string, data []byte) error {
 			return err
 		}
 		in.Fleet = &f
-	case barbican.ResultSchema:
-		var r barbican.Result
+	case vtpmsecret.ResultSchema:
+		var r vtpmsecret.Result
 		if err := dec(&r); err != nil {
 			return err
 		}
@@ -84,7 +84,7 @@ func (in *Inputs) LoadBytes(path string, data []byte) error {
 		}
 		in.Upgrade = &u
 	case "":
-		return result.CheckSchema(path, "", "one of "+strings.Join([]string{hostcheck.ReportSchema, fleet.Schema, barbican.ResultSchema, fleet.UpgradeSchema}, ", "))
+		return result.CheckSchema(path, "", "one of "+strings.Join([]string{hostcheck.ReportSchema, fleet.Schema, vtpmsecret.ResultSchema, fleet.UpgradeSchema}, ", "))
 	default:
 		return fmt.Errorf("%s: schema %q is not the JSON of host check, hosts audit, secrets audit or upgrade check of this vtpmctl", path, head.Schema)
 	}
@@ -191,7 +191,7 @@ func (p *page) build() {
 		for _, g := range sec.Guests {
 			for _, f := range g.Findings {
 				if f.Status != result.Pass {
-					p.Findings = append(p.Findings, Finding{"Secrets", g.Name + " (" + g.ServerID + ")", f.Check, f.Status, f.Message, f.Remedy})
+					p.Findings = append(p.Findings, Finding{"Secrets", g.Name + " (" + g.ServerID + ")", string(f.Check), f.Status, f.Message, f.Remedy})
 				}
 			}
 		}
@@ -201,7 +201,7 @@ func (p *page) build() {
 		}
 		sort.Strings(projects)
 		for _, pr := range projects {
-			p.Findings = append(p.Findings, Finding{"Secrets", "project " + pr, "PROJECT-AUDITABLE", "fail", "not auditable: " + sec.NotAuditable[pr], "give the auditor a role that may list secrets there"})
+			p.Findings = append(p.Findings, Finding{"Secrets", "project " + pr, string(vtpmsecret.CheckProjectAuditable), "fail", "not auditable: " + sec.NotAuditable[pr].String(), "give the auditor a role that may list secrets there"})
 		}
 		for _, o := range sec.Orphans {
 			p.Findings = append(p.Findings, Finding{"Secrets", "secret " + o.ID, "ORPHAN", "warn", o.Reason + ", created by " + o.CreatorID + ", " + o.AgeStr + " old", "vtpmctl secrets audit --cleanup-plan"})
@@ -213,7 +213,7 @@ func (p *page) build() {
 		var fixed []string
 		for _, k := range u.KnownBugs {
 			if k.FixedByUpgrade {
-				fixed = append(fixed, k.ID)
+				fixed = append(fixed, string(k.ID))
 			}
 		}
 		if len(fixed) > 0 {

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vtpmctl/vtpmctl/barbican"
+	"github.com/vtpmctl/vtpmctl/domain/fleet"
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
-	"github.com/vtpmctl/vtpmctl/fleet"
+	"github.com/vtpmctl/vtpmctl/domain/vtpmsecret"
 )
 
 func write(t *testing.T, dir, name string, v any) string {
@@ -26,8 +26,8 @@ func TestLoadAndRender(t *testing.T) {
 	dir := t.TempDir()
 	host := hostcheck.Report{Schema: hostcheck.ReportSchema, Host: "cmp1", Checks: []hostcheck.Check{{ID: "KVM-NESTED", Status: hostcheck.Warn, Message: "nested", Remedy: "none"}, {ID: "VIRT-TYPE", Status: hostcheck.Fail, Message: "found 'lxc' <script>x</script>", Remedy: "use kvm"}}}
 	fl := fleet.NewResult(nova.Zed, []fleet.Host{}, []fleet.HostReport{}, fleet.Summary{Hosts: 3, Usable: 3, TPM20: 2, AtRisk: 4})
-	sec := barbican.Result{Schema: barbican.ResultSchema, Summary: barbican.Summary{Guests: 5, Secrets: 5, OK: 4, Failed: 1}, Guests: []barbican.GuestResult{{Guest: barbican.Guest{ServerID: "s1", Name: "win1"},
-		Findings: []barbican.Finding{{Check: "SECRET-EXISTS", Status: "fail", Message: "gone"}}}}, NotAuditable: map[string]string{"p9": "403"}}
+	sec := vtpmsecret.Result{Schema: vtpmsecret.ResultSchema, Summary: vtpmsecret.Summary{Guests: 5, Secrets: 5, OK: 4, Failed: 1}, Guests: []vtpmsecret.GuestResult{{Guest: vtpmsecret.Guest{ServerID: "s1", Name: "win1"},
+		Findings: []vtpmsecret.Finding{{Check: "SECRET-EXISTS", Status: "fail", Message: "gone"}}}}, NotAuditable: map[string]vtpmsecret.NotAuditable{"p9": {Detail: "403"}}}
 	up := fleet.UpgradeResult{Schema: fleet.UpgradeSchema, From: "zed", To: "2024.2", Hosts: []fleet.UpgradeHost{}, Stranded: []fleet.StrandedGuest{{VTPMGuest: nova.VTPMGuest{ServerID: "s2", Name: "win2", Host: "cmp1"}, Requires: []string{"COMPUTE_SECURITY_TPM_TIS"}}}}
 	var in Inputs
 	for _, p := range []string{write(t, dir, "h.json", host), write(t, dir, "f.json", fl),

@@ -20,8 +20,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/vtpmctl/vtpmctl/domain/fleet"
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
-	"github.com/vtpmctl/vtpmctl/fleet"
 	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
 )
 
@@ -108,7 +108,7 @@ func TestIntegrationAnsibleHostAudit(t *testing.T) {
 			t.Fatalf("the report collected from %s: %v", h, err)
 		}
 		r := reps[0]
-		if r.Host != h || r.NovaRelease != devcloudtest.Release() || r.Summary.Pass == 0 || r.Facts.HypervisorHostname == "" {
+		if r.Host != h || r.NovaRelease.String() != devcloudtest.Release() || r.Summary.Pass == 0 || r.Facts.HypervisorHostname == "" {
 			t.Errorf("the report collected from %s: host %q, nova %q, %+v, hypervisor %q", h, r.Host, r.NovaRelease, r.Summary, r.Facts.HypervisorHostname)
 		}
 		collected[h] = r

@@ -345,19 +345,41 @@ func releaseFlag(name string, dst *nova.Release, usage, def string) cli.Flag {
 	if def == "" {
 		def = "detected from the cloud"
 	}
-	return &cli.GenericFlag{Name: name, Usage: usage + " (zed, 2024.2, gazpacho, 26 …)", Value: dst, DefaultText: def}
+	return &cli.GenericFlag{Name: name, Usage: usage + " (zed, 2024.2, gazpacho, 26 …)", Value: releaseValue{dst}, DefaultText: def}
 }
+
+// releaseValue reads a release flag into a nova.Release (flag.Value):
+// the domain type knows no flags.
+type releaseValue struct{ dst *nova.Release }
+
+func (v releaseValue) Set(s string) error {
+	r, err := nova.ParseRelease(s)
+	if err != nil {
+		return err
+	}
+	*v.dst = r
+	return nil
+}
+
+func (v releaseValue) String() string {
+	if v.dst == nil {
+		return ""
+	}
+	return v.dst.String()
+}
+
+func (v releaseValue) Get() any { return *v.dst }
 
 // resolveRelease settles the release by compute.ResolveRelease (the one
 // resolution: the flag, else the cloud's compute API; detect also asks
 // the cloud when the flag is given, for the note), and prints the warning the same way for every command when the
 // open candidates answer differ's question differently (nil: any vTPM rule).
-func resolveRelease(ctx context.Context, streams *IOStreams, flagName string, flag nova.Release, computeClient *gophercloud.ServiceClient, detect bool, differ func(a, b nova.Release) bool) (nova.ResolvedRelease, error) {
-	res, err := compute.ResolveRelease(ctx, computeClient, nova.ReleaseEvidence{Flag: flag, FlagName: flagName}, detect)
+func resolveRelease(ctx context.Context, streams *IOStreams, field nova.Field, flag nova.Release, computeClient *gophercloud.ServiceClient, detect bool, differ func(a, b nova.Release) bool) (nova.ResolvedRelease, error) {
+	res, err := compute.ResolveRelease(ctx, computeClient, nova.ReleaseEvidence{Flag: flag, Field: field}, detect)
 	if err != nil {
-		return res, err
+		return res, inWords(err, flagName)
 	}
-	if w := res.Warning(differ); w != "" {
+	if w := res.WarningIn(differ, flagName); w != "" {
 		warn(streams, "%s", w)
 	}
 	return res, nil

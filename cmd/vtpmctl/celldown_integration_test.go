@@ -12,7 +12,7 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2/openstack/keymanager/v1/secrets"
 
-	"github.com/vtpmctl/vtpmctl/barbican"
+	"github.com/vtpmctl/vtpmctl/domain/vtpmsecret"
 	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
 )
 
@@ -33,7 +33,7 @@ func TestIntegrationCleanupPlanCellDown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := secrets.Create(ctx, km, secrets.CreateOpts{Name: barbican.NamePrefix + randomUUID(t), Payload: "not-a-real-vtpm-passphrase",
+	s, err := secrets.Create(ctx, km, secrets.CreateOpts{Name: vtpmsecret.NamePrefix + randomUUID(t), Payload: "not-a-real-vtpm-passphrase",
 		PayloadContentType: "text/plain", SecretType: secrets.PassphraseSecret}).Extract()
 	if err != nil {
 		t.Fatal(err)

@@ -9,8 +9,7 @@ import (
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 
-	// aliased: the parity integration test declares a func predict
-	predictsvc "github.com/vtpmctl/vtpmctl/predict"
+	"github.com/vtpmctl/vtpmctl/app/check"
 )
 
 type checkOptions struct {
@@ -99,9 +98,9 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 	if o.AllProjects && o.Volume == "" {
 		return usagef("check: --all-projects finds a --volume in every project; give --volume")
 	}
-	req := predictsvc.Request{Image: o.Image, Flavor: o.Flavor, Volume: o.Volume, AllProjects: o.AllProjects,
+	req := check.Request{Image: o.Image, Flavor: o.Flavor, Volume: o.Volume, AllProjects: o.AllProjects,
 		ImageProperties: props, FlavorSpecs: specs, ImageName: o.ImageName, FlavorName: o.FlavorName,
-		Release: nova.ReleaseEvidence{Flag: o.Release, FlagName: "--nova-release"}}
+		Release: nova.ReleaseEvidence{Flag: o.Release, Field: nova.FieldRelease}}
 	var sess *cloud.Session
 	if req.Online() {
 		if sess, err = o.Global.connect(ctx); err != nil {
@@ -110,14 +109,18 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 	} else if o.Release == nova.ReleaseUnknown {
 		return usagef("check: an offline check needs --nova-release (or --image/--flavor and a cloud to detect it from)")
 	}
-	res, err := predictsvc.Check(ctx, sess, req)
+	res, err := check.Check(ctx, sess, req)
 	if err != nil {
 		return err
 	}
-	if res.Warning != "" {
-		warn(o.IO, "%s", res.Warning)
+	var note string
+	if res.Settled() {
+		if w := res.Release.WarningIn(res.Differ, flagName); w != "" {
+			warn(o.IO, "%s", w)
+		}
+		note = res.Release.NoteIn(res.Differ, flagName)
 	}
-	if err := output.Write(o.IO.Out, o.Global.Output, predictsvc.NewCheckReport(res.Decision, res.ReleaseNote)); err != nil {
+	if err := output.Write(o.IO.Out, o.Global.Output, check.NewReport(res.Decision, note)); err != nil {
 		return err
 	}
 	if res.Decision.Error != nil {

@@ -14,9 +14,9 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
 
+	"github.com/vtpmctl/vtpmctl/domain/fleet"
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
-	"github.com/vtpmctl/vtpmctl/fleet"
 	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
 )
 
@@ -60,7 +60,7 @@ func TestIntegrationColdMigration(t *testing.T) {
 
 	// The modes the release has; before 2026.1 the one legacy mode.
 	modes := []nova.SecretMode{""}
-	if devcloudtest.NovaRelease(t) >= nova.Gazpacho {
+	if cloudRelease(t) >= nova.Gazpacho {
 		modes = []nova.SecretMode{nova.SecretUser, nova.SecretHost, nova.SecretDeployment}
 	}
 	specs := func(m nova.SecretMode) map[string]string {

@@ -195,7 +195,7 @@ func TestMetricsDocumented(t *testing.T) {
 	}
 	emitted := map[string]bool{}
 	name := regexp.MustCompile(`"(vtpmctl_[a-z_]+)"`)
-	for _, pkg := range []string{"hostcheck", "fleet", "barbican"} {
+	for _, pkg := range []string{"domain/hostcheck", "domain/fleet", "domain/vtpmsecret"} {
 		files, _ := filepath.Glob(filepath.Join("..", "..", pkg, "*.go"))
 		for _, f := range files {
 			if strings.HasSuffix(f, "_test.go") {

@@ -73,6 +73,7 @@ func exitCode(err error, stderr io.Writer) int {
 	if !errors.As(err, &named) {
 		err = inWords(err, flagName)
 	}
+	err = cloudInWords(err)
 	if isOperational(err) {
 		fmt.Fprintln(stderr, "vtpmctl: "+errorLine(message(err)))
 		return exitFailed
@@ -138,6 +139,8 @@ var flagNames = map[nova.Field]string{
 	nova.FieldTPMModel:       "--tpm-model",
 	nova.FieldSecretSecurity: "--secret-security",
 	nova.FieldWindows:        "--windows",
+	nova.FieldRelease:        "--nova-release",
+	nova.FieldFromRelease:    "--from",
 }
 
 func flagName(f nova.Field) string {
@@ -155,9 +158,33 @@ func planKey(f nova.Field) string { return string(f) }
 // error spelled with name(field), the caller's flag or plan key; the
 // context wrapped around it stays. Other errors pass unchanged.
 func inWords(err error, name func(nova.Field) string) error {
-	var fe *nova.FieldError
+	var fe fieldWorded
 	if !errors.As(err, &fe) {
 		return err
 	}
 	return &usageError{msg: strings.Replace(err.Error(), fe.Error(), fe.Message(name), 1), err: err}
+}
+
+// fieldWorded is a nova error that names request fields
+// (nova.FieldError, nova.ReleaseUnknownError): the CLI spells them.
+type fieldWorded interface {
+	error
+	Message(name func(nova.Field) string) string
+}
+
+// cloudFlags are the global flags a cloud.Option is spelled with.
+var cloudFlags = map[cloud.Option]string{
+	cloud.OptionCloud:   "--os-cloud",
+	cloud.OptionTimeout: "--timeout",
+	cloud.OptionCACert:  "--os-cacert",
+}
+
+// cloudInWords spells a cloud.ConfigError anywhere in err's chain with
+// the global flags; the context wrapped around it stays.
+func cloudInWords(err error) error {
+	var ce *cloud.ConfigError
+	if !errors.As(err, &ce) || ce.Option == "" {
+		return err
+	}
+	return &usageError{msg: strings.Replace(err.Error(), ce.Error(), ce.Message(func(o cloud.Option) string { return cloudFlags[o] }), 1), err: err}
 }

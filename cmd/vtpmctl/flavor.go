@@ -7,11 +7,10 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/vtpmctl/vtpmctl/app/flavor"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/openstack/compute"
-	predictsvc "github.com/vtpmctl/vtpmctl/predict"
-	"github.com/vtpmctl/vtpmctl/tagging"
 )
 
 type flavorOptions struct {
@@ -96,7 +95,7 @@ a publishing script can be rerun.`, []string{
 }
 
 // runFlavorCreate checks the flags (exit 2 before any cloud is
-// contacted), then one call: tagging.CreateFlavor.
+// contacted), then one call: flavor.Create.
 func runFlavorCreate(ctx context.Context, o *flavorOptions) error {
 	switch {
 	case o.VCPUs < 1 || o.RAM < 1 || o.Disk < 0:
@@ -115,7 +114,7 @@ func runFlavorCreate(ctx context.Context, o *flavorOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := tagging.CreateFlavor(ctx, sess, tagging.CreateFlavorRequest{Name: o.Flavors[0], VCPUs: o.VCPUs, RAM: o.RAM, Disk: o.Disk,
+	res, err := flavor.Create(ctx, sess, flavor.CreateRequest{Name: o.Flavors[0], VCPUs: o.VCPUs, RAM: o.RAM, Disk: o.Disk,
 		Public: !o.Private, Projects: o.Projects, Change: o.Request, Release: novaRelease(o.Release)})
 	warnRelease(o.IO, res.Release)
 	warnImageConflicts(o.IO, res.Conflicts, res.ConflictsErr)
@@ -178,7 +177,7 @@ Several flavors at once need --yes (or a confirmation on a terminal).`, []string
 }
 
 // runFlavorSet checks the flags (exit 2 before any cloud is contacted),
-// then one call: tagging.Flavors.
+// then one call: flavor.Tag.
 func runFlavorSet(ctx context.Context, o *flavorOptions, set bool) error {
 	if set && len(o.Request.Specs()) == 0 {
 		return usagef("flavor set: give --tpm-version, --tpm-model or --secret-security")
@@ -202,7 +201,7 @@ func runFlavorSet(ctx context.Context, o *flavorOptions, set bool) error {
 	if err != nil {
 		return err
 	}
-	res, err := tagging.Flavors(ctx, sess, tagging.FlavorsRequest{Flavors: o.Flavors, Set: set, Change: o.Request, Unset: unset,
+	res, err := flavor.Tag(ctx, sess, flavor.TagRequest{Flavors: o.Flavors, Set: set, Change: o.Request, Unset: unset,
 		DryRun: o.DryRun, Release: novaRelease(o.Release), Confirm: gate.confirmPlans("flavor"),
 		Progress: func(ctx context.Context) context.Context { return withProgress(ctx, o.IO.Err, "writing flavors") }})
 	warnRelease(o.IO, res.Release)
@@ -246,7 +245,7 @@ func newFlavorShowCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 			if err != nil {
 				return err
 			}
-			shown, err := predictsvc.ShowFlavor(ctx, sess, predictsvc.ShowRequest{Ref: cmd.Args().First(), Release: novaRelease(o.Release)})
+			shown, err := flavor.Show(ctx, sess, flavor.ShowRequest{Ref: cmd.Args().First(), Release: novaRelease(o.Release)})
 			warnRelease(streams, shown.Release)
 			if err != nil {
 				return err
@@ -283,11 +282,11 @@ func runFlavorList(ctx context.Context, o *flavorListOptions) error {
 	if err != nil {
 		return err
 	}
-	req := predictsvc.FlavorListRequest{}
+	req := flavor.ListRequest{}
 	if o.VTPM {
-		req.VTPM = predictsvc.WithVTPM
+		req.VTPM = nova.WithVTPM
 	}
-	l, err := predictsvc.ListFlavors(ctx, sess, req)
+	l, err := flavor.List(ctx, sess, req)
 	if err != nil {
 		return err
 	}

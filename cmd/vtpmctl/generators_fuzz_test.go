@@ -8,11 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vtpmctl/vtpmctl/barbican"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/domain/vtpmsecret"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/internal/quote"
-	"github.com/vtpmctl/vtpmctl/openstack/compute"
 	"github.com/vtpmctl/vtpmctl/plans"
 )
 
@@ -26,16 +25,16 @@ const orphanID, orphanInstance = "6f1c52f4-7d39-4c51-9a4f-3a8f0f1a6d11", "0a1b2c
 
 func cleanupPlan(t testing.TB, name string) string {
 	var out bytes.Buffer
-	res := barbican.Result{NotAuditable: map[string]string{name: "why " + name}}
-	res.Orphans = []barbican.Orphan{
-		{Secret: barbican.Secret{ID: orphanID, InstanceID: orphanInstance, ProjectID: name, CreatorID: name}, Kind: barbican.OrphanGone, Reason: name, AgeStr: name},
-		{Secret: barbican.Secret{ID: orphanID, InstanceID: name, ProjectID: name}, Kind: barbican.OrphanDuplicate, Reason: "duplicate " + name},
-		{Secret: barbican.Secret{ID: name, InstanceID: name, ProjectID: name}, Kind: barbican.OrphanLive, Live: true, Reason: name},
-		{Secret: barbican.Secret{ID: name, InstanceID: orphanInstance, ProjectID: name}, Kind: barbican.OrphanGone, Reason: name}, // not Nova's form: no delete line
+	res := vtpmsecret.Result{NotAuditable: map[string]vtpmsecret.NotAuditable{name: {Detail: "why " + name}}}
+	res.Orphans = []vtpmsecret.Orphan{
+		{Secret: vtpmsecret.Secret{ID: orphanID, InstanceID: orphanInstance, ProjectID: name, CreatorID: name}, Kind: vtpmsecret.OrphanGone, Reason: name, AgeStr: name},
+		{Secret: vtpmsecret.Secret{ID: orphanID, InstanceID: name, ProjectID: name}, Kind: vtpmsecret.OrphanDuplicate, Reason: "duplicate " + name},
+		{Secret: vtpmsecret.Secret{ID: name, InstanceID: name, ProjectID: name}, Kind: vtpmsecret.OrphanLive, Live: true, Reason: name},
+		{Secret: vtpmsecret.Secret{ID: name, InstanceID: orphanInstance, ProjectID: name}, Kind: vtpmsecret.OrphanGone, Reason: name}, // not Nova's form: no delete line
 	}
-	proof := compute.GoneProof{Servers: map[string]nova.ExistenceProof{orphanInstance: {State: nova.ServerGone}}}
-	plan := barbican.NewCleanupPlan(barbican.Audited{Result: res, Cloud: name, SecretsURL: "https://kms.example:9311/v1/secrets/"}, proof, time.Now())
-	if err := plan.Script(&out); err != nil {
+	proof := vtpmsecret.ServerProof{Servers: map[string]nova.ExistenceProof{orphanInstance: {State: nova.ServerGone}}}
+	plan := vtpmsecret.NewCleanupPlan(res, vtpmsecret.Origin{Cloud: name, SecretsURL: "https://kms.example:9311/v1/secrets/"}, proof, time.Now())
+	if err := plan.Script(&out, "vtpmctl secrets audit --cleanup-plan"); err != nil {
 		t.Fatal(err)
 	}
 	return out.String()

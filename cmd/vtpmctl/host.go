@@ -121,7 +121,8 @@ func runHostCheck(ctx context.Context, o *hostCheckOptions) error {
 		return err
 	}
 	rep, err := hostcheck.RunOnHost(ctx, hostcheck.Options{Root: o.Root, NovaConf: o.NovaConf, NovaConfDir: o.NovaConfDir, QemuConf: o.QemuConf,
-		LibvirtURI: o.LibvirtURI, Release: o.Release, StateDir: o.StateDir, Layout: o.Layout, NovaRoot: o.NovaRoot, LibvirtRoot: o.LibvirtRoot})
+		LibvirtURI: o.LibvirtURI, Release: o.Release, StateDir: o.StateDir, Layout: o.Layout, NovaRoot: o.NovaRoot, LibvirtRoot: o.LibvirtRoot,
+		Words: cliWords{}})
 	if err != nil {
 		return hostCheckError(err)
 	}

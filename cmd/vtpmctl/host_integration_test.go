@@ -13,13 +13,15 @@ import (
 	"testing"
 	"time"
 
+	apphosts "github.com/vtpmctl/vtpmctl/app/hosts"
+
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
 	"github.com/gophercloud/gophercloud/v2/openstack/placement/v1/resourceproviders"
 
+	"github.com/vtpmctl/vtpmctl/domain/fleet"
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
-	"github.com/vtpmctl/vtpmctl/fleet"
 	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
 	"github.com/vtpmctl/vtpmctl/openstack/compute"
 )
@@ -214,7 +216,7 @@ func fakeProvider(t *testing.T) (placement *gophercloud.ServiceClient, rp string
 	acompute, _ := admin.Compute()
 	placement, _ = admin.Placement()
 	placement.Microversion = "1.18"
-	hosts, err := fleet.ListHosts(context.Background(), acompute, placement)
+	hosts, err := apphosts.List(context.Background(), acompute, placement)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,7 +237,7 @@ func fakeProvider(t *testing.T) (placement *gophercloud.ServiceClient, rp string
 // package under the compute's root names it exactly.
 func TestIntegrationReleaseDetected(t *testing.T) {
 	_, acompute, _ := testClients(t)
-	want := devcloudtest.NovaRelease(t)
+	want := cloudRelease(t)
 	det, err := compute.DetectCloudRelease(context.Background(), acompute)
 	if err != nil {
 		t.Fatal(err)

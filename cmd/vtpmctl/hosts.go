@@ -8,9 +8,10 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/vtpmctl/vtpmctl/app/hosts"
+	"github.com/vtpmctl/vtpmctl/domain/fleet"
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
-	"github.com/vtpmctl/vtpmctl/fleet"
 	"github.com/vtpmctl/vtpmctl/internal/fileout"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/internal/result"
@@ -205,10 +206,11 @@ func runHostsAudit(ctx context.Context, o *hostsOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := fleet.Audit(ctx, sess, fleet.AuditRequest{Release: nova.ReleaseEvidence{Flag: o.Release, FlagName: "--nova-release"}, HostReports: reports})
+	res, err := hosts.Audit(ctx, sess, hosts.AuditRequest{Release: nova.ReleaseEvidence{Flag: o.Release, Field: nova.FieldRelease}, HostReports: reports})
 	if err != nil {
 		return err
 	}
+	res.DrainHint = "hosts audit --drain HOST"
 	warnRelease(o.IO, res.Resolved)
 	if o.DrainSet {
 		return writeDrain(o, &res)

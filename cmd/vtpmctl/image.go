@@ -7,12 +7,11 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/vtpmctl/vtpmctl/app/image"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/internal/quote"
-	predictsvc "github.com/vtpmctl/vtpmctl/predict"
-	"github.com/vtpmctl/vtpmctl/tagging"
 )
 
 type imageChangeOptions struct {
@@ -91,9 +90,9 @@ func runImageChange(ctx context.Context, o *imageChangeOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := tagging.Images(ctx, c.sess, tagging.ImagesRequest{Images: o.Images, Selector: c.selector, Set: o.Set, Change: c.change, DryRun: o.DryRun,
+	res, err := image.Tag(ctx, c.sess, image.TagRequest{Images: o.Images, Selector: c.selector, Set: o.Set, Change: c.change, DryRun: o.DryRun,
 		Release: c.release, Progress: c.progress, Confirm: c.confirm})
-	if errors.Is(err, tagging.ErrNoImage) {
+	if errors.Is(err, image.ErrNoImage) {
 		return usagef("no image matches --select %v", o.Select)
 	}
 	if res.Mismatched > 0 {
@@ -173,7 +172,7 @@ func newImageShowCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 would give a server built from it with a flavor that carries no hw:tpm_*.`,
 		examples: []string{"vtpmctl image show win11-23h2", "vtpmctl image show 6f1c… -f json"}}, nil,
 		func(ctx context.Context, sess *cloud.Session) (output.Recorder, nova.ResolvedRelease, error) {
-			shown, err := predictsvc.ShowImage(ctx, sess, predictsvc.ShowRequest{Ref: o.Ref, Release: novaRelease(o.Release)})
+			shown, err := image.Show(ctx, sess, image.ShowRequest{Ref: o.Ref, Release: novaRelease(o.Release)})
 			return shown, shown.Release, err
 		})
 }
@@ -189,6 +188,6 @@ server side; --vtpm / --no-vtpm keep images with / without hw_tpm_version.`,
 		examples: []string{"vtpmctl image list --vtpm", "vtpmctl image list --select os_distro=windows --no-vtpm -f value -c name"}},
 		o.filterFlags("only images that request a vTPM", "only images that do not", "only images with property `KEY=VALUE` (repeatable)"),
 		func(ctx context.Context, sess *cloud.Session) (output.Tabular, error) {
-			return predictsvc.ListImages(ctx, sess, predictsvc.ImageListRequest{Properties: o.Properties, VTPM: o.filter()})
+			return image.List(ctx, sess, image.ListRequest{Properties: o.Properties, VTPM: o.filter()})
 		})
 }

@@ -21,7 +21,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/flavors"
 	"github.com/gophercloud/gophercloud/v2/openstack/image/v2/images"
 
-	"github.com/vtpmctl/vtpmctl/barbican"
+	"github.com/vtpmctl/vtpmctl/domain/vtpmsecret"
 	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
 	"github.com/vtpmctl/vtpmctl/internal/faults"
 )
@@ -315,7 +315,7 @@ func protectCase(t *testing.T, acompute, dcompute *gophercloud.ServiceClient, im
 				} `json:"consumers"`
 			} `json:"secrets"`
 		}
-		u := km.ServiceURL("secrets") + "?name=" + url.QueryEscape(barbican.NamePrefix+guest)
+		u := km.ServiceURL("secrets") + "?name=" + url.QueryEscape(vtpmsecret.NamePrefix+guest)
 		if _, err := km.Get(ctx, u, &body, at11); err != nil || len(body.Secrets) != 1 {
 			t.Fatalf("the guest's secret: %v, %d listed", err, len(body.Secrets))
 		}
@@ -326,7 +326,7 @@ func protectCase(t *testing.T, acompute, dcompute *gophercloud.ServiceClient, im
 		if n == 0 {
 			return
 		}
-		c := barbican.NovaConsumer(guest)
+		c := vtpmsecret.NovaConsumer(guest)
 		opts := &gophercloud.RequestOpts{MoreHeaders: at11.MoreHeaders, OkCodes: []int{200, 204},
 			JSONBody: map[string]string{"service": c.Service, "resource_type": c.ResourceType, "resource_id": c.ResourceID}}
 		if _, err := km.Request(ctx, "DELETE", ref+"/consumers", opts); err != nil {

@@ -14,8 +14,8 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
 
+	"github.com/vtpmctl/vtpmctl/domain/fleet"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
-	"github.com/vtpmctl/vtpmctl/fleet"
 	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
 )
 
@@ -34,7 +34,7 @@ import (
 //     lists as required), Nova finds no valid host and the guest stays
 //     ACTIVE on A.
 func TestIntegrationLiveMigration(t *testing.T) {
-	devcloudtest.Since(t, nova.Gazpacho)
+	since(t, nova.Gazpacho)
 	if !devcloudtest.HostBUp() {
 		t.Skipf("the %s cloud has no second libvirt compute: bash devcloud/second-compute.sh %s up", devcloudtest.Release(), devcloudtest.Release())
 	}

@@ -7,10 +7,10 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/vtpmctl/vtpmctl/barbican"
+	"github.com/vtpmctl/vtpmctl/app/secrets"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/domain/vtpmsecret"
 	"github.com/vtpmctl/vtpmctl/internal/output"
-	predictsvc "github.com/vtpmctl/vtpmctl/predict"
 )
 
 type modePlanOptions struct {
@@ -101,19 +101,22 @@ func runModePlan(ctx context.Context, o *modePlanOptions) error {
 	if o.Project != "" && o.AllProjects {
 		return usagef("secrets mode-plan: --project and --all-projects exclude each other")
 	}
-	if o.Server != "" && !barbican.IsUUID(o.Server) {
+	if o.Server != "" && !vtpmsecret.IsUUID(o.Server) {
 		return usagef("--server: %q is not a server ID (a UUID)", o.Server)
 	}
 	sess, err := o.Global.connect(ctx)
 	if err != nil {
 		return err
 	}
-	res, err := predictsvc.ModeChange(ctx, sess, predictsvc.ModeChangeRequest{ServerID: strings.ToLower(o.Server), AllProjects: o.AllProjects,
-		Project: o.Project, To: to, Release: nova.ReleaseEvidence{Flag: o.Release, FlagName: "--nova-release"}})
+	res, err := secrets.ModeChange(ctx, sess, secrets.ModeChangeRequest{ServerID: strings.ToLower(o.Server), AllProjects: o.AllProjects,
+		Project: o.Project, To: to, Release: nova.ReleaseEvidence{Flag: o.Release, Field: nova.FieldRelease}})
 	if err != nil {
 		return err
 	}
 	warnRelease(o.IO, res.Release)
+	for i := range res.Servers {
+		wordNewFlavor(&res.Servers[i].ModeChangePlan)
+	}
 	if err := output.Write(o.IO.Out, o.Global.Output, &res); err != nil {
 		return err
 	}

@@ -31,7 +31,7 @@ import (
 func TestIntegrationExtraSpecValidatorParity(t *testing.T) {
 	_, acompute, _ := testClients(t)
 	ctx := context.Background()
-	rel := devcloudtest.NovaRelease(t)
+	rel := cloudRelease(t)
 	c := *acompute
 	c.Microversion = "2.86"
 	flv := devcloudtest.CreateFlavor(t, acompute, devcloudtest.Unique("validator"), nil)
@@ -79,7 +79,7 @@ type modeGuest struct {
 func TestIntegrationOperationsParity(t *testing.T) {
 	imageClient, acompute, dcompute := testClients(t)
 	ctx := context.Background()
-	rel := devcloudtest.NovaRelease(t)
+	rel := cloudRelease(t)
 	admin := devcloudtest.Connect(t, "devcloud-admin")
 	acomputeOps, _ := admin.Compute()
 	acomputeOps.Microversion = "2.30"
@@ -289,7 +289,7 @@ func sleep(*testing.T) { time.Sleep(500 * time.Millisecond) }
 // the same.
 func TestIntegrationSchedulingParity(t *testing.T) {
 	imageClient, acompute, dcompute := testClients(t)
-	rel := devcloudtest.NovaRelease(t)
+	rel := cloudRelease(t)
 	have := []string{"COMPUTE_SECURITY_TPM_2_0"}
 	if rel.RequiresModelTrait() {
 		have = append(have, "COMPUTE_SECURITY_TPM_TIS")
@@ -332,7 +332,7 @@ func TestIntegrationSchedulingParity(t *testing.T) {
 // removed by hand, a deployment-mode flavor finds no valid host, as
 // check's required traits say.
 func TestIntegrationModeNotOffered(t *testing.T) {
-	devcloudtest.Since(t, nova.Gazpacho)
+	since(t, nova.Gazpacho)
 	h := newHarness(t)
 	imageClient, acompute, dcompute := testClients(t)
 	ctx := context.Background()
@@ -479,7 +479,7 @@ func TestIntegrationSecretCreateRoleParity(t *testing.T) {
 // scheduler requires OWNER_NOVA; a host that lost it (traits edited by
 // hand) gets no guest at all, and the fleet audit says so.
 func TestIntegrationOwnerNova(t *testing.T) {
-	devcloudtest.Since(t, nova.Hibiscus)
+	since(t, nova.Hibiscus)
 	h := newHarness(t)
 	imageClient, acompute, dcompute := testClients(t)
 	placement, fakeRP, _ := fakeProvider(t)

@@ -13,9 +13,9 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
 
+	"github.com/vtpmctl/vtpmctl/domain/fleet"
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
-	"github.com/vtpmctl/vtpmctl/fleet"
 	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
 )
 
@@ -85,8 +85,8 @@ func TestIntegrationUpgradeAndEvacuation(t *testing.T) {
 	ctx := context.Background()
 	dcompute, sid := bootVTPMGuest(t, "upg")
 	upgrade := func(to string) runResult {
-		var rel nova.Release
-		if err := rel.Set(to); err != nil {
+		rel, err := nova.ParseRelease(to)
+		if err != nil {
 			t.Fatal(err)
 		}
 		return h.run(func(streams *IOStreams) error {
@@ -112,7 +112,7 @@ func TestIntegrationUpgradeAndEvacuation(t *testing.T) {
 		t.Errorf("one vTPM host only: the guest is stranded: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	// ... until the fake compute reports them (set by hand, as stale traits are).
-	rel := devcloudtest.NovaRelease(t)
+	rel := cloudRelease(t)
 	var mode nova.SecretMode
 	if rel.HasSecretSecurity() {
 		mode = "user"
@@ -179,7 +179,7 @@ func TestIntegrationResumeOnBootTrap(t *testing.T) {
 	// A user-mode guest (no mode asked: the default), and from 2026.1 a
 	// host- and a deployment-mode guest, booted together.
 	flavors := []string{devcloudtest.CreateFlavor(t, acompute, devcloudtest.Unique("trap-flv"), map[string]string{"hw:tpm_version": "2.0"})}
-	if devcloudtest.NovaRelease(t).HasSecretSecurity() {
+	if cloudRelease(t).HasSecretSecurity() {
 		for _, m := range []nova.SecretMode{nova.SecretHost, nova.SecretDeployment} {
 			flavors = append(flavors, devcloudtest.CreateFlavor(t, acompute, devcloudtest.Unique("trap-"+string(m)),
 				map[string]string{"hw:tpm_version": "2.0", "hw:tpm_secret_security": string(m)}))

@@ -205,7 +205,7 @@ func importRelease(ctx context.Context, o *planImportOptions) (nova.Release, str
 	if err != nil {
 		return 0, "", err
 	}
-	res, err := resolveRelease(ctx, o.IO, "--nova-release", o.Release, c, false, nil)
+	res, err := resolveRelease(ctx, o.IO, nova.FieldRelease, o.Release, c, false, nil)
 	if err != nil {
 		return 0, "", fmt.Errorf("plan import: the target release: %w", err)
 	}
@@ -386,9 +386,9 @@ func runPlanApply(ctx context.Context, o *planApplyOptions, write bool) error {
 		return err
 	}
 	res, err := plans.Apply(ctx, sess, plans.ApplyRequest{Plan: p, Rules: rules, AllProjects: o.AllProjects, Write: write,
-		Release:  nova.ReleaseEvidence{Flag: o.Release, FlagName: "--nova-release"},
+		Release:  nova.ReleaseEvidence{Flag: o.Release, Field: nova.FieldRelease},
 		Progress: func(ctx context.Context, phase string) context.Context { return withProgress(ctx, o.IO.Err, phase) }})
-	if w := res.Release.Warning(nil); w != "" {
+	if w := res.Release.WarningIn(nil, flagName); w != "" {
 		warn(o.IO, "%s", w) // the release the diff used, even when it failed
 	}
 	var diffErr *plans.DiffError

@@ -6,7 +6,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/vtpmctl/vtpmctl/barbican"
+	"github.com/vtpmctl/vtpmctl/app/secrets"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/fileout"
 	"github.com/vtpmctl/vtpmctl/internal/output"
@@ -75,7 +75,7 @@ bitlocker_escrow_unconfirmed_count.`, []string{
 			&cli.StringFlag{Name: "host-reports", Usage: "`DIR` of host check JSON reports: confirms each running domain's <tpm> and shows its BitLocker-recovery risk", Destination: &o.HostReports},
 			&cli.BoolFlag{Name: "no-secrets", Usage: "skip the Barbican secret check", Destination: &o.NoSecrets},
 			&cli.BoolFlag{Name: "no-acls", Usage: "do not read the secrets' ACLs (the SECRET check says so; one request per matched secret saved)", Destination: &o.NoACLs},
-			&cli.StringFlag{Name: "nova-service-project", Usage: "`PROJECT` holding deployment-mode secrets (name or ID)", Value: barbican.DefaultServiceProject, Destination: &o.ServiceProject},
+			&cli.StringFlag{Name: "nova-service-project", Usage: "`PROJECT` holding deployment-mode secrets (name or ID)", Value: secrets.DefaultServiceProject, Destination: &o.ServiceProject},
 			junitFlag(&o.JUnit),
 		}, viewFlags(&o.View)...),
 		Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -114,7 +114,7 @@ func runPlanVerify(ctx context.Context, o *planVerifyOptions) error {
 	}
 	progress, cleared := auditProgress(o.IO.Err)
 	r, rel, err := plans.VerifyCutover(ctx, sess, plans.VerifyRequest{
-		Plan: p, Release: nova.ReleaseEvidence{Flag: o.Release, FlagName: "--nova-release"}, Rules: rules, Reports: reports,
+		Plan: p, Release: nova.ReleaseEvidence{Flag: o.Release, Field: nova.FieldRelease}, Rules: rules, Reports: reports,
 		NoSecrets: o.NoSecrets, NoACLs: o.NoACLs, ServiceProject: o.ServiceProject,
 		Flags:    plans.VerifyFlags{HostReports: "--host-reports", NoSecrets: "--no-secrets", NoACLs: "--no-acls", ServiceProject: "--nova-service-project", Match: "--match"},
 		Progress: progress,

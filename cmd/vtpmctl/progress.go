@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/vtpmctl/vtpmctl/barbican"
+	"github.com/vtpmctl/vtpmctl/app/secrets"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/internal/parallel"
@@ -33,17 +33,18 @@ func withProgress(ctx context.Context, w io.Writer, label string) context.Contex
 	})
 }
 
-// auditSecrets is barbican.AuditSecrets with its progress drawn on w
+// auditSecrets is secrets.AuditSecrets with its progress drawn on w
 // (stderr) while it runs, requests done of those known, and cleared when
 // it returns.
-func auditSecrets(ctx context.Context, w io.Writer, sess *cloud.Session, req barbican.AuditRequest) (barbican.Audited, error) {
+func auditSecrets(ctx context.Context, w io.Writer, sess *cloud.Session, req secrets.AuditRequest) (secrets.Audited, error) {
 	line := newProgressLine(w)
-	if line == nil {
-		return barbican.AuditSecrets(ctx, sess, req)
+	if line != nil {
+		req.Progress = line.report
+		defer line.clear()
 	}
-	req.Progress = line.report
-	defer line.clear()
-	return barbican.AuditSecrets(ctx, sess, req)
+	a, err := secrets.AuditSecrets(ctx, sess, req)
+	a.Result.Name(secretsFlag)
+	return a, err
 }
 
 // redrawEvery: a 2,000-secret audit reports 2,000 ACL reads; a terminal
@@ -57,7 +58,7 @@ type progressLine struct {
 	now func() time.Time
 
 	mu    sync.Mutex
-	phase barbican.Phase
+	phase secrets.Phase
 	last  time.Time
 	drawn bool
 }
@@ -74,7 +75,7 @@ func newProgressLine(w io.Writer) *progressLine {
 
 // report draws p when its phase is new or the last frame is
 // redrawEvery old; other reports are dropped (the next frame shows them).
-func (l *progressLine) report(p barbican.Progress) {
+func (l *progressLine) report(p secrets.Progress) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	t := l.now()
@@ -96,9 +97,9 @@ func (l *progressLine) clear() {
 }
 
 // progressText says what a phase is doing, in the units it counts.
-func progressText(p barbican.Progress) string {
+func progressText(p secrets.Progress) string {
 	switch p.Phase {
-	case barbican.PhaseServers:
+	case secrets.PhaseServers:
 		if p.Done == 0 {
 			return "listing servers"
 		}
@@ -106,20 +107,20 @@ func progressText(p barbican.Progress) string {
 			return "listing servers: 1 page"
 		}
 		return "listing servers: " + thousands(p.Done) + " pages"
-	case barbican.PhaseSecrets:
+	case secrets.PhaseSecrets:
 		return "listing secrets " + ofTotal(p) + " projects"
-	case barbican.PhaseACLs:
+	case secrets.PhaseACLs:
 		return "reading ACLs " + ofTotal(p)
-	case barbican.PhaseRoles:
+	case secrets.PhaseRoles:
 		return "reading role assignments " + ofTotal(p) + " projects"
-	case barbican.PhaseUsers:
+	case secrets.PhaseUsers:
 		return "looking up users " + ofTotal(p)
 	}
 	return string(p.Phase) + " " + ofTotal(p)
 }
 
 // ofTotal is "1,234/2,000", or "1,234" when the total is not known.
-func ofTotal(p barbican.Progress) string {
+func ofTotal(p secrets.Progress) string {
 	if p.Total == 0 {
 		return thousands(p.Done)
 	}

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/vtpmctl/vtpmctl/barbican"
+	"github.com/vtpmctl/vtpmctl/app/secrets"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/internal/scalecloud"
 	"github.com/vtpmctl/vtpmctl/internal/scalecloud/scaletest"
@@ -38,7 +38,7 @@ func TestAuditProgressOnlyOnTerminal(t *testing.T) {
 			t.Errorf("%s: callback %v, want %v", tc.name, got, tc.draw)
 		}
 		if report != nil {
-			report(barbican.Progress{Phase: barbican.PhaseACLs, Done: 1, Total: 2})
+			report(secrets.Progress{Phase: secrets.PhaseACLs, Done: 1, Total: 2})
 		}
 		done()
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vtpmctl/vtpmctl/barbican"
+	"github.com/vtpmctl/vtpmctl/app/secrets"
 	"github.com/vtpmctl/vtpmctl/internal/parallel"
 )
 
@@ -72,18 +72,18 @@ func TestProgressLineFrames(t *testing.T) {
 	if b.Len() != 0 {
 		t.Fatalf("clear before any frame wrote %q", b.String())
 	}
-	step := func(d time.Duration, p barbican.Progress) {
+	step := func(d time.Duration, p secrets.Progress) {
 		now = now.Add(d)
 		l.report(p)
 	}
-	step(0, barbican.Progress{Phase: barbican.PhaseServers})
-	step(10*time.Millisecond, barbican.Progress{Phase: barbican.PhaseServers, Done: 1})               // dropped
-	step(0, barbican.Progress{Phase: barbican.PhaseSecrets, Total: 20})                               // new phase
-	step(50*time.Millisecond, barbican.Progress{Phase: barbican.PhaseSecrets, Done: 20, Total: 20})   // dropped
-	step(0, barbican.Progress{Phase: barbican.PhaseACLs, Total: 2000})                                // new phase
-	step(99*time.Millisecond, barbican.Progress{Phase: barbican.PhaseACLs, Done: 800, Total: 2000})   // dropped
-	step(time.Millisecond, barbican.Progress{Phase: barbican.PhaseACLs, Done: 1234, Total: 2000})     // 100 ms on
-	step(150*time.Millisecond, barbican.Progress{Phase: barbican.PhaseACLs, Done: 2000, Total: 2000}) // 150 ms on
+	step(0, secrets.Progress{Phase: secrets.PhaseServers})
+	step(10*time.Millisecond, secrets.Progress{Phase: secrets.PhaseServers, Done: 1})               // dropped
+	step(0, secrets.Progress{Phase: secrets.PhaseSecrets, Total: 20})                               // new phase
+	step(50*time.Millisecond, secrets.Progress{Phase: secrets.PhaseSecrets, Done: 20, Total: 20})   // dropped
+	step(0, secrets.Progress{Phase: secrets.PhaseACLs, Total: 2000})                                // new phase
+	step(99*time.Millisecond, secrets.Progress{Phase: secrets.PhaseACLs, Done: 800, Total: 2000})   // dropped
+	step(time.Millisecond, secrets.Progress{Phase: secrets.PhaseACLs, Done: 1234, Total: 2000})     // 100 ms on
+	step(150*time.Millisecond, secrets.Progress{Phase: secrets.PhaseACLs, Done: 2000, Total: 2000}) // 150 ms on
 	l.clear()
 	l.clear()
 	const cl = "\r\033[K"
@@ -106,7 +106,7 @@ func TestProgressLineConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < 2000; i++ {
-				l.report(barbican.Progress{Phase: barbican.PhaseACLs, Done: i, Total: 2000})
+				l.report(secrets.Progress{Phase: secrets.PhaseACLs, Done: i, Total: 2000})
 			}
 		}()
 	}
@@ -130,17 +130,17 @@ func TestProgressLineConcurrent(t *testing.T) {
 // TestProgressText: each phase in the units it counts, numbers grouped.
 func TestProgressText(t *testing.T) {
 	for _, tc := range []struct {
-		p    barbican.Progress
+		p    secrets.Progress
 		want string
 	}{
-		{barbican.Progress{Phase: barbican.PhaseServers}, "listing servers"},
-		{barbican.Progress{Phase: barbican.PhaseServers, Done: 1}, "listing servers: 1 page"},
-		{barbican.Progress{Phase: barbican.PhaseServers, Done: 3}, "listing servers: 3 pages"},
-		{barbican.Progress{Phase: barbican.PhaseSecrets, Done: 3, Total: 20}, "listing secrets 3/20 projects"},
-		{barbican.Progress{Phase: barbican.PhaseACLs, Done: 999, Total: 1000}, "reading ACLs 999/1,000"},
-		{barbican.Progress{Phase: barbican.PhaseRoles, Total: 2}, "reading role assignments 0/2 projects"},
-		{barbican.Progress{Phase: barbican.PhaseUsers, Done: 1234567, Total: 12345678}, "looking up users 1,234,567/12,345,678"},
-		{barbican.Progress{Phase: "later", Done: 5}, "later 5"},
+		{secrets.Progress{Phase: secrets.PhaseServers}, "listing servers"},
+		{secrets.Progress{Phase: secrets.PhaseServers, Done: 1}, "listing servers: 1 page"},
+		{secrets.Progress{Phase: secrets.PhaseServers, Done: 3}, "listing servers: 3 pages"},
+		{secrets.Progress{Phase: secrets.PhaseSecrets, Done: 3, Total: 20}, "listing secrets 3/20 projects"},
+		{secrets.Progress{Phase: secrets.PhaseACLs, Done: 999, Total: 1000}, "reading ACLs 999/1,000"},
+		{secrets.Progress{Phase: secrets.PhaseRoles, Total: 2}, "reading role assignments 0/2 projects"},
+		{secrets.Progress{Phase: secrets.PhaseUsers, Done: 1234567, Total: 12345678}, "looking up users 1,234,567/12,345,678"},
+		{secrets.Progress{Phase: "later", Done: 5}, "later 5"},
 	} {
 		if got := progressText(tc.p); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.p, got, tc.want)

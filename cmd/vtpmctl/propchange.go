@@ -108,7 +108,7 @@ func (p *propertyChange) request(noun, what string, names []string) (nova.ImageR
 // put a server built from a changed object in ERROR. Advice only: not
 // having it is a warning.
 func warnConflicts(streams *IOStreams, rel nova.ResolvedRelease, err error, conflicts []string) {
-	if w := rel.Warning(nil); w != "" {
+	if w := rel.WarningIn(nil, flagName); w != "" {
 		warn(streams, "%s", w)
 	}
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/output"
-	predictsvc "github.com/vtpmctl/vtpmctl/predict"
 )
 
 // The pieces `image` and `volume` share. The two nouns differ in where
@@ -36,7 +35,7 @@ func propsGroup(name string, h helpText, commands ...*cli.Command) *cli.Command 
 // novaRelease is the --nova-release every image and volume command takes,
 // as evidence for the release resolution.
 func novaRelease(r nova.Release) nova.ReleaseEvidence {
-	return nova.ReleaseEvidence{Flag: r, FlagName: "--nova-release"}
+	return nova.ReleaseEvidence{Flag: r, Field: nova.FieldRelease}
 }
 
 // showOptions is `image show` or `volume show`: one object by name or ID
@@ -104,14 +103,14 @@ func (o *listOptions) filterFlags(vtpm, noVTPM, property string) []cli.Flag {
 }
 
 // filter is --vtpm / --no-vtpm as the list services' filter.
-func (o *listOptions) filter() predictsvc.VTPMFilter {
+func (o *listOptions) filter() nova.VTPMFilter {
 	switch {
 	case o.VTPM:
-		return predictsvc.WithVTPM
+		return nova.WithVTPM
 	case o.NoVTPM:
-		return predictsvc.WithoutVTPM
+		return nova.WithoutVTPM
 	}
-	return predictsvc.AnyVTPM
+	return nova.AnyVTPM
 }
 
 // command is `NOUN list`: no arguments and the filters checked before any

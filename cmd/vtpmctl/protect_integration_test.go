@@ -14,8 +14,9 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
 
-	"github.com/vtpmctl/vtpmctl/barbican"
+	"github.com/vtpmctl/vtpmctl/domain/vtpmsecret"
 	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
+	"github.com/vtpmctl/vtpmctl/openstack/barbican"
 )
 
 // TestIntegrationSecretsProtect boots a real vTPM guest (Nova creates its
@@ -42,12 +43,12 @@ func TestIntegrationSecretsProtect(t *testing.T) {
 	t.Logf("release %s: key-manager API %s (consumers %v, delete refused at 1.2 %v)", devcloudtest.Release(), api, api.HasConsumers(), api.RefusesDelete())
 
 	var only []string // this test's server only: never another test's guest
-	protect := func(dry bool) (runResult, barbican.ProtectResult) {
+	protect := func(dry bool) (runResult, vtpmsecret.ProtectResult) {
 		r := h.run(func(streams *IOStreams) error {
 			return runSecretsProtect(ctx, &secretsProtectOptions{DryRun: dry, Servers: only, secretsAuditOptions: secretsAuditOptions{IO: streams, Global: h.global("devcloud-admin"),
 				Projects: []string{"demo"}, Concurrency: 4, ServiceProject: "service"}})
 		})
-		var out barbican.ProtectResult
+		var out vtpmsecret.ProtectResult
 		if r.stdout != "" {
 			if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
 				t.Fatalf("protect JSON: %v\n%s\n%s", err, r.stdout, r.stderr)
@@ -57,7 +58,7 @@ func TestIntegrationSecretsProtect(t *testing.T) {
 	}
 	if !api.HasConsumers() {
 		r, _ := protect(false)
-		if r.code != 1 || !strings.Contains(r.stderr, barbican.ConsumersUnavailable(api)) || len(r.writes) != 0 {
+		if r.code != 1 || !strings.Contains(r.stderr, vtpmsecret.ConsumersUnavailable(api)) || len(r.writes) != 0 {
 			t.Fatalf("exit %d, writes %v\n%s", r.code, r.writes, r.stderr)
 		}
 		return
@@ -73,7 +74,7 @@ func TestIntegrationSecretsProtect(t *testing.T) {
 	only = []string{srv.ID}
 	demo := devcloudtest.Connect(t, "devcloud-demo")
 	dkm, _ := demo.KeyManager()
-	consumer := barbican.NovaConsumer(srv.ID)
+	consumer := vtpmsecret.NovaConsumer(srv.ID)
 	var secretID string
 	t.Cleanup(func() {
 		// the consumer first: Nova's own delete of the secret is refused while it is there
@@ -84,34 +85,34 @@ func TestIntegrationSecretsProtect(t *testing.T) {
 	})
 	waitActive(t, dcompute, srv.ID)
 
-	mine := func(out barbican.ProtectResult) barbican.ProtectAction {
+	mine := func(out vtpmsecret.ProtectResult) vtpmsecret.ProtectAction {
 		for _, a := range out.Secrets {
 			if a.ServerID == srv.ID {
 				return a
 			}
 		}
 		t.Fatalf("server %s not in %+v", srv.ID, out.Secrets)
-		return barbican.ProtectAction{}
+		return vtpmsecret.ProtectAction{}
 	}
 	r, out := protect(true)
-	if a := mine(out); r.code != 0 || a.Action != barbican.ActWouldRegister || len(r.writes) != 0 || len(out.Secrets) != 1 {
+	if a := mine(out); r.code != 0 || a.Action != vtpmsecret.ActWouldRegister || len(r.writes) != 0 || len(out.Secrets) != 1 {
 		t.Fatalf("dry run: exit %d, %+v, writes %v\n%s", r.code, a, r.writes, r.stderr)
 	}
 	r, out = protect(false)
 	a := mine(out)
-	if r.code != 0 || a.Action != barbican.ActRegistered || len(r.writes) != 1 {
+	if r.code != 0 || a.Action != vtpmsecret.ActRegistered || len(r.writes) != 1 {
 		t.Fatalf("protect: exit %d, %+v, writes %v\n%s", r.code, a, r.writes, r.stderr)
 	}
 	secretID = a.SecretID
 	r, out = protect(false)
-	if a := mine(out); r.code != 0 || a.Action != barbican.ActAlready || len(r.writes) != 0 {
+	if a := mine(out); r.code != 0 || a.Action != vtpmsecret.ActAlready || len(r.writes) != 0 {
 		t.Fatalf("rerun: exit %d, %+v, writes %v", r.code, a, r.writes)
 	}
 
 	r = h.run(func(streams *IOStreams) error {
 		return runSecretsAudit(ctx, &secretsAuditOptions{IO: streams, Global: h.global("devcloud-admin"), Projects: []string{"demo"}, Concurrency: 4, ServiceProject: "service"})
 	})
-	var audit barbican.Result
+	var audit vtpmsecret.Result
 	if err := json.Unmarshal([]byte(r.stdout), &audit); err != nil {
 		t.Fatalf("audit JSON: %v\n%s", err, r.stderr)
 	}
@@ -119,7 +120,7 @@ func TestIntegrationSecretsProtect(t *testing.T) {
 	for _, g := range audit.Guests {
 		if g.ServerID == srv.ID {
 			found = true
-			if g.Protection != barbican.Protected || len(g.Consumers) != 1 || g.Consumers[0] != consumer {
+			if g.Protection != vtpmsecret.Protected || len(g.Consumers) != 1 || g.Consumers[0] != consumer {
 				t.Errorf("audit: %s %+v", g.Protection, g.Consumers)
 			}
 		}
@@ -171,12 +172,12 @@ func TestIntegrationSecretsProtect(t *testing.T) {
 	}
 	// What secrets protect tells the operator to do: unprotect the guest,
 	// then its delete goes through (the secret with it).
-	unprotect := func() (runResult, barbican.UnprotectResult) {
+	unprotect := func() (runResult, vtpmsecret.UnprotectResult) {
 		r := h.run(func(streams *IOStreams) error {
 			return runSecretsUnprotect(ctx, &secretsProtectOptions{Servers: only, secretsAuditOptions: secretsAuditOptions{IO: streams, Global: h.global("devcloud-admin"),
 				Projects: []string{"demo"}, Concurrency: 4, ServiceProject: "service"}})
 		})
-		var out barbican.UnprotectResult
+		var out vtpmsecret.UnprotectResult
 		if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
 			t.Fatalf("unprotect JSON: %v\n%s\n%s", err, r.stdout, r.stderr)
 		}

@@ -10,9 +10,9 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/vtpmctl/vtpmctl/domain/fleet"
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
-	"github.com/vtpmctl/vtpmctl/fleet"
 	"github.com/vtpmctl/vtpmctl/internal/fileout"
 	"github.com/vtpmctl/vtpmctl/internal/result"
 	"github.com/vtpmctl/vtpmctl/report"
@@ -75,7 +75,7 @@ warn when any fails or warns (whatever the view lists), for pipelines.`, []strin
 			hiddenAlias("out", &o.Out),
 			&cli.StringSliceFlag{Name: "from", Usage: "render saved JSON result `FILE` (repeatable; FILE arguments count as more)", Destination: &o.From},
 			&cli.StringFlag{Name: "host-reports", Usage: "`DIR` of host check JSON reports to include", Destination: &o.HostReports},
-			&cli.GenericFlag{Name: "upgrade-to", Usage: "also check an upgrade of the scheduler to `RELEASE`", Value: &o.UpgradeTo},
+			&cli.GenericFlag{Name: "upgrade-to", Usage: "also check an upgrade of the scheduler to `RELEASE`", Value: releaseValue{&o.UpgradeTo}},
 			releaseFlag("nova-release", &o.Release, "the cloud's Nova `RELEASE`, when its API leaves several open", ""),
 			&cli.StringFlag{Name: "fail-on", Usage: "exit 1 when a finding has `STATUS` fail, or (warn) fails or warns; default: exit 0 whatever was found", Destination: &o.FailOn},
 			&cli.BoolFlag{Name: "summary", Usage: "write the tiles and charts alone, no finding listed", Destination: &o.View.Summary},
@@ -156,7 +156,7 @@ func reportInputs(ctx context.Context, o *reportOptions, hostReports []hostcheck
 	}
 	progress, cleared := auditProgress(o.IO.Err)
 	in, err := report.Build(ctx, sess, report.Request{
-		Release: nova.ReleaseEvidence{Flag: o.Release, FlagName: "--nova-release"}, UpgradeTo: o.UpgradeTo, HostReports: hostReports,
+		Release: nova.ReleaseEvidence{Flag: o.Release, Field: nova.FieldRelease}, UpgradeTo: o.UpgradeTo, HostReports: hostReports,
 		Progress: progress})
 	cleared()
 	var older *fleet.OlderTargetError

@@ -28,7 +28,7 @@ func TestIntegrationReportInBrowser(t *testing.T) {
 	// the report's upgrade section: to the next release, or today's on the newest
 	to := map[string]nova.Release{"zed": nova.Dalmatian, "2025.1": nova.Gazpacho, "2026.1": nova.Hibiscus}[devcloudtest.Release()]
 	if to == nova.ReleaseUnknown {
-		to = devcloudtest.NovaRelease(t)
+		to = cloudRelease(t)
 	}
 	os.MkdirAll(reportDir, 0o755)
 	html := filepath.Join(reportDir, "report.html")

@@ -8,8 +8,9 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/vtpmctl/vtpmctl/barbican"
+	"github.com/vtpmctl/vtpmctl/app/secrets"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/domain/vtpmsecret"
 	"github.com/vtpmctl/vtpmctl/internal/fileout"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/internal/result"
@@ -97,7 +98,7 @@ No request for a secret's payload can leave vtpmctl.
 				&cli.BoolFlag{Name: "include-orphans", Usage: "list orphan and duplicate secrets, and fail on them", Destination: &o.IncludeOrphans},
 				&cli.BoolFlag{Name: "cleanup-plan", Usage: "print the delete commands for orphans (deletes nothing)", Destination: &o.CleanupPlan},
 				&cli.BoolFlag{Name: "no-acls", Usage: "do not read each secret's ACL (one request per secret)", Destination: &o.NoACLs},
-				&cli.IntFlag{Name: "concurrency", Usage: "`N` projects and lookups at once", Value: barbican.DefaultConcurrency, Destination: &o.Concurrency},
+				&cli.IntFlag{Name: "concurrency", Usage: "`N` projects and lookups at once", Value: secrets.DefaultConcurrency, Destination: &o.Concurrency},
 				junitFlag(&o.JUnit),
 			}, append(viewFlags(&o.View), novaSecretFlags(o)...)...),
 			Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -141,7 +142,7 @@ func runSecretsAudit(ctx context.Context, o *secretsAuditOptions) error {
 		}
 	}
 	if o.CleanupPlan {
-		plan, err := barbican.PlanCleanup(ctx, sess, a, o.Concurrency)
+		plan, err := secrets.PlanCleanup(ctx, sess, a, o.Concurrency)
 		if err != nil {
 			return err
 		}
@@ -172,22 +173,37 @@ func runSecretsAudit(ctx context.Context, o *secretsAuditOptions) error {
 }
 
 // request maps audit's and protect's flags to the service's request.
-func (o *secretsAuditOptions) request() barbican.AuditRequest {
-	return barbican.AuditRequest{
-		Release:  nova.ReleaseEvidence{Flag: o.Release, FlagName: "--nova-release"},
+func (o *secretsAuditOptions) request() secrets.AuditRequest {
+	return secrets.AuditRequest{
+		Release:  nova.ReleaseEvidence{Flag: o.Release, Field: nova.FieldRelease},
 		Projects: o.Projects, AllProjects: o.AllProjects,
 		ServiceProject: o.ServiceProject, ServiceUser: o.ServiceUser,
 		Concurrency: o.Concurrency, ReadACLs: !o.NoACLs,
-		Flags: barbican.Flags{ServiceUser: "--nova-service-user", ServiceProject: "--nova-service-project", Scope: "--all-projects or --project"},
 	}
+}
+
+// secretsFlag is this command's flag for what the audit says the user
+// could give (the audit names none; Result.Name puts these in).
+func secretsFlag(h vtpmsecret.Hint) string {
+	switch h {
+	case vtpmsecret.HintScope:
+		return "--all-projects or --project"
+	case vtpmsecret.HintServiceProject:
+		return "--nova-service-project"
+	case vtpmsecret.HintServiceUser:
+		return "--nova-service-user"
+	case vtpmsecret.HintCleanupPlan:
+		return "--cleanup-plan"
+	}
+	return ""
 }
 
 // secretsError names this command's flags for what the service found
 // missing.
 func secretsError(err error) error {
-	var scope *barbican.ScopeError
-	var ref *barbican.ProjectRefError
-	var cons *barbican.ConsumersUnavailableError
+	var scope *secrets.ScopeError
+	var ref *secrets.ProjectRefError
+	var cons *secrets.ConsumersUnavailableError
 	switch {
 	case errors.As(err, &scope):
 		return fmt.Errorf("--all-projects: %w", err)
@@ -201,19 +217,19 @@ func secretsError(err error) error {
 
 // warnRelease prints the release warning the way resolveRelease does.
 func warnRelease(streams *IOStreams, r nova.ResolvedRelease) {
-	if w := r.Warning(nil); w != "" {
+	if w := r.WarningIn(nil, flagName); w != "" {
 		warn(streams, "%s", w)
 	}
 }
 
 // writeCleanupPlan: the reviewable shell script unless -f was given;
 // then the plan as any other result.
-func writeCleanupPlan(o *secretsAuditOptions, plan barbican.CleanupPlan) error {
+func writeCleanupPlan(o *secretsAuditOptions, plan vtpmsecret.CleanupPlan) error {
 	if o.Global.Output.Explicit {
 		if err := output.Write(o.IO.Out, o.Global.Output, &plan); err != nil {
 			return err
 		}
-	} else if err := plan.Script(o.IO.Out); err != nil {
+	} else if err := plan.Script(o.IO.Out, "vtpmctl secrets audit --cleanup-plan"); err != nil {
 		return err
 	}
 	fmt.Fprintf(o.IO.Err, "vtpmctl: cleanup plan: %d delete command(s); nothing was deleted\n", plan.Deletes())
@@ -234,7 +250,7 @@ func writeCleanupPlan(o *secretsAuditOptions, plan barbican.CleanupPlan) error {
 }
 
 // secretsJUnit: one suite per project, one case per guest and check.
-func secretsJUnit(res barbican.Result) []result.Suite {
+func secretsJUnit(res vtpmsecret.Result) []result.Suite {
 	byProject := map[string]*result.Suite{}
 	var order []string
 	suite := func(p string) *result.Suite {
@@ -247,12 +263,12 @@ func secretsJUnit(res barbican.Result) []result.Suite {
 	for _, g := range res.Guests {
 		s := suite(g.ProjectID)
 		for _, fd := range g.Findings {
-			s.Cases = append(s.Cases, result.Case{Name: g.ServerID + " " + fd.Check, Status: fd.Status, Message: fd.Message, Remedy: fd.Remedy})
+			s.Cases = append(s.Cases, result.Case{Name: g.ServerID + " " + string(fd.Check), Status: fd.Status, Message: fd.Message, Remedy: fd.Remedy})
 		}
 	}
 	for p, why := range res.NotAuditable {
 		s := suite(p)
-		s.Cases = append(s.Cases, result.Case{Name: "PROJECT-AUDITABLE", Status: result.Fail, Message: "not auditable: " + why})
+		s.Cases = append(s.Cases, result.Case{Name: string(vtpmsecret.CheckProjectAuditable), Status: result.Fail, Message: "not auditable: " + why.String()})
 	}
 	out := make([]result.Suite, 0, len(order))
 	for _, p := range order {
@@ -267,6 +283,6 @@ func novaSecretFlags(o *secretsAuditOptions) []cli.Flag {
 	return []cli.Flag{
 		releaseFlag("nova-release", &o.Release, "Nova `RELEASE`", ""),
 		&cli.StringFlag{Name: "nova-service-user", Usage: "Nova's service `USER_ID` (owner of deployment-mode secrets)", Destination: &o.ServiceUser},
-		&cli.StringFlag{Name: "nova-service-project", Usage: "`PROJECT` of Nova's service user (name or ID)", Value: barbican.DefaultServiceProject, Destination: &o.ServiceProject},
+		&cli.StringFlag{Name: "nova-service-project", Usage: "`PROJECT` of Nova's service user (name or ID)", Value: secrets.DefaultServiceProject, Destination: &o.ServiceProject},
 	}
 }

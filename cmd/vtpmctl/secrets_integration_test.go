@@ -20,16 +20,16 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/keymanager/v1/secrets"
 	"github.com/gophercloud/gophercloud/v2/pagination"
 
-	"github.com/vtpmctl/vtpmctl/barbican"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/domain/vtpmsecret"
 	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
 	"github.com/vtpmctl/vtpmctl/internal/parallel"
 )
 
 type auditOut struct {
-	Summary barbican.Summary       `json:"summary"`
-	Guests  []barbican.GuestResult `json:"guests"`
-	Orphans []barbican.Orphan      `json:"orphans"`
+	Summary vtpmsecret.Summary       `json:"summary"`
+	Guests  []vtpmsecret.GuestResult `json:"guests"`
+	Orphans []vtpmsecret.Orphan      `json:"orphans"`
 }
 
 // TestIntegrationSecretsAudit boots a real vTPM guest (Nova creates the
@@ -106,16 +106,16 @@ func TestIntegrationSecretsAudit(t *testing.T) {
 		}
 		return r, out
 	}
-	guest := func(out auditOut) barbican.GuestResult {
+	guest := func(out auditOut) vtpmsecret.GuestResult {
 		for _, g := range out.Guests {
 			if g.ServerID == srv.ID {
 				return g
 			}
 		}
 		t.Fatalf("guest %s not in the audit: %+v", srv.ID, out.Guests)
-		return barbican.GuestResult{}
+		return vtpmsecret.GuestResult{}
 	}
-	expect := func(step string, out auditOut, check, status, msg string) {
+	expect := func(step string, out auditOut, check vtpmsecret.CheckID, status, msg string) {
 		t.Helper()
 		for _, f := range guest(out).Findings {
 			if f.Check == check {
@@ -153,7 +153,7 @@ func TestIntegrationSecretsAudit(t *testing.T) {
 	acls.DeleteSecretACL(ctx, ukm, secretID)
 
 	// 2. A duplicate secret for the same instance.
-	dup := storeSecret(t, ukm, barbican.NamePrefix+srv.ID)
+	dup := storeSecret(t, ukm, vtpmsecret.NamePrefix+srv.ID)
 	r, out = audit(true)
 	expect("duplicate", out, "SECRET-UNIQUE", "fail", "2 secrets for this guest")
 	if r.code != 1 || !hasOrphan(out, dup, "duplicate") {
@@ -162,7 +162,7 @@ func TestIntegrationSecretsAudit(t *testing.T) {
 	secrets.Delete(ctx, ukm, dup)
 
 	// 3. An orphan: a vTPM secret of an instance that does not exist.
-	orphanID := storeSecret(t, ukm, barbican.NamePrefix+"00000000-dead-4bad-8bad-000000000000")
+	orphanID := storeSecret(t, ukm, vtpmsecret.NamePrefix+"00000000-dead-4bad-8bad-000000000000")
 	r, out = audit(true)
 	if r.code != 1 || !hasOrphan(out, orphanID, "no longer exists") {
 		t.Errorf("orphan: exit %d, orphans %+v", r.code, out.Orphans)
@@ -189,9 +189,9 @@ func TestIntegrationSecretsAudit(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { deleteAndWait(ucompute, plain.ID) })
-	liveID := storeSecret(t, ukm, barbican.NamePrefix+plain.ID)
+	liveID := storeSecret(t, ukm, vtpmsecret.NamePrefix+plain.ID)
 	r, out = audit(true)
-	atBoot := !devcloudtest.NovaRelease(t).MaxMicroversion().Less(nova.Microversion{Major: 2, Minor: 98})
+	atBoot := !cloudRelease(t).MaxMicroversion().Less(nova.Microversion{Major: 2, Minor: 98})
 	live, promoted := false, false
 	for _, o := range out.Orphans {
 		live = live || (o.ID == liveID && o.Live)
@@ -251,7 +251,7 @@ func TestIntegrationSecretsNotAuditable(t *testing.T) {
 	})
 	var out auditOut
 	json.Unmarshal([]byte(r.stdout), &out)
-	if devcloudtest.NovaRelease(t) >= nova.Gazpacho {
+	if cloudRelease(t) >= nova.Gazpacho {
 		// Barbican 23 with oslo.policy 6 enforces the new defaults: a
 		// member (reader) lists the project's secrets (seen live).
 		if r.code != 0 || out.Summary.NotAuditable != 0 {
@@ -314,7 +314,7 @@ func contains(l []string, v string) bool {
 // deployment mode: the service project, created by Nova's service user,
 // which the audit finds by itself and says how).
 func TestIntegrationSecretsAuditModes(t *testing.T) {
-	devcloudtest.Since(t, nova.Gazpacho)
+	since(t, nova.Gazpacho)
 	h := newHarness(t)
 	ctx := context.Background()
 	imageClient, acompute, dcompute := testClients(t)
@@ -328,7 +328,7 @@ func TestIntegrationSecretsAuditModes(t *testing.T) {
 	})
 	var out struct {
 		auditOut
-		ServiceUser *barbican.ServiceUser `json:"nova_service_user"`
+		ServiceUser *vtpmsecret.ServiceUser `json:"nova_service_user"`
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
 		t.Fatalf("exit %d: %v\n%s", r.code, err, r.stderr)
@@ -337,7 +337,7 @@ func TestIntegrationSecretsAuditModes(t *testing.T) {
 		t.Fatalf("nova_service_user: %+v", out.ServiceUser)
 	}
 	for m, id := range ids {
-		var g *barbican.GuestResult
+		var g *vtpmsecret.GuestResult
 		for i := range out.Guests {
 			if out.Guests[i].ServerID == id {
 				g = &out.Guests[i]
@@ -346,12 +346,12 @@ func TestIntegrationSecretsAuditModes(t *testing.T) {
 		if g == nil {
 			t.Fatalf("%s-mode guest not audited:\n%s", m, r.stdout)
 		}
-		want := map[string]string{"SECRET-EXISTS": "pass", "SECRET-OWNER": "pass"}
+		want := map[vtpmsecret.CheckID]string{vtpmsecret.CheckSecretExists: "pass", vtpmsecret.CheckSecretOwner: "pass"}
 		for _, f := range g.Findings {
 			if w, ok := want[f.Check]; ok && string(f.Status) != w {
 				t.Errorf("%s mode %s: %s %s", m, f.Check, f.Status, f.Message)
 			}
-			if f.Check == "SECRET-OWNER" {
+			if f.Check == vtpmsecret.CheckSecretOwner {
 				t.Logf("%s mode: %s", m, f.Message)
 			}
 		}
@@ -431,7 +431,7 @@ func TestIntegrationSecretsPaging(t *testing.T) {
 		if i%5 == 4 && no < others {
 			names[i], no = fmt.Sprintf("sa-paging-other-%d", no), no+1
 		} else {
-			names[i], nv = barbican.NamePrefix+randomUUID(t), nv+1
+			names[i], nv = vtpmsecret.NamePrefix+randomUUID(t), nv+1
 		}
 	}
 	// Bounded concurrency: a create is ~20 ms; ordered enough to interleave.
@@ -456,7 +456,7 @@ func TestIntegrationSecretsPaging(t *testing.T) {
 		if err != nil {
 			t.Fatalf("creating secret %d: %v", i, err)
 		}
-		if strings.HasPrefix(names[i], barbican.NamePrefix) {
+		if strings.HasPrefix(names[i], vtpmsecret.NamePrefix) {
 			want[ids[i]] = true
 		}
 	}

@@ -7,7 +7,8 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/vtpmctl/vtpmctl/barbican"
+	"github.com/vtpmctl/vtpmctl/app/secrets"
+	"github.com/vtpmctl/vtpmctl/domain/vtpmsecret"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 )
 
@@ -97,14 +98,14 @@ func runSecretsProtect(ctx context.Context, o *secretsProtectOptions) error {
 		return secretsError(err)
 	}
 	warnRelease(o.IO, g.Release)
-	plan := barbican.PlanProtect(g.Facts, g.Result, o.DryRun, only)
+	plan := vtpmsecret.PlanProtect(g.Facts, g.Result, o.DryRun, only)
 	if gate.needed() && plan.Summary.WouldRegister > 0 {
-		if err := gate.ask(secretLines(plan.Secrets, barbican.ActWouldRegister), fmt.Sprintf("register Nova's consumer on these %d secret(s)", plan.Summary.WouldRegister)); err != nil {
+		if err := gate.ask(secretLines(plan.Secrets, vtpmsecret.ActWouldRegister), fmt.Sprintf("register Nova's consumer on these %d secret(s)", plan.Summary.WouldRegister)); err != nil {
 			return err
 		}
 	}
 	if !o.DryRun {
-		barbican.Protect(withProgress(ctx, o.IO.Err, "registering consumers"), &plan, g.KeyManager, o.Concurrency)
+		secrets.Protect(withProgress(ctx, o.IO.Err, "registering consumers"), &plan, g.KeyManager, o.Concurrency)
 	}
 	if s := plan.Summary; s.Registered+s.WouldRegister+s.Already > 0 {
 		plan.BeforeDelete = unprotectHint
@@ -140,7 +141,7 @@ func secretsScope(all bool, projects, servers []string) string {
 
 // secretLines are the rows with action act, one line each, for the
 // terminal's confirmation.
-func secretLines(rows []barbican.ProtectAction, act string) []string {
+func secretLines(rows []vtpmsecret.ProtectAction, act vtpmsecret.Act) []string {
 	var out []string
 	for _, a := range rows {
 		if a.Action == act {
@@ -167,7 +168,7 @@ func (o *secretsProtectOptions) consumerFlags(verb string, w consumerFlagWords) 
 		&cli.BoolFlag{Name: "dry-run", Usage: w.dryRun, Destination: &o.DryRun},
 		&cli.BoolFlag{Name: "yes", Usage: w.yes, Destination: &o.Yes},
 		&cli.StringSliceFlag{Name: "server", Usage: w.server, Destination: &o.Servers},
-		&cli.IntFlag{Name: "concurrency", Usage: "`N` projects, lookups and writes at once", Value: barbican.DefaultConcurrency, Destination: &o.Concurrency},
+		&cli.IntFlag{Name: "concurrency", Usage: "`N` projects, lookups and writes at once", Value: secrets.DefaultConcurrency, Destination: &o.Concurrency},
 	}, novaSecretFlags(&o.secretsAuditOptions)...)
 }
 

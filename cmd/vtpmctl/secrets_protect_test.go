@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vtpmctl/vtpmctl/barbican"
+	"github.com/vtpmctl/vtpmctl/app/secrets"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/domain/vtpmsecret"
 	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
-	"github.com/vtpmctl/vtpmctl/openstack/compute"
 )
 
 // consumersCloud is secretsCloud at key-manager API 1.1: the versions
@@ -115,17 +115,17 @@ func TestAuditConsumersAndCleanupPlan(t *testing.T) {
 // server, a duplicate, a deleted instance, one protected by a consumer,
 // a secret not in Nova's form, a project ID with a control character, a
 // quote to escape; two projects not auditable.
-func cleanupResult() barbican.Result {
+func cleanupResult() vtpmsecret.Result {
 	const a, b, c, d = "11111111-1111-4111-8111-111111111111", "22222222-2222-4222-8222-222222222222", "33333333-3333-4333-8333-333333333333", "44444444-4444-4444-8444-444444444444"
-	res := barbican.Result{NotAuditable: map[string]string{"p9": "403 Forbidden", "p8": "timeout"}}
-	res.Orphans = []barbican.Orphan{
-		{Secret: barbican.Secret{ID: a, InstanceID: b, ProjectID: "p1"}, Kind: barbican.OrphanLive, Live: true, Reason: "server web exists but asks for no vTPM"},
-		{Secret: barbican.Secret{ID: b, InstanceID: c, ProjectID: "p1"}, Kind: barbican.OrphanDuplicate, Reason: "duplicate: 2 secrets for instance " + c},
-		{Secret: barbican.Secret{ID: c, InstanceID: d, ProjectID: "p1", CreatorID: "u1"}, Kind: barbican.OrphanGone, Reason: "instance " + d + " no longer exists", AgeStr: "3d"},
-		{Secret: barbican.Secret{ID: d, InstanceID: a, ProjectID: "p2", CreatorID: "u2", Consumers: []barbican.Consumer{barbican.NovaConsumer(a)}}, Kind: barbican.OrphanGone, Reason: "gone", AgeStr: "5h"},
-		{Secret: barbican.Secret{ID: "not-a-uuid", InstanceID: a, ProjectID: "p2"}, Kind: barbican.OrphanGone, Reason: "gone"},
-		{Secret: barbican.Secret{ID: a, InstanceID: c, ProjectID: "p\x1b3", CreatorID: "u3"}, Kind: barbican.OrphanGone, Reason: "gone", AgeStr: "1d"},
-		{Secret: barbican.Secret{ID: b, InstanceID: a, ProjectID: "it's", CreatorID: "u4"}, Kind: barbican.OrphanGone, Reason: "gone", AgeStr: "9d"},
+	res := vtpmsecret.Result{NotAuditable: map[string]vtpmsecret.NotAuditable{"p9": {Detail: "403 Forbidden"}, "p8": {Detail: "timeout"}}}
+	res.Orphans = []vtpmsecret.Orphan{
+		{Secret: vtpmsecret.Secret{ID: a, InstanceID: b, ProjectID: "p1"}, Kind: vtpmsecret.OrphanLive, Live: true, Reason: "server web exists but asks for no vTPM"},
+		{Secret: vtpmsecret.Secret{ID: b, InstanceID: c, ProjectID: "p1"}, Kind: vtpmsecret.OrphanDuplicate, Reason: "duplicate: 2 secrets for instance " + c},
+		{Secret: vtpmsecret.Secret{ID: c, InstanceID: d, ProjectID: "p1", CreatorID: "u1"}, Kind: vtpmsecret.OrphanGone, Reason: "instance " + d + " no longer exists", AgeStr: "3d"},
+		{Secret: vtpmsecret.Secret{ID: d, InstanceID: a, ProjectID: "p2", CreatorID: "u2", Consumers: []vtpmsecret.Consumer{vtpmsecret.NovaConsumer(a)}}, Kind: vtpmsecret.OrphanGone, Reason: "gone", AgeStr: "5h"},
+		{Secret: vtpmsecret.Secret{ID: "not-a-uuid", InstanceID: a, ProjectID: "p2"}, Kind: vtpmsecret.OrphanGone, Reason: "gone"},
+		{Secret: vtpmsecret.Secret{ID: a, InstanceID: c, ProjectID: "p\x1b3", CreatorID: "u3"}, Kind: vtpmsecret.OrphanGone, Reason: "gone", AgeStr: "1d"},
+		{Secret: vtpmsecret.Secret{ID: b, InstanceID: a, ProjectID: "it's", CreatorID: "u4"}, Kind: vtpmsecret.OrphanGone, Reason: "gone", AgeStr: "9d"},
 	}
 	return res
 }
@@ -154,9 +154,9 @@ openstack --os-cloud 'prod cloud' --os-project-id 'it'\''s' secret delete https:
 `
 
 // allGone is Nova's word that every candidate's instance is gone.
-func allGone(r barbican.Result) compute.GoneProof {
-	p := compute.GoneProof{Endpoint: "https://nova.example:8774/v2.1", Servers: map[string]nova.ExistenceProof{}}
-	for _, id := range barbican.CleanupCandidates(r) {
+func allGone(r vtpmsecret.Result) vtpmsecret.ServerProof {
+	p := vtpmsecret.ServerProof{Endpoint: "https://nova.example:8774/v2.1", Servers: map[string]nova.ExistenceProof{}}
+	for _, id := range vtpmsecret.CleanupCandidates(r) {
 		p.Servers[id] = nova.ExistenceProof{State: nova.ServerGone, Reason: "GET /servers/" + id + " answered 404"}
 	}
 	return p
@@ -168,8 +168,8 @@ func allGone(r barbican.Result) compute.GoneProof {
 func TestCleanupPlanScriptUnchanged(t *testing.T) {
 	var out, errb bytes.Buffer
 	o := &secretsAuditOptions{IO: &IOStreams{Out: &out, Err: &errb}, Global: &globalOptions{}}
-	a := barbican.Audited{Result: cleanupResult(), Cloud: "prod cloud", SecretsURL: "https://kms.example:9311/v1/secrets/"}
-	err := writeCleanupPlan(o, barbican.NewCleanupPlan(a, allGone(a.Result), time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)))
+	a := secrets.Audited{Result: cleanupResult(), Cloud: "prod cloud", SecretsURL: "https://kms.example:9311/v1/secrets/"}
+	err := writeCleanupPlan(o, vtpmsecret.NewCleanupPlan(a.Result, a.Origin(), allGone(a.Result), time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)))
 	if out.String() != cleanupScript {
 		t.Errorf("script changed:\n%s", out.String())
 	}
@@ -184,14 +184,14 @@ func TestCleanupPlanScriptUnchanged(t *testing.T) {
 // TestCleanupPlanFormats: with -f, the plan is a result like any other:
 // json names each step's kind and command; the table has its rows.
 func TestCleanupPlanFormats(t *testing.T) {
-	a := barbican.Audited{Result: cleanupResult(), Cloud: "prod cloud", SecretsURL: "https://kms.example:9311/v1/secrets/"}
+	a := secrets.Audited{Result: cleanupResult(), Cloud: "prod cloud", SecretsURL: "https://kms.example:9311/v1/secrets/"}
 	for _, f := range []string{"json", "yaml", "table", "value"} {
 		t.Run(f, func(t *testing.T) {
 			var out, errb bytes.Buffer
 			g := &globalOptions{}
 			g.Output.Format, g.Output.Explicit = f, true
 			o := &secretsAuditOptions{IO: &IOStreams{Out: &out, Err: &errb}, Global: g}
-			writeCleanupPlan(o, barbican.NewCleanupPlan(a, allGone(a.Result), time.Now()))
+			writeCleanupPlan(o, vtpmsecret.NewCleanupPlan(a.Result, a.Origin(), allGone(a.Result), time.Now()))
 			s := out.String()
 			if strings.Contains(s, "#!/bin/sh") || !strings.Contains(s, "33333333-3333-4333-8333-333333333333") {
 				t.Fatalf("-f %s:\n%s", f, s)
@@ -203,7 +203,7 @@ func TestCleanupPlanFormats(t *testing.T) {
 				Schema string
 				Steps  []struct{ Kind, Action, Command string }
 			}
-			if err := json.Unmarshal(out.Bytes(), &p); err != nil || p.Schema != barbican.CleanupSchema || len(p.Steps) != 6 {
+			if err := json.Unmarshal(out.Bytes(), &p); err != nil || p.Schema != vtpmsecret.CleanupSchema || len(p.Steps) != 6 {
 				t.Fatalf("%v %+v", err, p)
 			}
 			if p.Steps[0].Kind != "server-exists" || p.Steps[1].Kind != "duplicate" || p.Steps[2].Action != "delete" || !strings.HasPrefix(p.Steps[2].Command, "openstack --os-cloud 'prod cloud'") {
@@ -221,18 +221,20 @@ func TestSecretsErrorNamesItsFlags(t *testing.T) {
 		line string
 		code int
 	}{
-		{&barbican.ProjectRefError{Ref: "web"}, `vtpmctl: --project: no project named or with ID "web"`, exitUsage},
-		{&barbican.ProjectRefError{Ref: "web", Matches: 2}, `vtpmctl: --project: 2 projects are named "web"; use an ID`, exitUsage},
-		{&barbican.ScopeError{}, "vtpmctl: --all-projects: auditing every project needs to list Keystone projects, which needs the admin role", exitFailed},
-		{&barbican.ConsumersUnavailableError{API: barbican.API{Major: 1}}, "vtpmctl: secret consumers are not available before key-manager API 1.1 (Barbican 15, Zed); this cloud's key-manager API is 1.0", exitFailed},
+		{&secrets.ProjectRefError{Ref: "web"}, `vtpmctl: --project: no project named or with ID "web"`, exitUsage},
+		{&secrets.ProjectRefError{Ref: "web", Matches: 2}, `vtpmctl: --project: 2 projects are named "web"; use an ID`, exitUsage},
+		{&secrets.ScopeError{}, "vtpmctl: --all-projects: auditing every project needs to list Keystone projects, which needs the admin role", exitFailed},
+		{&secrets.ConsumersUnavailableError{API: vtpmsecret.API{Major: 1}}, "vtpmctl: secret consumers are not available before key-manager API 1.1 (Barbican 15, Zed); this cloud's key-manager API is 1.0", exitFailed},
 	} {
 		var b bytes.Buffer
 		if code := exitCode(secretsError(c.err), &b); code != c.code || b.String() != c.line+"\n" {
 			t.Errorf("%T: exit %d, %q", c.err, code, b.String())
 		}
 	}
-	f := (&secretsAuditOptions{}).request().Flags
-	if f.ServiceUser != "--nova-service-user" || f.ServiceProject != "--nova-service-project" || f.Scope != "--all-projects or --project" {
-		t.Errorf("flags %+v", f)
+	for h, want := range map[vtpmsecret.Hint]string{vtpmsecret.HintServiceUser: "--nova-service-user", vtpmsecret.HintServiceProject: "--nova-service-project",
+		vtpmsecret.HintScope: "--all-projects or --project", vtpmsecret.HintCleanupPlan: "--cleanup-plan"} {
+		if got := secretsFlag(h); got != want {
+			t.Errorf("%s: %q, want %q", h, got, want)
+		}
 	}
 }

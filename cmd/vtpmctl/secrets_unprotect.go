@@ -7,7 +7,8 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/vtpmctl/vtpmctl/barbican"
+	"github.com/vtpmctl/vtpmctl/app/secrets"
+	"github.com/vtpmctl/vtpmctl/domain/vtpmsecret"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 )
 
@@ -81,14 +82,14 @@ func runSecretsUnprotect(ctx context.Context, o *secretsProtectOptions) error {
 		return secretsError(err)
 	}
 	warnRelease(o.IO, g.Release)
-	plan := barbican.PlanUnprotect(g.Facts, g.Result, o.DryRun, only)
+	plan := vtpmsecret.PlanUnprotect(g.Facts, g.Result, o.DryRun, only)
 	if gate.needed() && plan.Summary.WouldRemove > 0 {
-		if err := gate.ask(secretLines(plan.Secrets, barbican.ActWouldRemove), fmt.Sprintf("remove Nova's consumer from these %d secret(s)", plan.Summary.WouldRemove)); err != nil {
+		if err := gate.ask(secretLines(plan.Secrets, vtpmsecret.ActWouldRemove), fmt.Sprintf("remove Nova's consumer from these %d secret(s)", plan.Summary.WouldRemove)); err != nil {
 			return err
 		}
 	}
 	if !o.DryRun {
-		barbican.Unprotect(withProgress(ctx, o.IO.Err, "removing consumers"), &plan, g.KeyManager, o.Concurrency)
+		secrets.Unprotect(withProgress(ctx, o.IO.Err, "removing consumers"), &plan, g.KeyManager, o.Concurrency)
 	}
 	if err := output.Write(o.IO.Out, o.Global.Output, &plan); err != nil {
 		return err
@@ -107,7 +108,7 @@ func runSecretsUnprotect(ctx context.Context, o *secretsProtectOptions) error {
 func serverSet(ids []string) (map[string]bool, error) {
 	var only map[string]bool
 	for _, id := range ids {
-		if !barbican.IsUUID(id) {
+		if !vtpmsecret.IsUUID(id) {
 			return nil, usagef("--server: %q is not a server ID (a UUID)", id)
 		}
 		if only == nil {

@@ -7,8 +7,9 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/vtpmctl/vtpmctl/app/upgrade"
+	"github.com/vtpmctl/vtpmctl/domain/fleet"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
-	"github.com/vtpmctl/vtpmctl/fleet"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/internal/result"
 )
@@ -52,7 +53,7 @@ Its --summary document adds "summary", the counts of its lists.`, []string{
    1  the upgrade would strand vTPM guests: none of them could be resized or migrated anywhere
    2  usage or configuration error`),
 			Flags: append([]cli.Flag{
-				&cli.GenericFlag{Name: "to", Usage: "the scheduler's new Nova `RELEASE` (zed, 2024.2, gazpacho, 26 …)", Required: true, Value: &o.To},
+				&cli.GenericFlag{Name: "to", Usage: "the scheduler's new Nova `RELEASE` (zed, 2024.2, gazpacho, 26 …)", Required: true, Value: releaseValue{&o.To}},
 				releaseFlag("from", &o.From, "the current Nova `RELEASE`", ""),
 			}, viewFlags(&o.View)...),
 			Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -73,7 +74,7 @@ func runUpgradeCheck(ctx context.Context, o *upgradeOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := fleet.CheckUpgrade(ctx, sess, fleet.UpgradeRequest{To: o.To, From: nova.ReleaseEvidence{Flag: o.From, FlagName: "--from"}})
+	res, err := upgrade.Check(ctx, sess, upgrade.Request{To: o.To, From: nova.ReleaseEvidence{Flag: o.From, Field: nova.FieldFromRelease}})
 	var older *fleet.OlderTargetError
 	if errors.As(err, &older) {
 		return usagef("--to %w", err)

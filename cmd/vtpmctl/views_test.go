@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/vtpmctl/vtpmctl/barbican"
+	"github.com/vtpmctl/vtpmctl/domain/fleet"
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
-	"github.com/vtpmctl/vtpmctl/fleet"
+	"github.com/vtpmctl/vtpmctl/domain/vtpmsecret"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/internal/result"
 	"github.com/vtpmctl/vtpmctl/plans"
@@ -18,9 +18,9 @@ import (
 // result; a view whose table named no list failed with `has no list ""
 // for -c to narrow`.
 func TestViewsNarrowInJSON(t *testing.T) {
-	secrets := barbican.Result{Schema: barbican.ResultSchema, Summary: barbican.Summary{Guests: 2},
-		Guests: []barbican.GuestResult{{Guest: barbican.Guest{ServerID: "s1", Name: "win1"}, Findings: []barbican.Finding{{Check: "SECRET-OWNER", Status: result.Fail}}},
-			{Guest: barbican.Guest{ServerID: "s2", Name: "win2"}}}}
+	secrets := vtpmsecret.Result{Schema: vtpmsecret.ResultSchema, Summary: vtpmsecret.Summary{Guests: 2},
+		Guests: []vtpmsecret.GuestResult{{Guest: vtpmsecret.Guest{ServerID: "s1", Name: "win1"}, Findings: []vtpmsecret.Finding{{Check: "SECRET-OWNER", Status: result.Fail}}},
+			{Guest: vtpmsecret.Guest{ServerID: "s2", Name: "win2"}}}}
 	hosts := fleet.Result{Schema: fleet.Schema, Hosts: []fleet.Host{{Host: "cmp1", State: "up"}, {Host: "cmp2", State: "up"}},
 		Reports: []fleet.HostReport{{Report: hostcheck.Report{Checks: []hostcheck.Check{{ID: "VIRT-TYPE", Status: hostcheck.Fail}}}}, {}}}
 	upgrade := fleet.UpgradeResult{Schema: fleet.UpgradeSchema, Hosts: []fleet.UpgradeHost{{Host: "cmp1", Loses: true}, {Host: "cmp2"}}}
@@ -36,7 +36,7 @@ func TestViewsNarrowInJSON(t *testing.T) {
 		only    func(result.Filter) any
 		kept    string // the one row --status fail keeps: the value of columns[0]
 	}{
-		{"secrets audit", barbican.ResultSchema, "guests", []string{"server_id"}, &secrets,
+		{"secrets audit", vtpmsecret.ResultSchema, "guests", []string{"server_id"}, &secrets,
 			func() any { return secrets.SummaryView() }, func(f result.Filter) any { r := secrets.Only(f); return &r }, "s1"},
 		{"hosts audit", fleet.Schema, "hosts", []string{"host"}, &hosts,
 			func() any { return hosts.SummaryView() }, func(f result.Filter) any { r := hosts.Only(f); return &r }, "cmp1"},

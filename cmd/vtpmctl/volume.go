@@ -7,11 +7,10 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/vtpmctl/vtpmctl/app/volume"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/output"
-	predictsvc "github.com/vtpmctl/vtpmctl/predict"
-	"github.com/vtpmctl/vtpmctl/tagging"
 )
 
 // volumeChangeOptions mirror imageChangeOptions: a server booted from an
@@ -98,14 +97,14 @@ func runVolumeChange(ctx context.Context, o *volumeChangeOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := tagging.Volumes(ctx, c.sess, tagging.VolumesRequest{Volumes: o.Volumes, Selector: c.selector, AllProjects: o.AllProjects,
+	res, err := volume.Tag(ctx, c.sess, volume.TagRequest{Volumes: o.Volumes, Selector: c.selector, AllProjects: o.AllProjects,
 		Set: o.Set, Change: c.change, DryRun: o.DryRun, Release: c.release, Progress: c.progress, Confirm: c.confirm})
-	if errors.Is(err, tagging.ErrNoVolume) {
+	if errors.Is(err, volume.ErrNoVolume) {
 		return usagef("no bootable volume matches --select %v", o.Select)
 	}
 	// A data volume named is the wrong volume named: the user's to fix,
 	// like an unknown one.
-	var notBootable *tagging.NotBootableError
+	var notBootable *volume.NotBootableError
 	if errors.As(err, &notBootable) {
 		return usagef("%w", err)
 	}
@@ -120,7 +119,7 @@ func runVolumeChange(ctx context.Context, o *volumeChangeOptions) error {
 
 // volumeConflicts words the flavors that would put a server booted from
 // a changed volume in ERROR.
-func volumeConflicts(cs []tagging.Conflict) []string {
+func volumeConflicts(cs []volume.Conflict) []string {
 	var ws []string
 	for _, c := range cs {
 		ws = append(ws, fmt.Sprintf("volume %s with flavor %s would end in ERROR: %s", c.Volume, c.Flavor, volumeRefusal(c.Decision)))
@@ -131,7 +130,7 @@ func volumeConflicts(cs []tagging.Conflict) []string {
 // volumeRefusal is Nova's fault, and for the conflict Nova cannot word
 // for a volume, what it meant.
 func volumeRefusal(d nova.Decision) string {
-	if d.Error.Exception == "NotImplementedError" && len(d.Notes) > 0 {
+	if d.Error.Exception == nova.ExceptionNotImplementedError && len(d.Notes) > 0 {
 		return d.Error.Message + " (" + d.Notes[len(d.Notes)-1] + ")"
 	}
 	return d.Error.Message
@@ -145,7 +144,7 @@ what Nova would give a server booted from it with a flavor without hw:tpm_*.`,
 		examples: []string{"vtpmctl volume show win11-boot", "vtpmctl volume show 0c6a… -f json"}},
 		[]cli.Flag{&cli.BoolFlag{Name: "all-projects", Usage: "find the volume by name in every project (admin)", Destination: &o.AllProjects}},
 		func(ctx context.Context, sess *cloud.Session) (output.Recorder, nova.ResolvedRelease, error) {
-			shown, err := predictsvc.ShowVolume(ctx, sess, predictsvc.ShowRequest{Ref: o.Ref, AllProjects: o.AllProjects, Release: novaRelease(o.Release)})
+			shown, err := volume.Show(ctx, sess, volume.ShowRequest{Ref: o.Ref, AllProjects: o.AllProjects, Release: novaRelease(o.Release)})
 			return shown, shown.Release, err
 		})
 }
@@ -163,7 +162,7 @@ hw:tpm_*. --select keeps volumes whose image metadata has KEY=VALUE;
 			&cli.BoolFlag{Name: "all-projects", Usage: "every project's volumes (admin)", Destination: &o.AllProjects},
 			releaseFlag("nova-release", &o.Release, "Nova `RELEASE` whose rules apply", "")),
 		func(ctx context.Context, sess *cloud.Session) (output.Tabular, error) {
-			res, err := predictsvc.ListVolumes(ctx, sess, predictsvc.ListRequest{AllProjects: o.AllProjects, Properties: o.Properties,
+			res, err := volume.List(ctx, sess, volume.ListRequest{AllProjects: o.AllProjects, Properties: o.Properties,
 				VTPM: o.filter(), Release: novaRelease(o.Release)})
 			if err != nil {
 				return nil, err

@@ -23,8 +23,8 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/vtpmctl/vtpmctl/barbican"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/domain/vtpmsecret"
 	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
 	"github.com/vtpmctl/vtpmctl/openstack/cinder"
 	"github.com/vtpmctl/vtpmctl/plans"
@@ -586,7 +586,7 @@ func TestIntegrationVolumeAudits(t *testing.T) {
 		// strands is one.
 		to := map[string]nova.Release{"zed": nova.Dalmatian, "2025.1": nova.Gazpacho, "2026.1": nova.Hibiscus}[devcloudtest.Release()]
 		if to == nova.ReleaseUnknown {
-			to = devcloudtest.NovaRelease(t)
+			to = cloudRelease(t)
 		}
 		html := filepath.Join(t.TempDir(), "report.html")
 		r := h.run(func(streams *IOStreams) error {
@@ -611,7 +611,7 @@ func TestIntegrationVolumeAudits(t *testing.T) {
 		out.Reset()
 		code := Main(ctx, []string{"vtpmctl", "--os-cloud", "devcloud-admin", "secrets", "audit", "--all-projects", "-f", "json"}, &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb})
 		var res struct {
-			Guests  []barbican.GuestResult `json:"guests"`
+			Guests  []vtpmsecret.GuestResult `json:"guests"`
 			Orphans []struct {
 				InstanceID string `json:"instance_id"`
 			} `json:"orphans"`
@@ -619,7 +619,7 @@ func TestIntegrationVolumeAudits(t *testing.T) {
 		if err := json.Unmarshal(out.Bytes(), &res); err != nil {
 			t.Fatalf("secrets audit: exit %d, %v: %s", code, err, errb.String())
 		}
-		var g *barbican.GuestResult
+		var g *vtpmsecret.GuestResult
 		for i := range res.Guests {
 			if res.Guests[i].ServerID == s.ID {
 				g = &res.Guests[i]

@@ -77,10 +77,11 @@ type GuestBitLocker struct {
 	// Missing: the 2023 certificates db/KEK lack ("KEK …", "db …").
 	Missing    []string `json:"missing_2023,omitempty"`
 	NVRAMError string   `json:"nvram_error,omitempty"`
-	// NVRAMKept and TPMStateKept: "yes", "no" or "unknown", from the
-	// host's NVRAM-KEPT and KEEP-TPM-STATE verdicts.
-	NVRAMKept    string `json:"nvram_kept"`
-	TPMStateKept string `json:"vtpm_state_kept"`
+	// NVRAMKept and TPMStateKept: the host's NVRAM-KEPT and
+	// KEEP-TPM-STATE verdicts (NVRAMKept "" for a BIOS guest: nothing to
+	// keep).
+	NVRAMKept    TriState `json:"nvram_kept"`
+	TPMStateKept TriState `json:"vtpm_state_kept"`
 }
 
 // guestNVRAM is what gather read of one guest's variable file.
@@ -127,8 +128,8 @@ func certsOf(n guestNVRAM) (Certs, []string) {
 }
 
 // assessBitLocker combines the three verdicts into a guest's risk. Pure:
-// tpmKept and nvramKept are the host's "yes", "no" or "unknown".
-func assessBitLocker(n guestNVRAM, tpmKept, nvramKept string) *GuestBitLocker {
+// tpmKept and nvramKept are the host's ("" is Unknown).
+func assessBitLocker(n guestNVRAM, tpmKept, nvramKept TriState) *GuestBitLocker {
 	b := &GuestBitLocker{SecureBoot: n.SecureBoot, NVRAM: n.Path, TPMStateKept: orUnknown(tpmKept), NVRAMKept: orUnknown(nvramKept)}
 	b.Certs, b.Missing = certsOf(n)
 	if n.Err != nil {
@@ -142,9 +143,9 @@ func assessBitLocker(n guestNVRAM, tpmKept, nvramKept string) *GuestBitLocker {
 		b.Reasons = append(b.Reasons, why)
 	}
 	switch b.TPMStateKept {
-	case "no":
+	case No:
 		add(RiskHigh, "this host wipes the vTPM state on stop/start and hard reboot (KEEP-TPM-STATE)")
-	case "unknown":
+	case Unknown:
 		add(RiskUnknown, "whether this host keeps the vTPM state is unknown (KEEP-TPM-STATE)")
 	}
 	if b.Certs == CertsNoNVRAM {
@@ -153,11 +154,11 @@ func assessBitLocker(n guestNVRAM, tpmKept, nvramKept string) *GuestBitLocker {
 		return finish(b, worst)
 	}
 	switch {
-	case b.NVRAMKept == "no" && b.Certs == CertsNoKeys:
+	case b.NVRAMKept == No && b.Certs == CertsNoKeys:
 		add(RiskMedium, "this host recreates the NVRAM from the template on stop/start and hard reboot (NVRAM-KEPT); it enrols no Secure Boot keys, so PCR 7 stays the same, but boot entries and variables set inside the guest are lost")
-	case b.NVRAMKept == "no":
+	case b.NVRAMKept == No:
 		add(RiskHigh, "this host recreates the NVRAM from the template on stop/start and hard reboot (NVRAM-KEPT, bug 2131730): db/dbx/KEK updates Windows applied are lost and PCR 7 changes")
-	case b.NVRAMKept == "unknown":
+	case b.NVRAMKept == Unknown:
 		add(RiskUnknown, "whether this host keeps the NVRAM is unknown (NVRAM-KEPT)")
 	}
 	switch b.Certs {
@@ -184,28 +185,23 @@ func finish(b *GuestBitLocker, worst Risk) *GuestBitLocker {
 	return b
 }
 
-func orUnknown(s string) string {
+func orUnknown(s TriState) TriState {
 	if s == "" {
-		return "unknown"
+		return Unknown
 	}
 	return s
 }
 
-// nvramKept is NVRAM-KEPT's verdict as "yes", "no" or "unknown".
-func nvramKept(f *Facts) string {
-	e := byRelease(f.Release, bugByID(f.Bugs, "2131730/1633447"))
-	switch {
-	case !e.Known:
-		return "unknown"
-	case e.Carried:
-		return "no"
-	}
-	return "yes"
+// nvramKept is NVRAM-KEPT's verdict: kept where the installed Nova does
+// not carry bug 2131730.
+func nvramKept(f *Facts) TriState {
+	e := byRelease(f.Release, bugByID(f.Bugs, BugNVRAMRecreated))
+	return triOf(!e.Carried, e.Known)
 }
 
 // guestsBitLocker: each vTPM guest's view, in the order of f.Guests.
 func guestsBitLocker(f *Facts) []*GuestBitLocker {
-	tpm := "unknown"
+	tpm := Unknown
 	if k, _ := keepState(f); k != nil {
 		tpm = k.Kept
 	}

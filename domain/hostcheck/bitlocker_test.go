@@ -43,7 +43,7 @@ func TestAssessBitLocker(t *testing.T) {
 	cases := []struct {
 		name        string
 		n           guestNVRAM
-		tpm, nvram  string
+		tpm, nvram  TriState
 		risk        Risk
 		certs       Certs
 		missing     int

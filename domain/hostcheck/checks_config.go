@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/vtpmctl/vtpmctl/domain/advice"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
@@ -15,7 +16,7 @@ func one(id string, st Status, msg, remedy string) []Check {
 func checkConfFiles(f *Facts) []Check {
 	files := f.Conf.files()
 	if len(files) == 0 {
-		return one("NOVA-CONF", Fail, "no nova.conf file found", "pass --nova-conf FILE or --nova-config-dir DIR")
+		return one("NOVA-CONF", Fail, "no nova.conf file found", "pass "+f.words().Option(advice.NovaConf)+" FILE or "+f.words().Option(advice.NovaConfigDir)+" DIR")
 	}
 	return one("NOVA-CONF", Pass, "read "+strings.Join(files, ", ")+" (later files win)", "")
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vtpmctl/vtpmctl/domain/advice"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/domain/uefi"
 )
@@ -119,22 +120,27 @@ func dbxCount(d *uefi.SignatureDB) int {
 	return d.SHA256
 }
 
-func bugCheck(id string, e BugExposure, pass, carried, unknownRel string) []Check {
+func bugCheck(f *Facts, id string, e BugExposure, pass, carried, unknownRel string) []Check {
 	fixes := "update Nova to " + strings.Join(e.Bug.Fixed, ", ") + " or later in its series"
+	var c Check
 	switch {
 	case e.Known && e.Carried:
-		return one(id, Warn, fmt.Sprintf("%s%s: %s (%s): %s", carriesBug, e.Bug.ID, carried, e.Evidence, e.Bug.Effect), fixes)
+		c = Check{ID: id, Status: Warn, Message: fmt.Sprintf("%s%s: %s (%s): %s", carriesBug, e.Bug.ID, carried, e.Evidence, e.Bug.Effect), Remedy: fixes}
 	case e.Known:
-		return one(id, Pass, fmt.Sprintf("%s (%s)", pass, e.Evidence), "")
+		c = Check{ID: id, Status: Pass, Message: fmt.Sprintf("%s (%s)", pass, e.Evidence)}
+	default:
+		c = Check{ID: id, Status: Warn, Message: fmt.Sprintf("%s (%s)", unknownRel, e.Evidence), Remedy: installedNovaRemedy(f) + "; " + fixes}
 	}
-	return one(id, Warn, fmt.Sprintf("%s (%s)", unknownRel, e.Evidence), "run host check where the nova package is installed (or --root at that host's tree); "+fixes)
+	// The verdict, typed: the fleet reads it back (Report.ReportedBug).
+	c.Bug = &BugVerdict{ID: e.Bug.ID, Carried: triOf(e.Carried, e.Known)}
+	return []Check{c}
 }
 
 // checkNvramKept: bug 2131730/1633447, decided from the installed
 // guest.py as KEEP-TPM-STATE is; the release alone cannot tell for 2025.1
 // and 2025.2, whose point releases differ.
 func checkNvramKept(f *Facts) []Check {
-	return bugCheck("NVRAM-KEPT", byRelease(f.Release, bugByID(f.Bugs, "2131730/1633447")),
+	return bugCheck(f, "NVRAM-KEPT", byRelease(f.Release, bugByID(f.Bugs, BugNVRAMRecreated)),
 		"UEFI NVRAM survives stop/start, hard reboot and live migration (not cold migration or shelve)",
 		"every stop/start and hard reboot recreates a UEFI guest's NVRAM from the template",
 		fmt.Sprintf("Nova %s keeps UEFI NVRAM only from 31.3.0/32.2.0 on, and no installed Nova code is readable here to tell", f.Release))
@@ -153,7 +159,7 @@ func byRelease(rel nova.Release, e BugExposure) BugExposure {
 
 // checkResizeRevert: bug 2125030, decided from the installed driver.py.
 func checkResizeRevert(f *Facts) []Check {
-	return bugCheck(ResizeRevertCheck, byRelease(f.Release, bugByID(f.Bugs, "2125030")),
+	return bugCheck(f, ResizeRevertCheck, byRelease(f.Release, bugByID(f.Bugs, BugResizeRevert)),
 		"resize revert keeps a vTPM guest's secret (deleted only with the instance)",
 		"resize revert of a vTPM guest ends in ERROR, \"Refusing to create an emulated TPM with no secret\", "+resizeRevertCondition,
 		fmt.Sprintf("Nova %s reverts vTPM moves to another host (non-shared instance storage) safely only from 31.3.0/32.2.0 on, and no installed Nova code is readable here to tell", f.Release))
@@ -167,14 +173,14 @@ func checkKnownBugs(f *Facts) []Check {
 		case e.Known && e.Carried:
 			carried = append(carried, fmt.Sprintf("%s (%s; fixed in %s)", e.Bug.ID, e.Bug.Title, strings.Join(e.Bug.Fixed, ", ")))
 		case e.Known:
-			fixed = append(fixed, e.Bug.ID)
+			fixed = append(fixed, string(e.Bug.ID))
 		default:
-			unknown = append(unknown, e.Bug.ID)
+			unknown = append(unknown, string(e.Bug.ID))
 		}
 	}
 	switch {
 	case len(fixed) == 0 && len(carried) == 0:
-		return one("KNOWN-BUGS", Skip, "no installed Nova code readable here: bugs "+strings.Join(unknown, ", ")+" undecided", "run host check where the nova package is installed (or --root at that host's tree)")
+		return one("KNOWN-BUGS", Skip, "no installed Nova code readable here: bugs "+strings.Join(unknown, ", ")+" undecided", installedNovaRemedy(f))
 	case len(carried) > 0:
 		return one("KNOWN-BUGS", Warn, fmt.Sprintf("the installed Nova carries %d known vTPM/UEFI bug(s): %s", len(carried), strings.Join(carried, "; ")), "update Nova to a point release with the fixes (see each bug's versions)")
 	}
@@ -183,4 +189,10 @@ func checkKnownBugs(f *Facts) []Check {
 		msg += "; undecided: " + strings.Join(unknown, ", ")
 	}
 	return one("KNOWN-BUGS", Pass, msg, "")
+}
+
+// installedNovaRemedy: a verdict needs the installed Nova code, which
+// only the host (or its tree mounted) has.
+func installedNovaRemedy(f *Facts) string {
+	return "run host check where the nova package is installed (or " + f.words().Option(advice.Root) + " at that host's tree)"
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/vtpmctl/vtpmctl/domain/advice"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
@@ -98,10 +99,11 @@ func missingBinaries(bf BinaryFacts) (missing, where, novaMissing []string) {
 func checkLibvirt(f *Facts) []Check {
 	lv := f.Libvirt
 	if lv.Err == errNotAsked {
-		return one("LIBVIRT", Skip, lv.Err.Error(), "pass --libvirt-uri to ask the audited host's libvirt (e.g. qemu+ssh://root@HOST/system)")
+		return one("LIBVIRT", Skip, "not asked: "+f.words().Option(advice.Root)+" audits a mounted host, and this machine's libvirt would describe another host",
+			"pass "+f.words().Option(advice.LibvirtURI)+" to ask the audited host's libvirt (e.g. qemu+ssh://root@HOST/system)")
 	}
 	if lv.Err != nil {
-		return one("LIBVIRT", failIfEnabled(f), fmt.Sprintf("libvirt at %s not reachable: %v", lv.URI, lv.Err), "start libvirtd, or pass --libvirt-uri")
+		return one("LIBVIRT", failIfEnabled(f), fmt.Sprintf("libvirt at %s not reachable: %v", lv.URI, lv.Err), "start libvirtd, or pass "+f.words().Option(advice.LibvirtURI))
 	}
 	rel := f.Release
 	minL, minQ := minVersions(rel)
@@ -194,29 +196,29 @@ func keepState(f *Facts) (kept *StateKept, c Check) {
 	if !f.Libvirt.reachable() {
 		return nil, Check{ID: id, Status: Skip, Message: "libvirt not reachable"}
 	}
-	k := func(v, evidence string) *StateKept { return &StateKept{Kept: v, Evidence: evidence} }
+	k := func(v TriState, evidence string) *StateKept { return &StateKept{Kept: v, Evidence: evidence} }
 	if libV < keepTPMLibvirt {
-		return k("no", fmt.Sprintf("libvirt %s < 8.9.0", libV)),
-			Check{id, failIfEnabled(f), fmt.Sprintf("libvirt %s < 8.9.0: every hard reboot, stop/start and block copy wipes the vTPM state (BitLocker asks for its recovery key)", libV), "upgrade libvirt to 8.9.0 or later"}
+		return k(No, fmt.Sprintf("libvirt %s < 8.9.0", libV)),
+			Check{ID: id, Status: failIfEnabled(f), Message: fmt.Sprintf("libvirt %s < 8.9.0: every hard reboot, stop/start and block copy wipes the vTPM state (BitLocker asks for its recovery key)", libV), Remedy: "upgrade libvirt to 8.9.0 or later"}
 	}
 	const wiped = "wipes vTPM state on every stop/start and hard reboot (bug 2118888): BitLocker asks for its recovery key"
 	if src, path, ok := f.novaFile("nova/virt/libvirt/guest.py"); ok {
 		if bytes.Contains(src, []byte(keepTPMMarker)) {
-			return k("yes", fmt.Sprintf("libvirt %s and %s passes %s", libV, path, keepTPMMarker)),
-				Check{id, Pass, fmt.Sprintf("libvirt %s >= 8.9.0 and the installed Nova carries the bug 2118888 fix (%s uses %s): vTPM state survives stop/start and hard reboot", libV, path, keepTPMMarker), ""}
+			return k(Yes, fmt.Sprintf("libvirt %s and %s passes %s", libV, path, keepTPMMarker)),
+				Check{ID: id, Status: Pass, Message: fmt.Sprintf("libvirt %s >= 8.9.0 and the installed Nova carries the bug 2118888 fix (%s uses %s): vTPM state survives stop/start and hard reboot", libV, path, keepTPMMarker)}
 		}
-		return k("no", fmt.Sprintf("%s lacks %s", path, keepTPMMarker)),
-			Check{id, Warn, fmt.Sprintf("the installed Nova %s %s (%s lacks %s)", rel, wiped, path, keepTPMMarker), keepStateRemedy(rel)}
+		return k(No, fmt.Sprintf("%s lacks %s", path, keepTPMMarker)),
+			Check{ID: id, Status: Warn, Message: fmt.Sprintf("the installed Nova %s %s (%s lacks %s)", rel, wiped, path, keepTPMMarker), Remedy: keepStateRemedy(rel)}
 	}
 	switch {
 	case rel >= nova.Gazpacho:
-		return k("yes", fmt.Sprintf("libvirt %s and Nova %s", libV, rel)),
-			Check{id, Pass, fmt.Sprintf("libvirt %s >= 8.9.0 and Nova %s keep vTPM state across stop/start and hard reboot", libV, rel), ""}
+		return k(Yes, fmt.Sprintf("libvirt %s and Nova %s", libV, rel)),
+			Check{ID: id, Status: Pass, Message: fmt.Sprintf("libvirt %s >= 8.9.0 and Nova %s keep vTPM state across stop/start and hard reboot", libV, rel)}
 	case rel >= nova.Epoxy:
-		return k("unknown", fmt.Sprintf("Nova %s: depends on the point release; its code is not readable here", rel)),
-			Check{id, Warn, fmt.Sprintf("libvirt %s is fine; Nova %s keeps vTPM state only with the bug 2118888 backport in its point release, and no installed Nova code is readable here to tell", libV, rel), "run host check where the nova package is installed (or --root at that host's tree)"}
+		return k(Unknown, fmt.Sprintf("Nova %s: depends on the point release; its code is not readable here", rel)),
+			Check{ID: id, Status: Warn, Message: fmt.Sprintf("libvirt %s is fine; Nova %s keeps vTPM state only with the bug 2118888 backport in its point release, and no installed Nova code is readable here to tell", libV, rel), Remedy: installedNovaRemedy(f)}
 	}
-	return k("no", fmt.Sprintf("Nova %s", rel)), Check{id, Warn, fmt.Sprintf("Nova %s %s", rel.Long(), wiped), keepStateRemedy(rel)}
+	return k(No, fmt.Sprintf("Nova %s", rel)), Check{ID: id, Status: Warn, Message: fmt.Sprintf("Nova %s %s", rel.Long(), wiped), Remedy: keepStateRemedy(rel)}
 }
 
 func keepStateRemedy(rel nova.Release) string {

@@ -5,6 +5,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/vtpmctl/vtpmctl/domain/advice"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/domain/uefi"
 )
@@ -14,10 +15,11 @@ import (
 // --version), then judged by the checks, which are pure functions of it.
 // A unit test builds it as a literal and calls derive.
 type Facts struct {
-	Root        string // --root, cleaned ("" = the live system)
-	Layout      Layout // with the options' paths and roots filled in
-	NovaRoot    string // where nova-compute's files are (Root when the same)
-	LibvirtRoot string // where libvirtd's files are
+	Root        string       // the audited tree, cleaned ("" = the live system)
+	Words       advice.Words // how remedies spell options (never nil)
+	Layout      Layout       // with the options' paths and roots filled in
+	NovaRoot    string       // where nova-compute's files are (Root when the same)
+	LibvirtRoot string       // where libvirtd's files are
 	Conf        *NovaConf
 	Qemu        *QemuConf // nil: absent, libvirt's defaults apply
 	Release     nova.Release
@@ -123,3 +125,7 @@ func statPath(root, p string) PathFacts {
 	pf.Exists, pf.UID, pf.GID, pf.Perm = true, int(sys.Uid), int(sys.Gid), st.Mode().Perm()
 	return pf
 }
+
+// words spells the options remedies point to: the caller's, or their
+// own names (facts built by hand, as tests do).
+func (f *Facts) words() advice.Words { return advice.Or(f.Words) }

@@ -8,13 +8,14 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/vtpmctl/vtpmctl/domain/advice"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/domain/uefi"
 )
 
-// errNotAsked: under --root this machine's libvirt would describe another
-// host than the one audited.
-var errNotAsked = errors.New("not asked: --root audits a mounted host, and this machine's libvirt would describe another host")
+// errNotAsked: auditing a mounted tree, this machine's libvirt would
+// describe another host than the one audited.
+var errNotAsked = errors.New("not asked: a mounted host's tree is audited, and this machine's libvirt would describe another host")
 
 // gather is gatherContext never cancelled (the tests' facts).
 func gather(o Options) (*Facts, error) { return gatherContext(context.Background(), o) }
@@ -29,7 +30,7 @@ func gatherContext(ctx context.Context, o Options) (*Facts, error) {
 	if o.Root != "" {
 		o.Root = filepath.Clean(o.Root)
 	}
-	f := &Facts{Root: o.Root, Now: clock()}
+	f := &Facts{Root: o.Root, Words: o.Words, Now: clock()}
 	l, err := settleLayout(o)
 	if err != nil {
 		return nil, err
@@ -141,7 +142,7 @@ func readNovaCode(root string) map[string]NovaSource {
 // settleLayout: the layout, with the paths and roots the options name
 // instead of its own.
 func settleLayout(o Options) (Layout, error) {
-	l, err := ResolveLayout(o.Layout, o.Root, o.ContainerRoot)
+	l, err := ResolveLayout(o.Layout, o.Root, o.ContainerRoot, advice.Or(o.Words))
 	if err != nil {
 		return Layout{}, err
 	}

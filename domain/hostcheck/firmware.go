@@ -3,12 +3,13 @@ package hostcheck
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"os"
 	"path"
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
 // QEMU firmware descriptors (docs/interop/firmware.json), in the order of

@@ -14,7 +14,7 @@ import (
 // was read from openstack/nova's history: the fixing commit's diff, checked
 // against the tags before and after it.
 type KnownBug struct {
-	ID     string   // Launchpad bug number(s)
+	ID     BugID
 	Title  string   // what goes wrong
 	Fixed  []string // the first nova version of each series with the fix
 	Effect string   // what follows for a Windows guest with BitLocker (or any UEFI guest)
@@ -23,13 +23,35 @@ type KnownBug struct {
 	carried func(src []byte) (carried bool, evidence string, known bool)
 }
 
+// BugID names a known bug by its Launchpad number(s); its JSON is the
+// number, as reports and the upgrade check have always written it.
+type BugID string
+
+// The known bugs, by the IDs readers decide on.
+const (
+	BugTPMStateWiped   BugID = "2118888"
+	BugNVRAMRecreated  BugID = "2131730/1633447"
+	BugResizeRevert    BugID = "2125030"
+	BugFirmwareNoNVRAM BugID = "2122288"
+)
+
+// LookupBug is the known bug id names; nil when the table has none.
+func LookupBug(id BugID) *KnownBug {
+	for i := range KnownBugs {
+		if KnownBugs[i].ID == id {
+			return &KnownBugs[i]
+		}
+	}
+	return nil
+}
+
 // novaFile reads one installed Nova file (relative to site-packages).
 type novaFile func(rel string) (b []byte, path string, ok bool)
 
 // KnownBugs is the table `host check` decides on the installed code.
 var KnownBugs = []KnownBug{
 	{
-		ID: "2118888", Title: "vTPM state wiped on every stop/start and hard reboot (libvirt >= 8.9 undefines the domain with its TPM)",
+		ID: BugTPMStateWiped, Title: "vTPM state wiped on every stop/start and hard reboot (libvirt >= 8.9 undefines the domain with its TPM)",
 		Fixed:  []string{"31.3.0", "32.2.0", "33.0.0"},
 		Effect: "the guest's TPM comes back empty: BitLocker asks for its recovery key, keys sealed to the TPM are gone",
 		File:   "nova/virt/libvirt/guest.py",
@@ -38,7 +60,7 @@ var KnownBugs = []KnownBug{
 		carried: markerFix(keepTPMMarker),
 	},
 	{
-		ID: "2131730/1633447", Title: "UEFI NVRAM recreated from the template on every stop/start and hard reboot",
+		ID: BugNVRAMRecreated, Title: "UEFI NVRAM recreated from the template on every stop/start and hard reboot",
 		Fixed:  []string{"31.3.0", "32.2.0", "33.0.0"},
 		Effect: "db/dbx/KEK updates the guest applied are lost, PCR 7 changes: BitLocker asks for its recovery key (cold migration and shelve drop NVRAM even when fixed)",
 		File:   "nova/virt/libvirt/guest.py",
@@ -47,7 +69,7 @@ var KnownBugs = []KnownBug{
 		carried: markerFix("VIR_DOMAIN_UNDEFINE_KEEP_NVRAM"),
 	},
 	{
-		ID: "2125030", Title: "resize revert of a vTPM guest ends in ERROR: \"Refusing to create an emulated TPM with no secret\" (" + resizeRevertCondition + ")",
+		ID: BugResizeRevert, Title: "resize revert of a vTPM guest ends in ERROR: \"Refusing to create an emulated TPM with no secret\" (" + resizeRevertCondition + ")",
 		Fixed:  []string{"31.3.0", "32.2.0", "33.0.0"},
 		Effect: "the revert deletes the guest's vTPM secret from the key manager: the guest ends in ERROR and its TPM state can no longer be opened (BitLocker recovery key needed, TPM-sealed keys lost)",
 		File:   "nova/virt/libvirt/driver.py",
@@ -65,7 +87,7 @@ var KnownBugs = []KnownBug{
 		},
 	},
 	{
-		ID: "2122288", Title: "a firmware descriptor without nvram-template (stateless or memory-device firmware) makes every UEFI guest fail to spawn (KeyError)",
+		ID: BugFirmwareNoNVRAM, Title: "a firmware descriptor without nvram-template (stateless or memory-device firmware) makes every UEFI guest fail to spawn (KeyError)",
 		Fixed:  []string{"30.3.0", "31.3.0", "32.2.0", "33.0.0"},
 		Effect: "no UEFI guest (so no Windows 11 guest) can be created or hard-rebooted once such a descriptor is installed (newer edk2 packages ship them)",
 		File:   "nova/virt/libvirt/host.py",
@@ -141,29 +163,37 @@ const ResizeRevertCheck = "RESIZE-REVERT"
 // carriesBug starts the message of a bug check whose code carries it.
 const carriesBug = "the installed Nova carries bug "
 
-// ReportedBug is what a host check report decided with one bug check
-// (ResizeRevertCheck): carried or not, known false when the report has no
-// such check (an older report) or its host could not decide (no code
-// readable on 2025.1/2025.2). Reports are read back from files, so the
-// decision is read from the check this package wrote.
-func (r *Report) ReportedBug(checkID string) (carried, known bool) {
+// BugVerdict is what a bug check decided (bugCheck): which known bug,
+// and whether the installed Nova carries it (Unknown: it could not tell).
+// Reports are read back from files, so the check carries it typed.
+type BugVerdict struct {
+	ID      BugID    `json:"id"`
+	Carried TriState `json:"carried"`
+}
+
+// ReportedBug is what a host check report decided of one known bug (the
+// fleet reads bug 2125030 from its RESIZE-REVERT check): carried or not,
+// known false when the check could not decide (no code readable on
+// 2025.1/2025.2) or the report has no check with that verdict (a report
+// from before the check, or before checks carried their verdict).
+func (r *Report) ReportedBug(id BugID) (carried, known bool) {
 	for _, c := range r.Checks {
-		if c.ID != checkID {
+		if c.Bug == nil || c.Bug.ID != id {
 			continue
 		}
-		switch {
-		case c.Status == Pass:
-			return false, true
-		case c.Status == Warn && strings.HasPrefix(c.Message, carriesBug):
+		switch c.Bug.Carried {
+		case Yes:
 			return true, true
+		case No:
+			return false, true
 		}
 		return false, false
 	}
 	return false, false
 }
 
-// bug returns the exposure of one bug by ID.
-func bugByID(l []BugExposure, id string) BugExposure {
+// bugByID returns the exposure of one bug by ID.
+func bugByID(l []BugExposure, id BugID) BugExposure {
 	for _, e := range l {
 		if e.Bug.ID == id {
 			return e

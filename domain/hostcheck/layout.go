@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/vtpmctl/vtpmctl/domain/advice"
 )
 
 // Layouts `host check --layout` knows: where a deployment puts nova.conf,
@@ -52,8 +54,8 @@ var kollaVolumes = []string{"/var/lib/docker/volumes/libvirtd/_data", "/var/lib/
 // ResolveLayout settles the layout: the one asked for, or the one the
 // host's files show (auto). containerRoot finds a running container's
 // filesystem (docker/podman inspect); nil under --root.
-func ResolveLayout(name, root string, containerRoot func(string) (string, error)) (Layout, error) {
-	ev := "--layout " + name
+func ResolveLayout(name, root string, containerRoot func(string) (string, error), w advice.Words) (Layout, error) {
+	ev := w.Option(advice.Layout) + " " + name
 	if name == "" || name == LayoutAuto {
 		name, ev = detectLayout(root)
 	}
@@ -70,7 +72,7 @@ func ResolveLayout(name, root string, containerRoot func(string) (string, error)
 		// (tasks/drivers/kvm/nova_compute_kvm.yml:81-84).
 		return Layout{Name: name, Evidence: ev, NovaConf: []string{"/etc/nova/nova.conf"}, QemuConf: "/etc/libvirt/qemu.conf", StateDir: "/var/lib/libvirt/swtpm"}, nil
 	case LayoutKolla:
-		return kollaLayout(root, ev, containerRoot), nil
+		return kollaLayout(root, ev, containerRoot, w), nil
 	case LayoutHelm:
 		// OpenStack-Helm runs vtpmctl as the example DaemonSet does: in the
 		// libvirt image (its swtpm user and binaries are the image's own),
@@ -125,7 +127,7 @@ func detectLayout(root string) (string, string) {
 // Dockerfile.j2:30,61-62 and nova-compute Dockerfile.j2:74-75 install the
 // swtpm package (user tss, or swtpm on Ubuntu: nova-cell defaults :600).
 // Nova itself is in /var/lib/kolla/venv (openstack-base Dockerfile.j2:194).
-func kollaLayout(root, ev string, containerRoot func(string) (string, error)) Layout {
+func kollaLayout(root, ev string, containerRoot func(string) (string, error), w advice.Words) Layout {
 	l := Layout{Name: LayoutKolla, Evidence: ev, NovaConf: []string{"/etc/kolla/nova-compute/nova.conf"},
 		QemuConf: "/etc/kolla/nova-libvirt/qemu.conf", StateDir: kollaVolumes[0] + "/swtpm", Unread: map[string]string{}}
 	for _, v := range kollaVolumes {
@@ -140,7 +142,11 @@ func kollaLayout(root, ev string, containerRoot func(string) (string, error)) La
 		l.LibvirtURI = "qemu:///system"
 	}
 	for role, ctr := range map[string]string{"nova": kollaComputeCtr, "libvirt": kollaLibvirtCtr} {
-		why := "the " + ctr + " container's filesystem is not readable under --root (give --" + role + "-root DIR)"
+		opt := advice.NovaRoot
+		if role == "libvirt" {
+			opt = advice.LibvirtRoot
+		}
+		why := "the " + ctr + " container's filesystem is not readable under " + w.Option(advice.Root) + " (give " + w.Option(opt) + " DIR)"
 		if containerRoot != nil {
 			dir, err := containerRoot(ctr)
 			if err == nil {

@@ -111,7 +111,7 @@ func TestLayoutKolla(t *testing.T) {
 	r := layoutRun(t, Options{Root: host, LibvirtURI: "test:///default", ContainerRoot: ctrRoot})
 	want := "SWTPM-USER=pass SWTPM-GROUP=pass SWTPM-USER-LIBVIRT=pass SWTPM-BINARIES=pass SWTPM-STATE-DIR=pass SWTPM-LOCALCA=pass"
 	if got := statusOf(r, "SWTPM-USER", "SWTPM-GROUP", "SWTPM-USER-LIBVIRT", "SWTPM-BINARIES", "SWTPM-STATE-DIR", "SWTPM-LOCALCA"); got != want || r.Layout.Name != LayoutKolla ||
-		r.NovaRelease != nova.Epoxy.String() || r.Host != "cmp7" || r.Facts.StateDir != "/var/lib/docker/volumes/libvirtd/_data/swtpm" {
+		r.NovaRelease != nova.Epoxy || r.Host != "cmp7" || r.Facts.StateDir != "/var/lib/docker/volumes/libvirtd/_data/swtpm" {
 		t.Errorf("healthy kolla: %s (%s, Nova %s, host %s, state %s)\n%+v", got, r.Layout.Evidence, r.NovaRelease, r.Host, r.Facts.StateDir, r.Checks)
 	}
 	if !strings.Contains(find(r, "SWTPM-BINARIES").Message, "libvirtd's filesystem and nova-compute's filesystem") {
@@ -133,7 +133,7 @@ func TestLayoutKolla(t *testing.T) {
 	// checks are skips that say how to give them.
 	r = layoutRun(t, Options{Root: host, Release: nova.Epoxy})
 	if got := statusOf(r, "SWTPM-USER", "SWTPM-BINARIES", "SWTPM-LOCALCA"); got != "SWTPM-USER=skip SWTPM-BINARIES=skip SWTPM-LOCALCA=skip" ||
-		!strings.Contains(find(r, "SWTPM-USER").Message, "--nova-root") {
+		!strings.Contains(find(r, "SWTPM-USER").Message, "give nova_root DIR") {
 		t.Errorf("--root: %s\n%+v", got, r.Checks)
 	}
 	// --nova-root/--libvirt-root give them back.
@@ -180,7 +180,7 @@ func TestLayoutOpenStackAnsible(t *testing.T) {
 	}
 	r := layoutRun(t, Options{Root: host, LibvirtURI: "test:///default"})
 	if got := statusOf(r, "SWTPM-USER", "SWTPM-USER-LIBVIRT", "SWTPM-BINARIES"); got != "SWTPM-USER=pass SWTPM-USER-LIBVIRT=pass SWTPM-BINARIES=pass" ||
-		r.Layout.Name != LayoutOSA || r.NovaRelease != nova.Epoxy.String() || r.Host != "cmp9" || r.Facts.StateKept == nil || r.Facts.StateKept.Kept != "yes" {
+		r.Layout.Name != LayoutOSA || r.NovaRelease != nova.Epoxy || r.Host != "cmp9" || r.Facts.StateKept == nil || r.Facts.StateKept.Kept != "yes" {
 		t.Errorf("osa: %s %+v Nova %s\n%+v", got, r.Layout, r.NovaRelease, r.Checks)
 	}
 	// Without the swtpm package on the compute: fails as on any host.

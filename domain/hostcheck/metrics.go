@@ -36,7 +36,8 @@ func (r *Report) Gauges() *metrics.Set {
 	if r.Layout != nil {
 		layout = r.Layout.Name
 	}
-	s.Add(mInfo, "the host's Nova release and deployment layout", 1, "host", r.Host, "nova_release", r.NovaRelease, "layout", layout)
+	rel, _ := r.NovaRelease.MarshalText() // the name the JSON has: "" unknown
+	s.Add(mInfo, "the host's Nova release and deployment layout", 1, "host", r.Host, "nova_release", string(rel), "layout", layout)
 	s.Add(mLastRun, "when vtpmctl last ran this audit (the textfile's freshness)", float64(Now().Unix()), "command", "host check")
 	return s
 }

@@ -22,8 +22,9 @@ type MigrationFacts struct {
 	Libtpms string
 	// SecretsKept (kolla only): do libvirt's persistent secrets
 	// (/etc/libvirt/secrets in the nova_libvirt container) survive a
-	// container re-create: "yes", "no", "unknown"; "" on other layouts.
-	SecretsKept, SecretsWhy string
+	// container re-create; "" on other layouts.
+	SecretsKept TriState
+	SecretsWhy  string
 }
 
 // swtpmMigrationFeature is the capability libvirt asks swtpm for before
@@ -105,19 +106,19 @@ var kollaSecretsVolumes = []string{"/var/lib/docker/volumes/nova_libvirt_secrets
 
 // kollaSecretsKept decides from the host's files whether libvirt's
 // persistent secrets survive a re-create of the nova_libvirt container.
-func kollaSecretsKept(root string) (string, string) {
+func kollaSecretsKept(root string) (TriState, string) {
 	for _, v := range kollaSecretsVolumes {
 		if _, err := statIn(root, v); err == nil {
-			return "yes", "volume nova_libvirt_secrets (" + v + ") holds /etc/libvirt/secrets"
+			return Yes, "volume nova_libvirt_secrets (" + v + ") holds /etc/libvirt/secrets"
 		}
 	}
 	for _, v := range kollaSecretsVolumes {
 		if _, err := statIn(root, filepath.Dir(filepath.Dir(v))); err == nil {
-			return "no", "no volume nova_libvirt_secrets in " + filepath.Dir(filepath.Dir(v)) +
+			return No, "no volume nova_libvirt_secrets in " + filepath.Dir(filepath.Dir(v)) +
 				": /etc/libvirt/secrets is in the nova_libvirt container's own layer (unless bind-mounted), and a re-create loses every host-mode secret"
 		}
 	}
-	return "unknown", "neither Docker's nor Podman's volume directory is readable here, so where /etc/libvirt/secrets lives cannot be told from files"
+	return Unknown, "neither Docker's nor Podman's volume directory is readable here, so where /etc/libvirt/secrets lives cannot be told from files"
 }
 
 // gatherMigration reads the migration facts; runCaps is nil under --root.
@@ -145,15 +146,9 @@ func gatherMigration(f *Facts, runCaps func(bin string) (string, error)) Migrati
 	return m
 }
 
-// swtpmMigration: "yes", "no", or "unknown" (not asked).
-func (m MigrationFacts) swtpmMigration() string {
-	switch {
-	case m.SwtpmFeatures == nil:
-		return "unknown"
-	case contains(m.SwtpmFeatures, swtpmMigrationFeature):
-		return "yes"
-	}
-	return "no"
+// swtpmMigration: whether swtpm can migrate; Unknown when not asked.
+func (m MigrationFacts) swtpmMigration() TriState {
+	return triOf(contains(m.SwtpmFeatures, swtpmMigrationFeature), m.SwtpmFeatures != nil)
 }
 
 // guestReadiness: can Nova live-migrate this guest away, as far as this
@@ -178,11 +173,11 @@ func guestReadiness(f *Facts, g Guest) (bool, []string) {
 		ready = false
 		why = append(why, "no persistent libvirt secret for it here: the migration fails with 'TPM secret was not found. Try hard-rebooting the instance to recover.'")
 	}
-	if f.Migration.swtpmMigration() == "no" {
+	if f.Migration.swtpmMigration() == No {
 		why = append(why, "the running swtpm does not support migration (no "+swtpmMigrationFeature+"): libvirt refuses only when the TPM state is on shared storage")
 	}
-	if f.Migration.SecretsKept == "no" || f.Migration.SecretsKept == "unknown" {
-		why = append(why, "its secret survives a nova_libvirt re-create: "+f.Migration.SecretsKept+" ("+f.Migration.SecretsWhy+")")
+	if k := f.Migration.SecretsKept; k == No || k == Unknown {
+		why = append(why, "its secret survives a nova_libvirt re-create: "+string(k)+" ("+f.Migration.SecretsWhy+")")
 	}
 	return ready, why
 }
@@ -191,9 +186,9 @@ func guestReadiness(f *Facts, g Guest) (bool, []string) {
 func checkMigration(f *Facts) []Check {
 	var out []Check
 	switch m := f.Migration; m.swtpmMigration() {
-	case "yes":
+	case Yes:
 		out = append(out, one("SWTPM-MIGRATION", Pass, "swtpm supports migration ("+swtpmMigrationFeature+")", "")...)
-	case "no":
+	case No:
 		out = append(out, one("SWTPM-MIGRATION", Warn, "the running swtpm does not support migration ("+swtpmMigrationFeature+" missing from swtpm socket --print-capabilities): libvirt refuses to live-migrate a vTPM whose state is on shared storage",
 			"upgrade swtpm to 0.8 or later")...)
 	default:
@@ -204,12 +199,12 @@ func checkMigration(f *Facts) []Check {
 		out = append(out, one("SWTPM-MIGRATION", Skip, "swtpm's migration support unknown: "+why, "")...)
 	}
 	if s := f.Migration.SecretsKept; s != "" {
-		st := map[string]Status{"yes": Pass, "no": Fail, "unknown": Skip}[s]
-		if s == "no" && !hasHostModeGuest(f) {
+		st := map[TriState]Status{Yes: Pass, No: Fail, Unknown: Skip}[s]
+		if s == No && !hasHostModeGuest(f) {
 			st = Warn
 		}
-		out = append(out, one("LIBVIRT-SECRETS-KEPT", st, "host-mode secrets survive a nova_libvirt re-create: "+s+" ("+f.Migration.SecretsWhy+")",
-			map[string]string{"no": "add a volume for /etc/libvirt/secrets to nova_libvirt (kolla-ansible: nova_libvirt_secrets) before re-creating it"}[s])...)
+		out = append(out, one("LIBVIRT-SECRETS-KEPT", st, "host-mode secrets survive a nova_libvirt re-create: "+string(s)+" ("+f.Migration.SecretsWhy+")",
+			map[TriState]string{No: "add a volume for /etc/libvirt/secrets to nova_libvirt (kolla-ansible: nova_libvirt_secrets) before re-creating it"}[s])...)
 	}
 	if !f.Libvirt.reachable() || !f.Release.HostModeLiveMigration() {
 		return out

@@ -31,8 +31,8 @@ func novaMetadata(root string) []string {
 // StateKept says whether a guest's vTPM state survives a stop/start or a
 // hard reboot on a host, and how that is known.
 type StateKept struct {
-	Kept     string `json:"kept"` // "yes", "no" or "unknown"
-	Evidence string `json:"evidence"`
+	Kept     TriState `json:"kept"`
+	Evidence string   `json:"evidence"`
 }
 
 // keepTPMMarker is what the bug 2118888 fix added to Nova's libvirt guest

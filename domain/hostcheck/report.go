@@ -32,6 +32,9 @@ type Check struct {
 	Status  Status `json:"status"`
 	Message string `json:"message"`
 	Remedy  string `json:"remedy,omitempty"`
+	// Bug: what a known bug's check decided, for readers of the report
+	// (Report.ReportedBug); nil on every other check.
+	Bug *BugVerdict `json:"bug,omitempty"`
 }
 
 // ReportSchema names the JSON of `host check`; a reader refuses another.
@@ -40,12 +43,14 @@ const ReportSchema = "vtpmctl.host-check/1"
 // Report is everything `host check` found on one host; `hosts report` and
 // `hosts audit --host-reports` read it back, so its JSON is an interface.
 type Report struct {
-	Schema      string   `json:"schema,omitempty"` // ReportSchema at the top of a file; checked on read
-	Host        string   `json:"host"`
-	NovaRelease string   `json:"nova_release"`
-	Summary     Summary  `json:"summary"`
-	Checks      []Check  `json:"checks"`
-	Traits      []string `json:"traits"` // what Nova on this release reports for this host
+	Schema string `json:"schema,omitempty"` // ReportSchema at the top of a file; checked on read
+	Host   string `json:"host"`
+	// NovaRelease: the release whose rules the checks applied (its name,
+	// "2024.2", in the JSON).
+	NovaRelease nova.Release `json:"nova_release"`
+	Summary     Summary      `json:"summary"`
+	Checks      []Check      `json:"checks"`
+	Traits      []string     `json:"traits"` // what Nova on this release reports for this host
 	// VTPMGuests are the domains with a <tpm> on this host.
 	VTPMGuests []Guest  `json:"vtpm_guests"`
 	Facts      HostInfo `json:"facts"`
@@ -63,9 +68,9 @@ type Guest struct {
 	StateDir string `json:"state_dir"`
 	// Mode: the secret security mode (2026.1+; "" before: legacy user).
 	Mode nova.SecretMode `json:"secret_security,omitempty"`
-	// StateKept: does this guest's TPM survive stop/start ("yes", "no",
-	// "unknown"), from the host's libvirt and installed Nova code.
-	StateKept string `json:"vtpm_state_kept,omitempty"`
+	// StateKept: does this guest's TPM survive stop/start, from the
+	// host's libvirt and installed Nova code.
+	StateKept TriState `json:"vtpm_state_kept,omitempty"`
 	// BitLocker: its NVRAM's certificates, whether TPM state and NVRAM
 	// survive here, and the recovery risk that follows (host check only:
 	// the fleet copies it from the host's report).
@@ -90,15 +95,15 @@ type HostInfo struct {
 	// StateKept: does a guest's TPM survive stop/start and hard reboot here.
 	StateKept *StateKept `json:"vtpm_state_kept,omitempty"`
 	// SwtpmFeatures: swtpm socket --print-capabilities' features;
-	// SwtpmMigration: "yes", "no", "unknown" (cmdarg-migration among them).
+	// SwtpmMigration: cmdarg-migration among them (Unknown: not asked).
 	SwtpmFeatures  []string `json:"swtpm_features,omitempty"`
-	SwtpmMigration string   `json:"swtpm_migration,omitempty"`
+	SwtpmMigration TriState `json:"swtpm_migration,omitempty"`
 	// Libtpms: the installed libtpms version ("" unknown): a destination
 	// with an older one cannot take this host's TPM state.
 	Libtpms string `json:"libtpms_version,omitempty"`
 	// SecretsKept (kolla): libvirt's persistent secrets survive a
-	// nova_libvirt re-create: "yes", "no", "unknown".
-	SecretsKept string `json:"libvirt_secrets_survive_recreate,omitempty"`
+	// nova_libvirt re-create.
+	SecretsKept TriState `json:"libvirt_secrets_survive_recreate,omitempty"`
 	// Cell: CellFingerprint of [DEFAULT] transport_url ("" unknown): Nova
 	// migrates only between hosts of one cell, and they share its queue.
 	// CellHosts: CellHosts of the same URL, one hash per broker node and

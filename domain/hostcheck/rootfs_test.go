@@ -82,7 +82,7 @@ func TestRootDescribesTheMountedHost(t *testing.T) {
 		t.Errorf("host %q", r.Host)
 	}
 	for _, c := range r.Checks {
-		if c.ID == "LIBVIRT" && (c.Status != Skip || !strings.Contains(c.Remedy, "--libvirt-uri")) {
+		if c.ID == "LIBVIRT" && (c.Status != Skip || !strings.Contains(c.Remedy, "pass libvirt_uri")) {
 			t.Errorf("LIBVIRT %s: %s", c.Status, c.Message)
 		}
 	}

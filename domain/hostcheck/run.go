@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vtpmctl/vtpmctl/domain/advice"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
@@ -36,6 +37,9 @@ type Options struct {
 	// not asked, as under --root).
 	RunCapabilities func(bin string) (string, error)
 	Hostname        string
+	// Words spell the options a remedy points to (the CLI's flags);
+	// nil names them as themselves.
+	Words advice.Words
 	// Layout: a deployment's layout name, or "auto"/"" to detect it.
 	Layout string
 	// NovaRoot, LibvirtRoot: directories holding the filesystems
@@ -147,7 +151,7 @@ var checks = []check{
 // evaluate judges the facts: the report of every check. Pure.
 func evaluate(f *Facts) *Report {
 	l := f.Layout
-	r := &Report{Schema: ReportSchema, Host: f.Host, NovaRelease: f.Release.String(), Traits: traits(f),
+	r := &Report{Schema: ReportSchema, Host: f.Host, NovaRelease: f.Release, Traits: traits(f),
 		VTPMGuests: append([]Guest{}, f.Guests...), Facts: hostInfo(f), Layout: &l}
 	for _, c := range checks {
 		r.Checks = append(r.Checks, c.run(f)...)

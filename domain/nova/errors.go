@@ -50,11 +50,30 @@ const (
 	KindSecretCreateRefused  ErrorKind = "SecretCreateRefused"
 )
 
+// Exception is Nova's exception class, as its logs and a server's fault
+// name it. A caller that treats one refusal apart compares these, never
+// Nova's message.
+type Exception string
+
+const (
+	ExceptionFlavorImageConflict Exception = "FlavorImageConflict"
+	// ExceptionNotImplementedError: the flavor/volume conflict Nova
+	// cannot word (DecideVolume); its Decision's last note says what Nova
+	// means.
+	ExceptionNotImplementedError Exception = "NotImplementedError"
+	ExceptionVolumeNotBootable   Exception = "InvalidBDMVolumeNotBootable"
+	ExceptionNoValidHost         Exception = "NoValidHost"
+	ExceptionValidationError     Exception = "ValidationError"
+	ExceptionInvalidRequest      Exception = "InvalidRequest"
+	ExceptionInvalid             Exception = "Invalid"
+	ExceptionMaxRetriesExceeded  Exception = "MaxRetriesExceeded"
+)
+
 // Refusal is a refusal exactly as Nova words it.
 type Refusal struct {
 	Kind ErrorKind `json:"kind"`
 	// Exception is Nova's exception class, for readers of nova logs.
-	Exception string `json:"exception"`
+	Exception Exception `json:"exception"`
 	// Message is Nova's text, character for character.
 	Message    string `json:"message"`
 	Stage      Stage  `json:"stage"`
@@ -66,7 +85,7 @@ func (e *Refusal) Error() string { return e.Message }
 func conflictError(key, flavorName, flavorVal, imageName, imageVal string) *Refusal {
 	return &Refusal{
 		Kind:      KindFlavorImageConflict,
-		Exception: "FlavorImageConflict",
+		Exception: ExceptionFlavorImageConflict,
 		Message: fmt.Sprintf("Flavor %s has hw:%s extra spec explicitly set to %s, "+
 			"conflicting with image %s which has hw_%s explicitly set to %s.",
 			flavorName, key, flavorVal, imageName, key, imageVal),

@@ -18,6 +18,13 @@ const (
 	FieldWindows        Field = "windows" // the Windows-ready image profile
 )
 
+// The fields that name a Nova release: the one whose rules a job applies
+// (FieldRelease), and the one an upgrade starts from (FieldFromRelease).
+const (
+	FieldRelease     Field = "nova_release"
+	FieldFromRelease Field = "from_release"
+)
+
 // FieldError is a request value Nova cannot take; nothing is written when
 // one is returned. Choices (an unknown value), With (a pair Nova refuses),
 // SetToo (the result is refused unless Field is also given) or Reason

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-
-	"github.com/vtpmctl/vtpmctl/internal/quote"
 )
 
 // ModeChangeVerdict says whether a guest can reach a secret security mode.
@@ -69,7 +67,10 @@ type ModeChangePlan struct {
 	Refusal string `json:"refusal,omitempty"`
 	// Flavors are the catalog flavors a resize may target, by name.
 	Flavors []string `json:"target_flavors"`
-	// CreateFlavor is the command that makes a fitting flavor when none does.
+	// NewFlavor is the flavor to create when none fits (ModeChangeNoFlavor).
+	NewFlavor *NewFlavor `json:"-"`
+	// CreateFlavor is the command that makes NewFlavor: a caller's words
+	// for it (the CLI's own command line), filled by that caller.
 	CreateFlavor string   `json:"create_flavor,omitempty"`
 	Needs        []string `json:"needs"`
 	Secret       string   `json:"secret,omitempty"`
@@ -110,18 +111,12 @@ func PlanModeChange(in ModeChangeInput) ModeChangePlan {
 	p.Flavors = fittingFlavors(in, d)
 	p.Verdict = ModeChangeResize
 	if len(p.Flavors) == 0 {
-		var notes []string
 		p.Verdict = ModeChangeNoFlavor
-		p.CreateFlavor, notes = createCommand(in, d)
-		p.Needs = append(p.Needs, notes...)
+		p.NewFlavor = newFlavor(in, d)
 		if other := otherSpecs(in.Flavor.ExtraSpecs); len(other) > 0 {
 			// flavor create writes only the vTPM specs: the rest would be lost
 			p.Needs = append(p.Needs, "the new flavor also needs the current flavor's other extra specs: "+strings.Join(other, " "))
 		}
-	}
-	if in.Ephemeral > 0 && p.Verdict == ModeChangeNoFlavor {
-		// flavor create makes no ephemeral disk: the resize would fail
-		p.Needs = append(p.Needs, fmt.Sprintf("the new flavor needs an ephemeral disk of at least %d GB (the libvirt driver refuses a smaller one; vtpmctl flavor create makes none: openstack flavor create --ephemeral)", in.Ephemeral))
 	}
 	p.Needs = append(p.Needs, "hosts reporting "+in.To.Trait()+" (tpm_secret_security_filter requires it)")
 	// libvirt driver _get_or_create_secret_for_vtpm reads the Barbican
@@ -175,32 +170,34 @@ func fittingFlavors(in ModeChangeInput, d Decision) []string {
 	return out
 }
 
-// createCommand is the vtpmctl flavor create line for a fitting flavor,
-// meant to be pasted into a shell: every value from the cloud is quoted,
-// and a name with control characters gets no line (one command would
-// read as several) but a note. flavor create makes a public flavor
-// unless told --private, so a private source flavor says so.
-func createCommand(in ModeChangeInput, d Decision) (string, []string) {
-	var notes []string
-	name := in.Flavor.Name + "-" + string(in.To)
-	if quote.HasControl(name) || quote.HasControl(d.Version) || quote.HasControl(d.Model) {
-		return "", []string{"no flavor create line: the flavor name " + quote.Shell(quote.OneLine(in.Flavor.Name)) + " has control characters; create the flavor by hand"}
-	}
-	cmd := "vtpmctl flavor create " + quote.Shell(name)
+// NewFlavor is a flavor that would fit a guest's resize into another
+// secret security mode: its size (when known), access and vTPM request.
+type NewFlavor struct {
+	Name   string
+	Source string // the guest's current flavor, by name
+	// VCPUs, RAM (MB) and Disk (GB) are the current flavor's, when
+	// SizeKnown (a deleted flavor leaves them unknown).
+	VCPUs, RAM, Disk int
+	SizeKnown        bool
+	// Private: the current flavor is private, so the new one is too and
+	// needs the same project access. AccessUnknown: the current flavor
+	// is not in the flavor list, so whether it was private is unknown.
+	Private, AccessUnknown bool
+	TPMVersion, TPMModel   string
+	SecretSecurity         SecretMode
+	// Ephemeral is the ephemeral disk (GB) the new flavor needs: the
+	// libvirt driver refuses a resize to a smaller one.
+	Ephemeral int
+}
+
+func newFlavor(in ModeChangeInput, d Decision) *NewFlavor {
+	f := &NewFlavor{Name: in.Flavor.Name + "-" + string(in.To), Source: in.Flavor.Name, SizeKnown: in.SizeKnown,
+		Private: in.AccessKnown && !in.Flavor.IsPublic, AccessUnknown: !in.AccessKnown,
+		TPMVersion: d.Version, TPMModel: d.Model, SecretSecurity: in.To, Ephemeral: in.Ephemeral}
 	if in.SizeKnown {
-		cmd += fmt.Sprintf(" --vcpus %d --ram %d --disk %d", in.Flavor.VCPUs, in.Flavor.RAM, in.Flavor.Disk)
-	} else {
-		cmd += " --vcpus N --ram MB --disk GB"
+		f.VCPUs, f.RAM, f.Disk = in.Flavor.VCPUs, in.Flavor.RAM, in.Flavor.Disk
 	}
-	switch {
-	case !in.AccessKnown:
-		notes = append(notes, "the access of flavor "+quote.Shell(in.Flavor.Name)+" is unknown (not in the flavor list): if it was private, add --private and a --project for each project that had access")
-	case !in.Flavor.IsPublic:
-		cmd += " --private"
-		notes = append(notes, "flavor "+quote.Shell(in.Flavor.Name)+" is private: copy its project access to the new flavor (a --project for each project in its access list)")
-	}
-	cmd += " --tpm-version " + quote.Shell(d.Version) + " --tpm-model " + quote.Shell(d.Model) + " --secret-security " + quote.Shell(string(in.To))
-	return cmd, notes
+	return f
 }
 
 // otherSpecs are a flavor's extra specs outside the vTPM request, sorted.

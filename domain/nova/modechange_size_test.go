@@ -2,7 +2,6 @@ package nova
 
 import (
 	"reflect"
-	"strings"
 	"testing"
 )
 
@@ -34,8 +33,8 @@ func TestPlanModeChangeDisks(t *testing.T) {
 			if !reflect.DeepEqual(p.Flavors, c.flavors) {
 				t.Errorf("flavors %v, want %v", p.Flavors, c.flavors)
 			}
-			if got := strings.Contains(strings.Join(p.Needs, "\n"), "ephemeral disk of at least 20 GB"); got != c.ephNeed {
-				t.Errorf("needs %q", p.Needs)
+			if got := p.NewFlavor != nil && p.NewFlavor.Ephemeral == 20; got != c.ephNeed {
+				t.Errorf("new flavor %+v", p.NewFlavor)
 			}
 		})
 	}

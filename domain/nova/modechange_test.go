@@ -38,7 +38,7 @@ func TestPlanModeChange(t *testing.T) {
 		verdict   ModeChangeVerdict
 		allowed   bool
 		flavors   []string
-		create    string
+		create    *NewFlavor
 	}{
 		{name: "before 2026.1 there are no modes", rel: Flamingo, cur: userF, sizeKnown: true, to: SecretHost, cands: catalog, verdict: ModeChangeNoModes},
 		{name: "user to host: same version/model, target mode, not smaller", rel: Gazpacho, cur: userF, sizeKnown: true, to: SecretHost, cands: catalog,
@@ -51,7 +51,7 @@ func TestPlanModeChange(t *testing.T) {
 			verdict: ModeChangeResize, allowed: true, flavors: []string{"w1", "w1-user"}},
 		{name: "user to host: no flavor, the create command", rel: Gazpacho, cur: userF, sizeKnown: true, to: SecretHost, cands: []CloudFlavor{userF, tisHost, smallDisk},
 			verdict: ModeChangeNoFlavor, allowed: true, flavors: []string{},
-			create: "vtpmctl flavor create w1-host --vcpus 4 --ram 8192 --disk 80 --tpm-version 2.0 --tpm-model tpm-crb --secret-security host"},
+			create: &NewFlavor{Name: "w1-host", Source: "w1", VCPUs: 4, RAM: 8192, Disk: 80, SizeKnown: true, AccessUnknown: true, TPMVersion: "2.0", TPMModel: "tpm-crb", SecretSecurity: SecretHost}},
 		{name: "image sets the version: flavor without it fits", rel: Gazpacho, cur: cfl("i1", 2, 4096, 40), sizeKnown: true, image: im("hw_tpm_version=2.0"), to: SecretHost,
 			cands: []CloudFlavor{plainHost, tisHost}, verdict: ModeChangeResize, allowed: true, flavors: []string{"plain-host", "w1-host-tis"}},
 		{name: "user to deployment refused", rel: Gazpacho, cur: userF, sizeKnown: true, to: SecretDeployment, cands: catalog, verdict: ModeChangeRefused, flavors: []string{}},
@@ -63,8 +63,8 @@ func TestPlanModeChange(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			p := PlanModeChange(ModeChangeInput{Release: c.rel, Flavor: c.cur, SizeKnown: c.sizeKnown, Image: c.image, To: c.to, Candidates: c.cands})
-			if p.Verdict != c.verdict || p.ResizeAllowed != c.allowed || p.CreateFlavor != c.create {
-				t.Fatalf("got verdict %s allowed %v create %q, want %s %v %q", p.Verdict, p.ResizeAllowed, p.CreateFlavor, c.verdict, c.allowed, c.create)
+			if p.Verdict != c.verdict || p.ResizeAllowed != c.allowed || !reflect.DeepEqual(p.NewFlavor, c.create) {
+				t.Fatalf("got verdict %s allowed %v create %+v, want %s %v %+v", p.Verdict, p.ResizeAllowed, p.NewFlavor, c.verdict, c.allowed, c.create)
 			}
 			if c.flavors != nil && !reflect.DeepEqual(p.Flavors, c.flavors) {
 				t.Errorf("flavors %v, want %v", p.Flavors, c.flavors)

@@ -5,21 +5,9 @@ import (
 	"strings"
 )
 
-// A Release is also a flag value and a JSON/YAML string ("2024.2"), so
-// every command reads and writes it the same way.
-
-// Set parses a flag value (flag.Value).
-func (r *Release) Set(s string) error {
-	v, err := ParseRelease(s)
-	if err != nil {
-		return err
-	}
-	*r = v
-	return nil
-}
-
-// Get returns the release (flag.Getter).
-func (r *Release) Get() any { return *r }
+// A Release is a JSON/YAML string ("2024.2"), so every result and file
+// reads and writes it the same way (the CLI's flags parse it with
+// ParseRelease too).
 
 // MarshalText writes the name users type; unknown is empty.
 func (r Release) MarshalText() ([]byte, error) {
@@ -35,15 +23,22 @@ func (r *Release) UnmarshalText(b []byte) error {
 		*r = ReleaseUnknown
 		return nil
 	}
-	return r.Set(string(b))
+	v, err := ParseRelease(string(b))
+	if err != nil {
+		return err
+	}
+	*r = v
+	return nil
 }
 
 // ReleaseEvidence is what can tell the release, strongest first: the
 // user's flag, the nova package installed on the host, the cloud's compute
 // API maximum microversion.
 type ReleaseEvidence struct {
-	Flag      Release
-	FlagName  string // "--nova-release" unless set
+	Flag Release
+	// Field is the request field Flag fills (FieldRelease unless set):
+	// errors and hints name it, and each caller spells it its own way.
+	Field     Field
 	Installed Release
 	Cloud     *Detection
 }
@@ -52,40 +47,49 @@ type ReleaseEvidence struct {
 // leaves open, and how it was settled.
 type ResolvedRelease struct {
 	Release    Release
-	Candidates []Release // oldest first; one when settled
-	source     string
+	Candidates []Release     // oldest first; one when settled
+	given      bool          // Release is the caller's field, not evidence
+	cloudMax   *Microversion // the cloud's compute API maximum, when asked too
+	installed  bool          // Release is the installed nova package's
 	det        *Detection
-	flag       string // the caller's flag that settles the release
+	field      Field // the caller's field that settles the release
 }
 
-// ReleaseUnknownError: nothing told the release. Flag is the caller's
-// flag that would (each command names its own: --nova-release, --from).
-type ReleaseUnknownError struct{ Flag string }
+// ReleaseUnknownError: nothing told the release. Field is the caller's
+// field that would (each command spells its own).
+type ReleaseUnknownError struct{ Field Field }
 
-func (e *ReleaseUnknownError) Error() string {
-	return fmt.Sprintf("the Nova release is unknown: pass %s (e.g. zed, 2024.2)", e.Flag)
+// Message spells the error with name(field), as FieldError.Message does.
+func (e *ReleaseUnknownError) Message(name func(Field) string) string {
+	return fmt.Sprintf("the Nova release is unknown: pass %s (e.g. zed, 2024.2)", name(e.Field))
 }
+
+func (e *ReleaseUnknownError) Error() string { return e.Message(fieldItself) }
+
+// fieldItself names a field as itself (callers with flags use Message).
+func fieldItself(f Field) string { return string(f) }
 
 // ResolveRelease settles the release from the evidence. With nothing to
 // go on it is an error naming the flag.
 func ResolveRelease(ev ReleaseEvidence) (ResolvedRelease, error) {
-	flag := ev.FlagName
-	if flag == "" {
-		flag = "--nova-release"
+	field := ev.Field
+	if field == "" {
+		field = FieldRelease
 	}
 	switch {
 	case ev.Flag != ReleaseUnknown:
-		r := ResolvedRelease{Release: ev.Flag, Candidates: []Release{ev.Flag}, source: "given by " + flag, flag: flag}
+		r := ResolvedRelease{Release: ev.Flag, Candidates: []Release{ev.Flag}, given: true, field: field}
 		if ev.Cloud != nil {
-			r.source += fmt.Sprintf("; the cloud's compute API maximum is %s", ev.Cloud.MaxMicroversion)
+			max := ev.Cloud.MaxMicroversion
+			r.cloudMax = &max
 		}
 		return r, nil
 	case ev.Installed != ReleaseUnknown:
-		return ResolvedRelease{Release: ev.Installed, Candidates: []Release{ev.Installed}, source: "the installed nova package", flag: flag}, nil
+		return ResolvedRelease{Release: ev.Installed, Candidates: []Release{ev.Installed}, installed: true, field: field}, nil
 	case ev.Cloud != nil && len(ev.Cloud.Candidates) > 0:
-		return ResolvedRelease{Release: ev.Cloud.Newest(), Candidates: ev.Cloud.Candidates, det: ev.Cloud, flag: flag}, nil
+		return ResolvedRelease{Release: ev.Cloud.Newest(), Candidates: ev.Cloud.Candidates, det: ev.Cloud, field: field}, nil
 	}
-	return ResolvedRelease{}, &ReleaseUnknownError{Flag: flag}
+	return ResolvedRelease{}, &ReleaseUnknownError{Field: field}
 }
 
 // UpgradeFrom is the release an upgrade to `to` starts from, and whether
@@ -142,8 +146,21 @@ func (r ResolvedRelease) Context() ReleaseContext {
 // candidates give different answers to the caller's question (nil: the
 // vTPM rules at all, RulesDiffer).
 func (r ResolvedRelease) Note(differ func(a, b Release) bool) string {
-	if r.det == nil {
-		return r.source
+	return r.NoteIn(differ, fieldItself)
+}
+
+// NoteIn is Note with the caller's field spelled name(field): a command
+// says its flag.
+func (r ResolvedRelease) NoteIn(differ func(a, b Release) bool, name func(Field) string) string {
+	switch {
+	case r.given && r.cloudMax != nil:
+		return fmt.Sprintf("given by %s; the cloud's compute API maximum is %s", r.name(name), *r.cloudMax)
+	case r.given:
+		return "given by " + r.name(name)
+	case r.installed:
+		return "the installed nova package"
+	case r.det == nil:
+		return ""
 	}
 	d := r.det
 	names := make([]string, len(d.Candidates))
@@ -158,7 +175,7 @@ func (r ResolvedRelease) Note(differ func(a, b Release) bool) string {
 	case !r.differ(differ):
 		return fmt.Sprintf("compute API maximum %s is shared by %s; their vTPM rules give the same answer here", d.MaxMicroversion, strings.Join(names, " and "))
 	}
-	return fmt.Sprintf("compute API maximum %s is shared by %s, whose vTPM rules differ for this request; assuming %s — pass %s to settle", d.MaxMicroversion, strings.Join(names, " and "), r.Release, r.settle())
+	return fmt.Sprintf("compute API maximum %s is shared by %s, whose vTPM rules differ for this request; assuming %s — pass %s to settle", d.MaxMicroversion, strings.Join(names, " and "), r.Release, r.name(name))
 }
 
 // Warning is the line every command prints when the open candidates
@@ -170,13 +187,21 @@ func (r ResolvedRelease) Warning(differ func(a, b Release) bool) string {
 	return r.Note(differ)
 }
 
-// settle is the flag the caller named; --nova-release for a result built
-// without ResolveRelease.
-func (r ResolvedRelease) settle() string {
-	if r.flag == "" {
-		return "--nova-release"
+// WarningIn is Warning with the caller's field spelled name(field).
+func (r ResolvedRelease) WarningIn(differ func(a, b Release) bool, name func(Field) string) string {
+	if !r.Ambiguous() || !r.differ(differ) {
+		return ""
 	}
-	return r.flag
+	return r.NoteIn(differ, name)
+}
+
+// name spells the field that settles the release: the caller's, or
+// FieldRelease for a result built without ResolveRelease.
+func (r ResolvedRelease) name(name func(Field) string) string {
+	if r.field == "" {
+		return name(FieldRelease)
+	}
+	return name(r.field)
 }
 
 func (r ResolvedRelease) differ(differ func(a, b Release) bool) bool {

@@ -17,19 +17,19 @@ func TestResolveRelease(t *testing.T) {
 		wantErr    bool
 		candidates int
 	}{
-		{"flag wins over everything", ReleaseEvidence{Flag: Zed, Installed: Epoxy, Cloud: det(Microversion{2, 96})}, Zed, "", "given by --nova-release; the cloud's compute API maximum is 2.96", false, 1},
+		{"flag wins over everything", ReleaseEvidence{Flag: Zed, Installed: Epoxy, Cloud: det(Microversion{2, 96})}, Zed, "", "given by nova_release; the cloud's compute API maximum is 2.96", false, 1},
 		{"installed package", ReleaseEvidence{Installed: Epoxy, Cloud: det(Microversion{2, 93})}, Epoxy, "", "installed nova package", false, 1},
 		{"cloud, unique", ReleaseEvidence{Cloud: det(Microversion{2, 93})}, Zed, "", "detected from the compute API maximum microversion 2.93", false, 1},
 		{"2.96: rules differ", ReleaseEvidence{Cloud: det(Microversion{2, 96})}, Dalmatian, "whose vTPM rules differ", "assuming 2024.2", false, 2},
 		{"2.100: same rules, no warning", ReleaseEvidence{Cloud: det(Microversion{2, 100})}, Flamingo, "", "give the same answer here", false, 2},
-		{"2.87: Ussuri has no vTPM", ReleaseEvidence{Cloud: det(Microversion{2, 87})}, Victoria, "Ussuri", "pass --nova-release", false, 2},
+		{"2.87: Ussuri has no vTPM", ReleaseEvidence{Cloud: det(Microversion{2, 87})}, Victoria, "Ussuri", "pass nova_release", false, 2},
 		{"development build", ReleaseEvidence{Cloud: det(Microversion{2, 102})}, Gazpacho, "", "development build", false, 1},
-		{"nothing", ReleaseEvidence{FlagName: "--from"}, ReleaseUnknown, "", "", true, 0},
+		{"nothing", ReleaseEvidence{Field: FieldFromRelease}, ReleaseUnknown, "", "", true, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, err := ResolveRelease(tc.ev)
 			if tc.wantErr {
-				if err == nil || !strings.Contains(err.Error(), "--from") {
+				if err == nil || !strings.Contains(err.Error(), "from_release") {
 					t.Fatalf("err %v", err)
 				}
 				return
@@ -52,7 +52,7 @@ func TestResolveRelease(t *testing.T) {
 	}
 }
 
-func TestReleaseTextAndFlag(t *testing.T) {
+func TestReleaseText(t *testing.T) {
 	var v struct {
 		R Release `json:"r"`
 		U Release `json:"u"`
@@ -67,10 +67,6 @@ func TestReleaseTextAndFlag(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"r":"victoria2"}`), &v); err == nil {
 		t.Error("unknown release accepted")
 	}
-	var f Release
-	if err := f.Set("26"); err != nil || f != Zed || f.Get() != Zed {
-		t.Errorf("Set: %v %v", f, err)
-	}
 }
 
 func TestReleaseLabel(t *testing.T) {
@@ -82,18 +78,27 @@ func TestReleaseLabel(t *testing.T) {
 	}
 }
 
-// TestReleaseFlagNamedByCaller: what to pass is the caller's flag, in the
-// error and in the note (upgrade check's is --from, not --nova-release).
-func TestReleaseFlagNamedByCaller(t *testing.T) {
-	_, err := ResolveRelease(ReleaseEvidence{FlagName: "--from"})
+// TestReleaseFieldNamedByCaller: what to pass is the caller's field, in
+// the error and in the note, spelled as the caller spells it (upgrade
+// check's is its --from, not the release every other command takes).
+func TestReleaseFieldNamedByCaller(t *testing.T) {
+	spell := func(f Field) string { return "<" + string(f) + ">" }
+	_, err := ResolveRelease(ReleaseEvidence{Field: FieldFromRelease})
 	var ue *ReleaseUnknownError
-	if !errors.As(err, &ue) || ue.Flag != "--from" || !strings.Contains(err.Error(), "pass --from") {
+	if !errors.As(err, &ue) || ue.Field != FieldFromRelease || ue.Message(spell) != "the Nova release is unknown: pass <from_release> (e.g. zed, 2024.2)" {
 		t.Errorf("unknown: %v", err)
 	}
 	d := DetectRelease(Microversion{2, 96})
-	r, _ := ResolveRelease(ReleaseEvidence{FlagName: "--from", Cloud: &d})
-	if w := r.Warning(nil); !strings.Contains(w, "pass --from to settle") || strings.Contains(w, "--nova-release") {
+	r, _ := ResolveRelease(ReleaseEvidence{Field: FieldFromRelease, Cloud: &d})
+	if w := r.WarningIn(nil, spell); !strings.HasSuffix(w, "pass <from_release> to settle") {
 		t.Errorf("warning %q", w)
+	}
+	if n := r.NoteIn(nil, spell); n != r.WarningIn(nil, spell) {
+		t.Errorf("note %q", n)
+	}
+	g, _ := ResolveRelease(ReleaseEvidence{Flag: Zed})
+	if n := g.NoteIn(nil, spell); n != "given by <nova_release>" {
+		t.Errorf("given: %q", n)
 	}
 }
 

@@ -114,7 +114,7 @@ func Decide(flavor Flavor, image Image, rel Release) Decision {
 		}
 		if !mode.Known() {
 			d.VTPM, d.Version, d.VersionFrom, d.Model, d.ModelFrom = false, "", "", "", ""
-			d.Error = &Refusal{Kind: KindUnsupportedSecretSec, Exception: "NoValidHost",
+			d.Error = &Refusal{Kind: KindUnsupportedSecretSec, Exception: ExceptionNoValidHost,
 				Message:    fmt.Sprintf("No valid host was found. Scheduling failed: TPM secret security '%s' is not supported.", mode),
 				Stage:      StageScheduling,
 				HTTPStatus: 500}
@@ -193,13 +193,13 @@ func ValidateExtraSpec(key, value string, rel Release) *Refusal {
 	// hw is a registered namespace, so a key the release does not know is
 	// refused as unknown rather than stored.
 	if !rel.SupportsVTPM() || (key == FlavorTPMSecretSecurity && !rel.HasSecretSecurity()) {
-		return &Refusal{Kind: KindUnknownExtraSpec, Exception: "ValidationError", Stage: StageFlavorUpdate, HTTPStatus: 400,
+		return &Refusal{Kind: KindUnknownExtraSpec, Exception: ExceptionValidationError, Stage: StageFlavorUpdate, HTTPStatus: 400,
 			Message: fmt.Sprintf("Validation failed; extra spec '%s' does not appear to be a valid extra spec.", key)}
 	}
 	if contains(allowed, value) {
 		return nil
 	}
-	return &Refusal{Kind: KindInvalidExtraSpec, Exception: "ValidationError", Stage: StageFlavorUpdate, HTTPStatus: 400,
+	return &Refusal{Kind: KindInvalidExtraSpec, Exception: ExceptionValidationError, Stage: StageFlavorUpdate, HTTPStatus: 400,
 		Message: fmt.Sprintf("Validation failed; '%s' is not one of: %s.", value, strings.Join(allowed, ", "))}
 }
 
@@ -213,7 +213,7 @@ func imageMetaError(ip map[string]string) *Refusal {
 			allowed = TPMVersions
 		}
 		if v, ok := ip[k]; ok && !contains(allowed, v) {
-			return &Refusal{Kind: KindInvalidImageMetadata, Exception: "InvalidRequest", Stage: StageServerCreate, HTTPStatus: 400,
+			return &Refusal{Kind: KindInvalidImageMetadata, Exception: ExceptionInvalidRequest, Stage: StageServerCreate, HTTPStatus: 400,
 				Message: fmt.Sprintf("Invalid image metadata. Error: Field value %s is invalid", v)}
 		}
 	}
@@ -221,7 +221,7 @@ func imageMetaError(ip map[string]string) *Refusal {
 }
 
 func invalid(kind ErrorKind, msg string) *Refusal {
-	return &Refusal{Kind: kind, Exception: "Invalid", Message: msg, Stage: StageScheduling, HTTPStatus: 400}
+	return &Refusal{Kind: kind, Exception: ExceptionInvalid, Message: msg, Stage: StageScheduling, HTTPStatus: 400}
 }
 
 // rawValue reads hw:<key> and hw_<key>; Nova treats "" as unset (truthiness).

@@ -54,13 +54,13 @@ func DecideVolume(f Flavor, v BootVolume, rel Release) Decision {
 	name := DisplayName(v.Name, v.ID)
 	if !v.Bootable {
 		return Decision{Release: rel, RequiredTraits: []string{}, Unsupported: []Operation{}, Notes: []string{},
-			Error: &Refusal{Kind: KindVolumeNotBootable, Exception: "InvalidBDMVolumeNotBootable",
+			Error: &Refusal{Kind: KindVolumeNotBootable, Exception: ExceptionVolumeNotBootable,
 				Message: fmt.Sprintf("Block Device %s is not bootable.", v.ID), Stage: StageServerCreate, HTTPStatus: 400}}
 	}
 	d := Decide(f, Image{Name: "(volume " + name + ")", Properties: VolumeBootProperties(v.ImageMetadata)}, rel)
 	if d.Error != nil && d.Error.Kind == KindFlavorImageConflict && rel.SupportsVTPM() {
 		meant := d.Error.Message
-		d.Error = &Refusal{Kind: KindFlavorImageConflict, Exception: "NotImplementedError",
+		d.Error = &Refusal{Kind: KindFlavorImageConflict, Exception: ExceptionNotImplementedError,
 			Message: "NotImplementedError", Stage: StageScheduling, HTTPStatus: 500}
 		d.Notes = append(d.Notes, "Nova means: "+meant+
 			" For a server booted from a volume it cannot say so: the image metadata it builds from the volume has no name, formatting the message raises NotImplementedError (Cannot load 'name' in the base class), and the fault shows only that class name")

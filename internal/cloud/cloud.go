@@ -40,10 +40,36 @@ type Options struct {
 }
 
 // ConfigError is a problem with the user's configuration, not with the
-// cloud: the CLI reports it as a usage error (exit 2).
-type ConfigError struct{ Msg string }
+// cloud: the CLI reports it as a usage error (exit 2). When an Option
+// is at fault its words stand around it (Msg, then the option, then
+// After), so a caller spells the option its own way (Message).
+type ConfigError struct {
+	Msg    string
+	Option Option
+	After  string
+}
 
-func (e *ConfigError) Error() string { return e.Msg }
+// Option is a connection setting, named apart from how a caller spells
+// it (the CLI's --os-cloud, --timeout, --os-cacert).
+type Option string
+
+const (
+	OptionCloud   Option = "cloud"
+	OptionTimeout Option = "timeout"
+	OptionCACert  Option = "cacert"
+)
+
+// Message spells the error with name(option).
+func (e *ConfigError) Message(name func(Option) string) string {
+	if e.Option == "" {
+		return e.Msg
+	}
+	return e.Msg + name(e.Option) + e.After
+}
+
+func (e *ConfigError) Error() string {
+	return e.Message(func(o Option) string { return string(o) })
+}
 
 // Session is an authenticated connection.
 type Session struct {
@@ -97,31 +123,31 @@ func Connect(ctx context.Context, o Options) (*Session, error) {
 	if name != "" {
 		file := foundCloudsFile()
 		if file == "" {
-			return nil, &ConfigError{fmt.Sprintf("cloud %q: no clouds.yaml found (looked in %s)", name, strings.Join(SearchPaths(), ", "))}
+			return nil, &ConfigError{Msg: fmt.Sprintf("cloud %q: no clouds.yaml found (looked in %s)", name, strings.Join(SearchPaths(), ", "))}
 		}
 		clouds, err := clientconfig.LoadCloudsYAML()
 		if err != nil {
-			return nil, &ConfigError{fmt.Sprintf("%s: %v", file, err)}
+			return nil, &ConfigError{Msg: fmt.Sprintf("%s: %v", file, err)}
 		}
 		if _, ok := clouds[name]; !ok {
 			secure, _ := clientconfig.LoadSecureCloudsYAML()
 			if _, ok := secure[name]; !ok {
-				return nil, &ConfigError{fmt.Sprintf("cloud %q not found in %s (clouds there: %s)", name, file, strings.Join(sortedKeys(clouds), ", "))}
+				return nil, &ConfigError{Msg: fmt.Sprintf("cloud %q not found in %s (clouds there: %s)", name, file, strings.Join(sortedKeys(clouds), ", "))}
 			}
 		}
 		c, err = clientconfig.GetCloudFromYAML(copts)
 		if err != nil {
-			return nil, &ConfigError{fmt.Sprintf("cloud %q in %s: %v", name, file, err)}
+			return nil, &ConfigError{Msg: fmt.Sprintf("cloud %q in %s: %v", name, file, err)}
 		}
 	} else if os.Getenv("OS_AUTH_URL") == "" {
-		return nil, &ConfigError{fmt.Sprintf("no cloud configured: pass --os-cloud NAME or set OS_CLOUD to an entry of clouds.yaml (looked in %s), or set OS_AUTH_URL and the other OS_* variables", strings.Join(SearchPaths(), ", "))}
+		return nil, &ConfigError{Msg: "no cloud configured: pass ", Option: OptionCloud, After: fmt.Sprintf(" NAME or set OS_CLOUD to an entry of clouds.yaml (looked in %s), or set OS_AUTH_URL and the other OS_* variables", strings.Join(SearchPaths(), ", "))}
 	} else {
 		c = &clientconfig.Cloud{}
 	}
 
 	ao, err := clientconfig.AuthOptions(copts)
 	if err != nil {
-		return nil, &ConfigError{fmt.Sprintf("cloud %q: %v", name, err)}
+		return nil, &ConfigError{Msg: fmt.Sprintf("cloud %q: %v", name, err)}
 	}
 	ao.AllowReauth = true
 	// a person may choose these, so they may be words; a token is random
@@ -130,7 +156,7 @@ func Connect(ctx context.Context, o Options) (*Session, error) {
 	}
 	RegisterSecret(ao.TokenID)
 	if o.Timeout <= 0 {
-		return nil, &ConfigError{fmt.Sprintf("--timeout %s: must be positive (a request without a deadline can hang for ever)", o.Timeout)}
+		return nil, &ConfigError{Option: OptionTimeout, After: fmt.Sprintf(" %s: must be positive (a request without a deadline can hang for ever)", o.Timeout)}
 	}
 
 	tlsConf, err := tlsConfig(c, o)
@@ -139,7 +165,7 @@ func Connect(ctx context.Context, o Options) (*Session, error) {
 	}
 	pc, err := openstack.NewClient(ao.IdentityEndpoint)
 	if err != nil {
-		return nil, &ConfigError{Scrub(fmt.Sprintf("cloud %q: auth_url %q: %v", name, ao.IdentityEndpoint, err))}
+		return nil, &ConfigError{Msg: Scrub(fmt.Sprintf("cloud %q: auth_url %q: %v", name, ao.IdentityEndpoint, err))}
 	}
 	pc.HTTPClient = httpClient(tlsConf, o)
 	pc.UserAgent.Prepend(userAgent(o.Version))
@@ -187,13 +213,13 @@ func tlsConfig(c *clientconfig.Cloud, o Options) (*tls.Config, error) {
 		}
 		fh, err := infile.Open(f.path, 16<<20)
 		if err != nil {
-			return nil, &ConfigError{fmt.Sprintf("TLS settings: %s: %v", f.what, err)}
+			return nil, &ConfigError{Msg: fmt.Sprintf("TLS settings: %s: %v", f.what, err)}
 		}
 		fh.Close()
 	}
 	conf, err := clientconfig.PrepareTLSConfig("OS_", c)
 	if err != nil {
-		return nil, &ConfigError{fmt.Sprintf("TLS settings: %v", err)}
+		return nil, &ConfigError{Msg: fmt.Sprintf("TLS settings: %v", err)}
 	}
 	if conf == nil {
 		conf = &tls.Config{}
@@ -203,11 +229,11 @@ func tlsConfig(c *clientconfig.Cloud, o Options) (*tls.Config, error) {
 		// /dev/zero fill memory; a CA bundle is well under 16 MiB.
 		pem, err := infile.ReadFile(o.CACert, 16<<20)
 		if err != nil {
-			return nil, &ConfigError{fmt.Sprintf("--os-cacert: %v", err)}
+			return nil, &ConfigError{Option: OptionCACert, After: fmt.Sprintf(": %v", err)}
 		}
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(pem) {
-			return nil, &ConfigError{fmt.Sprintf("--os-cacert %s: no PEM certificate in it", o.CACert)}
+			return nil, &ConfigError{Option: OptionCACert, After: fmt.Sprintf(" %s: no PEM certificate in it", o.CACert)}
 		}
 		conf.RootCAs = pool
 	}

@@ -86,11 +86,11 @@ func ProjectIDs(ctx context.Context, ks *gophercloud.ServiceClient, refs []strin
 		}
 		switch len(ps) {
 		case 0:
-			return nil, &ConfigError{fmt.Sprintf("no project named or with ID %q", ref)}
+			return nil, &ConfigError{Msg: fmt.Sprintf("no project named or with ID %q", ref)}
 		case 1:
 			out = append(out, ps[0].ID)
 		default:
-			return nil, &ConfigError{fmt.Sprintf("%d projects are named %q (in different domains); use an ID", len(ps), ref)}
+			return nil, &ConfigError{Msg: fmt.Sprintf("%d projects are named %q (in different domains); use an ID", len(ps), ref)}
 		}
 	}
 	return out, nil

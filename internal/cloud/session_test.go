@@ -116,7 +116,7 @@ func TestConnectConfigErrors(t *testing.T) {
 			t.Setenv("OS_CLIENT_CONFIG_FILE", filepath.Join(t.TempDir(), "none.yaml"))
 			return Options{Cloud: "fake", Timeout: time.Second}
 		}, "no clouds.yaml found"},
-		{"timeout", func(t *testing.T) Options { return Options{Cloud: "fake", Timeout: -time.Second} }, "--timeout"},
+		{"timeout", func(t *testing.T) Options { return Options{Cloud: "fake", Timeout: -time.Second} }, "timeout -1s: must be positive"},
 		{"cacert", func(t *testing.T) Options { return Options{Cloud: "fake", Timeout: time.Second, CACert: notPEM} }, "no PEM certificate"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

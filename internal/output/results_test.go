@@ -7,8 +7,8 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/vtpmctl/vtpmctl/barbican"
-	"github.com/vtpmctl/vtpmctl/fleet"
+	"github.com/vtpmctl/vtpmctl/domain/fleet"
+	"github.com/vtpmctl/vtpmctl/domain/vtpmsecret"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 )
 
@@ -18,7 +18,7 @@ import (
 // fillings of the real types.
 func TestStreamResults(t *testing.T) {
 	r := rand.New(rand.NewSource(1))
-	for _, typ := range []reflect.Type{reflect.TypeFor[barbican.Result](), reflect.TypeFor[fleet.Result]()} {
+	for _, typ := range []reflect.Type{reflect.TypeFor[vtpmsecret.Result](), reflect.TypeFor[fleet.Result]()} {
 		if !output.Streams(reflect.Zero(typ).Interface()) {
 			t.Errorf("%v is marshalled whole", typ)
 		}

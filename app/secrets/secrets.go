@@ -1,0 +1,101 @@
+package secrets
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/gophercloud/gophercloud/v2"
+
+	"github.com/vtpmctl/vtpmctl/domain/vtpmsecret"
+	"github.com/vtpmctl/vtpmctl/internal/parallel"
+	"github.com/vtpmctl/vtpmctl/openstack/barbican"
+)
+
+// projectSecrets lists a project's vTPM secrets, each once (their ACLs
+// are read later, once every project's list is in: readACLs); why, when
+// not nil, is why the project cannot be audited.
+func projectSecrets(ctx context.Context, src Sources, project string) (secs []vtpmsecret.Secret, bad []string, why *vtpmsecret.NotAuditable) {
+	km, err := src.KeyManager(ctx, project)
+	switch {
+	case gophercloud.ResponseCodeIs(err, http.StatusUnauthorized):
+		return nil, nil, &vtpmsecret.NotAuditable{Kind: vtpmsecret.TokenRefused}
+	case err != nil:
+		return nil, nil, &vtpmsecret.NotAuditable{Kind: vtpmsecret.TokenFailed, Detail: oneLine(err)}
+	}
+	seen := map[string]bool{} // by secret ID (by ref for a ref that is no secret's)
+	err = barbican.ListSecrets(ctx, km, vtpmsecret.NamePrefix, src.API.HasConsumers(), func(s barbican.ListedSecret) {
+		inst, ok := vtpmsecret.InstanceOf(s.Name)
+		if !ok {
+			return // LIKE's _ matches any character; keep exact names only
+		}
+		id, ok := s.ID()
+		key := "id " + id
+		if !ok {
+			key = "ref " + s.SecretRef
+		}
+		if seen[key] {
+			return // offset paging over a list that changed meanwhile
+		}
+		seen[key] = true
+		if !ok {
+			// a secret_ref that is no secret's URL (…/payload, another
+			// host): named, never requested, and the project still audited
+			bad = append(bad, fmt.Sprintf("secret %q has a secret_ref that is not a secret's URL (%s): not audited", s.Name, s.SecretRef))
+			return
+		}
+		sec := vtpmsecret.Secret{ID: id, Ref: s.SecretRef, InstanceID: inst, ProjectID: project, CreatorID: s.CreatorID,
+			Type: s.SecretType, Status: s.Status, Created: s.Created}
+		if src.API.HasConsumers() {
+			sec.Consumers = append([]vtpmsecret.Consumer{}, s.Consumers...) // [] read, nil not asked
+		}
+		if !s.Expiration.IsZero() {
+			e := s.Expiration
+			sec.Expiration = &e
+		}
+		secs = append(secs, sec)
+	})
+	switch {
+	case gophercloud.ResponseCodeIs(err, http.StatusForbidden):
+		return nil, nil, &vtpmsecret.NotAuditable{Kind: vtpmsecret.ListRefused}
+	case err != nil:
+		return nil, nil, &vtpmsecret.NotAuditable{Kind: vtpmsecret.ListFailed, Detail: oneLine(err)}
+	}
+	return secs, bad, nil
+}
+
+// readACLs reads the ACL of each secret (of src.ACLInstances only, when
+// non-nil), every project's in one pool of src.Limit, each with its
+// project's client. A failed read (after the transport's retries) is
+// this secret's problem, reported on it; the rest is audited.
+func readACLs(ctx context.Context, src Sources, out []vtpmsecret.Secret, rep *reporter) {
+	var idx []int
+	for i := range out {
+		if src.ACLInstances == nil || src.ACLInstances[out[i].InstanceID] {
+			idx = append(idx, i)
+		}
+	}
+	rep.count(PhaseACLs, len(idx))
+	unread := parallel.Do(ctx, len(idx), src.Limit, func(ctx context.Context, j int) error {
+		defer rep.one()
+		s := &out[idx[j]]
+		km, err := src.KeyManager(ctx, s.ProjectID)
+		if err != nil { // the list had it; a cancelled run may not
+			s.ACLError = oneLine(err)
+			return nil
+		}
+		pa, err := barbican.ProjectAccess(ctx, km, s.ID)
+		if err != nil {
+			s.ACLError = oneLine(err)
+			s.ACLRefused = gophercloud.ResponseCodeIs(err, http.StatusForbidden)
+			return nil
+		}
+		s.ProjectAccess = &pa
+		return nil
+	})
+	for j, err := range unread { // never asked: the run was cancelled first
+		if err != nil {
+			out[idx[j]].ACLError = err.Error()
+		}
+	}
+}

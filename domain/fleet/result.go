@@ -1,0 +1,134 @@
+package fleet
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/internal/output"
+	"github.com/vtpmctl/vtpmctl/internal/result"
+)
+
+// Schema names the JSON of `hosts audit`.
+const Schema = "vtpmctl.hosts-audit/1"
+
+// HostsReportSchema names the JSON of `hosts report` ({"schema", "hosts":
+// [rows]}, one row per host check report).
+const HostsReportSchema = "vtpmctl.hosts-report/1"
+
+// Result is `hosts audit`: every host, its Placement traits, its
+// findings (Reports, in the order of Hosts) and the summary.
+type Result struct {
+	Schema string `json:"schema"`
+	nova.ReleaseContext
+	Summary Summary      `json:"summary"`
+	Hosts   []Host       `json:"hosts"`
+	Reports []HostReport `json:"reports"`
+	// Resolved is how the release was settled: the command prints its
+	// warning (a service knows no terminal).
+	Resolved nova.ResolvedRelease `json:"-"`
+	// DrainHint is how the caller's users ask for one host's drain view,
+	// in their words (the CLI: its command line); the table's drain
+	// footer points to it, and leaves the pointer out when it is empty.
+	DrainHint string `json:"-"`
+}
+
+// HostReport is the fleet's view of one host: the findings in the shape
+// of a host check report (the JSON of `hosts audit` has always been that
+// shape), plus what only the fleet knows.
+type HostReport struct {
+	hostcheck.Report
+	// AtRisk: the vTPM guests this host would strand if it died, since
+	// Nova refuses to evacuate them.
+	AtRisk []RiskGuest `json:"at_risk_guests,omitempty"`
+}
+
+func (r *HostReport) add(c hostcheck.Check) { r.Checks = append(r.Checks, c) }
+
+// RiskGuest is a vTPM guest on a host, as the fleet audit sees it.
+type RiskGuest struct {
+	ServerID string          `json:"server_id"`
+	Name     string          `json:"name"`
+	Owner    string          `json:"owner"`
+	Project  string          `json:"project"`
+	Mode     nova.SecretMode `json:"mode"`
+	// Evidence is what decided the vTPM: the inventory's (flavor, image,
+	// instance, volume), or host where the host's check report shows the
+	// vTPM domain of a server the APIs did not decide as a guest.
+	Evidence nova.Evidence `json:"evidence,omitempty"`
+	// Undecided or Unconfirmed, for a guest its host's report promoted:
+	// why the APIs did not decide it a guest (one of the two is set).
+	Undecided   nova.Undecided   `json:"undecided,omitempty"`
+	Unconfirmed nova.Unconfirmed `json:"unconfirmed,omitempty"`
+	// StateKept: whether its TPM survives a stop, from the host's report.
+	StateKept hostcheck.TriState `json:"vtpm_state_kept,omitempty"`
+	// BitLockerRisk and its reasons, from the host's check report
+	// (hostcheck.GuestBitLocker); unknown when it has none for the guest.
+	BitLockerRisk    hostcheck.Risk `json:"bitlocker_risk,omitempty"`
+	BitLockerReasons []string       `json:"bitlocker_reasons,omitempty"`
+	// Drain: how it leaves this host (live-migrate, cold-migrate, stays),
+	// and why (DecideDrain).
+	Drain       DrainAction `json:"drain,omitempty"`
+	DrainReason string      `json:"drain_reason,omitempty"`
+}
+
+// NewResult assembles the audit's result.
+func NewResult(rel nova.Release, hosts []Host, reports []HostReport, sum Summary) *Result {
+	return &Result{Schema: Schema, ReleaseContext: nova.ReleaseContext{Release: rel}, Summary: sum, Hosts: hosts, Reports: reports}
+}
+
+// Suites are the hosts' findings as JUnit suites: one per host.
+func (f *Result) Suites() []result.Suite {
+	reps := make([]hostcheck.Report, len(f.Reports))
+	for i := range f.Reports {
+		reps[i] = f.Reports[i].Report
+	}
+	return hostcheck.Suites(reps)
+}
+
+// Table is one row per host. By default one line a host at 100 columns:
+// its capabilities and its checks in short (checks, the table's alone);
+// hypervisor, traits and the findings' words (each a line) with -c, and
+// in value and csv as before.
+func (f *Result) Table() output.Table {
+	t := output.Table{Key: "hosts", Columns: []string{"host", "hypervisor", "state", "tpm_2_0", "crb", "host_mode", "traits", "findings", "checks"},
+		Default: []string{"host", "state", "tpm_2_0", "crb", "host_mode", "checks"}, TableOnly: []string{"checks"}}
+	for i, h := range f.Hosts {
+		var findings []string
+		if i < len(f.Reports) {
+			for _, c := range f.Reports[i].Checks {
+				if c.Status != hostcheck.Pass {
+					findings = append(findings, fmt.Sprintf("%s %s: %s", c.Status, c.ID, c.Message))
+				}
+			}
+		}
+		short := ""
+		if i < len(f.Reports) {
+			short = f.Reports[i].Short()
+		}
+		capab := CapabilityOf(f.Release, h.Traits)
+		t.Rows = append(t.Rows, output.Record{{Name: "host", Value: h.Host}, {Name: "hypervisor", Value: h.Hypervisor},
+			{Name: "state", Value: h.State + "/" + h.Status}, {Name: "tpm_2_0", Value: capab.TPM20}, {Name: "crb", Value: capab.CRB},
+			{Name: "host_mode", Value: capab.HostMode}, {Name: "traits", Value: h.Traits}, {Name: "findings", Value: findings}, {Name: "checks", Value: short}})
+	}
+	s := f.Summary
+	t.Footer = []string{fmt.Sprintf("%d host(s), %d up and enabled; can take TPM 2.0: %d, CRB: %d, host mode: %d; vTPM guests that cannot be evacuated: %d; failing: %d (scheduler: Nova %s)",
+		s.Hosts, s.Usable, s.TPM20, s.CRB, s.HostMode, s.AtRisk, s.Failing, nova.Label(f.Release, f.Candidates))}
+	if s.AtRisk > 0 && s.Drain != nil {
+		line := fmt.Sprintf("draining their hosts, vTPM guests would: live-migrate %d, cold-migrate %d, stay %d", s.Drain[DrainLive], s.Drain[DrainCold], s.Drain[DrainStays])
+		if f.DrainHint != "" {
+			line += " (" + f.DrainHint + ": each guest and why)"
+		}
+		t.Footer = append(t.Footer, line)
+	}
+	t.Footer = append(t.Footer, f.evidenceLines()...)
+	if s.BitLocker != nil {
+		var parts []string
+		for _, l := range hostcheck.RiskLevels {
+			parts = append(parts, fmt.Sprintf("%d %s", s.BitLocker[l], l))
+		}
+		t.Footer = append(t.Footer, "vTPM guests by BitLocker-recovery risk (from the host check reports): "+strings.Join(parts, ", "))
+	}
+	return t
+}

@@ -1,0 +1,189 @@
+package vtpmsecret
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/vtpmctl/vtpmctl/domain/nova"
+)
+
+// resolveServiceUser finds Nova's service user without asking where the
+// cloud tells: the caller's, else the one Keystone user named "nova",
+// else the one creator of every deployment-mode secret in the service
+// project (which then cannot catch a wrong owner, and says so). Its
+// Evidence names the caller's way to give it once Result.Name has it.
+func resolveServiceUser(f Facts) *ServiceUser {
+	if !HasDeployment(f.Guests) {
+		return nil
+	}
+	if f.ServiceUserID != "" {
+		return serviceUser(f.ServiceUserID, ServiceUserGiven, &worded{plain: "given by the caller", format: "%s"})
+	}
+	if len(f.NovaNamedUsers) == 1 {
+		const named = `the Keystone user named "nova" (the [service_user] username of the usual deployment tools`
+		return serviceUser(f.NovaNamedUsers[0], ServiceUserNovaNamed, &worded{plain: named + ")", before: named, format: "; pass %s if yours differs", after: ")"})
+	}
+	deployment := map[string]bool{}
+	for _, g := range f.Guests {
+		if g.Mode == nova.SecretDeployment {
+			deployment[g.ServerID] = true
+		}
+	}
+	creators := map[string]int{}
+	for _, s := range f.Secrets {
+		if deployment[s.InstanceID] && s.ProjectID == f.ServiceProject {
+			creators[s.CreatorID]++
+		}
+	}
+	why := fmt.Sprintf("%d Keystone users are named \"nova\"", len(f.NovaNamedUsers))
+	if len(creators) == 1 {
+		for id, n := range creators {
+			return serviceUser(id, ServiceUserOneCreator, appended(fmt.Sprintf("the creator of all %d deployment-mode secret(s) in the service project (%s): %s cannot catch a wrong owner this way", n, why, CheckSecretOwner), "; pass %s to check it"))
+		}
+	}
+	return serviceUser("", ServiceUserUnknown, appended(fmt.Sprintf("unknown: %s and the service project's deployment-mode secrets have %d creators", why, len(creators)), "; pass %s"))
+}
+
+func serviceUser(id string, source ServiceUserSource, evidence *worded) *ServiceUser {
+	return &ServiceUser{ID: id, Evidence: evidence.plain, Source: source, hinted: evidence}
+}
+
+// Audit matches guests and secrets. It is pure: every API answer is in f.
+func Audit(f Facts, now time.Time) Result {
+	byInstance := map[string][]Secret{}
+	for _, s := range f.Secrets {
+		byInstance[s.InstanceID] = append(byInstance[s.InstanceID], s)
+	}
+	promoted, why, undecided := f.promote()
+	f.Guests = append(f.Guests[:len(f.Guests):len(f.Guests)], promoted...)
+	res := Result{Undecided: undecided, Warnings: undecidedWarnings(undecided), Schema: ResultSchema, ReleaseContext: nova.ReleaseContext{Release: f.Release},
+		NotAuditable: map[string]NotAuditable{}, Guests: []GuestResult{}, Orphans: []Orphan{}, SkippedSecrets: f.SkippedSecrets}
+	if res.ServiceUser = resolveServiceUser(f); res.ServiceUser != nil {
+		f.ServiceUserID = res.ServiceUser.ID
+	}
+	for p, why := range f.NotAuditable {
+		res.NotAuditable[p] = why
+	}
+	known := map[string]bool{}
+	for _, g := range f.Guests {
+		known[g.ServerID] = true
+		gr := auditGuest(f, g, byInstance[g.ServerID], now)
+		gr.ProjectName, gr.OwnerName = f.ProjectNames[g.ProjectID], f.Users[g.UserID].Name
+		if p, ok := why[g.ServerID]; ok {
+			gr.Undecided, gr.Unconfirmed, gr.EvidenceReason = p.undecided, p.unconfirmed, p.words(g.Status)
+		}
+		res.Guests = append(res.Guests, gr)
+		switch {
+		case gr.Failed():
+			res.Summary.Failed++
+		case gr.NotAudited:
+		default:
+			res.Summary.OK++
+		}
+	}
+	for id, secs := range byInstance {
+		res.Orphans = append(res.Orphans, orphans(f, id, secs, known[id], now)...)
+	}
+	servers := map[string]string{}
+	for id, o := range f.OtherServers {
+		servers[id] = o.Name
+	}
+	for _, g := range f.Guests {
+		servers[g.ServerID] = g.Name
+	}
+	addProtection(f, &res, servers)
+	for i := range res.Orphans {
+		if o := &res.Orphans[i]; len(o.Consumers) > 0 {
+			o.Reason += protectedBy(o.Consumers)
+		}
+	}
+	// oldest first; the ID orders secrets created at once (the result is
+	// the same on every run)
+	sort.Slice(res.Orphans, func(i, j int) bool {
+		a, b := res.Orphans[i], res.Orphans[j]
+		if !a.Created.Equal(b.Created) {
+			return a.Created.Before(b.Created)
+		}
+		return a.ID < b.ID
+	})
+	res.Summary.Guests, res.Summary.Secrets = len(f.Guests), len(f.Secrets)
+	res.Summary.recountOrphans(res.Orphans)
+	res.Incomplete = append(append(append(res.Incomplete, f.ServerGaps...), f.ProjectGaps...), f.ReadGaps...)
+	res.Summary.NotAuditable = len(f.NotAuditable)
+	return res
+}
+
+// orphans are the secrets of one instance that are no guest's one
+// secret: a live server's, a gone instance's, an undetermined one's, or
+// a guest's duplicates (guest: the instance is an audited guest).
+func orphans(f Facts, id string, secs []Secret, guest bool, now time.Time) []Orphan {
+	var out []Orphan
+	other, exists := f.OtherServers[id]
+	switch {
+	case !guest && exists:
+		why := "server " + other.Name + " exists but asks for no vTPM (resized away? the secret may still be needed by a pending resize revert)"
+		if other.ImageUnknown {
+			why = "server " + other.Name + " exists, its image is deleted or not visible: its image properties may request this vTPM — audit it by hand, do not delete"
+		}
+		for _, s := range secs {
+			o := orphan(s, OrphanLive, why, now)
+			o.Live = true
+			out = append(out, o)
+		}
+	case !guest && f.CompleteServers:
+		for _, s := range secs {
+			out = append(out, orphan(s, OrphanGone, "instance "+id+" no longer exists: it is in no project's server list", now))
+		}
+	case !guest:
+		gaps := f.ServerGaps.String()
+		if gaps == "" {
+			gaps = "not every project's servers were listed"
+		}
+		why := "instance " + id + " is not among the servers read, which cannot prove it gone (" + gaps + ")"
+		for _, s := range secs {
+			out = append(out, orphan(s, OrphanUndetermined, why, now))
+		}
+	case len(secs) > 1:
+		for _, s := range secs {
+			out = append(out, orphan(s, OrphanDuplicate, fmt.Sprintf("duplicate: %d secrets for instance %s; Nova uses only the one in the domain's <encryption secret>", len(secs), id), now))
+		}
+	}
+	return out
+}
+
+// recountOrphans counts the orphans (not a live server's) and the
+// undetermined secrets.
+func (s *Summary) recountOrphans(os []Orphan) {
+	s.Orphans, s.Undetermined = 0, 0
+	for _, o := range os {
+		switch {
+		case o.Kind == OrphanUndetermined:
+			s.Undetermined++
+		case !o.Live:
+			s.Orphans++
+		}
+	}
+}
+
+// protectedBy is what an orphan's reason adds for its consumers.
+func protectedBy(cs []Consumer) string {
+	return "; protected by consumer(s) " + consumerList(cs) + ": remove them first, if you are sure"
+}
+
+func orphan(s Secret, kind OrphanKind, why string, now time.Time) Orphan {
+	age := now.Sub(s.Created)
+	return Orphan{Secret: s, Kind: kind, Reason: why, Age: age, AgeStr: humanAge(age)}
+}
+
+func humanAge(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "-" + humanAge(-d)
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}

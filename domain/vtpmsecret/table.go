@@ -1,0 +1,168 @@
+package vtpmsecret
+
+import (
+	"cmp"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/internal/output"
+	"github.com/vtpmctl/vtpmctl/internal/result"
+)
+
+// Table is one line per vTPM guest; what a guest of a mode cannot do is
+// the same for every guest of that mode, so it is said once per mode
+// under the table (-c cannot, value and csv still carry it per guest).
+// Orphans, projects not audited and the summary follow.
+//
+// By default the table shows what fits a 100-column terminal at one line
+// a guest, as openstack's server list does: the server's ID and name, the
+// project's name (its ID when unknown), the mode, and the checks that did
+// not pass in short. Four UUIDs and the findings' words need 136
+// columns and more, so server, project, owner, secret and findings are
+// shown when -c names them; value and csv, which scripts read, keep
+// exactly those columns and never show the short ones.
+func (r *Result) Table() output.Table {
+	t := output.Table{Key: "guests", Columns: []string{"server", "project", "owner", "mode", "secret", "result", "findings", "cannot",
+		"server_id", "name", "project_name", "checks"},
+		Default:   []string{"server_id", "name", "project_name", "mode", "checks"},
+		TableOnly: []string{"server_id", "name", "project_name", "checks"}}
+	cannotOf := map[nova.SecretMode][]string{}
+	for _, g := range r.Guests {
+		failed, notAuditable, lines := false, false, []string{}
+		for _, fd := range g.Findings {
+			switch fd.Status {
+			case result.Fail:
+				failed = true
+				lines = append(lines, string(fd.Check)+": "+fd.Message)
+			case result.Warn, result.Skip:
+				notAuditable = notAuditable || fd.Status == result.Skip && fd.Check == CheckProject
+				lines = append(lines, string(fd.Status)+" "+string(fd.Check)+": "+fd.Message)
+			}
+		}
+		verdict := "ok"
+		switch {
+		case failed:
+			verdict = "FAILED"
+		case notAuditable:
+			verdict = "not auditable"
+		}
+		if _, seen := cannotOf[g.Mode]; !seen {
+			cannotOf[g.Mode] = g.Cannot
+		}
+		t.Rows = append(t.Rows, output.Record{{Name: "server", Value: named(g.Name, g.ServerID)}, {Name: "project", Value: named(g.ProjectName, g.ProjectID)},
+			{Name: "owner", Value: named(g.OwnerName, g.UserID)}, {Name: "mode", Value: g.Mode}, {Name: "secret", Value: g.SecretID},
+			{Name: "result", Value: verdict}, {Name: "findings", Value: strings.Join(lines, "; ")}, {Name: "cannot", Value: g.Cannot},
+			{Name: "server_id", Value: g.ServerID}, {Name: "name", Value: g.Name}, {Name: "project_name", Value: cmp.Or(g.ProjectName, g.ProjectID)},
+			{Name: "checks", Value: checks(g)}})
+	}
+	t.Footer = append(t.Footer, cannotLines(cannotOf)...)
+	if len(r.Orphans) > 0 {
+		plan := "a cleanup plan"
+		if r.cleanupPlan != "" {
+			plan = r.cleanupPlan
+		}
+		st := output.Subtable{Title: "Orphan, duplicate and unmatched secrets (nothing was deleted; " + plan + " prints the commands for true orphans only):",
+			Columns: []string{"secret", "project", "instance", "server_exists", "creator", "age", "reason"}}
+		for _, or := range r.Orphans {
+			st.Rows = append(st.Rows, output.Record{{Name: "secret", Value: or.ID}, {Name: "project", Value: or.ProjectID},
+				{Name: "instance", Value: or.InstanceID}, {Name: "server_exists", Value: or.Live}, {Name: "creator", Value: or.CreatorID},
+				{Name: "age", Value: or.AgeStr}, {Name: "reason", Value: or.Reason}})
+		}
+		t.Subtables = append(t.Subtables, st)
+	}
+	for _, g := range r.Guests {
+		if g.Evidence == nova.EvidenceSecret {
+			t.Footer = append(t.Footer, fmt.Sprintf("evidence: %s (%s) audited as a vTPM guest because %s", output.ShownName(g.Name), output.ShownName(g.ServerID), g.EvidenceReason))
+		}
+	}
+	if len(r.Undecided) > 0 {
+		var parts []string
+		n := 0
+		for _, u := range nova.UndecidedReasons {
+			if c := r.Undecided[u]; c > 0 {
+				parts = append(parts, fmt.Sprintf("%s %d", u, c))
+				n += c
+			}
+		}
+		t.Footer = append(t.Footer, fmt.Sprintf("undecided: %d server(s) whose vTPM nothing decided (%s)", n, strings.Join(parts, ", ")))
+	}
+	for _, w := range r.Warnings {
+		t.Footer = append(t.Footer, "warning: "+w)
+	}
+	for _, g := range r.Incomplete {
+		t.Footer = append(t.Footer, "partial read: "+g.String())
+	}
+	t.Footer = append(t.Footer, notAuditableFooter(r.NotAuditable)...)
+	for _, l := range r.SkippedSecrets {
+		t.Footer = append(t.Footer, "not audited: "+l)
+	}
+	if r.ConsumersNotRead != "" {
+		t.Footer = append(t.Footer, "consumers not read: "+r.ConsumersNotRead)
+	}
+	s := r.Summary
+	protection := ""
+	if c := s.Consumers; c != nil {
+		protection = fmt.Sprintf(", protected %d, unprotected %d, mismatched consumer %d (key-manager API %s)", c.Protected, c.Unprotected, c.Mismatched, r.KeyManagerAPI)
+	}
+	t.Footer = append(t.Footer, fmt.Sprintf("guests %d, secrets %d, ok %d, failed %d, orphans %d, not auditable %d%s (Nova %s)",
+		s.Guests, s.Secrets, s.OK, s.Failed, s.Orphans, s.NotAuditable, protection, nova.Label(r.Release, r.Candidates)))
+	return t
+}
+
+// checks is a guest's findings in short, about as wide as one code: its
+// row status (the word a status filter keeps) and the first check of that
+// status, then how many more did not pass ("fail SECRET-OWNER +1");
+// nothing when every check passed. The findings column has their words.
+func checks(g GuestResult) string {
+	worst := g.RowStatus()
+	first, more := "", 0
+	for _, fd := range g.Findings {
+		if fd.Status != result.Fail && fd.Status != result.Warn && fd.Status != result.Skip {
+			continue // what the findings column leaves out too
+		}
+		if first == "" && fd.Status == worst {
+			first = string(fd.Check)
+			continue
+		}
+		more++
+	}
+	switch {
+	case first == "":
+		return ""
+	case more > 0:
+		return fmt.Sprintf("%s %s +%d", worst, first, more)
+	}
+	return string(worst) + " " + first
+}
+
+// named is "name (id)", or the id alone when the name is unknown.
+func named(name, id string) string {
+	if name == "" || name == id {
+		return id
+	}
+	return name + " (" + id + ")"
+}
+
+// cannotLines say, once per mode in the modes' order, what its guests
+// cannot do.
+func cannotLines(cannotOf map[nova.SecretMode][]string) []string {
+	modes := make([]nova.SecretMode, 0, len(cannotOf))
+	for m := range cannotOf {
+		modes = append(modes, m)
+	}
+	sort.Slice(modes, func(i, j int) bool { return modes[i] < modes[j] })
+	var out []string
+	for _, m := range modes {
+		if len(cannotOf[m]) == 0 {
+			continue
+		}
+		mode := string(m)
+		if mode == "" {
+			mode = "legacy"
+		}
+		out = append(out, fmt.Sprintf("a %s-mode guest cannot: %s", mode, strings.Join(cannotOf[m], "; ")))
+	}
+	return out
+}

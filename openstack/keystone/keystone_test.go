@@ -1,0 +1,90 @@
+package keystone
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/gophercloud/gophercloud/v2"
+)
+
+// reply is a strict Keystone's answer to one GET (path and query).
+type reply struct {
+	status int // 0: 200
+	body   string
+}
+
+// strictKeystone answers exactly the GETs given, "{url}" in a body being
+// its own URL; any other request fails the test.
+func strictKeystone(t *testing.T, replies map[string]reply) *gophercloud.ServiceClient {
+	t.Helper()
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rep, ok := replies[r.URL.RequestURI()]
+		if !ok || r.Method != http.MethodGet {
+			t.Errorf("unexpected request %s %s", r.Method, r.URL.RequestURI())
+			http.Error(w, "unexpected", http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		if rep.status != 0 {
+			w.WriteHeader(rep.status)
+		}
+		io.WriteString(w, strings.ReplaceAll(rep.body, "{url}", srv.URL))
+	}))
+	t.Cleanup(srv.Close)
+	pc := &gophercloud.ProviderClient{HTTPClient: *srv.Client()}
+	ep := srv.URL + "/v3/"
+	return &gophercloud.ServiceClient{ProviderClient: pc, Endpoint: ep, ResourceBase: ep}
+}
+
+// TestListProjects: the pages are followed by their next links, and a
+// list Keystone says it truncated is said to be.
+func TestListProjects(t *testing.T) {
+	ks := strictKeystone(t, map[string]reply{
+		"/v3/projects":        {body: `{"projects":[{"id":"p1","name":"one"}],"links":{"next":"{url}/v3/projects?page=2"}}`},
+		"/v3/projects?page=2": {body: `{"projects":[{"id":"p2","name":"two"}],"links":{"next":null},"truncated":true}`},
+	})
+	names, truncated, err := ListProjects(context.Background(), ks)
+	if err != nil || len(names) != 2 || names["p1"] != "one" || names["p2"] != "two" || !truncated {
+		t.Errorf("%v, truncated %v, %v", names, truncated, err)
+	}
+}
+
+// TestEffectiveMembers: one unscoped effective list, grouped by the
+// projects asked for (a domain's or another project's assignment is
+// none of theirs); a list Keystone truncated is ErrTruncated.
+func TestEffectiveMembers(t *testing.T) {
+	const list = "/v3/role_assignments?effective=true"
+	ks := strictKeystone(t, map[string]reply{list: {body: `{"role_assignments":[
+		{"role":{"id":"r"},"scope":{"project":{"id":"p1"}},"user":{"id":"alice"}},
+		{"role":{"id":"r"},"scope":{"project":{"id":"p9"}},"user":{"id":"bob"}},
+		{"role":{"id":"r"},"scope":{"domain":{"id":"default"}},"user":{"id":"carol"}}],"links":{"next":null}}`}})
+	got, err := EffectiveMembers(context.Background(), ks, []string{"p1", "p2"})
+	if err != nil || len(got) != 2 || !got["p1"]["alice"] || len(got["p1"]) != 1 || got["p2"] == nil || len(got["p2"]) != 0 {
+		t.Errorf("%v, %v", got, err)
+	}
+	ks = strictKeystone(t, map[string]reply{list: {body: `{"role_assignments":[
+		{"role":{"id":"r"},"scope":{"project":{"id":"p1"}},"user":{"id":"alice"}}],"links":{"next":null},"truncated":true}`}})
+	if _, err := EffectiveMembers(context.Background(), ks, []string{"p1"}); !errors.Is(err, ErrTruncated) {
+		t.Errorf("truncated: %v", err)
+	}
+}
+
+// TestGetUser: a user, and one that does not exist (the request's 404).
+func TestGetUser(t *testing.T) {
+	ks := strictKeystone(t, map[string]reply{
+		"/v3/users/u1":   {body: `{"user":{"id":"u1","name":"alice","enabled":true,"domain_id":"default"}}`},
+		"/v3/users/gone": {status: http.StatusNotFound, body: `{"error":{"code":404}}`},
+	})
+	if u, err := GetUser(context.Background(), ks, "u1"); err != nil || u != (User{ID: "u1", Name: "alice", Enabled: true}) {
+		t.Errorf("%+v, %v", u, err)
+	}
+	if _, err := GetUser(context.Background(), ks, "gone"); !gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
+		t.Errorf("gone: %v", err)
+	}
+}
