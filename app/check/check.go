@@ -99,7 +99,7 @@ func Check(ctx context.Context, sess *cloud.Session, req Request) (Result, error
 		image = nova.Image{Name: nova.DisplayName(v.Name, v.ID), Properties: v.ImageMetadata}
 	}
 	if req.Flavor != "" {
-		cf, err := compute.FindFlavor(ctx, compute.ComputeClient(computeClient), req.Flavor)
+		cf, err := compute.FindFlavor(ctx, computeClient, req.Flavor)
 		if err != nil {
 			return Result{}, fmt.Errorf("flavor %s: %w", req.Flavor, err)
 		}

@@ -68,7 +68,7 @@ func Create(ctx context.Context, sess *cloud.Session, req CreateRequest) (Create
 	specs := req.Change.Specs()
 	// One lookup serves the advice and the create: a failed one is the
 	// create's error, before anything is written.
-	existing, err := compute.LookupFlavorName(ctx, compute.ComputeClient(c), req.Name)
+	existing, err := compute.LookupFlavorName(ctx, c, req.Name)
 	if err != nil {
 		return out, err
 	}

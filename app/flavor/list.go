@@ -27,7 +27,7 @@ func List(ctx context.Context, sess *cloud.Session, req ListRequest) (Listed, er
 	if err != nil {
 		return Listed{}, err
 	}
-	fls, err := compute.ListFlavors(ctx, compute.ComputeClient(c))
+	fls, err := compute.ListFlavors(ctx, c)
 	if err != nil {
 		return Listed{}, err
 	}

@@ -53,7 +53,7 @@ func Show(ctx context.Context, sess *cloud.Session, req ShowRequest) (Shown, err
 	if out.Release, err = compute.ResolveRelease(ctx, cc, req.Release, false); err != nil {
 		return Shown{}, err
 	}
-	f, err := compute.FindFlavor(ctx, compute.ComputeClient(cc), req.Ref)
+	f, err := compute.FindFlavor(ctx, cc, req.Ref)
 	if err != nil {
 		return out, err
 	}

@@ -106,8 +106,9 @@ func Tag(ctx context.Context, sess *cloud.Session, req TagRequest) (TagResult, e
 	return out, nil
 }
 
-// flavorClient settles the release into res, then gives the client that
-// writes flavors: at 2.86, so Nova validates the specs too.
+// flavorClient settles the release into res, then gives the compute
+// client (each flavor write sets 2.86 itself, so Nova validates the
+// specs too).
 func flavorClient(ctx context.Context, sess *cloud.Session, ev nova.ReleaseEvidence, res *nova.ResolvedRelease) (*gophercloud.ServiceClient, error) {
 	c, err := sess.Compute()
 	if err != nil {
@@ -118,7 +119,7 @@ func flavorClient(ctx context.Context, sess *cloud.Session, ev nova.ReleaseEvide
 		return nil, err
 	}
 	*res = r
-	return compute.WriteClient(c), nil
+	return c, nil
 }
 
 // flavorConflicts is advice: one image list, Nova's rules per pair of a

@@ -107,7 +107,7 @@ func imageConflicts(ctx context.Context, sess *cloud.Session, ev nova.ReleaseEvi
 	if err != nil {
 		return nil, res, err
 	}
-	fls, err := compute.ListFlavors(ctx, compute.ComputeClient(computeClient))
+	fls, err := compute.ListFlavors(ctx, computeClient)
 	if err != nil {
 		return nil, res, err
 	}

@@ -34,7 +34,7 @@ func Conflicts(ctx context.Context, sess *cloud.Session, req ConflictRequest) ([
 	if err != nil {
 		return nil, res, err
 	}
-	fls, err := compute.ListFlavors(ctx, compute.ComputeClient(computeClient))
+	fls, err := compute.ListFlavors(ctx, computeClient)
 	if err != nil {
 		return nil, res, err
 	}

@@ -194,6 +194,8 @@ func secretsFlag(h vtpmsecret.Hint) string {
 		return "--nova-service-user"
 	case vtpmsecret.HintCleanupPlan:
 		return "--cleanup-plan"
+	case vtpmsecret.HintProtect:
+		return "vtpmctl secrets protect"
 	}
 	return ""
 }

@@ -52,6 +52,9 @@ const (
 	// HintCleanupPlan: print the cleanup plan (the table's orphans say
 	// it is there).
 	HintCleanupPlan Hint = "cleanup_plan"
+	// HintProtect: register Nova's consumer on the secret (the command
+	// that does it).
+	HintProtect Hint = "protect"
 )
 
 // ServiceUserSource is how the audit knows Nova's service user.

@@ -24,9 +24,8 @@ func RemoveCommand(secretRef string, c Consumer) string {
 // with a token of its project (the cloud's name from clouds.yaml, when
 // known). Every value is shell-quoted.
 func deleteCommand(cloud, project, ref string) string {
-	cloudArg := ""
-	if cloud != "" {
-		cloudArg = " --os-cloud " + quote.Shell(cloud)
+	if cloud == "" {
+		return fmt.Sprintf("openstack --os-project-id %s secret delete %s", quote.Shell(project), quote.Shell(ref))
 	}
-	return fmt.Sprintf("openstack%s --os-project-id %s secret delete %s", cloudArg, quote.Shell(project), quote.Shell(ref))
+	return fmt.Sprintf("openstack --os-cloud %s --os-project-id %s secret delete %s", quote.Shell(cloud), quote.Shell(project), quote.Shell(ref))
 }

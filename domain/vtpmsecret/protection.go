@@ -60,15 +60,19 @@ func protection(f Facts, serverID string, s Secret, servers map[string]string) (
 	}
 	switch {
 	case len(foreign) > 0:
-		return Mismatched, fd(CheckSecretConsumer, result.Warn, "a nova/instance consumer names "+strings.Join(foreign, "; ")+also,
-			"remove it (openstack secret consumer delete) and run vtpmctl secrets protect")
+		w := &worded{plain: "remove it (openstack secret consumer delete), then register this server's",
+			before: "remove it (openstack secret consumer delete) and run ", format: "%s", remedy: true}
+		return Mismatched, hintedFinding(fd(CheckSecretConsumer, result.Warn, "a nova/instance consumer names "+strings.Join(foreign, "; ")+also, ""), HintProtect, w)
 	case own:
 		return Protected, fd(CheckSecretConsumer, result.Pass, "consumer "+NovaConsumer(serverID).String()+": the openstack client (python-barbicanclient 5.5+) refuses to delete it without "+clientForce+refusal(f.API)+also, "")
 	}
 	// Not a warning: a consumer is a trade-off (it also stops Nova's own
 	// delete of the server), so an unprotected secret is a fact to count,
 	// not a defect of the guest.
-	return Unprotected, fd(CheckSecretConsumer, result.Pass, "no consumer names this server: a plain `openstack secret delete` removes the secret, and the guest's TPM with it; vtpmctl secrets protect registers one ("+NovaDeleteNote+")"+also, "")
+	return Unprotected, hintedFinding(fd(CheckSecretConsumer, result.Pass, "", ""), HintProtect, &worded{
+		plain:  "no consumer names this server: a plain `openstack secret delete` removes the secret, and the guest's TPM with it; a consumer stops that (" + NovaDeleteNote + ")" + also,
+		before: "no consumer names this server: a plain `openstack secret delete` removes the secret, and the guest's TPM with it; ",
+		format: "%s registers one", after: " (" + NovaDeleteNote + ")" + also})
 }
 
 func refusal(a API) string {

@@ -20,6 +20,7 @@ func WriteClient(c *gophercloud.ServiceClient) *gophercloud.ServiceClient {
 // one single-key PUT per changed key (never delete-then-create, so the
 // flavor is never without its spec), one DELETE per removed key.
 func SetFlavorSpecs(ctx context.Context, c *gophercloud.ServiceClient, id string, writes []nova.Change) error {
+	c = atMicroversion(c, WriteMicroversion)
 	added := flavors.ExtraSpecsOpts{}
 	for _, w := range writes {
 		if w.Action == nova.Added {
@@ -56,6 +57,7 @@ type CreateOpts struct {
 
 // CreateFlavor creates a flavor (no extra specs yet).
 func CreateFlavor(ctx context.Context, c *gophercloud.ServiceClient, o CreateOpts) (nova.CloudFlavor, error) {
+	c = atMicroversion(c, WriteMicroversion)
 	pub := o.Public
 	f, err := flavors.Create(ctx, c, flavors.CreateOpts{Name: o.Name, VCPUs: o.VCPUs, RAM: o.RAM,
 		Disk: gophercloud.IntToPointer(o.Disk), IsPublic: &pub}).Extract()
@@ -67,18 +69,22 @@ func CreateFlavor(ctx context.Context, c *gophercloud.ServiceClient, o CreateOpt
 
 // DeleteFlavor deletes a flavor.
 func DeleteFlavor(ctx context.Context, c *gophercloud.ServiceClient, id string) error {
+	c = atMicroversion(c, WriteMicroversion)
 	return flavors.Delete(ctx, c, id).ExtractErr()
 }
 
 // AddFlavorAccess lets a project use a private flavor.
 func AddFlavorAccess(ctx context.Context, c *gophercloud.ServiceClient, id, projectID string) error {
+	c = atMicroversion(c, WriteMicroversion)
 	_, err := flavors.AddAccess(ctx, c, id, flavors.AddAccessOpts{Tenant: projectID}).Extract()
 	return err
 }
 
 // ServersUsingFlavor counts the servers of every project built from a
-// flavor: one paginated id-only list, no per-server GET. It needs admin.
+// flavor: one paginated id-only list, no per-server GET. It needs admin,
+// and no microversion beyond the base (the flavor filter is 2.1's).
 func ServersUsingFlavor(ctx context.Context, c *gophercloud.ServiceClient, flavorID string) (int, error) {
+	c = atMicroversion(c, "")
 	n := 0
 	err := servers.ListSimple(c, servers.ListOpts{AllTenants: true, Flavor: flavorID, Limit: 1000}).EachPage(paging.Guard(ctx, "server list"), func(_ context.Context, p pagination.Page) (bool, error) {
 		l, err := servers.ExtractServers(p)

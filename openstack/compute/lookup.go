@@ -18,8 +18,9 @@ func ComputeClient(c *gophercloud.ServiceClient) *gophercloud.ServiceClient {
 }
 
 // FindFlavor resolves a flavor by ID, then by name (one paginated list;
-// Nova below 2.102 has no name filter). c must speak >= 2.61.
+// Nova below 2.102 has no name filter), at FlavorMicroversion.
 func FindFlavor(ctx context.Context, c *gophercloud.ServiceClient, ref string) (nova.CloudFlavor, error) {
+	c = atMicroversion(c, FlavorMicroversion)
 	f, err := flavors.Get(ctx, c, ref).Extract()
 	if err == nil {
 		return toCloudFlavor(*f), nil
@@ -50,8 +51,10 @@ func FindFlavor(ctx context.Context, c *gophercloud.ServiceClient, ref string) (
 	return nova.CloudFlavor{}, &nova.AmbiguousError{Kind: "flavor", Ref: ref, IDs: ids}
 }
 
-// ListFlavors lists every flavor the caller can see, extra specs included.
+// ListFlavors lists every flavor the caller can see, extra specs included
+// (FlavorMicroversion: no extra-spec GET per flavor).
 func ListFlavors(ctx context.Context, c *gophercloud.ServiceClient) ([]nova.CloudFlavor, error) {
+	c = atMicroversion(c, FlavorMicroversion)
 	var out []nova.CloudFlavor
 	err := flavors.ListDetail(c, flavors.ListOpts{AccessType: flavors.AllAccess, Limit: 1000}).EachPage(paging.Guard(ctx, "flavor list"), func(_ context.Context, p pagination.Page) (bool, error) {
 		l, err := flavors.ExtractFlavors(p)
@@ -76,7 +79,7 @@ func toCloudFlavor(f flavors.Flavor) nova.CloudFlavor {
 // per name), once each; every unknown or ambiguous name is reported
 // together, before anything is written.
 func ResolveFlavors(ctx context.Context, c *gophercloud.ServiceClient, refs []string) ([]nova.CloudFlavor, error) {
-	cc := ComputeClient(c)
+	cc := atMicroversion(c, FlavorMicroversion)
 	all, err := ListFlavors(ctx, cc)
 	if err != nil {
 		return nil, err
