@@ -86,26 +86,16 @@ func runSecretsProtect(ctx context.Context, o *secretsProtectOptions) error {
 	if err := gate.check(); err != nil {
 		return err
 	}
-	o.NoACLs = true // protect needs no ACL
 	sess, err := o.Global.connect(ctx)
 	if err != nil {
 		return err
 	}
-	req := o.request()
-	req.NeedConsumers = true
-	g, err := auditSecrets(ctx, o.IO.Err, sess, req)
+	req, clear := o.consumerRequest(only, gate, "registering consumers", "register Nova's consumer on these %d secret(s)")
+	plan, rel, err := secrets.ProtectGuests(ctx, sess, req)
+	clear()
+	warnRelease(o.IO, rel)
 	if err != nil {
 		return secretsError(err)
-	}
-	warnRelease(o.IO, g.Release)
-	plan := vtpmsecret.PlanProtect(g.Facts, g.Result, o.DryRun, only)
-	if gate.needed() && plan.Summary.WouldRegister > 0 {
-		if err := gate.ask(secretLines(plan.Secrets, vtpmsecret.ActWouldRegister), fmt.Sprintf("register Nova's consumer on these %d secret(s)", plan.Summary.WouldRegister)); err != nil {
-			return err
-		}
-	}
-	if !o.DryRun {
-		secrets.Protect(withProgress(ctx, o.IO.Err, "registering consumers"), &plan, g.KeyManager, o.Concurrency)
 	}
 	if s := plan.Summary; s.Registered+s.WouldRegister+s.Already > 0 {
 		plan.BeforeDelete = unprotectHint
@@ -139,18 +129,34 @@ func secretsScope(all bool, projects, servers []string) string {
 	return "every vTPM guest in " + where
 }
 
-// secretLines are the rows with action act, one line each, for the
-// terminal's confirmation.
-func secretLines(rows []vtpmsecret.ProtectAction, act vtpmsecret.Act) []string {
-	var out []string
-	for _, a := range rows {
-		if a.Action == act {
-			srv := a.ServerID
-			if a.ServerName != "" {
-				srv = a.ServerName + " (" + a.ServerID + ")"
-			}
-			out = append(out, fmt.Sprintf("%s: secret %s in project %s", srv, a.SecretID, a.ProjectID))
+// consumerRequest is the protect or unprotect use case's request: the
+// audit's scope from the flags, the gate's question (question has a %d
+// for the count) asked before the first write, the writes' progress
+// drawn under label.
+func (o *secretsProtectOptions) consumerRequest(only map[string]bool, gate writeGate, label, question string) (secrets.ConsumerRequest, func()) {
+	report, clear := auditProgress(o.IO.Err)
+	req := secrets.ConsumerRequest{Audit: o.request(), Only: only, DryRun: o.DryRun, Concurrency: o.Concurrency,
+		Writing: func(ctx context.Context) context.Context { clear(); return withProgress(ctx, o.IO.Err, label) }}
+	req.Audit.Progress = report
+	if gate.needed() {
+		req.Confirm = func(_ context.Context, would []vtpmsecret.ProtectAction) error {
+			clear()
+			return gate.ask(secretLines(would), fmt.Sprintf(question, len(would)))
 		}
+	}
+	return req, clear
+}
+
+// secretLines are the secrets a write would change, one line each, for
+// the terminal's confirmation.
+func secretLines(rows []vtpmsecret.ProtectAction) []string {
+	out := make([]string, 0, len(rows))
+	for _, a := range rows {
+		srv := a.ServerID
+		if a.ServerName != "" {
+			srv = a.ServerName + " (" + a.ServerID + ")"
+		}
+		out = append(out, fmt.Sprintf("%s: secret %s in project %s", srv, a.SecretID, a.ProjectID))
 	}
 	return out
 }

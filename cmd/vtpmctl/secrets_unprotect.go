@@ -70,26 +70,16 @@ func runSecretsUnprotect(ctx context.Context, o *secretsProtectOptions) error {
 	if err := gate.check(); err != nil {
 		return err
 	}
-	o.NoACLs = true
 	sess, err := o.Global.connect(ctx)
 	if err != nil {
 		return err
 	}
-	req := o.request()
-	req.NeedConsumers = true
-	g, err := auditSecrets(ctx, o.IO.Err, sess, req)
+	req, clear := o.consumerRequest(only, gate, "removing consumers", "remove Nova's consumer from these %d secret(s)")
+	plan, rel, err := secrets.UnprotectGuests(ctx, sess, req)
+	clear()
+	warnRelease(o.IO, rel)
 	if err != nil {
 		return secretsError(err)
-	}
-	warnRelease(o.IO, g.Release)
-	plan := vtpmsecret.PlanUnprotect(g.Facts, g.Result, o.DryRun, only)
-	if gate.needed() && plan.Summary.WouldRemove > 0 {
-		if err := gate.ask(secretLines(plan.Secrets, vtpmsecret.ActWouldRemove), fmt.Sprintf("remove Nova's consumer from these %d secret(s)", plan.Summary.WouldRemove)); err != nil {
-			return err
-		}
-	}
-	if !o.DryRun {
-		secrets.Unprotect(withProgress(ctx, o.IO.Err, "removing consumers"), &plan, g.KeyManager, o.Concurrency)
 	}
 	if err := output.Write(o.IO.Out, o.Global.Output, &plan); err != nil {
 		return err
