@@ -6,8 +6,7 @@ import (
 
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
-	"github.com/vtpmctl/vtpmctl/internal/scalecloud"
-	"github.com/vtpmctl/vtpmctl/internal/scalecloud/scaletest"
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud/scale"
 )
 
 // An offline request needs no session and decides on the given
@@ -42,7 +41,7 @@ func TestCheckOffline(t *testing.T) {
 // Online: the flavor is read from the cloud (strict), the release
 // detected from the compute API, the spec given on top overrides it.
 func TestCheckOnline(t *testing.T) {
-	sess := scaleSession(t, scalecloud.Config{Guests: 1, Projects: 1, Hypervisors: 1})
+	sess := scaleSession(t, scale.Config{Guests: 1, Projects: 1, Hypervisors: 1})
 	res, err := Check(context.Background(), sess, Request{Flavor: "vtpm.crb", FlavorSpecs: map[string]string{"hw:tpm_model": "tpm-tis"}})
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +54,7 @@ func TestCheckOnline(t *testing.T) {
 
 // scaleSession: the strict synthetic cloud (a request it does not serve
 // fails the test).
-func scaleSession(t *testing.T, cfg scalecloud.Config) *cloud.Session {
-	_, sess := scaletest.Session(t, cfg)
+func scaleSession(t *testing.T, cfg scale.Config) *cloud.Session {
+	_, sess := scale.Session(t, cfg)
 	return sess
 }

@@ -19,6 +19,10 @@ const adminProject = "bd1412addbaa4f6d9501770ef6c1e0fa"
 // newFlavorRoutes: w1 is not a flavor yet; creating it answers new1.
 func newFlavorRoutes(c *fakecloud.Cloud) {
 	c.Handle("POST /compute/v2.1/flavors [compute 2.86]", fakecloud.JSON(200, `{"flavor":{"id":"new1","name":"w1","vcpus":2,"ram":1024,"disk":10,"os-flavor-access:is_public":false,"extra_specs":{}}}`))
+}
+
+// noProjectIDs: a project named is no project's ID.
+func noProjectIDs(c *fakecloud.Cloud) {
 	c.Handle("GET /identity/v3/projects/*", fakecloud.JSON(404, `{"error":{"code":404}}`))
 }
 
@@ -28,6 +32,7 @@ func newFlavorRoutes(c *fakecloud.Cloud) {
 func TestCreateFlavorPrivate(t *testing.T) {
 	c, sess := flavorCloud(t)
 	newFlavorRoutes(c)
+	noProjectIDs(c)
 	c.Handle("POST /compute/v2.1/flavors/new1/action [compute 2.86]", fakecloud.JSON(200, `{"flavor_access":[]}`))
 	c.Handle("POST /compute/v2.1/flavors/new1/os-extra_specs [compute 2.86]", fakecloud.JSON(200, `{"extra_specs":{}}`))
 	res, err := Create(context.Background(), sess, CreateRequest{Name: "w1", VCPUs: 2, RAM: 1024, Disk: 10,
@@ -109,7 +114,8 @@ func TestCreateFlavorRefused(t *testing.T) {
 				return errors.As(err, &fe) && fe.Field == nova.FieldSecretSecurity
 			}},
 		{name: "unknown project", req: CreateRequest{Name: "w1", VCPUs: 1, RAM: 64, Projects: []string{"nosuch"}, Change: nova.FlavorRequest{TPMVersion: "2.0"}},
-			want: func(err error) bool { return strings.Contains(err.Error(), `no project named or with ID "nosuch"`) }},
+			cloud: noProjectIDs,
+			want:  func(err error) bool { return strings.Contains(err.Error(), `no project named or with ID "nosuch"`) }},
 		{name: "CRB with 1.2 on an existing flavor", req: CreateRequest{Name: "fx-vtpm", VCPUs: 1, RAM: 64, Disk: 1, Public: true, Change: nova.FlavorRequest{TPMVersion: "1.2"}},
 			want: func(err error) bool { return strings.Contains(err.Error(), "would be refused by Nova") }},
 		{name: "release unknown", req: CreateRequest{Name: "w1", VCPUs: 1, RAM: 64, Change: nova.FlavorRequest{TPMVersion: "2.0"}},
@@ -117,8 +123,7 @@ func TestCreateFlavorRefused(t *testing.T) {
 			want:  func(err error) bool { return strings.Contains(err.Error(), "compute API version") }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, sess := flavorCloud(t)
-			newFlavorRoutes(c)
+			c, sess := flavorCloud(t) // no write answered: one would fail the test
 			if tc.cloud != nil {
 				tc.cloud(c)
 			}
@@ -170,8 +175,10 @@ func TestCreateFlavorLooksUpOnce(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, sess := flavorCloud(t)
-			newFlavorRoutes(c)
-			c.Handle("POST /compute/v2.1/flavors/new1/os-extra_specs [compute 2.86]", fakecloud.JSON(200, `{"extra_specs":{}}`))
+			if tc.name == "new" {
+				newFlavorRoutes(c)
+				c.Handle("POST /compute/v2.1/flavors/new1/os-extra_specs [compute 2.86]", fakecloud.JSON(200, `{"extra_specs":{}}`))
+			}
 			res, err := Create(context.Background(), sess, tc.req)
 			if err != nil || res.Plan.Err != nil {
 				t.Fatalf("%v %+v", err, res)

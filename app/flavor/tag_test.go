@@ -157,6 +157,9 @@ func TestFlavorsRefused(t *testing.T) {
 				return errors.As(err, &fe) && fe.Field == nova.FieldSecretSecurity
 			}, release: true},
 		{name: "unknown flavors", req: TagRequest{Flavors: []string{"nope", "fx-vtpm"}, Set: true, Change: nova.FlavorRequest{TPMVersion: "2.0"}},
+			cloud: func(c *fakecloud.Cloud) {
+				c.Handle("GET /compute/v2.1/flavors/nope [compute >=2.61]", fakecloud.JSON(404, `{"itemNotFound":{"message":"no"}}`))
+			},
 			want: func(err error) bool {
 				var nf *nova.NotFoundError
 				return errors.As(err, &nf) && nf.Ref == "nope"
@@ -177,7 +180,6 @@ func TestFlavorsRefused(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, sess := flavorCloud(t)
-			c.Handle("GET /compute/v2.1/flavors/nope [compute >=2.61]", fakecloud.JSON(404, `{"itemNotFound":{"message":"no"}}`))
 			if tc.cloud != nil {
 				tc.cloud(c)
 			}

@@ -3,84 +3,25 @@ package hosts
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/gophercloud/gophercloud/v2"
 
 	"github.com/vtpmctl/vtpmctl/domain/fleet"
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
 )
 
-// strictServer answers only the requests a test lists, each by method,
-// path and exact query, and checks the microversion header sent with it;
-// any other request fails the test. Verify fails on answers never asked.
-type strictServer struct {
-	t      *testing.T
-	mu     sync.Mutex
-	routes map[string]*stub // "GET /path?query"
-	URL    string
-}
-
-type stub struct {
-	header, value string // a header the request must carry
-	status        int
-	body          string
-	used          int
-}
-
-func newStrictServer(t *testing.T) *strictServer {
-	s := &strictServer{t: t, routes: map[string]*stub{}}
-	srv := httptest.NewServer(http.HandlerFunc(s.serve))
-	t.Cleanup(srv.Close)
-	s.URL = srv.URL
-	return s
-}
-
-func (s *strictServer) on(req, header, value string, status int, body string) {
-	s.routes[req] = &stub{header: header, value: value, status: status, body: strings.ReplaceAll(body, "{URL}", s.URL)}
-}
-
-func (s *strictServer) serve(w http.ResponseWriter, r *http.Request) {
-	key := r.Method + " " + r.URL.RequestURI()
-	s.mu.Lock()
-	st := s.routes[key]
-	if st != nil {
-		st.used++
-	}
-	s.mu.Unlock()
-	if st == nil {
-		s.t.Errorf("unexpected request %s", key)
-		http.Error(w, "unexpected", http.StatusNotImplemented)
-		return
-	}
-	if got := r.Header.Get(st.header); got != st.value {
-		s.t.Errorf("%s: %s %q, want %q", key, st.header, got, st.value)
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(st.status)
-	fmt.Fprint(w, st.body)
-}
-
-func (s *strictServer) verify() {
-	for k, st := range s.routes {
-		if st.used == 0 {
-			s.t.Errorf("never asked: %s", k)
-		}
-	}
-}
-
-func (s *strictServer) clients() (compute, placement *gophercloud.ServiceClient) {
-	pc := &gophercloud.ProviderClient{HTTPClient: http.Client{}}
-	return &gophercloud.ServiceClient{ProviderClient: pc, Endpoint: s.URL + "/compute/", ResourceBase: s.URL + "/compute/", Type: "compute"},
-		&gophercloud.ServiceClient{ProviderClient: pc, Endpoint: s.URL + "/placement/", ResourceBase: s.URL + "/placement/", Type: "placement"}
+// strictCloud is a strict fakecloud: a request no route declares fails
+// the test, so does a route never asked.
+func strictCloud(t *testing.T) (c *fakecloud.Cloud, compute, placement *gophercloud.ServiceClient) {
+	c = fakecloud.New(t)
+	return c, c.ServiceClient("compute"), c.ServiceClient("placement")
 }
 
 const (
-	hvHeader = "X-OpenStack-Nova-API-Version"
-	plHeader = "OpenStack-API-Version"
+	hvAt = " [compute 2.53]"   // the hypervisor list's microversion: UUIDs
+	plAt = " [placement 1.18]" // required= needs it
 )
 
 // TestList: the hypervisor list at 2.53 (UUIDs are the providers'),
@@ -88,12 +29,12 @@ const (
 // required=; a trait this Placement does not know (400) is no host's;
 // traits land on the host whose provider has them, sorted; hosts sorted.
 func TestList(t *testing.T) {
-	s := newStrictServer(t)
-	s.on("GET /compute/os-hypervisors/detail", hvHeader, "2.53", 200,
+	s, cc, pl := strictCloud(t)
+	s.Handle("GET /compute/os-hypervisors/detail"+hvAt, fakecloud.JSON(200,
 		`{"hypervisors":[{"id":"rp-b","hypervisor_hostname":"b.example","state":"up","status":"enabled","hypervisor_version":8002000,"service":{"host":"b","id":"svc-b"}}],
-		  "hypervisors_links":[{"rel":"next","href":"{URL}/compute/os-hypervisors/detail?marker=rp-b"}]}`)
-	s.on("GET /compute/os-hypervisors/detail?marker=rp-b", hvHeader, "2.53", 200,
-		`{"hypervisors":[{"id":"rp-a","hypervisor_hostname":"a.example","state":"down","status":"disabled","hypervisor_version":8002000,"service":{"host":"a","id":"svc-a"}}]}`)
+		  "hypervisors_links":[{"rel":"next","href":"`+s.URL+`/compute/os-hypervisors/detail?marker=rp-b"}]}`))
+	s.Handle("GET /compute/os-hypervisors/detail?marker=rp-b"+hvAt, fakecloud.JSON(200,
+		`{"hypervisors":[{"id":"rp-a","hypervisor_hostname":"a.example","state":"down","status":"disabled","hypervisor_version":8002000,"service":{"host":"a","id":"svc-a"}}]}`))
 	for _, trait := range fleet.TPMTraits {
 		body := `{"resource_providers":[]}`
 		switch trait {
@@ -106,14 +47,13 @@ func TestList(t *testing.T) {
 		if trait == "OWNER_NOVA" {
 			status, body = 400, `{"errors":[{"status":400,"title":"Bad Request","detail":"No such trait(s): OWNER_NOVA."}]}`
 		}
-		s.on("GET /placement/resource_providers?required="+trait, plHeader, "placement 1.18", status, body)
+		s.Handle("GET /placement/resource_providers?required="+trait+plAt, fakecloud.JSON(status, body))
 	}
-	cc, pl := s.clients()
 	hosts, err := List(context.Background(), cc, pl)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.verify()
+	s.Verify()
 	want := []fleet.Host{
 		{Host: "a", Hypervisor: "a.example", RPUUID: "rp-a", State: "down", Status: "disabled", Traits: []string{"COMPUTE_SECURITY_TPM_2_0", "COMPUTE_SECURITY_TPM_TIS"}},
 		{Host: "b", Hypervisor: "b.example", RPUUID: "rp-b", State: "up", Status: "enabled", Traits: []string{"COMPUTE_SECURITY_TPM_1_2", "COMPUTE_SECURITY_TPM_2_0", "COMPUTE_SECURITY_TPM_TIS"}},
@@ -130,20 +70,18 @@ func TestList(t *testing.T) {
 // TestListErrors: a refused hypervisor list says it needs admin; a
 // failing Placement list names its trait; neither is a partial answer.
 func TestListErrors(t *testing.T) {
-	s := newStrictServer(t)
-	s.on("GET /compute/os-hypervisors/detail", hvHeader, "2.53", 403, `{"forbidden":{"code":403,"message":"Policy doesn't allow os_compute_api:os-hypervisors:list-detail to be performed."}}`)
-	cc, pl := s.clients()
+	s, cc, pl := strictCloud(t)
+	s.Handle("GET /compute/os-hypervisors/detail"+hvAt, fakecloud.JSON(403, `{"forbidden":{"code":403,"message":"Policy doesn't allow os_compute_api:os-hypervisors:list-detail to be performed."}}`))
 	if hosts, err := List(context.Background(), cc, pl); err == nil || hosts != nil || !strings.Contains(err.Error(), "listing hypervisors (needs admin)") {
 		t.Errorf("403: %v %v", hosts, err)
 	}
-	s.verify()
+	s.Verify()
 
-	s = newStrictServer(t)
-	s.on("GET /compute/os-hypervisors/detail", hvHeader, "2.53", 200, `{"hypervisors":[]}`)
-	s.on("GET /placement/resource_providers?required="+fleet.TPMTraits[0], plHeader, "placement 1.18", 503, `{"errors":[{"status":503}]}`)
-	cc, pl = s.clients()
+	s, cc, pl = strictCloud(t)
+	s.Handle("GET /compute/os-hypervisors/detail"+hvAt, fakecloud.JSON(200, `{"hypervisors":[]}`))
+	s.Handle("GET /placement/resource_providers?required="+fleet.TPMTraits[0]+plAt, fakecloud.JSON(503, `{"errors":[{"status":503}]}`))
 	if hosts, err := List(context.Background(), cc, pl); err == nil || hosts != nil || !strings.Contains(err.Error(), "listing resource providers with "+fleet.TPMTraits[0]) {
 		t.Errorf("503: %v %v", hosts, err)
 	}
-	s.verify()
+	s.Verify()
 }

@@ -9,14 +9,13 @@ import (
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
-	"github.com/vtpmctl/vtpmctl/internal/scalecloud"
-	"github.com/vtpmctl/vtpmctl/internal/scalecloud/scaletest"
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud/scale"
 )
 
-// scaleSession is scaletest.Session with the login left out of the counts.
-func scaleSession(t *testing.T, cfg scalecloud.Config) (*scalecloud.Cloud, *cloud.Session) {
+// scaleSession is scale.Session with the login left out of the counts.
+func scaleSession(t *testing.T, cfg scale.Config) (*scale.Cloud, *cloud.Session) {
 	t.Helper()
-	c, sess := scaletest.Session(t, cfg)
+	c, sess := scale.Session(t, cfg)
 	c.Reset() // count only what the job asks, not the login
 	return c, sess
 }
@@ -25,7 +24,7 @@ func scaleSession(t *testing.T, cfg scalecloud.Config) (*scalecloud.Cloud, *clou
 // versions document), lists the hypervisors and every project's servers
 // once, and audits every host; a host check report joins its host.
 func TestAudit(t *testing.T) {
-	c, sess := scaleSession(t, scalecloud.Config{Guests: 120, Others: 30, Projects: 3, Hypervisors: 60, Images: 5, Microversion: "2.93"})
+	c, sess := scaleSession(t, scale.Config{Guests: 120, Others: 30, Projects: 3, Hypervisors: 60, Images: 5, Microversion: "2.93"})
 	rep := hostcheck.Report{Host: "cmp-00001", NovaRelease: nova.Zed, Checks: []hostcheck.Check{}}
 	res, err := Audit(context.Background(), sess, AuditRequest{HostReports: []hostcheck.Report{rep}})
 	if err != nil {
@@ -64,7 +63,7 @@ func TestAudit(t *testing.T) {
 // TestAuditGivenInventory: a caller that listed the servers already
 // (one list for several audits) hands them over: no server list here.
 func TestAuditGivenInventory(t *testing.T) {
-	c, sess := scaleSession(t, scalecloud.Config{Guests: 10, Projects: 1, Hypervisors: 4, Images: 1, Microversion: "2.93"})
+	c, sess := scaleSession(t, scale.Config{Guests: 10, Projects: 1, Hypervisors: 4, Images: 1, Microversion: "2.93"})
 	inv := nova.Inventory{Guests: []nova.VTPMGuest{{ServerID: "s1", Host: "cmp-00000", Mode: nova.SecretUser}}}
 	res, err := Audit(context.Background(), sess, AuditRequest{Release: nova.ReleaseEvidence{Flag: nova.Zed}, Inventory: &inv})
 	if err != nil {
@@ -83,7 +82,7 @@ func TestAuditGivenInventory(t *testing.T) {
 // image metadata is at risk like any other (the fleet audit used to list
 // servers without Cinder and missed it); one volume list serves all.
 func TestAuditVolumeBacked(t *testing.T) {
-	c, sess := scaleSession(t, scalecloud.Config{Guests: 120, Others: 30, Projects: 3, Hypervisors: 60, Images: 5, Microversion: "2.93", VolumeBacked: 4})
+	c, sess := scaleSession(t, scale.Config{Guests: 120, Others: 30, Projects: 3, Hypervisors: 60, Images: 5, Microversion: "2.93", VolumeBacked: 4})
 	res, err := Audit(context.Background(), sess, AuditRequest{})
 	if err != nil {
 		t.Fatal(err)

@@ -7,15 +7,14 @@ import (
 
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
-	"github.com/vtpmctl/vtpmctl/internal/scalecloud"
-	"github.com/vtpmctl/vtpmctl/internal/scalecloud/scaletest"
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud/scale"
 )
 
 // A dry run plans the change and advises on the cloud's vTPM flavor
 // (tpm-crb) against the image changed to tpm-tis, without a write or a
 // volume list (strict cloud).
 func TestImagesDryRun(t *testing.T) {
-	sess := scaleSession(t, scalecloud.Config{Guests: 1, Projects: 1, Hypervisors: 1})
+	sess := scaleSession(t, scale.Config{Guests: 1, Projects: 1, Hypervisors: 1})
 	res, err := Tag(context.Background(), sess, TagRequest{Images: []string{"win11-vtpm"}, Set: true, DryRun: true,
 		Change: nova.ImageRequest{TPMVersion: "2.0", TPMModel: "tpm-tis"}})
 	if err != nil {
@@ -52,7 +51,7 @@ func TestCarries(t *testing.T) {
 
 // scaleSession: the strict synthetic cloud (a request it does not serve
 // fails the test).
-func scaleSession(t *testing.T, cfg scalecloud.Config) *cloud.Session {
-	_, sess := scaletest.Session(t, cfg)
+func scaleSession(t *testing.T, cfg scale.Config) *cloud.Session {
+	_, sess := scale.Session(t, cfg)
 	return sess
 }

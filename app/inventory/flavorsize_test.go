@@ -16,7 +16,7 @@ func TestListFlavorSize(t *testing.T) {
 	sized["flavor"].(map[string]any)["swap"] = 0
 	down := map[string]any{"id": "down", "status": "UNKNOWN", "tenant_id": "p1"}
 	a := newStrictAPI(t, map[string]string{serversAt: js(map[string]any{"servers": []any{sized, down}})})
-	inv, err := List(context.Background(), a.client("compute/v2.1", "compute"), nil, nova.Zed, Opts{AllTenants: true, KeepServers: true})
+	inv, err := List(context.Background(), a.client("compute/v2.1"), nil, nova.Zed, Opts{AllTenants: true, KeepServers: true})
 	if err != nil {
 		t.Fatal(err)
 	}

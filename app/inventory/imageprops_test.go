@@ -67,7 +67,7 @@ func TestListInventoryImagePropertiesAtBoot(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			a := newStrictAPI(t, c.stubs)
-			inv, err := List(context.Background(), a.client("compute/v2.1", "compute"), a.client("image", "image"), c.rel, Opts{})
+			inv, err := List(context.Background(), a.client("compute/v2.1"), a.client("image"), c.rel, Opts{})
 			if err != nil {
 				t.Fatal(err)
 			}

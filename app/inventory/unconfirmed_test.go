@@ -75,8 +75,8 @@ func TestListInventoryUnconfirmed(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			a := newStrictAPI(t, c.stubs)
-			inv, err := List(context.Background(), a.client("compute/v2.1", "compute"), a.client("image", "image"), c.rel,
-				Opts{Volumes: a.client("volume/v3", "block-storage")})
+			inv, err := List(context.Background(), a.client("compute/v2.1"), a.client("image"), c.rel,
+				Opts{Volumes: a.client("volume/v3")})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -109,8 +109,8 @@ func TestListInventoryUnconfirmed(t *testing.T) {
 func TestListInventoryUnconfirmedMode(t *testing.T) {
 	a := newStrictAPI(t, map[string]string{imagesAt: `{"images":[]}`, volumesP: js(map[string]any{"volumes": []any{volume("v1", "s", "/dev/vda", true, plain)}}),
 		serversP + " @" + compute.ServerImagePropertiesMicroversion: js(map[string]any{"servers": []any{server("s", "", "/dev/vda", map[string]string{"hw:tpm_secret_security": "host"})}})})
-	inv, err := List(context.Background(), a.client("compute/v2.1", "compute"), a.client("image", "image"), nova.Gazpacho,
-		Opts{Volumes: a.client("volume/v3", "block-storage")})
+	inv, err := List(context.Background(), a.client("compute/v2.1"), a.client("image"), nova.Gazpacho,
+		Opts{Volumes: a.client("volume/v3")})
 	if err != nil || len(inv.Unconfirmed) != 1 || inv.Unconfirmed[0].Guest.Mode != nova.SecretHost || inv.Unconfirmed[0].Reason != nova.UnconfirmedVolumeNow || len(inv.Undecided) != 0 {
 		t.Errorf("%+v %+v %v", inv.Unconfirmed, inv.Undecided, err)
 	}

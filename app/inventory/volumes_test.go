@@ -6,112 +6,76 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"reflect"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
 	"github.com/vtpmctl/vtpmctl/openstack/cinder"
 	"github.com/vtpmctl/vtpmctl/openstack/compute"
 )
 
-// strictAPI answers exactly the requests it is given, keyed by method,
-// path and query as sent, or with " @<microversion>" for one compute
-// microversion (" @volume 3.0": OpenStack-API-Version for another
-// service); anything else fails the test (501), and a stub never
-// requested fails it at the end. The microversion is part of the match:
-// a compute stub without " @" answers compute.ServerCellDownMicroversion only
-// (what the inventory lists at on Zed), another service's only a request without
-// a microversion, so a client that drops or changes one misses. A body "!NNN …" is sent with status NNN;
+// strictAPI is a strict fakecloud answering the stubs it is given, keyed
+// by method, path and query as sent, or with " @<microversion>" for one
+// compute microversion (" @volume 3.0": another service's); anything else
+// fails the test, so does a stub never requested. A compute stub without
+// " @" answers compute.ServerCellDownMicroversion only (what the
+// inventory lists at on Zed), another service's only a request without a
+// microversion, so a client that drops or changes one misses. A body
+// "!NNN …" is sent with status NNN, $URL in it is the fake's URL;
 // onRequest, when set, runs before each answer (a test cancels there).
+// got and mvs are the stubs answered, in order, and the microversion
+// header each carried.
 type strictAPI struct {
-	t         *testing.T
-	URL       string
-	stubs     map[string]string
-	mvs       map[string]string // microversion header each request carried
+	*fakecloud.Cloud
+	mu        sync.Mutex
+	mvs       map[string]string
 	got       []string
 	onRequest func(key string)
 }
 
 func newStrictAPI(t *testing.T, stubs map[string]string) *strictAPI {
-	a := &strictAPI{t: t, stubs: stubs, mvs: map[string]string{}}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		key := r.Method + " " + r.URL.RequestURI()
-		a.got = append(a.got, key)
-		isCompute := strings.HasPrefix(r.URL.Path, "/compute/")
-		mv := r.Header.Get("X-OpenStack-Nova-API-Version")
-		if !isCompute {
-			mv = r.Header.Get("OpenStack-API-Version") // "volume 3.0"
-		}
-		a.mvs[key] = mv
-		// a stub "… @2.98" (or "… @volume 3.0") answers that microversion only
-		if _, at := a.stubs[key+" @"+mv]; at && mv != "" {
-			key += " @" + mv
-			a.got[len(a.got)-1] = key
-		}
-		body, ok := a.stubs[key]
+	a := &strictAPI{Cloud: fakecloud.New(t), mvs: map[string]string{}}
+	for key, body := range stubs {
+		uri, mv, at := strings.Cut(key, " @")
+		isCompute := strings.Contains(uri, " /compute/")
 		switch {
-		case !ok || r.Header.Get("X-Auth-Token") != "tok":
-		case isCompute && !strings.Contains(key, " @") && mv != compute.ServerCellDownMicroversion:
-			ok, key = false, fmt.Sprintf("%s at microversion %q, want %s", key, mv, compute.ServerCellDownMicroversion)
-		case !isCompute && !strings.Contains(key, " @") && mv != "":
-			ok, key = false, fmt.Sprintf("%s at microversion %q, want none", key, mv)
+		case !at && isCompute:
+			mv = "compute " + compute.ServerCellDownMicroversion
+		case !at:
+			mv = "none"
+		case !strings.Contains(mv, " "):
+			mv = "compute " + mv
 		}
-		if !ok {
-			t.Errorf("unexpected request %s", key)
-			w.WriteHeader(http.StatusNotImplemented)
-			return
-		}
-		if a.onRequest != nil {
-			a.onRequest(key)
-		}
-		w.Header().Set("Content-Type", "application/json")
+		status := http.StatusOK
 		if code, rest, ok := strings.Cut(body, " "); ok && len(code) == 4 && code[0] == '!' {
-			status, err := strconv.Atoi(code[1:])
-			if err != nil {
-				t.Errorf("stub %s: status %q", key, code)
-				status = http.StatusNotImplemented
-			}
-			w.WriteHeader(status)
+			status, _ = strconv.Atoi(code[1:])
 			body = rest
 		}
-		w.Write([]byte(strings.ReplaceAll(body, "$URL", a.URL)))
-	}))
-	a.URL = srv.URL
-	t.Cleanup(func() {
-		srv.Close()
-		for k := range a.stubs {
-			if !contains(a.got, k) {
-				t.Errorf("stub never requested: %s", k)
+		a.Handle(uri+" ["+mv+"]", func(w http.ResponseWriter, r *http.Request) {
+			sent := r.Header.Get("X-OpenStack-Nova-API-Version")
+			if !isCompute {
+				sent = r.Header.Get("OpenStack-API-Version")
 			}
-		}
-	})
+			a.mu.Lock()
+			a.got, a.mvs[key] = append(a.got, key), sent
+			a.mu.Unlock()
+			if a.onRequest != nil {
+				a.onRequest(key)
+			}
+			fakecloud.JSON(status, strings.ReplaceAll(body, "$URL", a.URL))(w, r)
+		})
+	}
 	return a
 }
 
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func (a *strictAPI) client(path, typ string) *gophercloud.ServiceClient {
-	pc := &gophercloud.ProviderClient{HTTPClient: *http.DefaultClient}
-	pc.SetToken("tok")
-	ep := a.URL + "/" + path + "/"
-	sc := &gophercloud.ServiceClient{ProviderClient: pc, Endpoint: ep, ResourceBase: ep, Type: typ}
-	if typ == "image" {
-		sc.ResourceBase = ep + "v2/"
-	}
-	return sc
-}
+// client is the fake's client for a service path.
+func (a *strictAPI) client(path string) *gophercloud.ServiceClient { return a.ServiceClient(path) }
 
 // server builds one server of the list: image "" is volume-backed;
 // root "" leaves root_device_name out (a non-admin's view).
@@ -234,9 +198,9 @@ func TestListInventoryVolumes(t *testing.T) {
 				a := newStrictAPI(t, c.stubs)
 				opts := Opts{AllTenants: c.allTenants, KeepServers: keep}
 				if c.cinder {
-					opts.Volumes = a.client("volume/v3", "block-storage")
+					opts.Volumes = a.client("volume/v3")
 				}
-				inv, err := List(context.Background(), a.client("compute/v2.1", "compute"), a.client("image", "image"), nova.Zed, opts)
+				inv, err := List(context.Background(), a.client("compute/v2.1"), a.client("image"), nova.Zed, opts)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -297,7 +261,7 @@ func TestIndexVolumesShared(t *testing.T) {
 			map[string]string{"hw_tpm_version": "2.0", "image_name": "win", "checksum": string(rune('a' + i%26))}))
 	}
 	a := newStrictAPI(t, map[string]string{volumesP: js(map[string]any{"volumes": vols})})
-	idx, err := listVolumeIndex(context.Background(), a.client("volume/v3", "block-storage"), false, nil, false)
+	idx, err := listVolumeIndex(context.Background(), a.client("volume/v3"), false, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,7 +293,7 @@ func sortedKeys(m map[string]string) []string {
 func TestListInventoryUndecidedMode(t *testing.T) {
 	a := newStrictAPI(t, map[string]string{imagesAt: `{"images":[]}`,
 		serversP + " @" + compute.ServerImagePropertiesMicroversion: js(map[string]any{"servers": []any{server("s", "", "", map[string]string{"hw:tpm_secret_security": "host"})}})})
-	inv, err := List(context.Background(), a.client("compute/v2.1", "compute"), a.client("image", "image"), nova.Gazpacho, Opts{})
+	inv, err := List(context.Background(), a.client("compute/v2.1"), a.client("image"), nova.Gazpacho, Opts{})
 	if err != nil || len(inv.Undecided) != 1 || inv.Undecided[0].Guest.Mode != nova.SecretHost || inv.Undecided[0].Reason != nova.UndecidedNoBlockStorage {
 		t.Errorf("%+v %v", inv.Undecided, err)
 	}

@@ -43,8 +43,8 @@ func TestListInventoryVolumesUnreadable(t *testing.T) {
 				}
 			}
 			client := a.client
-			inv, err := List(ctx, client("compute/v2.1", "compute"), nil, nova.Zed,
-				Opts{AllTenants: true, KeepServers: true, Volumes: client("volume/v3", "block-storage")})
+			inv, err := List(ctx, client("compute/v2.1"), nil, nova.Zed,
+				Opts{AllTenants: true, KeepServers: true, Volumes: client("volume/v3")})
 			if c.cancel {
 				if err == nil {
 					t.Fatal("a cancelled list gave an inventory")

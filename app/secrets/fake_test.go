@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strconv"
@@ -20,18 +19,19 @@ import (
 
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/domain/vtpmsecret"
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
 	"github.com/vtpmctl/vtpmctl/openstack/barbican"
 )
 
-// fakeCloud is a strict Barbican + Keystone for Gather: it answers only the
-// requests vtpmctl must send, each with its query and microversion (any
-// other method, path, query parameter, missing filter or microversion
-// header fails the test), and counts them by kind. Barbican pages in either style: old
-// (Zed … 2025.1: the next link keeps limit and offset only, dropping the
-// name filter) or new (the next link keeps every filter).
+// fakeCloud is a Barbican + Keystone for Gather on a strict fakecloud: it
+// answers only the requests vtpmctl must send, each with its query and
+// microversion (any other method, path, query parameter, missing filter
+// or microversion header fails the test), and counts them by kind.
+// Barbican pages in either style: old (Zed … 2025.1: the next link keeps
+// limit and offset only, dropping the name filter) or new (the next link
+// keeps every filter).
 type fakeCloud struct {
-	t         testing.TB
-	srv       *httptest.Server
+	*fakecloud.Cloud
 	oldPaging bool
 	// ignoreOffset: every page is the first (a broken or hostile server).
 	ignoreOffset bool
@@ -52,17 +52,14 @@ type fakeCloud struct {
 	// microversions (1.0: no header, no max_version, consumers unknown).
 	api string
 
-	// aclDelay holds each ACL answer so concurrent reads overlap;
-	// maxInFlight is the most requests the fake served at once.
-	aclDelay              time.Duration
-	inFlight, maxInFlight atomic.Int32
+	// aclDelay holds each ACL answer so concurrent reads overlap.
+	aclDelay time.Duration
 	// detected: the versions document was served (DetectAPI); from then
 	// on a list at api 1.1+ must ask for the consumers' microversion.
 	detected atomic.Bool
 
-	mu       sync.Mutex
-	counts   map[string]int
-	requests []string
+	mu     sync.Mutex
+	counts map[string]int
 }
 
 type fakeSecret struct {
@@ -76,11 +73,29 @@ type fakeUser struct {
 	enabled bool
 }
 
+// secretList is barbican.ListSecrets' request: the vTPM name filter (a
+// list without it is every secret of the project), a page of secretPage,
+// an offset (on a page's boundary: listSecrets checks).
+var secretList = "GET /key-manager/v1/secrets?name=" + url.QueryEscape(vtpmsecret.NamePrefix+"%") + "&limit=" + strconv.Itoa(secretPage) + "&offset=*"
+
 func newFakeCloud(t testing.TB) *fakeCloud {
-	c := &fakeCloud{t: t, secrets: map[string][]fakeSecret{}, users: map[string]fakeUser{}, usersHidden: map[string]bool{},
-		members: map[string][]string{}, counts: map[string]int{}}
-	c.srv = httptest.NewServer(http.HandlerFunc(c.serve))
-	t.Cleanup(c.srv.Close)
+	// a benchmark's fake keeps no records: it counts
+	_, bench := t.(*testing.B)
+	c := &fakeCloud{Cloud: fakecloud.NewWith(t, fakecloud.Options{NoRecord: bench}), secrets: map[string][]fakeSecret{},
+		users: map[string]fakeUser{}, usersHidden: map[string]bool{}, members: map[string][]string{}, counts: map[string]int{}}
+	// the services as vtpmctl reads them: each test reads a part
+	const api = "the fake Barbican and Keystone: a test reads a part"
+	for decl, kind := range map[string]string{
+		"GET /key-manager/":                           "versions",
+		secretList:                                    "secrets",
+		"GET /key-manager/v1/secrets/{id}/acl":        "acl",
+		"POST /key-manager/v1/secrets/{id}/consumers": "consumer-post",
+		"GET /identity/v3/users?[name=nova]":          "users", // every user, or novaNamedUsers
+		"GET /identity/v3/users/{id}":                 "user",
+		"GET /identity/v3/role_assignments?effective=true&[scope.project.id=*]": "roles",
+	} {
+		c.Handle(decl, c.serve(kind)).Optional(api)
+	}
 	return c
 }
 
@@ -107,146 +122,87 @@ func (c *fakeCloud) count(kind string) int {
 	return c.counts[kind]
 }
 
-func (c *fakeCloud) total() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.requests)
+// total is every request the fake received.
+func (c *fakeCloud) total() int { return c.Stats().Requests }
+
+// requests are the request URIs received, in order.
+func (c *fakeCloud) requests() []string {
+	var out []string
+	for _, r := range c.Sent() {
+		u := url.URL{Path: r.Path, RawQuery: r.Query.Encode()}
+		out = append(out, u.RequestURI())
+	}
+	return out
 }
 
 // sources: Identity and a per-project Barbican client (same endpoint, the
 // project's own token, as secrets audit builds them).
 func (c *fakeCloud) sources(projects ...string) Sources {
-	client := func(path, token string) *gophercloud.ServiceClient {
-		pc := &gophercloud.ProviderClient{HTTPClient: *c.srv.Client()}
-		pc.SetToken(token)
-		ep := c.srv.URL + path
-		return &gophercloud.ServiceClient{ProviderClient: pc, Endpoint: ep, ResourceBase: ep}
-	}
 	km := func(_ context.Context, p string) (*gophercloud.ServiceClient, error) {
-		sc := client("/key-manager/", "tok-"+p)
-		sc.ResourceBase = sc.Endpoint + "v1/"
+		sc := c.ServiceClient("key-manager")
+		sc.ProviderClient.SetToken(c.Token(p))
 		return sc, nil
 	}
-	return Sources{Identity: client("/identity/v3/", "tok-admin"), KeyManager: km, Projects: projects, ReadACLs: true, Limit: 8,
+	return Sources{Identity: c.ServiceClient("identity/v3"), KeyManager: km, Projects: projects, ReadACLs: true, Limit: 8,
 		Release: nova.Zed, AllTenants: true, Inventory: &nova.Inventory{}}
-}
-
-func (c *fakeCloud) bad(w http.ResponseWriter, r *http.Request) {
-	c.t.Errorf("fake cloud: unexpected request %s %s", r.Method, r.URL.RequestURI())
-	http.Error(w, `{"error":"unexpected"}`, 400)
-}
-
-func reply(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(v)
 }
 
 // secretPage is the page barbican.ListSecrets asks for (Barbican's cap).
 const secretPage = 100
 
-// secretListQuery: barbican.ListSecrets' query, every parameter once:
-// the vTPM name filter (a list without it is every secret of the
-// project), a page of secretPage and an offset on a page's boundary (the
-// server's capped page, maxLimit, when set).
-func secretListQuery(q url.Values, maxLimit int) bool {
-	off, err := strconv.Atoi(q.Get("offset"))
-	page := secretPage
-	if maxLimit > 0 && maxLimit < page {
-		page = maxLimit
-	}
-	return len(q) == 3 && len(q["name"]) == 1 && len(q["limit"]) == 1 && len(q["offset"]) == 1 &&
-		q.Get("name") == vtpmsecret.NamePrefix+"%" && q.Get("limit") == strconv.Itoa(secretPage) && err == nil && off%page == 0
-}
-
-// onlyParams says whether q has no parameter outside allowed.
-func onlyParams(q url.Values, allowed ...string) bool {
-	for k := range q {
-		ok := false
-		for _, a := range allowed {
-			ok = ok || k == a
-		}
-		if !ok {
-			return false
-		}
-	}
-	return true
-}
-
-func (c *fakeCloud) serve(w http.ResponseWriter, r *http.Request) {
-	n := c.inFlight.Add(1)
-	defer c.inFlight.Add(-1)
-	for m := c.maxInFlight.Load(); n > m && !c.maxInFlight.CompareAndSwap(m, n); m = c.maxInFlight.Load() {
-	}
-	p, q := r.URL.Path, r.URL.Query()
-	kind := ""
-	switch {
-	case r.Method == "POST" && strings.HasPrefix(p, "/key-manager/v1/secrets/") && strings.HasSuffix(p, "/consumers") && len(q) == 0:
-		kind = "consumer-post"
-	case r.Method != "GET":
-	case p == "/key-manager/" && len(q) == 0:
-		kind = "versions"
-	case p == "/key-manager/v1/secrets" && secretListQuery(q, c.maxLimit):
-		kind = "secrets"
-	case strings.HasPrefix(p, "/key-manager/v1/secrets/") && strings.HasSuffix(p, "/acl") && len(q) == 0:
-		kind = "acl"
-		time.Sleep(c.aclDelay)
-	case p == "/identity/v3/users" && (len(q) == 0 || q.Encode() == "name=nova"): // every user, or novaNamedUsers
-		kind = "users"
-	case strings.HasPrefix(p, "/identity/v3/users/") && len(q) == 0:
-		kind = "user"
-	case p == "/identity/v3/role_assignments" && q.Get("effective") == "true" && onlyParams(q, "effective", "scope.project.id"):
-		kind = "roles"
-		if !q.Has("scope.project.id") {
+// serve answers a request of kind, counted, at the microversion vtpmctl
+// must ask for it.
+func (c *fakeCloud) serve(route string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		q, kind := r.URL.Query(), route
+		if kind == "roles" && !q.Has("scope.project.id") {
 			kind = "roles-all"
 		}
-	}
-	c.mu.Lock()
-	c.requests = append(c.requests, r.URL.RequestURI())
-	c.counts[kind]++
-	c.mu.Unlock()
-	if !c.microversionOK(w, r, kind) {
-		return
-	}
-	switch kind {
-	case "versions":
-		c.versions(w)
-	case "consumer-post":
-		c.postConsumer(w, r)
-	case "secrets":
-		c.listSecrets(w, r)
-	case "acl":
-		reply(w, 200, map[string]any{"read": map[string]any{"project-access": true, "users": []string{}}})
-	case "users":
-		if c.usersList != 0 {
-			reply(w, c.usersList, map[string]any{"error": map[string]any{"code": c.usersList}})
+		c.mu.Lock()
+		c.counts[kind]++
+		c.mu.Unlock()
+		if !c.microversionOK(w, r, kind) {
 			return
 		}
-		var l []map[string]any
-		for id, u := range c.users {
-			if !c.usersHidden[id] && (!q.Has("name") || q.Get("name") == u.name) {
-				l = append(l, map[string]any{"id": id, "name": u.name, "enabled": u.enabled, "domain_id": "default"})
+		switch kind {
+		case "versions":
+			c.versions(w)
+		case "consumer-post":
+			c.postConsumer(w, r)
+		case "secrets":
+			c.listSecrets(w, r)
+		case "acl":
+			time.Sleep(c.aclDelay)
+			fakecloud.Reply(w, 200, map[string]any{"read": map[string]any{"project-access": true, "users": []string{}}})
+		case "users":
+			if c.usersList != 0 {
+				fakecloud.Reply(w, c.usersList, map[string]any{"error": map[string]any{"code": c.usersList}})
+				return
 			}
+			var l []map[string]any
+			for id, u := range c.users {
+				if !c.usersHidden[id] && (!q.Has("name") || q.Get("name") == u.name) {
+					l = append(l, map[string]any{"id": id, "name": u.name, "enabled": u.enabled, "domain_id": "default"})
+				}
+			}
+			fakecloud.Reply(w, 200, map[string]any{"users": l, "links": map[string]any{"next": nil}})
+		case "user":
+			id := r.PathValue("id")
+			u, ok := c.users[id]
+			if !ok {
+				fakecloud.Reply(w, 404, map[string]any{"error": map[string]any{"code": 404}})
+				return
+			}
+			fakecloud.Reply(w, 200, map[string]any{"user": map[string]any{"id": id, "name": u.name, "enabled": u.enabled, "domain_id": "default"}})
+		case "roles", "roles-all":
+			c.listRoles(w, kind, q.Get("scope.project.id"))
 		}
-		reply(w, 200, map[string]any{"users": l, "links": map[string]any{"next": nil}})
-	case "user":
-		id := strings.TrimPrefix(p, "/identity/v3/users/")
-		u, ok := c.users[id]
-		if !ok {
-			reply(w, 404, map[string]any{"error": map[string]any{"code": 404}})
-			return
-		}
-		reply(w, 200, map[string]any{"user": map[string]any{"id": id, "name": u.name, "enabled": u.enabled, "domain_id": "default"}})
-	case "roles", "roles-all":
-		c.listRoles(w, kind, q.Get("scope.project.id"))
-	default:
-		c.bad(w, r)
 	}
 }
 
 func (c *fakeCloud) listRoles(w http.ResponseWriter, kind, project string) {
 	if kind == "roles-all" && c.rolesList != 0 {
-		reply(w, c.rolesList, map[string]any{"error": map[string]any{"code": c.rolesList}})
+		fakecloud.Reply(w, c.rolesList, map[string]any{"error": map[string]any{"code": c.rolesList}})
 		return
 	}
 	a := func(scope map[string]any, user string) map[string]any {
@@ -265,19 +221,29 @@ func (c *fakeCloud) listRoles(w http.ResponseWriter, kind, project string) {
 		l = append(l, a(map[string]any{"domain": map[string]any{"id": "default"}}, "domain-admin"),
 			a(map[string]any{"system": map[string]any{"all": true}}, "system-admin"))
 	}
-	reply(w, 200, map[string]any{"role_assignments": l, "links": map[string]any{"next": nil}})
+	fakecloud.Reply(w, 200, map[string]any{"role_assignments": l, "links": map[string]any{"next": nil}})
 }
 
 // listSecrets is Barbican's GET /v1/secrets for the token's project: name
 // as SQL LIKE (a trailing %), then offset and limit, and a next link while
-// more remain — without the name in the old style.
+// more remain — without the name in the old style (fakecloud.Offsets).
 func (c *fakeCloud) listSecrets(w http.ResponseWriter, r *http.Request) {
-	project := strings.TrimPrefix(r.Header.Get("X-Auth-Token"), "tok-")
+	project := c.TokenProject(r)
 	if st := c.listStatus[project]; st != 0 {
-		reply(w, st, map[string]any{"code": st, "title": http.StatusText(st)})
+		fakecloud.Reply(w, st, map[string]any{"code": st, "title": http.StatusText(st)})
 		return
 	}
+	pg := fakecloud.Offsets{Old: c.oldPaging, MaxLimit: c.maxLimit, IgnoreOffset: c.ignoreOffset}
 	q := r.URL.Query()
+	page := secretPage
+	if c.maxLimit > 0 && c.maxLimit < page {
+		page = c.maxLimit
+	}
+	if off, err := strconv.Atoi(q.Get("offset")); err != nil || off%page != 0 {
+		c.Errorf("fake cloud: %s: the offset is not on a page's boundary (%d)", r.URL.RequestURI(), page)
+		fakecloud.Reply(w, 400, map[string]any{"error": "unexpected"})
+		return
+	}
 	name := q.Get("name")
 	var match []fakeSecret
 	for _, s := range c.secrets[project] {
@@ -285,21 +251,11 @@ func (c *fakeCloud) listSecrets(w http.ResponseWriter, r *http.Request) {
 			match = append(match, s)
 		}
 	}
-	limit, offset := 10, 0
-	if v := q.Get("limit"); v != "" {
-		limit, _ = strconv.Atoi(v)
-	}
-	if c.maxLimit > 0 && limit > c.maxLimit {
-		limit = c.maxLimit
-	}
-	if v := q.Get("offset"); v != "" && !c.ignoreOffset {
-		offset, _ = strconv.Atoi(v)
-	}
+	from, to, limit := pg.Page(r, len(match))
 	base := "http://" + r.Host + "/key-manager/v1/secrets"
 	body := map[string]any{"total": len(match)}
-	var page []map[string]any
-	for i := offset; i < len(match) && i < offset+limit; i++ {
-		s := match[i]
+	var entries []map[string]any
+	for _, s := range match[from:to] {
 		ref := base + "/" + s.id
 		if s.ref != "" {
 			ref = s.ref
@@ -313,17 +269,13 @@ func (c *fakeCloud) listSecrets(w http.ResponseWriter, r *http.Request) {
 			}
 			e["consumers"] = cs
 		}
-		page = append(page, e)
+		entries = append(entries, e)
 	}
-	body["secrets"] = page
-	if offset+limit < len(match) {
-		next := url.Values{"limit": {strconv.Itoa(limit)}, "offset": {strconv.Itoa(offset + limit)}}
-		if !c.oldPaging && name != "" {
-			next.Set("name", name)
-		}
-		body["next"] = base + "?" + next.Encode()
+	body["secrets"] = entries
+	if next, _ := pg.Links(r, base, len(match), from, limit); next != "" {
+		body["next"] = next
 	}
-	reply(w, 200, body)
+	fakecloud.Reply(w, 200, body)
 }
 
 // microversionOK is the microversion middleware: a Barbican before 1.1
@@ -332,8 +284,8 @@ func (c *fakeCloud) listSecrets(w http.ResponseWriter, r *http.Request) {
 // max is 406 as microversion_parse answers.
 func (c *fakeCloud) microversionOK(w http.ResponseWriter, r *http.Request, kind string) bool {
 	h := r.Header.Get("OpenStack-API-Version")
-	if want := c.wantMicroversion(kind); kind != "" && h != want {
-		c.t.Errorf("fake cloud: %s %s asks for microversion %q, want %q", r.Method, r.URL.RequestURI(), h, want)
+	if want := c.wantMicroversion(kind); h != want {
+		c.Errorf("fake cloud: %s %s asks for microversion %q, want %q", r.Method, r.URL.RequestURI(), h, want)
 		http.Error(w, `{"error":"microversion"}`, 400)
 		return false
 	}
@@ -344,13 +296,13 @@ func (c *fakeCloud) microversionOK(w http.ResponseWriter, r *http.Request, kind 
 		return true
 	}
 	if c.api == "" {
-		c.t.Errorf("fake cloud: %s %s asks for %q of a key manager without microversions", r.Method, r.URL.Path, h)
+		c.Errorf("fake cloud: %s %s asks for %q of a key manager without microversions", r.Method, r.URL.Path, h)
 		http.Error(w, `{"error":"microversion"}`, 400)
 		return false
 	}
 	v := strings.TrimPrefix(h, "key-manager ")
 	if v == h || v > c.api || v < "1.0" {
-		reply(w, 406, map[string]any{"error": "Unacceptable version header: " + h})
+		fakecloud.Reply(w, 406, map[string]any{"error": "Unacceptable version header: " + h})
 		return false
 	}
 	return true
@@ -379,24 +331,24 @@ func (c *fakeCloud) wantMicroversion(kind string) string {
 // microversions the list with max_version and the header (for "latest").
 func (c *fakeCloud) versions(w http.ResponseWriter) {
 	if c.api == "" {
-		reply(w, 300, map[string]any{"versions": map[string]any{"values": []any{map[string]any{"id": "v1", "status": "stable"}}}})
+		fakecloud.Reply(w, 300, map[string]any{"versions": map[string]any{"values": []any{map[string]any{"id": "v1", "status": "stable"}}}})
 		return
 	}
 	w.Header().Set("OpenStack-API-Version", "key-manager "+c.api)
-	reply(w, 300, map[string]any{"versions": []any{map[string]any{"id": "v1", "status": "CURRENT", "min_version": "1.0", "max_version": c.api}}})
+	fakecloud.Reply(w, 300, map[string]any{"versions": []any{map[string]any{"id": "v1", "status": "CURRENT", "min_version": "1.0", "max_version": c.api}}})
 }
 
 // postConsumer is POST /v1/secrets/{id}/consumers at 1.1: the token's
 // project's secret only (another's is not found), the three fields, the
 // same consumer once (create_or_update_from).
 func (c *fakeCloud) postConsumer(w http.ResponseWriter, r *http.Request) {
-	project := strings.TrimPrefix(r.Header.Get("X-Auth-Token"), "tok-")
-	id := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/key-manager/v1/secrets/"), "/consumers")
+	project := c.TokenProject(r)
+	id := r.PathValue("id")
 	var body map[string]string
 	if err := json.NewDecoder(r.Body).Decode(&body); err != nil || len(body) != 3 || body["service"] == "" || body["resource_type"] == "" || body["resource_id"] == "" ||
 		r.Header.Get("OpenStack-API-Version") == "" {
-		c.t.Errorf("fake cloud: bad consumer POST %v %v", body, err)
-		reply(w, 400, map[string]any{"title": "Bad Request"})
+		c.Errorf("fake cloud: bad consumer POST %v %v", body, err)
+		fakecloud.Reply(w, 400, map[string]any{"title": "Bad Request"})
 		return
 	}
 	c.mu.Lock()
@@ -410,8 +362,8 @@ func (c *fakeCloud) postConsumer(w http.ResponseWriter, r *http.Request) {
 		if !slices.Contains(s.consumers, k) {
 			s.consumers = append(s.consumers, k)
 		}
-		reply(w, 200, map[string]any{"secret_ref": "http://" + r.Host + "/key-manager/v1/secrets/" + id, "name": s.name})
+		fakecloud.Reply(w, 200, map[string]any{"secret_ref": "http://" + r.Host + "/key-manager/v1/secrets/" + id, "name": s.name})
 		return
 	}
-	reply(w, 404, map[string]any{"code": 404, "title": "Not Found", "description": "Secret not found."})
+	fakecloud.Reply(w, 404, map[string]any{"code": 404, "title": "Not Found", "description": "Secret not found."})
 }

@@ -56,7 +56,7 @@ func TestProjectNotAuditable(t *testing.T) {
 // secret's URL is named, never requested, and its project still audited.
 func TestSecretRefNotASecret(t *testing.T) {
 	fc := newFakeCloud(t)
-	fc.secrets["p1"] = []fakeSecret{{id: fakeUUID(1, 1), name: vtpmsecret.NamePrefix + fakeUUID(9, 1), creator: "alice", ref: fc.srv.URL + "/key-manager/v1/secrets/" + fakeUUID(1, 1) + "/payload"}}
+	fc.secrets["p1"] = []fakeSecret{{id: fakeUUID(1, 1), name: vtpmsecret.NamePrefix + fakeUUID(9, 1), creator: "alice", ref: fc.URL + "/key-manager/v1/secrets/" + fakeUUID(1, 1) + "/payload"}}
 	src := fc.sources("p1")
 	src.Identity = nil
 	f, err := Gather(context.Background(), src)

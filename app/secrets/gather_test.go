@@ -44,7 +44,7 @@ func TestProjectSecretsPaging(t *testing.T) {
 				if n := c.count("secrets"); n != tc.pages {
 					t.Errorf("%d list requests, want %d", n, tc.pages)
 				}
-				for _, r := range c.requests {
+				for _, r := range c.requests() {
 					u, _ := url.Parse(r)
 					if u.Query().Get("name") != vtpmsecret.NamePrefix+"%" {
 						t.Errorf("a page without the name filter: %s", r)
@@ -247,7 +247,7 @@ func TestACLReadsShareOneLimit(t *testing.T) {
 	if n := fc.count("acl"); n != 96 {
 		t.Fatalf("%d ACL reads, want 96", n)
 	}
-	if m := fc.maxInFlight.Load(); m > 4 {
+	if m := fc.Stats().MaxInFlight; m > 4 {
 		t.Errorf("%d requests in flight at once, want at most Limit = 4", m)
 	}
 }

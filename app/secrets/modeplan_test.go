@@ -7,8 +7,7 @@ import (
 	"testing"
 
 	"github.com/vtpmctl/vtpmctl/domain/nova"
-	"github.com/vtpmctl/vtpmctl/internal/scalecloud"
-	"github.com/vtpmctl/vtpmctl/internal/scalecloud/scaletest"
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud/scale"
 )
 
 // 2026.1 (2.103): every guest of the synthetic cloud is in mode user
@@ -16,7 +15,7 @@ import (
 // flavor, so each plan names the flavor create line; one flavor list,
 // one image list, one server list (strict: anything else fails).
 func TestModeChangeStrict(t *testing.T) {
-	c, sess := scaletest.Session(t, scalecloud.Config{Guests: 6, Others: 2, Projects: 2, Hypervisors: 1, Microversion: "2.103"})
+	c, sess := scale.Session(t, scale.Config{Guests: 6, Others: 2, Projects: 2, Hypervisors: 1, Microversion: "2.103"})
 	res, err := ModeChange(context.Background(), sess, ModeChangeRequest{AllProjects: true, To: nova.SecretHost})
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +52,7 @@ func TestModeChangeStrict(t *testing.T) {
 
 // Before 2026.1 the answer is one line, and nothing is listed.
 func TestModeChangeNoModes(t *testing.T) {
-	c, sess := scaletest.Session(t, scalecloud.Config{Guests: 2, Projects: 1, Hypervisors: 1}) // 2.93: Zed
+	c, sess := scale.Session(t, scale.Config{Guests: 2, Projects: 1, Hypervisors: 1}) // 2.93: Zed
 	res, err := ModeChange(context.Background(), sess, ModeChangeRequest{AllProjects: true, To: nova.SecretHost})
 	if err != nil {
 		t.Fatal(err)

@@ -10,7 +10,7 @@ import (
 	"github.com/vtpmctl/vtpmctl/app/inventory"
 
 	"github.com/vtpmctl/vtpmctl/domain/nova"
-	"github.com/vtpmctl/vtpmctl/internal/scalecloud"
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud/scale"
 )
 
 // progressLog records an audit's progress calls, and whether two ever
@@ -77,16 +77,16 @@ func TestAuditProgress(t *testing.T) {
 	const acl, servers = "GET /key-manager/v1/secrets/{id}/acl", "GET /compute/v2.1/servers/detail"
 	for _, tc := range []struct {
 		name      string
-		cfg       scalecloud.Config
+		cfg       scale.Config
 		req       AuditRequest
 		inventory bool
 		want      []Phase
 	}{
-		{"every project, ACLs", scalecloud.Config{Guests: 1200, Projects: 4, Hypervisors: 2, Others: 30, Users: 40}, AuditRequest{AllProjects: true, ReadACLs: true},
+		{"every project, ACLs", scale.Config{Guests: 1200, Projects: 4, Hypervisors: 2, Others: 30, Users: 40}, AuditRequest{AllProjects: true, ReadACLs: true},
 			false, []Phase{PhaseServers, PhaseSecrets, PhaseACLs, PhaseRoles, PhaseUsers}},
-		{"no ACLs", scalecloud.Config{Guests: 60, Projects: 3, Hypervisors: 2}, AuditRequest{AllProjects: true},
+		{"no ACLs", scale.Config{Guests: 60, Projects: 3, Hypervisors: 2}, AuditRequest{AllProjects: true},
 			false, []Phase{PhaseServers, PhaseSecrets, PhaseRoles, PhaseUsers}},
-		{"servers given", scalecloud.Config{Guests: 40, Projects: 2, Hypervisors: 2}, AuditRequest{Projects: []string{"proj-0000", "proj-0001"}, ReadACLs: true},
+		{"servers given", scale.Config{Guests: 40, Projects: 2, Hypervisors: 2}, AuditRequest{Projects: []string{"proj-0000", "proj-0001"}, ReadACLs: true},
 			true, []Phase{PhaseSecrets, PhaseACLs, PhaseRoles, PhaseUsers}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

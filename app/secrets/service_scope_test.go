@@ -7,7 +7,7 @@ import (
 
 	"github.com/vtpmctl/vtpmctl/domain/vtpmsecret"
 	"github.com/vtpmctl/vtpmctl/internal/completeness"
-	"github.com/vtpmctl/vtpmctl/internal/scalecloud"
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud/scale"
 )
 
 // TestAuditSecretsProjectScope: an admin's audit of named projects asked Nova for
@@ -18,7 +18,7 @@ import (
 // a secret in the project of whoever's request made it): Nova is asked by
 // UUID about those instances only, and its 404s make them orphans.
 func TestAuditSecretsProjectScope(t *testing.T) {
-	c, sess := scaleSession(t, scalecloud.Config{Guests: 40, Projects: 4, Hypervisors: 2, Orphans: 2})
+	c, sess := scaleSession(t, scale.Config{Guests: 40, Projects: 4, Hypervisors: 2, Orphans: 2})
 	a, err := AuditSecrets(context.Background(), sess, AuditRequest{Projects: []string{"proj-0000"}})
 	if err != nil {
 		t.Fatal(err)
@@ -35,7 +35,7 @@ func TestAuditSecretsProjectScope(t *testing.T) {
 	}
 	cfg, inProject := c.Config(), 0
 	for i := 0; i < cfg.Guests; i++ {
-		if scalecloud.ProjectOf(cfg, i) == 2 {
+		if scale.ProjectOf(cfg, i) == 2 {
 			inProject++
 		}
 	}

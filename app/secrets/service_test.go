@@ -12,14 +12,13 @@ import (
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/completeness"
-	"github.com/vtpmctl/vtpmctl/internal/scalecloud"
-	"github.com/vtpmctl/vtpmctl/internal/scalecloud/scaletest"
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud/scale"
 )
 
 // scaleSession: a strict synthetic cloud, connected as vtpmctl connects.
-func scaleSession(t *testing.T, cfg scalecloud.Config) (*scalecloud.Cloud, *cloud.Session) {
+func scaleSession(t *testing.T, cfg scale.Config) (*scale.Cloud, *cloud.Session) {
 	t.Helper()
-	return scaletest.Session(t, cfg)
+	return scale.Session(t, cfg)
 }
 
 // TestAuditSecretsAllProjects: one call settles the release from the
@@ -27,7 +26,7 @@ func scaleSession(t *testing.T, cfg scalecloud.Config) (*scalecloud.Cloud, *clou
 // own token, and returns the key manager's secrets URL and the clients
 // protect writes with.
 func TestAuditSecretsAllProjects(t *testing.T) {
-	c, sess := scaleSession(t, scalecloud.Config{Guests: 30, Projects: 3, Hypervisors: 2, Others: 3})
+	c, sess := scaleSession(t, scale.Config{Guests: 30, Projects: 3, Hypervisors: 2, Others: 3})
 	a, err := AuditSecrets(context.Background(), sess, AuditRequest{AllProjects: true, ServiceProject: DefaultServiceProject, ReadACLs: true})
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +42,7 @@ func TestAuditSecretsAllProjects(t *testing.T) {
 		t.Errorf("a 1.0 key manager: consumers %q, API %s", r.ConsumersNotRead, a.Facts.API)
 	}
 	// The clients are remembered: one token per project, not one per call.
-	tokens := c.Stats().ByRoute["POST /v3/auth/tokens"]
+	tokens := c.Stats().ByRoute["POST /identity/v3/auth/tokens"]
 	for p := range a.Facts.Audited {
 		for i := 0; i < 2; i++ {
 			if km, err := a.KeyManager(context.Background(), p); err != nil || km == nil {
@@ -51,7 +50,7 @@ func TestAuditSecretsAllProjects(t *testing.T) {
 			}
 		}
 	}
-	if n := c.Stats().ByRoute["POST /v3/auth/tokens"]; n != tokens {
+	if n := c.Stats().ByRoute["POST /identity/v3/auth/tokens"]; n != tokens {
 		t.Errorf("%d more tokens asked for after the audit", n-tokens)
 	}
 }
@@ -63,7 +62,7 @@ func TestAuditSecretsAllProjects(t *testing.T) {
 // the audit fails on it; a project named on the command line is still
 // found (asked of Keystone by name, not looked up in the cut list).
 func TestAuditSecretsTruncatedProjects(t *testing.T) {
-	c, sess := scaleSession(t, scalecloud.Config{Guests: 30, Projects: 6, Hypervisors: 2, ProjectListLimit: 3})
+	c, sess := scaleSession(t, scale.Config{Guests: 30, Projects: 6, Hypervisors: 2, ProjectListLimit: 3})
 	a, err := AuditSecrets(context.Background(), sess, AuditRequest{AllProjects: true})
 	if err != nil {
 		t.Fatal(err)
@@ -83,7 +82,7 @@ func TestAuditSecretsTruncatedProjects(t *testing.T) {
 // they settled and the servers they listed: the service asks for neither
 // again.
 func TestAuditSecretsGivenInventory(t *testing.T) {
-	c, sess := scaleSession(t, scalecloud.Config{Guests: 12, Projects: 2, Hypervisors: 2})
+	c, sess := scaleSession(t, scale.Config{Guests: 12, Projects: 2, Hypervisors: 2})
 	cc, _ := sess.Compute()
 	ic, _ := sess.Image()
 	inv, err := inventory.List(context.Background(), cc, ic, nova.Zed, inventory.Opts{AllTenants: true})
@@ -109,7 +108,7 @@ func TestAuditSecretsGivenInventory(t *testing.T) {
 // TestAuditSecretsErrors: what the request gets wrong is a typed error
 // naming no flag; the command names its own.
 func TestAuditSecretsErrors(t *testing.T) {
-	_, sess := scaleSession(t, scalecloud.Config{Guests: 4, Projects: 2, Hypervisors: 1})
+	_, sess := scaleSession(t, scale.Config{Guests: 4, Projects: 2, Hypervisors: 1})
 	for _, c := range []struct {
 		name  string
 		req   AuditRequest

@@ -7,7 +7,7 @@ import (
 	"github.com/vtpmctl/vtpmctl/app/inventory"
 
 	"github.com/vtpmctl/vtpmctl/domain/nova"
-	"github.com/vtpmctl/vtpmctl/internal/scalecloud"
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud/scale"
 )
 
 // TestAuditSecretsUnconfirmed: the service audits an unconfirmed server
@@ -15,7 +15,7 @@ import (
 // from its secret: Gather passes Inventory.Unconfirmed on to the audit.
 func TestAuditSecretsUnconfirmed(t *testing.T) {
 	ctx := context.Background()
-	_, sess := scaleSession(t, scalecloud.Config{Guests: 6, Projects: 2, Hypervisors: 2})
+	_, sess := scaleSession(t, scale.Config{Guests: 6, Projects: 2, Hypervisors: 2})
 	cc, err1 := sess.Compute()
 	ic, err2 := sess.Image()
 	if err1 != nil || err2 != nil {

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/vtpmctl/vtpmctl/domain/nova"
-	"github.com/vtpmctl/vtpmctl/internal/scalecloud"
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud/scale"
 )
 
 // TestAuditSecretsVolumeBacked: the service reads the boot volumes (one
@@ -13,7 +13,7 @@ import (
 // volume's image metadata; before, they were left out and their secrets
 // listed as a live server's.
 func TestAuditSecretsVolumeBacked(t *testing.T) {
-	c, sess := scaleSession(t, scalecloud.Config{Guests: 30, Projects: 3, Hypervisors: 2, Others: 3, VolumeBacked: 4})
+	c, sess := scaleSession(t, scale.Config{Guests: 30, Projects: 3, Hypervisors: 2, Others: 3, VolumeBacked: 4})
 	if _, byVolume := c.VolumeBackedGuests(); byVolume == 0 {
 		t.Fatal("the cloud has no guest whose vTPM comes from its volume")
 	}

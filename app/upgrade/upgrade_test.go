@@ -9,14 +9,13 @@ import (
 	"github.com/vtpmctl/vtpmctl/domain/fleet"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
-	"github.com/vtpmctl/vtpmctl/internal/scalecloud"
-	"github.com/vtpmctl/vtpmctl/internal/scalecloud/scaletest"
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud/scale"
 )
 
-// scaleSession is scaletest.Session with the login left out of the counts.
-func scaleSession(t *testing.T, cfg scalecloud.Config) (*scalecloud.Cloud, *cloud.Session) {
+// scaleSession is scale.Session with the login left out of the counts.
+func scaleSession(t *testing.T, cfg scale.Config) (*scale.Cloud, *cloud.Session) {
 	t.Helper()
-	c, sess := scaletest.Session(t, cfg)
+	c, sess := scale.Session(t, cfg)
 	c.Reset() // count only what the job asks, not the login
 	return c, sess
 }
@@ -26,7 +25,7 @@ func scaleSession(t *testing.T, cfg scalecloud.Config) (*scalecloud.Cloud, *clou
 // caller's own field (nova.FieldFromRelease); a real upgrade says what it
 // strands.
 func TestCheck(t *testing.T) {
-	c, sess := scaleSession(t, scalecloud.Config{Guests: 40, Projects: 2, Hypervisors: 8, Images: 2, Microversion: "2.93"})
+	c, sess := scaleSession(t, scale.Config{Guests: 40, Projects: 2, Hypervisors: 8, Images: 2, Microversion: "2.93"})
 	_, err := Check(context.Background(), sess, Request{To: nova.Yoga, From: nova.ReleaseEvidence{Field: nova.FieldFromRelease}})
 	var older *fleet.OlderTargetError
 	if !errors.As(err, &older) || older.To != nova.Yoga || older.Cloud != nova.Zed {
@@ -52,7 +51,7 @@ func TestCheck(t *testing.T) {
 // starts from), not the release field every other command takes, which
 // upgrade check does not have; the CLI spells it as its flag.
 func TestCheckNamesFrom(t *testing.T) {
-	_, sess := scaleSession(t, scalecloud.Config{Guests: 4, Projects: 1, Hypervisors: 2, Images: 1, Microversion: "2.96"})
+	_, sess := scaleSession(t, scale.Config{Guests: 4, Projects: 1, Hypervisors: 2, Images: 1, Microversion: "2.96"})
 	u, err := Check(context.Background(), sess, Request{To: nova.Gazpacho, From: nova.ReleaseEvidence{Field: nova.FieldFromRelease}})
 	if err != nil {
 		t.Fatal(err)

@@ -6,15 +6,14 @@ import (
 
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
-	"github.com/vtpmctl/vtpmctl/internal/scalecloud"
-	"github.com/vtpmctl/vtpmctl/internal/scalecloud/scaletest"
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud/scale"
 )
 
 // The cloud's vTPM flavor asks for tpm-crb: a volume changed to tpm-tis
 // conflicts with it (ERROR at scheduling), one changed to tpm-crb and a
 // volume without vTPM properties do not; the plain flavor is not tried.
 func TestVolumeConflicts(t *testing.T) {
-	sess := scaleSession(t, scalecloud.Config{Guests: 1, Projects: 1, Hypervisors: 1})
+	sess := scaleSession(t, scale.Config{Guests: 1, Projects: 1, Hypervisors: 1})
 	vol := func(id, model string) nova.BootVolume {
 		meta := map[string]string{"image_id": "i"}
 		if model != "" {
@@ -36,7 +35,7 @@ func TestVolumeConflicts(t *testing.T) {
 
 // scaleSession: the strict synthetic cloud (a request it does not serve
 // fails the test).
-func scaleSession(t *testing.T, cfg scalecloud.Config) *cloud.Session {
-	_, sess := scaletest.Session(t, cfg)
+func scaleSession(t *testing.T, cfg scale.Config) *cloud.Session {
+	_, sess := scale.Session(t, cfg)
 	return sess
 }

@@ -10,8 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud/scale"
 	"github.com/vtpmctl/vtpmctl/internal/faults"
-	"github.com/vtpmctl/vtpmctl/internal/scalecloud"
 )
 
 // faultCommands are the read commands the fault matrix runs, each in a
@@ -53,11 +54,11 @@ func TestFaultMatrix(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the fault matrix runs in make test (unit), not -short")
 	}
-	c, err := scalecloud.New(scalecloud.Config{Guests: 24, Projects: 3, Hypervisors: 3, Others: 4, OtherSecrets: 2, VolumeBacked: 5, Images: 3, Users: 6, Orphans: 2})
+	// strict: a request the cloud does not serve fails the matrix, faults or not
+	c, err := scale.New(fakecloud.New(t), scale.Config{Guests: 24, Projects: 3, Hypervisors: 3, Others: 4, OtherSecrets: 2, VolumeBacked: 5, Images: 3, Users: 6, Orphans: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
 	dir := t.TempDir()
 	plan := filepath.Join(dir, "plan.yaml")
 	writeFaultPlan(t, plan)
@@ -75,8 +76,7 @@ func TestFaultMatrix(t *testing.T) {
 		}
 		defer px.Close()
 		clouds := filepath.Join(dir, "clouds.yaml")
-		yaml := fmt.Sprintf("clouds:\n  scale:\n    auth:\n      auth_url: %s/v3\n      username: admin\n      password: %s\n      project_name: admin\n      user_domain_name: Default\n      project_domain_name: Default\n    region_name: RegionOne\n",
-			px.URL(c.URL), scalecloud.Password)
+		yaml := fakecloud.CloudsYAML("scale", px.URL(c.URL), fakecloud.Scope{ProjectName: "admin"})
 		if err := os.WriteFile(clouds, []byte(yaml), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -199,7 +199,7 @@ func writeFaultPlan(t *testing.T, path string) {
 			flavor, image = "m1.small", "win11-vtpm"
 		}
 		fmt.Fprintf(&b, "- name: %s\n  guest_os: windows2022srvNext_64Guest\n  firmware: efi\n  secure_boot: \"no\"\n  source_vtpm: \"yes\"\n  vcpus: 2\n  ram: 4096\n  disk: 40\n  target_flavor: %s\n  target_image: %s\n  target_vtpm: 2.0 tpm-crb\n",
-			scalecloud.GuestName(g), flavor, image)
+			scale.GuestName(g), flavor, image)
 	}
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)

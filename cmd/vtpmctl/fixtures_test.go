@@ -15,13 +15,16 @@ import (
 // fixtures): every run function, no cloud needed. The integration tests
 // run the same commands against the live services.
 
+// fixtureCloud is the standard fixture cloud that takes image writes: a
+// cloud many commands run against, each reading a part (a test that
+// writes counts its writes).
 func fixtureCloud(t *testing.T) *fakecloud.Cloud {
 	c := fakecloud.New(t).Standard()
 	img := c.FixtureObjects("images", "images")
 	c.Handle("PATCH /image/v2/images/*", func(w http.ResponseWriter, r *http.Request) {
 		b, _ := json.Marshal(img[0])
 		fakecloud.JSON(200, string(b))(w, r)
-	})
+	}).Optional("the fixture cloud's image writes")
 	return c
 }
 

@@ -8,8 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
 	"net/url"
 	"strings"
 	"sync"
@@ -23,6 +21,7 @@ import (
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
+	"github.com/vtpmctl/vtpmctl/internal/faults"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/openstack/compute"
 )
@@ -281,17 +280,16 @@ func TestIntegrationFlavorLifecycle(t *testing.T) {
 // that fails the extra-spec call: the flavor must not survive.
 func TestIntegrationFlavorCreateRollback(t *testing.T) {
 	devcloudtest.Require(t)
-	nova8774, _ := url.Parse("http://127.0.0.1:8774")
-	rp := httputil.NewSingleHostReverseProxy(nova8774)
-	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/os-extra_specs") {
-			http.Error(w, `{"computeFault": {"code": 500, "message": "injected by the test's fault proxy"}}`, http.StatusInternalServerError)
-			return
-		}
-		rp.ServeHTTP(w, r)
-	}))
+	const nova8774 = "http://127.0.0.1:8774"
+	// the extra-spec call fails; every other request reaches Nova
+	proxy, perr := faults.Start([]string{nova8774}, faults.Plan{Rate: 1, Kind: faults.Status500, Match: func(r *http.Request) bool {
+		return r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/os-extra_specs")
+	}})
+	if perr != nil {
+		t.Fatal(perr)
+	}
 	defer proxy.Close()
-	proxyURL, _ := url.Parse(proxy.URL)
+	proxyURL, _ := url.Parse(proxy.URL(nova8774))
 	h := &harness{t: t, wrap: func(next http.RoundTripper) http.RoundTripper {
 		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
 			if r.URL.Host == "127.0.0.1:8774" {

@@ -8,16 +8,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud/scale"
 	"github.com/vtpmctl/vtpmctl/internal/output"
-	"github.com/vtpmctl/vtpmctl/internal/scalecloud"
-	"github.com/vtpmctl/vtpmctl/internal/scalecloud/scaletest"
 )
 
 // TestModePlanCommand: on the strict synthetic 2026.1 cloud every guest is
 // in mode user and no host-mode flavor exists: the table names the create
 // line, the JSON keeps the plan's fields, and the exit is 1 (not reached).
 func TestModePlanCommand(t *testing.T) {
-	_, sess := scaletest.Session(t, scalecloud.Config{Guests: 2, Projects: 1, Hypervisors: 1, Microversion: "2.103"})
+	_, sess := scale.Session(t, scale.Config{Guests: 2, Projects: 1, Hypervisors: 1, Microversion: "2.103"})
 	run := func(format string) (string, error) {
 		var out, errs bytes.Buffer
 		o := &modePlanOptions{IO: &IOStreams{Out: &out, Err: &errs}, Global: &globalOptions{Output: output.Options{Format: format}, session: sess},

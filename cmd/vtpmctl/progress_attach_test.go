@@ -10,9 +10,8 @@ import (
 	"testing"
 
 	"github.com/vtpmctl/vtpmctl/app/secrets"
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud/scale"
 	"github.com/vtpmctl/vtpmctl/internal/output"
-	"github.com/vtpmctl/vtpmctl/internal/scalecloud"
-	"github.com/vtpmctl/vtpmctl/internal/scalecloud/scaletest"
 )
 
 // TestAuditProgressOnlyOnTerminal: the callback report and plan verify
@@ -52,7 +51,7 @@ func TestAuditProgressOnlyOnTerminal(t *testing.T) {
 // progress on it. Before, report drew "auditing projects n/N" and plan
 // verify "verifying n/N" only on a terminal too; this keeps it so.
 func TestAuditProgressNotInPipes(t *testing.T) {
-	_, sess := scaletest.Session(t, scalecloud.Config{Guests: 10, Projects: 2, Hypervisors: 2})
+	_, sess := scale.Session(t, scale.Config{Guests: 10, Projects: 2, Hypervisors: 2})
 	plan := filepath.Join(t.TempDir(), "plan.yaml")
 	writeFaultPlan(t, plan)
 	for _, tc := range []struct {

@@ -21,6 +21,8 @@ import (
 // consumers: the guest's secret has none, the orphan has Nova's.
 func consumersCloud(t *testing.T) *fakecloud.Cloud {
 	c := secretsCloud(t)
+	c.OptionalRoutes("consumersCloud's: the commands read a part")
+	defer c.OptionalRoutes("")
 	// The audit lists the boot volumes: the fake's catalog has block storage.
 	c.Handle(fakecloud.Volumes, fakecloud.JSON(200, `{"volumes":[]}`))
 	c.Handle("GET /key-manager/", func(w http.ResponseWriter, r *http.Request) {

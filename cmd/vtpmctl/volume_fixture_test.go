@@ -18,9 +18,12 @@ import (
 const volPath = "/volume/v3/" + fakecloud.ProjectID + "/volumes/"
 
 // volumeCloud adds what the standard fixture lacks: a volume by ID and by
-// name, and the image-metadata actions (recorded, answered 200).
+// name, and the image-metadata actions (recorded, answered 200); a cloud
+// the volume commands read a part of.
 func volumeCloud(t *testing.T) (*fakecloud.Cloud, *[]string) {
 	c := fixtureCloud(t)
+	c.OptionalRoutes("volumeCloud's: the volume commands read a part")
+	defer c.OptionalRoutes("")
 	vols := c.FixtureObjects("volumes-detail", "volumes")
 	byName := func(w http.ResponseWriter, r *http.Request) {
 		var hit []string

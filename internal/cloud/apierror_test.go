@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gophercloud/gophercloud/v2"
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
 )
 
 // Every error body shape the services send gives the server's own
@@ -96,20 +96,18 @@ func TestUserAgent(t *testing.T) {
 			h(w, r)
 		}
 	}
-	var srv *httptest.Server
-	srv = httptest.NewServer(strictHandler(t, map[string]http.HandlerFunc{
-		"POST /v3/auth/tokens": record(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("X-Subject-Token", "gAAAAua-token-Qw8")
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(201)
-			fmt.Fprintf(w, `{"token":{"expires_at":"2099-01-01T00:00:00Z","project":{"id":"p1","name":"p"},"catalog":[{"type":"compute","endpoints":[{"interface":"public","region":"RegionOne","url":"%s/compute"}]}]}}`, srv.URL)
-		}),
-		"GET /compute/thing": record(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(204) }),
+	srv := fakecloud.New(t)
+	srv.Handle("POST /identity/v3/auth/tokens [none]", record(func(w http.ResponseWriter, r *http.Request) {
+		srv.AddToken("gAAAAua-token-Qw8", "p1")
+		w.Header().Set("X-Subject-Token", "gAAAAua-token-Qw8")
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(201)
+		fmt.Fprintf(w, `{"token":{"expires_at":"2099-01-01T00:00:00Z","project":{"id":"p1","name":"p"},"catalog":[{"type":"compute","endpoints":[{"interface":"public","region":"RegionOne","url":"%s/compute"}]}]}}`, srv.URL)
 	}))
-	defer srv.Close()
+	srv.Handle("GET /compute/thing [none]", record(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(204) }))
 	t.Setenv("OS_CLIENT_CONFIG_FILE", "/nonexistent")
 	t.Setenv("OS_CLOUD", "")
-	for k, v := range map[string]string{"OS_AUTH_URL": srv.URL + "/v3", "OS_USERNAME": "u", "OS_PASSWORD": "pw-Ua81", "OS_PROJECT_ID": "p1", "OS_USER_DOMAIN_NAME": "Default"} {
+	for k, v := range map[string]string{"OS_AUTH_URL": srv.URL + "/identity/v3", "OS_USERNAME": "u", "OS_PASSWORD": "pw-Ua81", "OS_PROJECT_ID": "p1", "OS_USER_DOMAIN_NAME": "Default"} {
 		t.Setenv(k, v)
 	}
 	s, err := Connect(context.Background(), Options{Timeout: 10 * time.Second, Version: "1.2.3"})

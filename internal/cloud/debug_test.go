@@ -7,12 +7,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
 )
 
 func TestRedactJSON(t *testing.T) {
@@ -32,7 +33,8 @@ func TestRedactJSON(t *testing.T) {
 }
 
 func TestDebugTransportRedactsHeaders(t *testing.T) {
-	srv := httptest.NewServer(strictHandler(t, map[string]http.HandlerFunc{"POST /v3/auth/tokens": func(w http.ResponseWriter, r *http.Request) {
+	srv := fakecloud.New(t) // strict: a layer that rewrote, dropped or invented a request misses
+	srv.Handle("POST /v3/auth/tokens [none]", func(w http.ResponseWriter, r *http.Request) {
 		// the log is redacted, never what is sent
 		if b, _ := io.ReadAll(r.Body); string(b) != `{"password":"hunter2"}` || r.Header.Get("X-Auth-Token") != "gAAAAcaller-token" {
 			t.Errorf("the server got body %s, token %q", b, r.Header.Get("X-Auth-Token"))
@@ -40,8 +42,7 @@ func TestDebugTransportRedactsHeaders(t *testing.T) {
 		w.Header().Set("X-Subject-Token", "gAAAAsecret-token")
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"token":{"catalog":[]},"secret":"x-value"}`)
-	}}))
-	defer srv.Close()
+	})
 	var log bytes.Buffer
 	c := http.Client{Transport: &debugTransport{next: http.DefaultTransport, w: &log}}
 	req, _ := http.NewRequest("POST", srv.URL+"/v3/auth/tokens", strings.NewReader(`{"password":"hunter2"}`))
@@ -124,8 +125,9 @@ func TestDebugKeepsSizeCap(t *testing.T) {
 			}
 		}
 	}
-	srv := httptest.NewServer(strictHandler(t, map[string]http.HandlerFunc{"GET /streamed": huge, "GET /sized": huge}))
-	defer srv.Close()
+	srv := fakecloud.New(t)
+	srv.Handle("GET /streamed [none]", huge)
+	srv.Handle("GET /sized [none]", huge)
 	for _, p := range []string{"/streamed", "/sized"} {
 		var read atomic.Int64
 		var log bytes.Buffer
@@ -152,12 +154,12 @@ func TestDebugKeepsSizeCap(t *testing.T) {
 // TestDebugKeepsReadError: a body cut short under --debug is still an
 // error for the caller, not a silently truncated document.
 func TestDebugKeepsReadError(t *testing.T) {
-	srv := httptest.NewServer(strictHandler(t, map[string]http.HandlerFunc{"GET /": func(w http.ResponseWriter, r *http.Request) {
+	srv := fakecloud.New(t)
+	srv.Handle("GET / [none]", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Content-Length", "1000")
 		io.WriteString(w, `{"servers":[`) // then hang up
-	}}))
-	defer srv.Close()
+	})
 	c := httpClient(&tls.Config{}, Options{Timeout: 10 * time.Second, Debug: io.Discard})
 	resp, err := c.Get(srv.URL)
 	if err == nil {

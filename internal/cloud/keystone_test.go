@@ -103,7 +103,7 @@ func TestRescopeWithoutDiscoveredV3(t *testing.T) {
 	ao := gophercloud.AuthOptions{IdentityEndpoint: c.URL + "/identity/v3", Username: "admin", Password: fakecloud.Password,
 		DomainName: "Default", Scope: &gophercloud.AuthScope{ProjectID: strings.Repeat("5", 32)}}
 	pc, err := rescope(context.Background(), http.Client{Timeout: 10 * time.Second}, gophercloud.UserAgent{}, "", ao)
-	if err != nil || pc.Token() != fakecloud.Token {
+	if err != nil || pc.Token() != fakecloud.TokenFor(strings.Repeat("5", 32)) {
 		t.Fatalf("%v", err)
 	}
 	if n := c.Count("POST /identity/v3/auth/tokens"); n != 1 {

@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
 
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
 	"github.com/vtpmctl/vtpmctl/internal/redact"
 )
 
@@ -24,24 +24,22 @@ import (
 // the log and in the error line), a whole string value.
 func TestPasswordIsAnyWord(t *testing.T) {
 	const echo = `{"badRequest":{"message":"Invalid input for field 'password': 'false' is not allowed","code":400,"retry":false}}`
-	var srv *httptest.Server
-	srv = httptest.NewServer(strictHandler(t, map[string]http.HandlerFunc{
-		"POST /v3/auth/tokens": func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("X-Subject-Token", "gAAAAword-pass-token-Qw8")
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(201)
-			fmt.Fprintf(w, `{"token":{"expires_at":"2099-01-01T00:00:00Z","project":{"id":"p1","name":"p"},"catalog":[{"type":"compute","endpoints":[{"interface":"public","region":"RegionOne","url":"%s/compute"}]}]}}`, srv.URL)
-		},
-		"GET /compute/thing": func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(400)
-			io.WriteString(w, echo)
-		},
-	}))
-	defer srv.Close()
+	srv := fakecloud.New(t)
+	srv.Handle("POST /identity/v3/auth/tokens [none]", func(w http.ResponseWriter, r *http.Request) {
+		srv.AddToken("gAAAAword-pass-token-Qw8", "p1")
+		w.Header().Set("X-Subject-Token", "gAAAAword-pass-token-Qw8")
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(201)
+		fmt.Fprintf(w, `{"token":{"expires_at":"2099-01-01T00:00:00Z","project":{"id":"p1","name":"p"},"catalog":[{"type":"compute","endpoints":[{"interface":"public","region":"RegionOne","url":"%s/compute"}]}]}}`, srv.URL)
+	})
+	srv.Handle("GET /compute/thing [none]", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(400)
+		io.WriteString(w, echo)
+	})
 	t.Setenv("OS_CLIENT_CONFIG_FILE", "/nonexistent")
 	t.Setenv("OS_CLOUD", "")
-	for k, v := range map[string]string{"OS_AUTH_URL": srv.URL + "/v3", "OS_USERNAME": "u", "OS_PASSWORD": "false", "OS_PROJECT_ID": "p1", "OS_USER_DOMAIN_NAME": "Default"} {
+	for k, v := range map[string]string{"OS_AUTH_URL": srv.URL + "/identity/v3", "OS_USERNAME": "u", "OS_PASSWORD": "false", "OS_PROJECT_ID": "p1", "OS_USER_DOMAIN_NAME": "Default"} {
 		t.Setenv(k, v)
 	}
 	var debug bytes.Buffer

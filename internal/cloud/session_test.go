@@ -76,6 +76,31 @@ func TestSessionClients(t *testing.T) {
 	}
 }
 
+// Over TLS, the CA clouds.yaml names (cacert) is the one trusted: the
+// login and a service call succeed through the session; without it (the
+// system's roots only) the login is refused.
+func TestSessionOverTLS(t *testing.T) {
+	c := fakecloud.NewTLS(t).Standard()
+	s, err := connectFake(t, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs, _ := s.BlockStorage()
+	var vols struct {
+		Volumes []struct{ ID string } `json:"volumes"`
+	}
+	if _, err := bs.Get(context.Background(), bs.ServiceURL("volumes", "detail")+"?limit=1000", &vols, nil); err != nil || len(vols.Volumes) != 3 ||
+		!strings.HasPrefix(bs.Endpoint, "https://") {
+		t.Errorf("volume list over TLS: %d %v at %s", len(vols.Volumes), err, bs.Endpoint)
+	}
+	p := filepath.Join(t.TempDir(), "clouds.yaml")
+	os.WriteFile(p, []byte(fakecloud.CloudsYAML("fake", c.URL, fakecloud.Scope{ProjectID: fakecloud.ProjectID})), 0o600)
+	t.Setenv("OS_CLIENT_CONFIG_FILE", p)
+	if _, err := connectFake(t, Options{}); err == nil || !strings.Contains(err.Error(), "certificate") {
+		t.Errorf("without the CA: %v", err)
+	}
+}
+
 // A service missing from the session's region is named with the cloud
 // and region; Keystone, often registered in one region only, is found in
 // another.

@@ -9,7 +9,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -20,6 +19,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
 	"github.com/gophercloud/gophercloud/v2/pagination"
 
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
 	"github.com/vtpmctl/vtpmctl/internal/paging"
 )
 
@@ -37,15 +37,12 @@ func computeClient(url string) *gophercloud.ServiceClient {
 // TestPayloadRefused: every spelling of a payload path is refused before
 // it leaves; metadata paths pass.
 func TestPayloadRefused(t *testing.T) {
-	var hits int32
+	srv := fakecloud.New(t) // strict: a layer that rewrote, dropped or invented a request misses
 	ok := func(w http.ResponseWriter, r *http.Request) {}
-	strict := strictHandler(t, map[string]http.HandlerFunc{"GET /v1/secrets/abc": ok, "GET /v1/secrets?name=vTPM%20secret%20for%20instance%25": ok,
-		"GET /v1/secrets/abc/acl": ok, "GET /v1/payloads-of-nothing": ok})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		atomic.AddInt32(&hits, 1)
-		strict.ServeHTTP(w, r)
-	}))
-	defer srv.Close()
+	for _, route := range []string{"GET /v1/secrets/abc", "GET /v1/secrets?name=vTPM+secret+for+instance%25", "GET /v1/secrets/abc/acl", "GET /v1/payloads-of-nothing"} {
+		srv.Handle(route+" [none]", ok)
+	}
+	hits := func() int { return srv.Stats().Requests }
 	c := testClient()
 	for _, p := range []string{"/v1/secrets/abc/payload", "/v1/secrets/abc/payload/", "/key-manager/v1/secrets/abc/PAYLOAD",
 		"/v1/secrets/abc/payload/x", "/v1/secrets/abc/payload.json", "/v1/secrets/abc/Payload.JSON", "/v1/secrets/abc/payload;a=b", "/v1/secrets/abc/payload?x=1"} {
@@ -54,8 +51,8 @@ func TestPayloadRefused(t *testing.T) {
 			t.Errorf("%s: %v", p, err)
 		}
 	}
-	if hits != 0 {
-		t.Fatalf("%d payload request(s) reached the server", hits)
+	if hits() != 0 {
+		t.Fatalf("%d payload request(s) reached the server", hits())
 	}
 	for _, p := range []string{"/v1/secrets/abc", "/v1/secrets?name=vTPM%20secret%20for%20instance%25", "/v1/secrets/abc/acl", "/v1/payloads-of-nothing"} {
 		if resp, err := c.Get(srv.URL + p); err != nil {
@@ -64,8 +61,8 @@ func TestPayloadRefused(t *testing.T) {
 			resp.Body.Close()
 		}
 	}
-	if hits != 4 {
-		t.Errorf("metadata requests: %d hits, want 4", hits)
+	if hits() != 4 {
+		t.Errorf("metadata requests: %d hits, want 4", hits())
 	}
 }
 
@@ -82,14 +79,7 @@ func listServers(c *gophercloud.ServiceClient) (int, error) {
 // TestPagingStops: a next link back to the same page, to another host, or
 // pages without end stop with an error naming the list.
 func TestPagingStops(t *testing.T) {
-	var foreign int32
-	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		atomic.AddInt32(&foreign, 1)
-		if r.Header.Get("X-Auth-Token") != "" {
-			t.Error("the token reached another host")
-		}
-	}))
-	defer other.Close()
+	other := fakecloud.New(t) // no stub: any request, token or not, fails the test
 	var page int32
 	mode := ""
 	pageOf := func(w http.ResponseWriter, r *http.Request) {
@@ -107,9 +97,9 @@ func TestPagingStops(t *testing.T) {
 		fmt.Fprintf(w, `{"servers":[{"id":"s%d","name":"x"}],"servers_links":[{"rel":"next","href":%q}]}`, n, next)
 	}
 	// the first page as listServers asks it, then the next links as given
-	srv := httptest.NewServer(strictHandler(t, map[string]http.HandlerFunc{
-		"GET /servers/detail?limit=1": pageOf, "GET /servers/detail?limit=1&marker=*": pageOf}))
-	defer srv.Close()
+	srv := fakecloud.New(t)
+	srv.Handle("GET /servers/detail?limit=1 [none]", pageOf)
+	srv.Handle("GET /servers/detail?limit=1&marker=* [none]", pageOf)
 	c := computeClient(srv.URL)
 	old := paging.MaxPages
 	paging.MaxPages = 50
@@ -127,7 +117,7 @@ func TestPagingStops(t *testing.T) {
 			t.Errorf("%s: %d pages fetched", tc.mode, p)
 		}
 	}
-	if foreign != 0 {
+	if foreign := other.Stats().Requests; foreign != 0 {
 		t.Errorf("the foreign host got %d request(s)", foreign)
 	}
 }
@@ -149,8 +139,9 @@ func TestRetry(t *testing.T) {
 		}
 		io.WriteString(w, "ok")
 	}
-	srv := httptest.NewServer(strictHandler(t, map[string]http.HandlerFunc{"GET /": answer, "POST /": answer}))
-	defer srv.Close()
+	srv := fakecloud.New(t)
+	srv.Handle("GET / [none]", answer)
+	srv.Handle("POST / [none]", answer)
 	c := testClient()
 	for _, tc := range []struct {
 		method       string
@@ -171,8 +162,8 @@ func TestRetry(t *testing.T) {
 		if tc.status != 0 && resp.StatusCode != tc.status {
 			t.Errorf("%s with %d failures: status %d", tc.method, tc.fails, resp.StatusCode)
 		}
-		if calls != tc.wantAttempts {
-			t.Errorf("%s with %d failures: %d attempts, want %d", tc.method, tc.fails, calls, tc.wantAttempts)
+		if n := atomic.LoadInt32(&calls); n != tc.wantAttempts {
+			t.Errorf("%s with %d failures: %d attempts, want %d", tc.method, tc.fails, n, tc.wantAttempts)
 		}
 	}
 	if d := retryAfter("7"); d != 7*time.Second {
@@ -195,7 +186,8 @@ func TestRetryCutAnswers(t *testing.T) {
 	for _, cut := range []string{"before", "half-closed", "half-reset"} {
 		t.Run(cut, func(t *testing.T) {
 			var calls int32
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			srv := fakecloud.New(t)
+			cutOnce := func(w http.ResponseWriter, r *http.Request) {
 				if atomic.AddInt32(&calls, 1) > 1 {
 					io.WriteString(w, body)
 					return
@@ -209,15 +201,16 @@ func TestRetryCutAnswers(t *testing.T) {
 					tc.SetLinger(0)
 				}
 				conn.Close()
-			}))
-			defer srv.Close()
+			}
+			srv.Handle("GET / [none]", cutOnce)
+			srv.Handle("POST / [none]", cutOnce)
 			resp, err := testClient().Get(srv.URL)
 			if err != nil {
 				t.Fatal(err)
 			}
 			b, _ := io.ReadAll(resp.Body)
-			if string(b) != body || calls != 2 {
-				t.Errorf("%d calls, body %q", calls, b)
+			if string(b) != body || atomic.LoadInt32(&calls) != 2 {
+				t.Errorf("%d calls, body %q", atomic.LoadInt32(&calls), b)
 			}
 			atomic.StoreInt32(&calls, 0)
 			if resp, err := testClient().Post(srv.URL, "application/json", strings.NewReader("{}")); err == nil {
@@ -226,8 +219,8 @@ func TestRetryCutAnswers(t *testing.T) {
 					t.Errorf("POST answered whole: it was sent again")
 				}
 			}
-			if calls != 1 {
-				t.Errorf("POST sent %d times", calls)
+			if n := atomic.LoadInt32(&calls); n != 1 {
+				t.Errorf("POST sent %d times", n)
 			}
 		})
 	}
@@ -244,8 +237,9 @@ func TestResponseSizeCap(t *testing.T) {
 		}
 		w.Write([]byte(strings.Repeat("x", 3<<20)))
 	}
-	srv := httptest.NewServer(strictHandler(t, map[string]http.HandlerFunc{"GET /sized": big, "GET /chunked": big}))
-	defer srv.Close()
+	srv := fakecloud.New(t)
+	srv.Handle("GET /sized [none]", big)
+	srv.Handle("GET /chunked [none]", big)
 	c := testClient()
 	for _, p := range []string{"/sized", "/chunked"} {
 		resp, err := c.Get(srv.URL + p)
@@ -263,17 +257,15 @@ func TestResponseSizeCap(t *testing.T) {
 // TestRedirectOffHost: a redirect to another host is not followed, so the
 // token stays home.
 func TestRedirectOffHost(t *testing.T) {
-	var hit int32
-	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { atomic.AddInt32(&hit, 1) }))
-	defer other.Close()
-	srv := httptest.NewServer(strictHandler(t, map[string]http.HandlerFunc{"GET /": func(w http.ResponseWriter, r *http.Request) {
+	other := fakecloud.New(t) // no stub: a request reaching it fails the test
+	srv := fakecloud.New(t)
+	srv.Handle("GET / [none]", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, other.URL+"/steal", http.StatusFound)
-	}}))
-	defer srv.Close()
+	})
 	req, _ := http.NewRequest("GET", srv.URL, nil)
 	req.Header.Set("X-Auth-Token", "tok")
 	_, err := testClient().Do(req)
-	if err == nil || !strings.Contains(err.Error(), "not followed") || hit != 0 {
+	if hit := other.Stats().Requests; err == nil || !strings.Contains(err.Error(), "not followed") || hit != 0 {
 		t.Errorf("err %v, foreign hits %d", err, hit)
 	}
 }
@@ -301,28 +293,27 @@ func TestScrub(t *testing.T) {
 // --debug when a server echoes them (Connect only sees the first token).
 func TestEveryTokenScrubbed(t *testing.T) {
 	var issued atomic.Int32
-	var srv *httptest.Server
-	srv = httptest.NewServer(strictHandler(t, map[string]http.HandlerFunc{
-		"POST /v3/auth/tokens": func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("X-Subject-Token", fmt.Sprintf("gAAAAissued-token-%d-Qw8", issued.Add(1)))
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(201)
-			fmt.Fprintf(w, `{"token":{"expires_at":"2099-01-01T00:00:00Z","project":{"id":"p1","name":"p"},"catalog":[{"type":"compute","endpoints":[{"interface":"public","region":"RegionOne","url":"%s/compute"}]}]}}`, srv.URL)
-		},
-		"GET /compute/thing": func(w http.ResponseWriter, r *http.Request) {
-			if r.Header.Get("X-Auth-Token") == "gAAAAissued-token-1-Qw8" {
-				w.WriteHeader(401) // the first token "expired": gophercloud re-authenticates
-				return
-			}
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(500)
-			fmt.Fprintf(w, `{"error":"token %s is not welcome here"}`, r.Header.Get("X-Auth-Token"))
-		},
-	}))
-	defer srv.Close()
+	srv := fakecloud.New(t)
+	srv.Handle("POST /identity/v3/auth/tokens [none]", func(w http.ResponseWriter, r *http.Request) {
+		tok := fmt.Sprintf("gAAAAissued-token-%d-Qw8", issued.Add(1))
+		srv.AddToken(tok, "p1")
+		w.Header().Set("X-Subject-Token", tok)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(201)
+		fmt.Fprintf(w, `{"token":{"expires_at":"2099-01-01T00:00:00Z","project":{"id":"p1","name":"p"},"catalog":[{"type":"compute","endpoints":[{"interface":"public","region":"RegionOne","url":"%s/compute"}]}]}}`, srv.URL)
+	})
+	srv.Handle("GET /compute/thing [none]", func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Auth-Token") == "gAAAAissued-token-1-Qw8" {
+			w.WriteHeader(401) // the first token "expired": gophercloud re-authenticates
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(500)
+		fmt.Fprintf(w, `{"error":"token %s is not welcome here"}`, r.Header.Get("X-Auth-Token"))
+	})
 	t.Setenv("OS_CLIENT_CONFIG_FILE", "/nonexistent")
 	t.Setenv("OS_CLOUD", "")
-	for k, v := range map[string]string{"OS_AUTH_URL": srv.URL + "/v3", "OS_USERNAME": "u", "OS_PASSWORD": "pw-Zr81", "OS_PROJECT_ID": "p1", "OS_USER_DOMAIN_NAME": "Default"} {
+	for k, v := range map[string]string{"OS_AUTH_URL": srv.URL + "/identity/v3", "OS_USERNAME": "u", "OS_PASSWORD": "pw-Zr81", "OS_PROJECT_ID": "p1", "OS_USER_DOMAIN_NAME": "Default"} {
 		t.Setenv(k, v)
 	}
 	var debug bytes.Buffer
@@ -374,18 +365,11 @@ func TestEveryTokenScrubbed(t *testing.T) {
 // --concurrency allows) reuse their connections: at most 2 per worker are
 // opened, not one per request beyond Go's 2 idle per host.
 func TestConnectionsReused(t *testing.T) {
-	var opened atomic.Int32
-	srv := httptest.NewUnstartedServer(strictHandler(t, map[string]http.HandlerFunc{"GET /": func(w http.ResponseWriter, r *http.Request) {
+	srv := fakecloud.New(t)
+	srv.Handle("GET / [none]", func(w http.ResponseWriter, r *http.Request) {
 		time.Sleep(time.Millisecond) // keep the workers overlapping
 		io.WriteString(w, `{"ok":true}`)
-	}}))
-	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			opened.Add(1)
-		}
-	}
-	srv.Start()
-	defer srv.Close()
+	})
 	c := testClient()
 	var wg sync.WaitGroup
 	var failed atomic.Int32
@@ -408,7 +392,7 @@ func TestConnectionsReused(t *testing.T) {
 	if failed.Load() > 0 {
 		t.Fatalf("%d requests failed", failed.Load())
 	}
-	if n := opened.Load(); n > 2*64 {
+	if n := srv.Stats().Connections; n > 2*64 {
 		t.Errorf("%d TCP connections for 64 workers, want ≤ 128", n)
 	}
 }

@@ -63,6 +63,9 @@ type Plan struct {
 	// A request it lets through is sent even when the client has gone
 	// meanwhile: its answer is lost, its effect is not.
 	Before func(r *http.Request) (drop bool)
+	// Match, when set, draws faults for the requests it matches only (a
+	// test fails one call; the rest pass through).
+	Match func(r *http.Request) bool
 }
 
 // Exchange is one request the upstream answered.
@@ -173,7 +176,7 @@ func (p *Proxy) draw(r *http.Request, service string) Kind {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.total++
-	if p.plan.Kind == "" || p.plan.Kind == None || p.rnd.Float64() >= p.plan.Rate {
+	if p.plan.Kind == "" || p.plan.Kind == None || p.plan.Match != nil && !p.plan.Match(r) || p.rnd.Float64() >= p.plan.Rate {
 		return None
 	}
 	p.faults = append(p.faults, Injection{Kind: p.plan.Kind, Method: r.Method, Path: r.URL.Path, Service: service})

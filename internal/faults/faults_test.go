@@ -47,3 +47,28 @@ func TestProxy(t *testing.T) {
 		})
 	}
 }
+
+// Match limits the faults to the requests it matches: the others are
+// forwarded untouched and drawn for nothing.
+func TestProxyMatch(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, `{}`) }))
+	defer up.Close()
+	p, err := Start([]string{up.URL}, Plan{Seed: 1, Rate: 1, Kind: Status503, Match: func(r *http.Request) bool { return r.URL.Path == "/v1/y" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	for path, want := range map[string]int{"/v1/x": 200, "/v1/y": 503} {
+		resp, err := http.Get(p.URL(up.URL) + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("%s: %d, want %d", path, resp.StatusCode, want)
+		}
+	}
+	if inj, n := p.Injected(); len(inj) != 1 || inj[0].Path != "/v1/y" || n != 2 {
+		t.Errorf("%d requests, injected %v", n, inj)
+	}
+}

@@ -3,15 +3,14 @@ package barbican
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/gophercloud/gophercloud/v2"
 
 	"github.com/vtpmctl/vtpmctl/domain/vtpmsecret"
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
 )
 
 // want is one request a strict server expects, exactly: method, path
@@ -24,41 +23,48 @@ type want struct {
 	reply                      string
 }
 
-// strictServer answers the wanted requests in order; anything else, or a
-// wanted request never made, fails the test.
+// strictServer is a strict fakecloud answering the wanted requests, each
+// once: anything else, a wanted request never made, or the requests in
+// another order, fails the test.
 func strictServer(t *testing.T, wants ...want) *gophercloud.ServiceClient {
 	t.Helper()
-	i := 0
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		if i >= len(wants) {
-			t.Errorf("unexpected request %s %s", r.Method, r.URL.RequestURI())
-			http.Error(w, "unexpected", 400)
-			return
+	c := fakecloud.New(t)
+	var decls []string
+	answers := map[string][]http.HandlerFunc{}
+	for _, x := range wants {
+		mv := x.version
+		if mv == "" {
+			mv = "none"
 		}
-		x := wants[i]
-		i++
-		if r.Method != x.method || r.URL.RequestURI() != x.uri || r.Header.Get(versionHeader) != x.version || !sameJSON(string(b), x.body) {
-			t.Errorf("request %d: %s %s [%s] %s, want %s %s [%s] %s", i, r.Method, r.URL.RequestURI(), r.Header.Get(versionHeader), b, x.method, x.uri, x.version, x.body)
-			http.Error(w, "unexpected", 400)
-			return
+		decl := x.method + " " + x.uri + " [" + mv + "] " + x.body
+		if answers[decl] == nil {
+			decls = append(decls, decl)
 		}
-		if x.header != "" {
-			w.Header().Set(versionHeader, x.header)
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(x.status)
-		io.WriteString(w, x.reply)
-	}))
+		answers[decl] = append(answers[decl], func(w http.ResponseWriter, r *http.Request) {
+			if x.header != "" {
+				w.Header().Set(versionHeader, x.header)
+			}
+			fakecloud.JSON(x.status, x.reply)(w, r)
+		})
+	}
+	for _, d := range decls {
+		c.HandleSeq(d, answers[d]...)
+	}
 	t.Cleanup(func() {
-		srv.Close()
-		if i != len(wants) {
-			t.Errorf("%d of %d expected requests made", i, len(wants))
+		for i, r := range c.Sent() {
+			if i >= len(wants) {
+				break // one more than wanted: the fake failed the test on it
+			}
+			uri := r.Path
+			if len(r.Query) > 0 {
+				uri += "?" + r.Query.Encode()
+			}
+			if x := wants[i]; r.Method != x.method || uri != x.uri || r.Microversion != x.version || !sameJSON(r.Body, x.body) {
+				t.Errorf("request %d: %s %s, want %s %s [%s] %s", i+1, r, r.Body, x.method, x.uri, x.version, x.body)
+			}
 		}
 	})
-	pc := &gophercloud.ProviderClient{HTTPClient: *srv.Client()}
-	ep := srv.URL + "/key-manager/"
-	return &gophercloud.ServiceClient{ProviderClient: pc, Endpoint: ep, ResourceBase: ep + "v1/"}
+	return c.ServiceClient("key-manager")
 }
 
 func sameJSON(a, b string) bool {

@@ -2,79 +2,58 @@ package cinder
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/gophercloud/gophercloud/v2"
 
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
 )
 
 // route is one request the strict server expects, and its answer.
 type route struct {
-	method, path, query string // query: the exact raw query ("" none)
+	method, path, query string // path below /volume; query: every parameter, exactly ("" none)
 	body                string // the exact JSON body (compared decoded), "" none
 	status              int
 	answer              string
 }
 
-// strictCinder answers only the routes it is given, each at most once,
-// and fails the test on anything else: unexpected requests are the bugs
-// (a GET per volume, a write on a rerun) these tests exist to catch.
+// strictCinder is a strict fakecloud answering only the routes it is
+// given, each once, all at ImageMetadataMicroversion, and failing the
+// test on anything else or on a route never asked: unexpected requests
+// are the bugs (a GET per volume, a write on a rerun) these tests exist
+// to catch. Routes declared alike answer in the order given.
 func strictCinder(t *testing.T, routes ...route) *gophercloud.ServiceClient {
 	t.Helper()
-	var mu sync.Mutex
-	used := make([]bool, len(routes))
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		defer mu.Unlock()
-		body, _ := io.ReadAll(r.Body)
-		if got := r.Header.Get("OpenStack-API-Version"); got != "volume "+ImageMetadataMicroversion {
-			t.Errorf("%s %s: OpenStack-API-Version %q, want volume %s", r.Method, r.URL.Path, got, ImageMetadataMicroversion)
+	c := fakecloud.New(t)
+	var decls []string
+	answers := map[string][]http.HandlerFunc{}
+	for _, rt := range routes {
+		decl := fmt.Sprintf("%s /volume%s", rt.method, rt.path)
+		if rt.query != "" {
+			decl += "?" + rt.query
 		}
-		for i, rt := range routes {
-			if used[i] || rt.method != r.Method || rt.path != r.URL.Path || rt.query != r.URL.RawQuery || !sameJSON(rt.body, string(body)) {
-				continue
+		decl += " [volume " + ImageMetadataMicroversion + "] " + rt.body
+		if answers[decl] == nil {
+			decls = append(decls, decl)
+		}
+		noBody := rt.body == ""
+		answers[decl] = append(answers[decl], func(w http.ResponseWriter, r *http.Request) {
+			if b, _ := io.ReadAll(r.Body); noBody && len(b) > 0 {
+				c.Errorf("%s %s: body %s, want none", r.Method, r.URL.Path, b)
 			}
-			used[i] = true
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(rt.status)
-			io.WriteString(w, rt.answer)
-			return
-		}
-		t.Errorf("unexpected request %s %s?%s %s", r.Method, r.URL.Path, r.URL.RawQuery, body)
-		w.WriteHeader(http.StatusTeapot)
-	}))
-	t.Cleanup(func() {
-		srv.Close()
-		for i, u := range used {
-			if !u {
-				t.Errorf("expected request not sent: %s %s?%s %s", routes[i].method, routes[i].path, routes[i].query, routes[i].body)
-			}
-		}
-	})
-	return &gophercloud.ServiceClient{ProviderClient: &gophercloud.ProviderClient{HTTPClient: *srv.Client()},
-		Endpoint: srv.URL + "/v3/p1/", ResourceBase: srv.URL + "/v3/p1/", Type: "block-storage"}
-}
-
-func sameJSON(want, got string) bool {
-	if want == "" || got == "" {
-		return want == got
+			fakecloud.JSON(rt.status, rt.answer)(w, r)
+		})
 	}
-	var a, b any
-	return json.Unmarshal([]byte(want), &a) == nil && json.Unmarshal([]byte(got), &b) == nil && jsonEq(a, b)
-}
-
-func jsonEq(a, b any) bool {
-	x, _ := json.Marshal(a) // maps marshal with sorted keys
-	y, _ := json.Marshal(b)
-	return string(x) == string(y)
+	for _, d := range decls {
+		c.HandleSeq(d, answers[d]...)
+	}
+	return c.ServiceClient("volume/v3/p1")
 }
 
 const vol1 = `{"id":"11111111-1111-1111-1111-111111111111","name":"win","status":"available","bootable":"true",

@@ -2,11 +2,13 @@ package compute
 
 import (
 	"context"
+	"net/http"
 	"reflect"
 	"testing"
 
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/completeness"
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
 )
 
 // ProveGone calls a server gone only on an admin's 404 with every cell
@@ -16,42 +18,42 @@ import (
 func TestProveGone(t *testing.T) {
 	const gone, live, down, flaky = "00000000-0000-4000-8000-000000000001", "00000000-0000-4000-8000-000000000002",
 		"00000000-0000-4000-8000-000000000003", "00000000-0000-4000-8000-000000000004"
-	const services = "GET /compute/v2.1/os-services @2.69"
-	up := `{"services":[{"host":"c1","binary":"nova-compute","status":"enabled","state":"up"}]}`
-	cellDown := `{"services":[{"host":"c1","binary":"nova-compute","status":"enabled","state":"up"},{"host":"c9","binary":"nova-compute","status":"UNKNOWN"}]}`
-	get := func(id string) string { return "GET /compute/v2.1/servers/" + id + " @2.69" }
-	all := map[string]string{
-		get(gone):  `!404 {"itemNotFound":{"code":404,"message":"Instance could not be found."}}`,
-		get(live):  `{"server":{"id":"` + live + `","status":"ACTIVE","tenant_id":"p2"}}`,
-		get(down):  `{"server":{"id":"` + down + `","status":"UNKNOWN","tenant_id":"p3"}}`,
-		get(flaky): `!503 {"computeFault":{"code":503,"message":"Service Unavailable"}}`,
+	const services = "GET /compute/v2.1/os-services [compute 2.69]"
+	up := fakecloud.JSON(200, `{"services":[{"host":"c1","binary":"nova-compute","status":"enabled","state":"up"}]}`)
+	cellDown := fakecloud.JSON(200, `{"services":[{"host":"c1","binary":"nova-compute","status":"enabled","state":"up"},{"host":"c9","binary":"nova-compute","status":"UNKNOWN"}]}`)
+	get := func(id string) string { return "GET /compute/v2.1/servers/" + id + " [compute 2.69]" }
+	all := map[string]http.HandlerFunc{
+		get(gone):  fakecloud.JSON(404, `{"itemNotFound":{"code":404,"message":"Instance could not be found."}}`),
+		get(live):  fakecloud.JSON(200, `{"server":{"id":"`+live+`","status":"ACTIVE","tenant_id":"p2"}}`),
+		get(down):  fakecloud.JSON(200, `{"server":{"id":"`+down+`","status":"UNKNOWN","tenant_id":"p3"}}`),
+		get(flaky): fakecloud.JSON(503, `{"computeFault":{"code":503,"message":"Service Unavailable"}}`),
 	}
 	ids := []string{gone, live, down, flaky}
 	for _, c := range []struct {
 		name     string
 		admin    bool
-		services string // "": not asked
+		services http.HandlerFunc // nil: not asked
 		gets     bool
-		// after: the service list's answer after the GETs ("": as before)
-		after   string
+		// after: the service list's answer after the GETs (nil: not asked again)
+		after   http.HandlerFunc
 		want    map[string]nova.Existence
 		blocked []completeness.Kind
 	}{
-		{"admin, every cell up", true, up, true, "",
+		{"admin, every cell up", true, up, true, up,
 			map[string]nova.Existence{gone: nova.ServerGone, live: nova.ServerExists, down: nova.ServerExists, flaky: nova.ServerUndetermined}, nil},
-		{"not admin: Nova's 404 hides other projects' servers", false, "", false, "",
+		{"not admin: Nova's 404 hides other projects' servers", false, nil, false, nil,
 			map[string]nova.Existence{gone: nova.ServerUndetermined, live: nova.ServerUndetermined, down: nova.ServerUndetermined, flaky: nova.ServerUndetermined},
 			[]completeness.Kind{completeness.Scope}},
-		{"a cell down", true, cellDown, false, "",
+		{"a cell down", true, cellDown, false, nil,
 			map[string]nova.Existence{gone: nova.ServerUndetermined, live: nova.ServerUndetermined, down: nova.ServerUndetermined, flaky: nova.ServerUndetermined},
 			[]completeness.Kind{completeness.CellDown}},
-		{"the service list refused", true, `!403 {"forbidden":{"code":403}}`, false, "",
+		{"the service list refused", true, fakecloud.JSON(403, `{"forbidden":{"code":403}}`), false, nil,
 			map[string]nova.Existence{gone: nova.ServerUndetermined, live: nova.ServerUndetermined, down: nova.ServerUndetermined, flaky: nova.ServerUndetermined},
 			[]completeness.Kind{completeness.Forbidden}},
-		{"the service list failed", true, `!500 {"computeFault":{"code":500}}`, false, "",
+		{"the service list failed", true, fakecloud.JSON(500, `{"computeFault":{"code":500}}`), false, nil,
 			map[string]nova.Existence{gone: nova.ServerUndetermined, live: nova.ServerUndetermined, down: nova.ServerUndetermined, flaky: nova.ServerUndetermined},
 			[]completeness.Kind{completeness.Failed}},
-		{"older than 2.69", true, `!406 {"computeFault":{"code":406}}`, false, "",
+		{"older than 2.69", true, fakecloud.JSON(406, `{"computeFault":{"code":406}}`), false, nil,
 			map[string]nova.Existence{gone: nova.ServerUndetermined, live: nova.ServerUndetermined, down: nova.ServerUndetermined, flaky: nova.ServerUndetermined},
 			[]completeness.Kind{completeness.BelowCellDownSupport}},
 		{"a cell went down during the GETs", true, up, true, cellDown,
@@ -59,24 +61,19 @@ func TestProveGone(t *testing.T) {
 			[]completeness.Kind{completeness.CellDown}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			stubs := map[string]string{}
-			if c.services != "" {
-				stubs[services] = c.services
+			f := fakecloud.New(t)
+			switch {
+			case c.after != nil: // asked before the GETs and again after
+				f.HandleSeq(services, c.services, c.after)
+			case c.services != nil:
+				f.Handle(services, c.services)
 			}
 			if c.gets {
 				for k, v := range all {
-					stubs[k] = v
+					f.Handle(k, v)
 				}
 			}
-			a := newStrictAPI(t, stubs)
-			if c.after != "" {
-				a.onRequest = func(key string) {
-					if key != services {
-						a.stubs[services] = c.after
-					}
-				}
-			}
-			p := ProveGone(context.Background(), a.client("compute/v2.1", "compute"), ids, c.admin, 1)
+			p := ProveGone(context.Background(), f.ServiceClient("compute/v2.1"), ids, c.admin, 1)
 			got := map[string]nova.Existence{}
 			for id, s := range p.Servers {
 				got[id] = s.State
@@ -100,8 +97,8 @@ func TestProveGone(t *testing.T) {
 
 // Nothing to ask: no request at all (an audit without orphans).
 func TestProveGoneNothing(t *testing.T) {
-	a := newStrictAPI(t, map[string]string{})
-	if p := ProveGone(context.Background(), a.client("compute/v2.1", "compute"), nil, true, 1); len(p.Servers) != 0 || !p.Blocked.Complete() {
+	f := fakecloud.New(t) // no stub: any request fails the test
+	if p := ProveGone(context.Background(), f.ServiceClient("compute/v2.1"), nil, true, 1); len(p.Servers) != 0 || !p.Blocked.Complete() {
 		t.Errorf("%+v", p)
 	}
 }

@@ -3,25 +3,16 @@ package glance
 import (
 	"context"
 	"errors"
-	"net/http"
-	"net/http/httptest"
 	"testing"
 
-	"github.com/gophercloud/gophercloud/v2"
-
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
 )
 
 // TestApplyImagePlansCancelled: after Ctrl-C no PATCH is sent, and a plan
 // that had changes must carry the cancellation, never pass as written.
 func TestApplyImagePlansCancelled(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		t.Errorf("unexpected request %s %s after cancel", r.Method, r.URL.Path)
-		w.WriteHeader(http.StatusTeapot)
-	}))
-	defer srv.Close()
-	gl := &gophercloud.ServiceClient{ProviderClient: &gophercloud.ProviderClient{HTTPClient: *srv.Client()},
-		Endpoint: srv.URL + "/v2/", ResourceBase: srv.URL + "/v2/", Type: "image"}
+	gl := fakecloud.New(t).ServiceClient("image") // no stub: any request fails the test
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	plans := []nova.ObjectPlan{

@@ -3,13 +3,14 @@ package keystone
 import (
 	"context"
 	"errors"
-	"io"
+	"maps"
 	"net/http"
-	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/gophercloud/gophercloud/v2"
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
 )
 
 // reply is a strict Keystone's answer to one GET (path and query).
@@ -18,28 +19,24 @@ type reply struct {
 	body   string
 }
 
-// strictKeystone answers exactly the GETs given, "{url}" in a body being
-// its own URL; any other request fails the test.
+// strictKeystone is a strict fakecloud answering exactly the GETs given
+// (path below /identity and query), "{url}" in a body being its
+// Keystone's URL; any other request, or a reply never asked, fails the
+// test.
 func strictKeystone(t *testing.T, replies map[string]reply) *gophercloud.ServiceClient {
 	t.Helper()
-	var srv *httptest.Server
-	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rep, ok := replies[r.URL.RequestURI()]
-		if !ok || r.Method != http.MethodGet {
-			t.Errorf("unexpected request %s %s", r.Method, r.URL.RequestURI())
-			http.Error(w, "unexpected", http.StatusBadRequest)
-			return
+	c := fakecloud.New(t)
+	// sorted: a path without a query comes before its queries (declared
+	// after them, it would swap their answers: see fakecloud's Handle)
+	for _, uri := range slices.Sorted(maps.Keys(replies)) {
+		rep := replies[uri]
+		status := rep.status
+		if status == 0 {
+			status = http.StatusOK
 		}
-		w.Header().Set("Content-Type", "application/json")
-		if rep.status != 0 {
-			w.WriteHeader(rep.status)
-		}
-		io.WriteString(w, strings.ReplaceAll(rep.body, "{url}", srv.URL))
-	}))
-	t.Cleanup(srv.Close)
-	pc := &gophercloud.ProviderClient{HTTPClient: *srv.Client()}
-	ep := srv.URL + "/v3/"
-	return &gophercloud.ServiceClient{ProviderClient: pc, Endpoint: ep, ResourceBase: ep}
+		c.Handle("GET /identity"+uri, fakecloud.JSON(status, strings.ReplaceAll(rep.body, "{url}", c.URL+"/identity")))
+	}
+	return c.ServiceClient("identity/v3")
 }
 
 // TestListProjects: the pages are followed by their next links, and a

@@ -1,6 +1,6 @@
 // Command scalebench runs the real vtpmctl binary against a synthetic
-// OpenStack (internal/scalecloud) of G vTPM guests in P projects on H
-// hypervisors and reports, per job: requests against the job's request
+// OpenStack (internal/fakecloud/scale, served by internal/fakecloud) of
+// G vTPM guests in P projects on H hypervisors and reports, per job: requests against the job's request
 // floor (the fewest requests that can answer it), peak RSS of the child,
 // TCP connections, the most requests in flight, wall time and any
 // request the cloud does not serve; and the Cinder volume lists against
@@ -23,11 +23,12 @@ import (
 	"time"
 
 	"github.com/vtpmctl/vtpmctl/domain/fleet"
-	"github.com/vtpmctl/vtpmctl/internal/scalecloud"
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud/scale"
 )
 
 type options struct {
-	cfg      scalecloud.Config
+	cfg      scale.Config
 	bin      string
 	runs     []string
 	planVMs  int
@@ -96,11 +97,15 @@ func run(o options) (bool, error) {
 		return false, fmt.Errorf("-vtpmctl: %v", err)
 	}
 	t0 := time.Now()
-	c, err := scalecloud.New(o.cfg)
+	// no test here: what the strict fake would fail a test for is
+	// counted (Stats.Unexpected) and fails the run; requests are
+	// counted, not recorded
+	fc := fakecloud.Serve(fakecloud.Options{NoRecord: true})
+	defer fc.Close()
+	c, err := scale.New(fc, o.cfg)
 	if err != nil {
 		return false, err
 	}
-	defer c.Close()
 	cfg := c.Config()
 	dir, err := os.MkdirTemp("", "scalebench-")
 	if err != nil {
@@ -108,7 +113,7 @@ func run(o options) (bool, error) {
 	}
 	defer os.RemoveAll(dir)
 	clouds := filepath.Join(dir, "clouds.yaml")
-	yaml := fmt.Sprintf("clouds:\n  scale:\n    auth:\n      auth_url: %s/v3\n      username: admin\n      password: %s\n      project_name: admin\n      user_domain_name: Default\n      project_domain_name: Default\n    region_name: RegionOne\n", c.URL, scalecloud.Password)
+	yaml := fakecloud.CloudsYAML("scale", c.URL, fakecloud.Scope{ProjectName: "admin"})
 	if err := os.WriteFile(clouds, []byte(yaml), 0o600); err != nil {
 		return false, err
 	}
@@ -233,7 +238,7 @@ func pages(n, limit int) int { return n/limit + 1 }
 func exactPages(n, limit int) int { return max(1, (n+limit-1)/limit) }
 
 // floor is the fewest requests a job needs on this cloud.
-func floor(job string, c *scalecloud.Cloud, matched map[int]bool) int {
+func floor(job string, c *scale.Cloud, matched map[int]bool) int {
 	cfg := c.Config()
 	// every job: one token, the compute version document (release),
 	// the server list (1,000 a page, Nova's max_limit), the image list
@@ -268,7 +273,7 @@ func floor(job string, c *scalecloud.Cloud, matched map[int]bool) int {
 		n := base + fleet + 1 + 1 + 1
 		perProject := map[int]int{}
 		for g := range matched {
-			perProject[scalecloud.ProjectOf(cfg, g)]++
+			perProject[scale.ProjectOf(cfg, g)]++
 		}
 		for p, k := range perProject {
 			n += 1 + exactPages(c.VTPMSecrets(p), 100) + k
@@ -281,7 +286,7 @@ func floor(job string, c *scalecloud.Cloud, matched map[int]bool) int {
 // volumeFloor is one all-tenants volume list (1,000 a page, Cinder's
 // osapi_max_limit, a next link on every full page), or none without
 // block storage: what deciding the volume-backed servers costs.
-func volumeFloor(c *scalecloud.Cloud) int {
+func volumeFloor(c *scale.Cloud) int {
 	if c.Config().VolumeBacked == 0 {
 		return 0
 	}
@@ -291,7 +296,7 @@ func volumeFloor(c *scalecloud.Cloud) int {
 // writePlan writes a plan of up to n VMs, each named as a guest, and
 // returns the guests it names. A prime stride spreads them over every
 // project (an even stride would alias with the projects' round robin).
-func writePlan(path string, cfg scalecloud.Config, n int) (map[int]bool, error) {
+func writePlan(path string, cfg scale.Config, n int) (map[int]bool, error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, err
@@ -313,7 +318,7 @@ func writePlan(path string, cfg scalecloud.Config, n int) (map[int]bool, error) 
 			flavor, image = "m1.small", "win11-vtpm"
 		}
 		fmt.Fprintf(&b, "- name: %s\n  guest_os: windows2022srvNext_64Guest\n  firmware: efi\n  secure_boot: \"no\"\n  source_vtpm: \"yes\"\n  vcpus: 2\n  ram: 4096\n  disk: 40\n  target_flavor: %s\n  target_image: %s\n  target_vtpm: 2.0 tpm-crb\n",
-			scalecloud.GuestName(g), flavor, image)
+			scale.GuestName(g), flavor, image)
 	}
 	_, err = f.WriteString(b.String())
 	return matched, err
