@@ -1,4 +1,4 @@
-package plans
+package vsphere
 
 import (
 	"context"
@@ -20,6 +20,8 @@ import (
 	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"github.com/vtpmctl/vtpmctl/domain/migration"
 )
 
 // VCenter is one vCenter to read, in govc's terms (GOVC_URL,
@@ -30,9 +32,9 @@ type VCenter struct {
 	Password   string
 	Insecure   bool   // accept any certificate (GOVC_INSECURE)
 	Datacenter string // "" reads every datacenter
-	// Timeout bounds each SOAP request, as --timeout bounds each OpenStack
-	// request (0: none); the context passed to ReadVCenter is the
-	// interrupt.
+	// Timeout bounds each SOAP request, as the cloud session's timeout
+	// bounds each OpenStack request (0: none); the context passed to
+	// ReadVCenter is the interrupt.
 	Timeout time.Duration
 }
 
@@ -53,7 +55,7 @@ func (e *TimeoutError) Unwrap() error { return e.Err }
 
 // cleanupMax bounds logout and the view's destroy: they run after an
 // interrupt too (a vCenter keeps a leaked session for hours), but must not
-// hold the interrupted command for a whole --timeout each.
+// hold the interrupted command for a whole Timeout each.
 const cleanupMax = 5 * time.Second
 
 // VCenterStats is what one read cost.
@@ -72,7 +74,7 @@ var vmProperties = []string{
 // ReadVCenter reads every VM of a vCenter (or of one datacenter) with one
 // container view and one property-collector retrieval (continued page by
 // page by the collector, not per VM). Templates are skipped with the reason.
-func ReadVCenter(ctx context.Context, vc VCenter) ([]SourceVM, []Skipped, VCenterStats, error) {
+func ReadVCenter(ctx context.Context, vc VCenter) ([]migration.SourceVM, []migration.Skipped, VCenterStats, error) {
 	var st VCenterStats
 	u, err := soap.ParseURL(vc.URL)
 	if err != nil || u == nil {
@@ -124,13 +126,13 @@ func ReadVCenter(ctx context.Context, vc VCenter) ([]SourceVM, []Skipped, VCente
 		return nil, nil, st, fail("reading VMs", err)
 	}
 	vcUUID := c.ServiceContent.About.InstanceUuid
-	var vms []SourceVM
-	var skipped []Skipped
+	var vms []migration.SourceVM
+	var skipped []migration.Skipped
 	for _, m := range mos {
 		vm, template := fromVCenter(m, host, vcUUID)
 		if template {
 			st.Templates++
-			skipped = append(skipped, Skipped{Name: vm.Name, Reason: "template on vCenter " + host})
+			skipped = append(skipped, migration.Skipped{Name: vm.Name, Reason: "template on vCenter " + host})
 			continue
 		}
 		vms = append(vms, vm)
@@ -140,8 +142,8 @@ func ReadVCenter(ctx context.Context, vc VCenter) ([]SourceVM, []Skipped, VCente
 }
 
 // fromVCenter maps one VM's properties; the evidence names the source.
-func fromVCenter(m mo.VirtualMachine, host, vcUUID string) (SourceVM, bool) {
-	vm := SourceVM{Name: m.Name, VCenter: host, VCenterUUID: vcUUID, MoRef: m.Self.Value, PowerState: string(m.Runtime.PowerState), VTPM: "no",
+func fromVCenter(m mo.VirtualMachine, host, vcUUID string) (migration.SourceVM, bool) {
+	vm := migration.SourceVM{Name: m.Name, VCenter: host, VCenterUUID: vcUUID, MoRef: m.Self.Value, PowerState: string(m.Runtime.PowerState), VTPM: "no",
 		VTPMEvidence: "vCenter " + host + ": no VirtualTPM device"}
 	if m.Guest != nil {
 		vm.OSTools = m.Guest.GuestFullName

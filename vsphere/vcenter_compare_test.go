@@ -1,4 +1,4 @@
-package plans
+package vsphere
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 
 	"github.com/vmware/govmomi/view"
 	"github.com/vmware/govmomi/vim25/mo"
+
+	"github.com/vtpmctl/vtpmctl/domain/migration"
 )
 
 // TestFilesVsVCenter: a 45-VM vCenter (vTPM + EFI + Secure Boot, EFI
@@ -56,24 +58,24 @@ func TestFilesVsVCenter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	govc, err := ParseGovc(data, "", "vm-info.json")
+	govc, err := migration.ParseGovc(data, "", "vm-info.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := range govc {
 		govc[i].VCenter = u.Hostname()
 	}
-	fromFiles, _ := JoinGovc(nil, govc, true)
-	if tpl := GovcTemplates(govc); len(tpl) != 1 || tpl[0].Name != names[len(names)-1].Name {
+	fromFiles, _ := migration.JoinGovc(nil, govc, true)
+	if tpl := migration.GovcTemplates(govc); len(tpl) != 1 || tpl[0].Name != names[len(names)-1].Name {
 		t.Errorf("templates %+v", tpl)
 	}
 
-	pv, _ := Import(fromVC, ImportOptions{TPMModel: "tpm-crb"})
-	pf, _ := Import(fromFiles, ImportOptions{TPMModel: "tpm-crb"})
+	pv, _ := migration.Import(fromVC, migration.ImportOptions{TPMModel: "tpm-crb"})
+	pf, _ := migration.Import(fromFiles, migration.ImportOptions{TPMModel: "tpm-crb"})
 	if len(pv.VMs) != 45 {
 		t.Fatalf("vCenter: %d VMs (a template is skipped)", len(pv.VMs))
 	}
-	key := func(vm PlanVM) string {
+	key := func(vm migration.PlanVM) string {
 		return fmt.Sprintf("fw=%s sb=%s vtpm=%s cpu=%d ram=%d disk=%d flavor=%s image=%s target=%s source=%s",
 			vm.Firmware, vm.SecureBoot, vm.SourceVTPM, vm.VCPUs, vm.RAM, vm.DiskGiB, vm.TargetFlavor, vm.TargetImage, vm.TargetVTPM, vm.Source())
 	}

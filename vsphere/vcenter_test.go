@@ -1,4 +1,4 @@
-package plans
+package vsphere
 
 import (
 	"context"
@@ -16,6 +16,8 @@ import (
 	"github.com/vmware/govmomi/find"
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/types"
+
+	"github.com/vtpmctl/vtpmctl/domain/migration"
 )
 
 // vcsim starts govmomi's vCenter simulator (the VPX model: DC0 with a
@@ -99,7 +101,7 @@ func TestReadVCenter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	by := map[string]SourceVM{}
+	by := map[string]migration.SourceVM{}
 	for _, v := range vms {
 		by[v.Name] = v
 	}
@@ -141,7 +143,7 @@ func TestTwoVCentersSameNames(t *testing.T) {
 	u1, user1, pass1, _ := vcsim(t, 1)
 	u2, user2, pass2, _ := vcsim(t, 1)
 	u2.Host = strings.Replace(u2.Host, "127.0.0.1", "localhost", 1)
-	var all []SourceVM
+	var all []migration.SourceVM
 	for _, vc := range []VCenter{{URL: "https://" + u1.Host + "/sdk", Username: user1, Password: pass1, Insecure: true}, {URL: u2.String(), Username: user2, Password: pass2, Insecure: true}} {
 		vms, _, _, err := ReadVCenter(context.Background(), vc)
 		if err != nil {
@@ -152,7 +154,7 @@ func TestTwoVCentersSameNames(t *testing.T) {
 	if len(all) != 4 {
 		t.Fatalf("%d VMs", len(all))
 	}
-	p, _ := Import(all, ImportOptions{TPMModel: "tpm-crb"})
+	p, _ := migration.Import(all, migration.ImportOptions{TPMModel: "tpm-crb"})
 	seen := map[string]bool{}
 	for _, v := range p.VMs {
 		if seen[v.TargetImage] || strings.Contains(v.TargetImage, "://") || strings.Contains(v.TargetImage, ":") {

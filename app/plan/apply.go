@@ -1,15 +1,13 @@
-package plans
+package plan
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/gophercloud/gophercloud/v2"
-	"go.yaml.in/yaml/v3"
 
+	"github.com/vtpmctl/vtpmctl/domain/migration"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/openstack/cinder"
 	"github.com/vtpmctl/vtpmctl/openstack/compute"
@@ -26,7 +24,7 @@ type Convergence struct {
 	Volumes []nova.ObjectPlan
 	volumes []cinder.Volume // Volumes[i]'s volume
 	// created[i] is the flavor to create for Flavors[i] (nil: it exists).
-	create []*PlanFlavor
+	create []*migration.PlanFlavor
 }
 
 // Failed counts objects whose write failed.
@@ -49,7 +47,7 @@ func (e *PlanError) Error() string { return e.Msg }
 // DiffPlan computes, with the image/flavor commands' own code, what makes
 // the cloud match the plan. Nothing the plan does not name is touched,
 // and nothing is ever removed.
-func DiffPlan(ctx context.Context, imageClient, computeClient *gophercloud.ServiceClient, p *Plan, rel nova.Release) (*Convergence, error) {
+func DiffPlan(ctx context.Context, imageClient, computeClient *gophercloud.ServiceClient, p *migration.Plan, rel nova.Release) (*Convergence, error) {
 	c := &Convergence{}
 	sources := imageSources(p)
 	for _, pi := range p.Images {
@@ -66,8 +64,8 @@ func DiffPlan(ctx context.Context, imageClient, computeClient *gophercloud.Servi
 		for k, v := range pi.Properties {
 			want[k] = v
 		}
-		if src, ok := sources[pi.Name]; ok && want[SourceKey] == "" {
-			want[SourceKey] = src
+		if src, ok := sources[pi.Name]; ok && want[migration.SourceKey] == "" {
+			want[migration.SourceKey] = src
 		}
 		var notes []string
 		if pi.TPMVersion != "" || pi.Windows {
@@ -132,7 +130,7 @@ func DiffPlan(ctx context.Context, imageClient, computeClient *gophercloud.Servi
 // VM's source: plan apply stamps it as vtpmctl:source so plan verify finds
 // the server created from the image. A shared image says nothing of which
 // VM a server came from and is left alone.
-func imageSources(p *Plan) map[string]string {
+func imageSources(p *migration.Plan) map[string]string {
 	users := map[string][]string{}
 	for _, vm := range p.VMs {
 		if vm.TargetImage != "" {
@@ -179,44 +177,4 @@ func ApplyConvergence(ctx context.Context, imageClient, computeClient *gopherclo
 	for k, i := range idx {
 		c.Flavors[i] = existing[k]
 	}
-}
-
-// ReadCatalogue reads a flavor catalogue: `flavors:` with the plan's
-// flavor fields.
-func ReadCatalogue(r io.Reader, file string) ([]PlanFlavor, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, err
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	var c struct {
-		Flavors []PlanFlavor `yaml:"flavors"`
-	}
-	if err := dec.Decode(&c); err != nil {
-		return nil, fmt.Errorf("%s: %v", file, err)
-	}
-	p := Plan{Version: 1, Flavors: c.Flavors}
-	if err := p.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %v", file, err)
-	}
-	if len(c.Flavors) == 0 {
-		return nil, fmt.Errorf("%s: no flavors", file)
-	}
-	return c.Flavors, nil
-}
-
-// CatalogueFromCloud turns the cloud's flavors into a catalogue.
-func CatalogueFromCloud(ctx context.Context, computeClient *gophercloud.ServiceClient) ([]PlanFlavor, error) {
-	fls, err := compute.ListFlavors(ctx, compute.ComputeClient(computeClient))
-	if err != nil {
-		return nil, err
-	}
-	out := make([]PlanFlavor, 0, len(fls))
-	for _, f := range fls {
-		pub := f.IsPublic
-		out = append(out, PlanFlavor{Name: f.Name, VCPUs: f.VCPUs, RAM: f.RAM, Disk: f.Disk, Public: &pub,
-			TPMVersion: f.ExtraSpecs[nova.FlavorTPMVersion], TPMModel: f.ExtraSpecs[nova.FlavorTPMModel], SecretSecurity: nova.SecretMode(f.ExtraSpecs[nova.FlavorTPMSecretSecurity])})
-	}
-	return out, nil
 }

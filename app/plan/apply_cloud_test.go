@@ -1,4 +1,4 @@
-package plans
+package plan
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vtpmctl/vtpmctl/domain/migration"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
 	"github.com/vtpmctl/vtpmctl/openstack/compute"
@@ -46,11 +47,11 @@ func TestDiffAndApplyAgainstFixtures(t *testing.T) {
 	c.Handle("POST /compute/v2.1/flavors [compute 2.86]", fakecloud.JSON(200, `{"flavor":{"id":"f9","name":"vtpm-new","vcpus":2,"ram":4096,"disk":40,"os-flavor-access:is_public":false}}`))
 	c.Handle("POST /compute/v2.1/flavors/f9/os-extra_specs [compute 2.86]", fakecloud.JSON(200, `{"extra_specs":{"hw:tpm_version":"2.0"}}`))
 	private := false
-	p := &Plan{Version: 1,
-		Images: []PlanImage{{Name: fakecloud.FixtureImage, TPMVersion: "2.0", TPMModel: "tpm-crb", Windows: true}, {Name: "not-converted", TPMVersion: "2.0"}},
-		Flavors: []PlanFlavor{{Name: fakecloud.FixtureFlavor, VCPUs: 1, RAM: 64, Disk: 1, TPMVersion: "2.0", TPMModel: "tpm-tis"},
+	p := &migration.Plan{Version: 1,
+		Images: []migration.PlanImage{{Name: fakecloud.FixtureImage, TPMVersion: "2.0", TPMModel: "tpm-crb", Windows: true}, {Name: "not-converted", TPMVersion: "2.0"}},
+		Flavors: []migration.PlanFlavor{{Name: fakecloud.FixtureFlavor, VCPUs: 1, RAM: 64, Disk: 1, TPMVersion: "2.0", TPMModel: "tpm-tis"},
 			{Name: "vtpm-new", VCPUs: 2, RAM: 4096, Disk: 40, Public: &private, TPMVersion: "2.0"}},
-		VMs: []PlanVM{{Name: "vm1", BIOSUUID: "4211-aa", TargetImage: fakecloud.FixtureImage}},
+		VMs: []migration.PlanVM{{Name: "vm1", BIOSUUID: "4211-aa", TargetImage: fakecloud.FixtureImage}},
 	}
 	ctx := context.Background()
 	gl, cc := c.ServiceClient("image"), c.ServiceClient("compute/v2.1")
@@ -65,7 +66,7 @@ func TestDiffAndApplyAgainstFixtures(t *testing.T) {
 	for _, w := range nova.Writes(conv.Images[0].Changes) {
 		writes[w.Key] = w.New
 	}
-	if writes[SourceKey] != p.VMs[0].Source() || writes["hw_firmware_type"] != "uefi" {
+	if writes[migration.SourceKey] != p.VMs[0].Source() || writes["hw_firmware_type"] != "uefi" {
 		t.Errorf("image writes %v", writes)
 	}
 	if w := nova.Writes(conv.Flavors[0].Changes); len(w) != 1 || w[0].Key != nova.FlavorTPMModel || w[0].Action != nova.Replaced {
@@ -92,7 +93,7 @@ func TestDiffAndApplyAgainstFixtures(t *testing.T) {
 func TestApplyConvergenceFlavorRefused(t *testing.T) {
 	c := fakecloud.New(t).Standard()
 	c.Handle("POST /compute/v2.1/flavors [compute 2.86]", fakecloud.JSON(403, `{"forbidden":{"message":"Policy doesn't allow os_compute_api:os-flavor-manage:create"}}`))
-	p := &Plan{Version: 1, Flavors: []PlanFlavor{{Name: "vtpm-new", VCPUs: 2, RAM: 4096, Disk: 40, TPMVersion: "2.0"}}}
+	p := &migration.Plan{Version: 1, Flavors: []migration.PlanFlavor{{Name: "vtpm-new", VCPUs: 2, RAM: 4096, Disk: 40, TPMVersion: "2.0"}}}
 	ctx := context.Background()
 	cc := c.ServiceClient("compute/v2.1")
 	conv, err := DiffPlan(ctx, c.ServiceClient("image"), cc, p, nova.Zed)
@@ -115,16 +116,16 @@ func TestDiffPlanRefusals(t *testing.T) {
 		route string
 		body  string
 		code  int
-		plan  Plan
+		plan  migration.Plan
 		want  string
 		usage bool
 	}{
-		{"image lookup fails", fakecloud.ImagesByName, `{}`, 500, Plan{Images: []PlanImage{{Name: "w"}}}, "image w:", false},
-		{"flavor list fails", fakecloud.Flavors, `{}`, 503, Plan{Flavors: []PlanFlavor{{Name: "f"}}}, "503", false},
-		{"bad image request", "", "", 0, Plan{Images: []PlanImage{{Name: fakecloud.FixtureImage, TPMVersion: "3.0"}}}, "image " + fakecloud.FixtureImage + ":", false},
-		{"bad flavor request", "", "", 0, Plan{Flavors: []PlanFlavor{{Name: "f", TPMVersion: "2.0", TPMModel: "tpm-xyz"}}}, "flavor f:", false},
-		{"ambiguous flavor", fakecloud.Flavors, dupFlavors, 200, Plan{Flavors: []PlanFlavor{{Name: "dup", VCPUs: 1, RAM: 64, Disk: 1}}}, "flavor dup: the name is ambiguous on the cloud", true},
-		{"flavor of another size", "", "", 0, Plan{Flavors: []PlanFlavor{{Name: fakecloud.FixtureFlavor, VCPUs: 8, RAM: 64, Disk: 1}}}, "flavors[0]: flavor " + fakecloud.FixtureFlavor + " exists with 1 vCPU", true},
+		{"image lookup fails", fakecloud.ImagesByName, `{}`, 500, migration.Plan{Images: []migration.PlanImage{{Name: "w"}}}, "image w:", false},
+		{"flavor list fails", fakecloud.Flavors, `{}`, 503, migration.Plan{Flavors: []migration.PlanFlavor{{Name: "f"}}}, "503", false},
+		{"bad image request", "", "", 0, migration.Plan{Images: []migration.PlanImage{{Name: fakecloud.FixtureImage, TPMVersion: "3.0"}}}, "image " + fakecloud.FixtureImage + ":", false},
+		{"bad flavor request", "", "", 0, migration.Plan{Flavors: []migration.PlanFlavor{{Name: "f", TPMVersion: "2.0", TPMModel: "tpm-xyz"}}}, "flavor f:", false},
+		{"ambiguous flavor", fakecloud.Flavors, dupFlavors, 200, migration.Plan{Flavors: []migration.PlanFlavor{{Name: "dup", VCPUs: 1, RAM: 64, Disk: 1}}}, "flavor dup: the name is ambiguous on the cloud", true},
+		{"flavor of another size", "", "", 0, migration.Plan{Flavors: []migration.PlanFlavor{{Name: fakecloud.FixtureFlavor, VCPUs: 8, RAM: 64, Disk: 1}}}, "flavors[0]: flavor " + fakecloud.FixtureFlavor + " exists with 1 vCPU", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := fakecloud.New(t).Standard()
@@ -141,28 +142,6 @@ func TestDiffPlanRefusals(t *testing.T) {
 			}
 			if n := c.Count("PATCH") + c.Count("POST /compute") + c.Count("PUT"); n != 0 {
 				t.Errorf("%d writes", n)
-			}
-		})
-	}
-}
-
-func TestReadCatalogue(t *testing.T) {
-	for _, tc := range []struct{ name, yaml, want string }{
-		{"ok", "flavors:\n- {name: m1, vcpus: 2, ram: 4096, disk: 40, tpm_version: \"2.0\"}\n", ""},
-		{"unknown key", "flavors:\n- {name: m1, vcpu: 2}\n", "cat.yaml: "},
-		{"none", "flavors: []\n", "cat.yaml: no flavors"},
-		{"invalid", "flavors:\n- {name: m1, vcpus: 2, ram: 4096, disk: 40, tpm_version: \"3.0\"}\n", "cat.yaml: "},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			fl, err := ReadCatalogue(strings.NewReader(tc.yaml), "cat.yaml")
-			if tc.want == "" {
-				if err != nil || len(fl) != 1 || fl[0].Name != "m1" || fl[0].VCPUs != 2 {
-					t.Errorf("%+v %v", fl, err)
-				}
-				return
-			}
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("%v, want %q", err, tc.want)
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package plans
+package plan
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/vtpmctl/vtpmctl/domain/migration"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
 	"github.com/vtpmctl/vtpmctl/openstack/compute"
@@ -75,7 +76,7 @@ func TestApplyConvergesOnEscapedKeys(t *testing.T) {
 	c.Handle("PATCH /image/v2/images/"+convergeImageID, g.patch)
 	c.Handle("GET /compute/v2.1/flavors/detail?is_public=None&limit=1000 [compute >=2.61]", fakecloud.JSON(200, `{"flavors":[]}`))
 	gl, cc := c.ServiceClient("image"), c.ServiceClient("compute/v2.1")
-	p := &Plan{Version: 1, Images: []PlanImage{{Name: "win-golden", Properties: map[string]string{
+	p := &migration.Plan{Version: 1, Images: []migration.PlanImage{{Name: "win-golden", Properties: map[string]string{
 		"tags/-": "yes", "vendor~x/a": "1", "os_distro": "windows"}}}}
 	if err := p.Validate(); err != nil {
 		t.Fatal(err)

@@ -1,9 +1,10 @@
-package plans
+package plan
 
 import (
 	"context"
 	"errors"
 
+	"github.com/vtpmctl/vtpmctl/domain/migration"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/openstack/compute"
@@ -11,11 +12,11 @@ import (
 
 // ApplyRequest is one plan apply against a cloud.
 type ApplyRequest struct {
-	Plan *Plan
+	Plan *migration.Plan
 	// Release is the caller's evidence (its flag and the flag's name).
 	Release nova.ReleaseEvidence
-	// Rules tie VMs to boot volumes (--match VM=VOLUME or a template).
-	Rules       []MatchRule
+	// Rules tie VMs to boot volumes (VM=VOLUME or a template).
+	Rules       []migration.MatchRule
 	AllProjects bool // list every project's volumes (admin)
 	Write       bool // false: a dry run, nothing is written
 	// Progress, when set, wraps the context of each writing phase

@@ -1,12 +1,13 @@
-package plans
+package plan
 
 import (
 	"context"
 	"errors"
 	"testing"
 
+	"github.com/vtpmctl/vtpmctl/domain/migration"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
-	"github.com/vtpmctl/vtpmctl/internal/scalecloud"
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud/scale"
 )
 
 // A dry run settles the release and diffs the plan against the cloud
@@ -15,8 +16,8 @@ import (
 // ErrNoBlockStorage; with it, a rule naming a volume the cloud lacks is a
 // DiffError (a PlanError inside), which the command words with the plan file.
 func TestApplyService(t *testing.T) {
-	sess := scaleSession(t, scalecloud.Config{Guests: 2, Projects: 1, Hypervisors: 1})
-	p, _ := Import([]SourceVM{{Name: scalecloud.GuestName(0), GuestID: "windows11_64Guest", Firmware: "efi", VTPM: "yes", VCPUs: 2, MemoryMiB: 4096}}, ImportOptions{})
+	sess := scaleSession(t, scale.Config{Guests: 2, Projects: 1, Hypervisors: 1})
+	p, _ := migration.Import([]migration.SourceVM{{Name: scale.GuestName(0), GuestID: "windows11_64Guest", Firmware: "efi", VTPM: "yes", VCPUs: 2, MemoryMiB: 4096}}, migration.ImportOptions{})
 	res, err := Apply(context.Background(), sess, ApplyRequest{Plan: p})
 	if err != nil {
 		t.Fatal(err)
@@ -27,15 +28,15 @@ func TestApplyService(t *testing.T) {
 	if len(res.Flavors) == 0 {
 		t.Errorf("the plan's flavor is not in the diff: %+v", res.Convergence)
 	}
-	rule, err := ParseMatch(scalecloud.GuestName(0) + "=no-such-volume")
+	rule, err := migration.ParseMatch(scale.GuestName(0) + "=no-such-volume")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Apply(context.Background(), sess, ApplyRequest{Plan: p, Rules: []MatchRule{rule}}); !errors.Is(err, ErrNoBlockStorage) {
+	if _, err := Apply(context.Background(), sess, ApplyRequest{Plan: p, Rules: []migration.MatchRule{rule}}); !errors.Is(err, ErrNoBlockStorage) {
 		t.Fatalf("without block storage: %v", err)
 	}
-	sess = scaleSession(t, scalecloud.Config{Guests: 2, Projects: 1, Hypervisors: 1, VolumeBacked: 1})
-	_, err = Apply(context.Background(), sess, ApplyRequest{Plan: p, Rules: []MatchRule{rule}})
+	sess = scaleSession(t, scale.Config{Guests: 2, Projects: 1, Hypervisors: 1, VolumeBacked: 1})
+	_, err = Apply(context.Background(), sess, ApplyRequest{Plan: p, Rules: []migration.MatchRule{rule}})
 	var de *DiffError
 	var pe *PlanError
 	if !errors.As(err, &de) || !errors.As(err, &pe) {

@@ -1,4 +1,4 @@
-package plans
+package plan
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 
+	"github.com/vtpmctl/vtpmctl/domain/migration"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/openstack/cinder"
 )
@@ -43,7 +44,7 @@ type VolumeFinding struct {
 // is more than one volume, a rule naming no volume, or a volume claimed
 // by two VMs is a PlanError: nothing is written. The key is the plan's
 // VM index; a VM without a volume is absent (its disk is not there yet).
-func MatchVolumes(p *Plan, vols []cinder.Volume, rules []MatchRule) (map[int]VolumeMatch, []VolumeFinding, error) {
+func MatchVolumes(p *migration.Plan, vols []cinder.Volume, rules []migration.MatchRule) (map[int]VolumeMatch, []VolumeFinding, error) {
 	ix := indexVolumes(vols)
 	out := map[int]VolumeMatch{}
 	var findings []VolumeFinding
@@ -83,10 +84,10 @@ func indexVolumes(vols []cinder.Volume) volumeIndex {
 		ix.byID[v.ID] = v
 		ix.byName[v.Name] = append(ix.byName[v.Name], v)
 		// DiffVolumes stamps the image metadata: a rerun finds it there.
-		if s := v.ImageMetadata[SourceKey]; s != "" {
+		if s := v.ImageMetadata[migration.SourceKey]; s != "" {
 			ix.byStamp[s] = append(ix.byStamp[s], v)
 		}
-		if s := v.Metadata[SourceKey]; s != "" {
+		if s := v.Metadata[migration.SourceKey]; s != "" {
 			ix.bySource[s] = append(ix.bySource[s], v)
 		}
 	}
@@ -95,7 +96,7 @@ func indexVolumes(vols []cinder.Volume) volumeIndex {
 
 // candidates are the volumes the first successful try finds for vm, how,
 // and the data volumes a name or template found instead (findings).
-func (ix volumeIndex) candidates(vm PlanVM, rules []MatchRule) (found []cinder.Volume, by string, data []VolumeFinding, err error) {
+func (ix volumeIndex) candidates(vm migration.PlanVM, rules []migration.MatchRule) (found []cinder.Volume, by string, data []VolumeFinding, err error) {
 	try := func(how string, vs []cinder.Volume) {
 		if len(found) == 0 && len(vs) > 0 {
 			found, by = vs, how
@@ -128,11 +129,11 @@ func (ix volumeIndex) candidates(vm PlanVM, rules []MatchRule) (found []cinder.V
 			return nil, "", nil, &PlanError{fmt.Sprintf("VM %s: the match rule names volume %q, which is not among the listed volumes", vm.Name, r.Server)}
 		}
 	}
-	try("volume image metadata "+SourceKey, ix.byStamp[vm.Source()])
-	try("volume metadata "+SourceKey, ix.bySource[vm.Source()])
+	try("volume image metadata "+migration.SourceKey, ix.byStamp[vm.Source()])
+	try("volume metadata "+migration.SourceKey, ix.bySource[vm.Source()])
 	for _, r := range rules {
 		if r.Template != "" {
-			tryBoot("template "+r.Template, ix.byName[strings.NewReplacer("{vm}", vm.Name, "{vcenter}", shortHost(vm.VCenter)).Replace(r.Template)])
+			tryBoot("template "+r.Template, ix.byName[r.Expand(vm)])
 		}
 	}
 	if vm.TargetImage != "" {
@@ -172,7 +173,7 @@ func oneBootVolume(vm string, found []cinder.Volume, by string) (cinder.Volume, 
 // rel: a request Nova refuses stops everything), stamped with the VM's
 // source. One volume list (every project's with allProjects); a VM
 // without a plan image, or without a volume, is left alone.
-func DiffVolumes(ctx context.Context, volumeClient *gophercloud.ServiceClient, c *Convergence, p *Plan, rules []MatchRule, allProjects bool) error {
+func DiffVolumes(ctx context.Context, volumeClient *gophercloud.ServiceClient, c *Convergence, p *migration.Plan, rules []migration.MatchRule, allProjects bool) error {
 	vols, err := cinder.ListVolumes(ctx, volumeClient, cinder.ListOpts{AllTenants: allProjects})
 	if err != nil {
 		return fmt.Errorf("listing volumes: %w", err)
@@ -189,7 +190,7 @@ func DiffVolumes(ctx context.Context, volumeClient *gophercloud.ServiceClient, c
 			Notes: []string{"not bootable: not taken as the boot volume of VM " + f.VM + " (matched by " + f.By + "); name the boot volume with a match rule VM=VOLUME"}})
 		c.volumes = append(c.volumes, f.Volume)
 	}
-	images := map[string]PlanImage{}
+	images := map[string]migration.PlanImage{}
 	for _, pi := range p.Images {
 		images[pi.Name] = pi
 	}
@@ -223,7 +224,7 @@ func DiffVolumes(ctx context.Context, volumeClient *gophercloud.ServiceClient, c
 			notes = n
 		}
 		// plan verify finds the server booted from this volume by it.
-		want[SourceKey] = vm.Source()
+		want[migration.SourceKey] = vm.Source()
 		notes = append(notes, "boot volume of VM "+vm.Name+" (matched by "+m.By+")")
 		c.Volumes = append(c.Volumes, nova.ObjectPlan{ID: v.ID, Name: name, Changes: nova.Diff(name, v.ID, v.ImageMetadata, want, nil), Notes: notes})
 		c.volumes = append(c.volumes, v)

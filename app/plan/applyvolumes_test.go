@@ -1,4 +1,4 @@
-package plans
+package plan
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vtpmctl/vtpmctl/domain/migration"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
 	"github.com/vtpmctl/vtpmctl/openstack/cinder"
@@ -52,7 +53,7 @@ func newVolumesCloud(t *testing.T, vols ...map[string]any) *volumesCloud {
 				md[k] = val
 			}
 			fakecloud.JSON(200, `{"metadata":{}}`)(w, r)
-		})
+		}).Optional("Cinder with these volumes: a test counts the writes it expects (SentTo); a refused plan writes none")
 	}
 	return vc
 }
@@ -77,18 +78,18 @@ const (
 	volD = "0a000000-0000-4000-8000-000000000004"
 )
 
-func volumePlan() *Plan {
-	vm := func(name string) PlanVM {
-		return PlanVM{Name: name, VCenter: "https://vc01.example.com/sdk", MoRef: "vm-" + name, TargetImage: "vc01.example.com-" + name}
+func volumePlan() *migration.Plan {
+	vm := func(name string) migration.PlanVM {
+		return migration.PlanVM{Name: name, VCenter: "https://vc01.example.com/sdk", MoRef: "vm-" + name, TargetImage: "vc01.example.com-" + name}
 	}
-	return &Plan{Version: 1,
-		Images: []PlanImage{
+	return &migration.Plan{Version: 1,
+		Images: []migration.PlanImage{
 			{Name: "vc01.example.com-by-source", TPMVersion: "2.0", TPMModel: "tpm-crb", Windows: true},
 			{Name: "vc01.example.com-by-name", TPMVersion: "2.0", TPMModel: "tpm-crb", Windows: true},
 			{Name: "vc01.example.com-by-rule", TPMVersion: "2.0", TPMModel: "tpm-crb", Windows: true},
 			{Name: "vc01.example.com-not-landed", TPMVersion: "2.0"},
 		},
-		VMs: []PlanVM{vm("by-source"), vm("by-name"), vm("by-rule"), vm("not-landed")},
+		VMs: []migration.PlanVM{vm("by-source"), vm("by-name"), vm("by-rule"), vm("not-landed")},
 	}
 }
 
@@ -100,15 +101,15 @@ func volumePlan() *Plan {
 // pending; a rerun sends no write.
 func TestApplyVolumes(t *testing.T) {
 	vc := newVolumesCloud(t,
-		volume(volA, "disk-0", true, map[string]string{SourceKey: "vc01.example.com/vm-by-source"}, migrated()),
+		volume(volA, "disk-0", true, map[string]string{migration.SourceKey: "vc01.example.com/vm-by-source"}, migrated()),
 		volume(volB, "vc01.example.com-by-name", true, nil, migrated()),
 		volume(volC, "w2019-root", true, nil, migrated()),
-		volume(volD, "data-1", false, map[string]string{SourceKey: "vc01.example.com/vm-by-name-data"}, nil),
+		volume(volD, "data-1", false, map[string]string{migration.SourceKey: "vc01.example.com/vm-by-name-data"}, nil),
 	)
 	p := volumePlan()
 	ctx := context.Background()
 	cl := vc.c.ServiceClient("volume/v3/" + fakecloud.ProjectID)
-	rules := []MatchRule{{VM: "by-rule", Server: "w2019-root"}}
+	rules := []migration.MatchRule{{VM: "by-rule", Server: "w2019-root"}}
 	conv := &Convergence{Missing: []string{"vc01.example.com-by-source", "vc01.example.com-by-name", "vc01.example.com-by-rule", "vc01.example.com-not-landed"}}
 	if err := DiffVolumes(ctx, cl, conv, p, rules, false); err != nil {
 		t.Fatal(err)
@@ -116,14 +117,14 @@ func TestApplyVolumes(t *testing.T) {
 	if len(conv.Volumes) != 3 || strings.Join(conv.Missing, ",") != "vc01.example.com-not-landed" {
 		t.Fatalf("volumes %+v, missing %v", conv.Volumes, conv.Missing)
 	}
-	by := map[string]string{volA: "volume metadata " + SourceKey, volB: "name", volC: "match rule"}
+	by := map[string]string{volA: "volume metadata " + migration.SourceKey, volB: "name", volC: "match rule"}
 	for _, vp := range conv.Volumes {
 		writes := map[string]string{}
 		for _, w := range nova.Writes(vp.Changes) {
 			writes[w.Key] = w.New
 		}
 		_, resent := writes["hw_firmware_type"]
-		if resent || len(writes) != 5 || writes["os_type"] != "windows" || writes[nova.ImageTPMVersion] != "2.0" || writes["hw_tpm_model"] != "tpm-crb" || !strings.HasPrefix(writes[SourceKey], "vc01.example.com/vm-") {
+		if resent || len(writes) != 5 || writes["os_type"] != "windows" || writes[nova.ImageTPMVersion] != "2.0" || writes["hw_tpm_model"] != "tpm-crb" || !strings.HasPrefix(writes[migration.SourceKey], "vc01.example.com/vm-") {
 			t.Errorf("volume %s writes %v (the tool's UEFI/q35/Secure Boot must not be sent again)", vp.Name, writes)
 		}
 		if !strings.Contains(strings.Join(vp.Notes, "; "), "matched by "+by[vp.ID]) {
@@ -164,7 +165,7 @@ func TestApplyVolumesRefused(t *testing.T) {
 	ctx := context.Background()
 	t.Run("403 on one volume", func(t *testing.T) {
 		vc := newVolumesCloud(t,
-			volume(volA, "disk-0", true, map[string]string{SourceKey: "vc01.example.com/vm-by-source"}, migrated()),
+			volume(volA, "disk-0", true, map[string]string{migration.SourceKey: "vc01.example.com/vm-by-source"}, migrated()),
 			volume(volB, "vc01.example.com-by-name", true, nil, migrated()))
 		vc.fail[volA] = 403
 		cl := vc.c.ServiceClient("volume/v3/" + fakecloud.ProjectID)
@@ -185,8 +186,8 @@ func TestApplyVolumesRefused(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		vols  []map[string]any
-		rules []MatchRule
-		plan  func(p *Plan)
+		rules []migration.MatchRule
+		plan  func(p *migration.Plan)
 		want  string
 		usage bool
 	}{
@@ -195,11 +196,11 @@ func TestApplyVolumesRefused(t *testing.T) {
 		{"a data volume of the same name is not the boot volume", []map[string]any{volume(volA, "vc01.example.com-by-name", true, nil, nil), volume(volB, "vc01.example.com-by-name", false, nil, nil)},
 			nil, nil, "", false},
 		{"rule names no volume", []map[string]any{volume(volA, "disk-0", true, nil, nil)},
-			[]MatchRule{{VM: "by-rule", Server: "nope"}}, nil, `VM by-rule: the match rule names volume "nope"`, true},
+			[]migration.MatchRule{{VM: "by-rule", Server: "nope"}}, nil, `VM by-rule: the match rule names volume "nope"`, true},
 		{"one volume for two VMs", []map[string]any{volume(volA, "shared", true, nil, nil)},
-			[]MatchRule{{VM: "by-rule", Server: "shared"}, {VM: "by-name", Server: "shared"}}, nil, "matches both VM", true},
+			[]migration.MatchRule{{VM: "by-rule", Server: "shared"}, {VM: "by-name", Server: "shared"}}, nil, "matches both VM", true},
 		{"Nova refuses the plan's TPM", []map[string]any{volume(volA, "vc01.example.com-by-name", true, nil, nil)},
-			nil, func(p *Plan) { p.Images[1].TPMVersion, p.Images[1].Windows = "3.0", false }, "volume vc01.example.com-by-name (VM by-name)", false},
+			nil, func(p *migration.Plan) { p.Images[1].TPMVersion, p.Images[1].Windows = "3.0", false }, "volume vc01.example.com-by-name (VM by-name)", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			vc := newVolumesCloud(t, c.vols...)
@@ -234,14 +235,14 @@ func TestApplyVolumesRefused(t *testing.T) {
 func TestMatchVolumesByStamp(t *testing.T) {
 	p := volumePlan()
 	vols := []cinder.Volume{
-		{ID: volC, Name: "w2019-root", Bootable: true, ImageMetadata: map[string]string{SourceKey: p.VMs[2].Source()}},
+		{ID: volC, Name: "w2019-root", Bootable: true, ImageMetadata: map[string]string{migration.SourceKey: p.VMs[2].Source()}},
 		{ID: volB, Name: "by-rule", Bootable: true},
 	}
 	m, _, err := MatchVolumes(p, vols, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := m[2]; got.Volume.ID != volC || got.By != "volume image metadata "+SourceKey {
+	if got := m[2]; got.Volume.ID != volC || got.By != "volume image metadata "+migration.SourceKey {
 		t.Errorf("VM by-rule matched %s by %q, want %s by its image-metadata stamp", got.Volume.ID, got.By, volC)
 	}
 }
@@ -252,11 +253,11 @@ func TestMatchVolumesByStamp(t *testing.T) {
 func TestMatchVolumesNameNeedsBootable(t *testing.T) {
 	for _, c := range []struct {
 		name, vol string
-		rules     []MatchRule
+		rules     []migration.MatchRule
 	}{
 		{"plan image name", "vc01.example.com-by-name", nil},
 		{"VM name", "by-name", nil},
-		{"template", "data-by-name", []MatchRule{{Template: "data-{vm}"}}},
+		{"template", "data-by-name", []migration.MatchRule{{Template: "data-{vm}"}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			vc := newVolumesCloud(t, volume(volB, c.vol, false, nil, nil))

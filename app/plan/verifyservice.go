@@ -1,4 +1,4 @@
-package plans
+package plan
 
 import (
 	"context"
@@ -9,8 +9,10 @@ import (
 	"github.com/vtpmctl/vtpmctl/app/inventory"
 	"github.com/vtpmctl/vtpmctl/app/secrets"
 
+	"github.com/vtpmctl/vtpmctl/domain/advice"
 	"github.com/vtpmctl/vtpmctl/domain/fleet"
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
+	"github.com/vtpmctl/vtpmctl/domain/migration"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/domain/vtpmsecret"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
@@ -19,24 +21,12 @@ import (
 	"github.com/vtpmctl/vtpmctl/openstack/compute"
 )
 
-// VerifyFlags are the caller's flags that turn a check off, named in
-// not_checked; an empty one: the reason says what is missing, naming no
-// flag.
-type VerifyFlags struct {
-	HostReports    string // e.g. "--host-reports"
-	NoSecrets      string // e.g. "--no-secrets"
-	NoACLs         string // e.g. "--no-acls"
-	ServiceProject string // e.g. "--nova-service-project"
-	// Match ties a planned VM to a server (VerifyInput.MatchFlag).
-	Match string // e.g. "--match"
-}
-
 // VerifyRequest is one plan verify against a cloud.
 type VerifyRequest struct {
-	Plan *Plan
+	Plan *migration.Plan
 	// Release is the caller's evidence (its flag and the flag's name).
 	Release nova.ReleaseEvidence
-	Rules   []MatchRule
+	Rules   []migration.MatchRule
 	// Reports: host check reports (DOMAIN-TPM); none: not checked.
 	Reports   []hostcheck.Report
 	NoSecrets bool
@@ -44,7 +34,11 @@ type VerifyRequest struct {
 	// ServiceProject holds deployment-mode secrets (name or ID); empty:
 	// secrets.DefaultServiceProject.
 	ServiceProject string
-	Flags          VerifyFlags
+	// Words spell the options a not_checked reason or a remedy names
+	// (migration.Options: the one that turned a check off, the one that
+	// ties a VM to a server) and the commands; nil: the reasons say what
+	// is missing, naming no option.
+	Words advice.Words
 	// Progress, when set, is told how far the secrets audit's gathering
 	// is (secrets.AuditRequest.Progress: requests done of those known,
 	// one call at a time); the caller draws it.
@@ -56,65 +50,66 @@ type VerifyRequest struct {
 // the secrets audit's defaults), then Verify. It returns how the release
 // was settled, for the caller's warning. A check the cloud will not
 // allow is a reason in not_checked, not an error.
-func VerifyCutover(ctx context.Context, sess *cloud.Session, req VerifyRequest) (VerifyResult, nova.ResolvedRelease, error) {
+func VerifyCutover(ctx context.Context, sess *cloud.Session, req VerifyRequest) (migration.VerifyResult, nova.ResolvedRelease, error) {
 	computeClient, err := sess.Compute()
 	if err != nil {
-		return VerifyResult{}, nova.ResolvedRelease{}, err
+		return migration.VerifyResult{}, nova.ResolvedRelease{}, err
 	}
 	imageClient, err := sess.Image()
 	if err != nil {
-		return VerifyResult{}, nova.ResolvedRelease{}, err
+		return migration.VerifyResult{}, nova.ResolvedRelease{}, err
 	}
 	// Volume-backed servers are decided, and their FIRMWARE and
 	// SECURE-BOOT checked, from their boot volume (nil: no block storage).
 	volumeClient, err := compute.OptionalVolumes(sess.BlockStorage())
 	if err != nil {
-		return VerifyResult{}, nova.ResolvedRelease{}, err
+		return migration.VerifyResult{}, nova.ResolvedRelease{}, err
 	}
 	rel, err := compute.ResolveRelease(ctx, computeClient, req.Release, false)
 	if err != nil {
-		return VerifyResult{}, rel, err
+		return migration.VerifyResult{}, rel, err
 	}
 	_, admin, err := sess.TokenProject()
 	if err != nil {
-		return VerifyResult{}, rel, err
+		return migration.VerifyResult{}, rel, err
 	}
 	// KeepServers: MatchServers and Verify read inv.Servers.
 	inv, err := inventory.List(ctx, computeClient, imageClient, rel.Release, inventory.Opts{AllTenants: admin, KeepServers: true, Volumes: volumeClient})
 	if err != nil {
-		return VerifyResult{}, rel, err
+		return migration.VerifyResult{}, rel, err
 	}
-	in := VerifyInput{Inventory: inv, Release: rel.Release, Matches: MatchServers(req.Plan, inv, req.Rules), Reports: fleet.ReportIndex(req.Reports), NotChecked: map[string]string{}, MatchFlag: req.Flags.Match}
+	in := migration.VerifyInput{Inventory: inv, Release: rel.Release, Matches: migration.MatchServers(req.Plan, inv, req.Rules), Reports: fleet.ReportIndex(req.Reports), NotChecked: map[string]string{}, Words: req.Words}
 	if len(req.Reports) == 0 {
-		in.NotChecked[CheckDomainTPM] = "no " + or(req.Flags.HostReports, "host check reports given")
+		in.NotChecked[migration.CheckDomainTPM] = "no " + or(migration.Spell(req.Words, migration.OptionHostReports), "host check reports given")
 	}
 	var unread completeness.Gaps
-	in.HostTraits, in.NotChecked[CheckHostTraits] = hostTraits(ctx, sess, admin)
+	in.HostTraits, in.NotChecked[migration.CheckHostTraits] = hostTraits(ctx, sess, admin)
 	if in.HostTraits == nil && admin {
-		unread.Add(completeness.Failed, "%s not checked: %s", CheckHostTraits, in.NotChecked[CheckHostTraits])
+		unread.Add(completeness.Failed, "%s not checked: %s", migration.CheckHostTraits, in.NotChecked[migration.CheckHostTraits])
 	}
 	var secretGaps completeness.Gaps
-	in.Secrets, in.NotChecked[CheckSecret], secretGaps = verifySecrets(ctx, sess, req, rel, inv, in.Matches, admin)
+	in.Secrets, in.NotChecked[migration.CheckSecret], secretGaps = verifySecrets(ctx, sess, req, rel, inv, in.Matches, admin)
 	unread = append(unread, secretGaps...)
 	if req.NoACLs && !req.NoSecrets {
-		in.NotChecked[CheckSecretACL] = or(req.Flags.NoACLs, "ACL reads turned off")
+		in.NotChecked[migration.CheckSecretACL] = or(migration.Spell(req.Words, migration.OptionNoACLs), "ACL reads turned off")
 	}
 	for k, v := range in.NotChecked {
 		if v == "" {
 			delete(in.NotChecked, k)
 		}
 	}
-	r := Verify(req.Plan, in)
+	r := migration.Verify(req.Plan, in)
 	// What a failed read left unchecked fails the run, by name: a skip
 	// that stands for a failed request is no verdict.
 	r.Incomplete = append(append(r.Incomplete, unread...), inv.ServerGaps.Failures()...)
 	return r, rel, nil
 }
 
-// or is flag when the caller has one, else what stands in its place.
-func or(flag, otherwise string) string {
-	if flag != "" {
-		return flag
+// or is option when the caller spells one, else what stands in its
+// place.
+func or(option, otherwise string) string {
+	if option != "" {
+		return option
 	}
 	return otherwise
 }
@@ -155,10 +150,10 @@ func hostTraits(ctx context.Context, sess *cloud.Session, admin bool) (map[strin
 // reading only the matched guests' ACLs.
 // gaps are the reads that failed: the audit, a project it could not
 // read, a secret's ACL.
-func verifySecrets(ctx context.Context, sess *cloud.Session, req VerifyRequest, rel nova.ResolvedRelease, inv nova.Inventory, matches map[int]Match, admin bool) (map[string]vtpmsecret.GuestResult, string, completeness.Gaps) {
+func verifySecrets(ctx context.Context, sess *cloud.Session, req VerifyRequest, rel nova.ResolvedRelease, inv nova.Inventory, matches map[int]migration.Match, admin bool) (map[string]vtpmsecret.GuestResult, string, completeness.Gaps) {
 	var gaps completeness.Gaps
 	if req.NoSecrets {
-		return nil, or(req.Flags.NoSecrets, "secret check turned off"), nil
+		return nil, or(migration.Spell(req.Words, migration.OptionNoSecrets), "secret check turned off"), nil
 	}
 	if _, err := sess.KeyManager(); err != nil {
 		return nil, reason(err), nil // no key manager in the catalog: nothing to read
@@ -195,13 +190,13 @@ func verifySecrets(ctx context.Context, sess *cloud.Session, req VerifyRequest, 
 	}
 	audit, err := secrets.AuditSecrets(ctx, sess, ar)
 	if err != nil {
-		gaps.Add(completeness.Failed, "%s not checked: %s", CheckSecret, reason(err))
+		gaps.Add(completeness.Failed, "%s not checked: %s", migration.CheckSecret, reason(err))
 		return nil, reason(err), gaps
 	}
 	// the one hint plan verify has a flag for
 	audit.Result.Name(func(h vtpmsecret.Hint) string {
 		if h == vtpmsecret.HintServiceProject {
-			return req.Flags.ServiceProject
+			return migration.Spell(req.Words, migration.OptionServiceProject)
 		}
 		return ""
 	})

@@ -9,6 +9,7 @@ import (
 	"github.com/vtpmctl/vtpmctl/domain/fleet"
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/domain/reportpage"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/openstack/compute"
 )
@@ -33,8 +34,8 @@ type Request struct {
 // list and one server list for all of them (admin: every project). An
 // upgrade target older than the cloud is refused before any list
 // (fleet.OlderTargetError).
-func Build(ctx context.Context, sess *cloud.Session, req Request) (Inputs, error) {
-	out := Inputs{Cloud: sess.CloudName, Hosts: req.HostReports}
+func Build(ctx context.Context, sess *cloud.Session, req Request) (reportpage.Inputs, error) {
+	out := reportpage.Inputs{Cloud: sess.CloudName, Hosts: req.HostReports}
 	cc, err := sess.Compute()
 	if err != nil {
 		return out, err

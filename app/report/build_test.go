@@ -13,14 +13,13 @@ import (
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
-	"github.com/vtpmctl/vtpmctl/internal/scalecloud"
-	"github.com/vtpmctl/vtpmctl/internal/scalecloud/scaletest"
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud/scale"
 )
 
-// scaleSession is scaletest.Session with the login left out of the counts.
-func scaleSession(t *testing.T, cfg scalecloud.Config) (*scalecloud.Cloud, *cloud.Session) {
+// scaleSession is scale.Session with the login left out of the counts.
+func scaleSession(t *testing.T, cfg scale.Config) (*scale.Cloud, *cloud.Session) {
 	t.Helper()
-	c, sess := scaletest.Session(t, cfg)
+	c, sess := scale.Session(t, cfg)
 	c.Reset() // count only what the job asks, not the login
 	return c, sess
 }
@@ -32,7 +31,7 @@ func scaleSession(t *testing.T, cfg scalecloud.Config) (*scalecloud.Cloud, *clou
 // (the servers come listed: no server phase), never past their totals.
 func TestBuild(t *testing.T) {
 	// 2.96 is 2024.1 or 2024.2, whose vTPM rules differ.
-	c, sess := scaleSession(t, scalecloud.Config{Guests: 60, Others: 10, Projects: 3, Hypervisors: 12, Images: 3, Microversion: "2.96"})
+	c, sess := scaleSession(t, scale.Config{Guests: 60, Others: 10, Projects: 3, Hypervisors: 12, Images: 3, Microversion: "2.96"})
 	host := hostcheck.Report{Host: "cmp-00000", NovaRelease: nova.Dalmatian, Checks: []hostcheck.Check{}}
 	var progress progresstest.Log
 	in, err := Build(context.Background(), sess, Request{Release: nova.ReleaseEvidence{}, UpgradeTo: nova.Caracal, HostReports: []hostcheck.Report{host},
@@ -70,7 +69,7 @@ func TestBuild(t *testing.T) {
 // release the cloud leaves open is the typed error upgrade check gives,
 // before the fleet or any server is listed.
 func TestBuildRefusesOlderUpgradeFirst(t *testing.T) {
-	c, sess := scaleSession(t, scalecloud.Config{Guests: 5, Projects: 1, Hypervisors: 2, Images: 1, Microversion: "2.96"})
+	c, sess := scaleSession(t, scale.Config{Guests: 5, Projects: 1, Hypervisors: 2, Images: 1, Microversion: "2.96"})
 	_, err := Build(context.Background(), sess, Request{Release: nova.ReleaseEvidence{}, UpgradeTo: nova.Bobcat})
 	var older *fleet.OlderTargetError
 	if !errors.As(err, &older) || older.To != nova.Bobcat {

@@ -112,3 +112,10 @@ func warnAll(streams *IOStreams, ws []string) {
 		warn(streams, "%s", w)
 	}
 }
+
+func verb(set bool) string {
+	if set {
+		return "set"
+	}
+	return "unset"
+}

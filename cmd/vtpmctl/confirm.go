@@ -81,29 +81,3 @@ func (g writeGate) confirmPlans(noun string) func(context.Context, []nova.Object
 		return g.ask(lines, fmt.Sprintf("write these %d change(s) to %d %s(s)", len(lines), objects, noun))
 	}
 }
-
-// describeChange says what a property change would do, and where, for
-// the refusal's line: "set hw_tpm_version=2.0 on every image with
-// os_distro=windows and on 2 named image(s)".
-func describeChange(p *propertyChange, noun string, names []string) string {
-	what, on := "set the Windows-ready profile", " on "
-	switch {
-	case !p.Set && p.Windows:
-		what, on = "remove hw_tpm_* and the Windows profile's keys", " from "
-	case !p.Set:
-		what, on = "remove hw_tpm_*", " from "
-	case !p.Windows:
-		what = "set " + nova.ImageTPMVersion + "=" + p.Version
-		if p.Model != "" {
-			what += " " + nova.ImageTPMModel + "=" + p.Model
-		}
-	}
-	var where []string
-	if len(p.Select) > 0 {
-		where = append(where, fmt.Sprintf("every %s with %s", noun, strings.Join(p.Select, " and ")))
-	}
-	if len(names) > 0 {
-		where = append(where, fmt.Sprintf("%d named %s(s)", len(names), noun))
-	}
-	return what + on + strings.Join(where, " and"+on)
-}

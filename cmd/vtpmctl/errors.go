@@ -12,11 +12,11 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 
+	"github.com/vtpmctl/vtpmctl/app/plan"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/openstack/compute"
-	"github.com/vtpmctl/vtpmctl/plans"
 )
 
 // Exit statuses, the same for every command.
@@ -84,7 +84,7 @@ func exitCode(err error, stderr io.Writer) int {
 	var nf *nova.NotFoundError
 	var amb *nova.AmbiguousError
 	var req *nova.RequestError
-	var pe *plans.PlanError
+	var pe *plan.PlanError
 	var fe *output.FormatError
 	var size *compute.FlavorSizeError // docs/output.md exit status 2: a bad value, nothing written
 	var field *nova.FieldError

@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vtpmctl/vtpmctl/domain/migration"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/domain/vtpmsecret"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/internal/quote"
-	"github.com/vtpmctl/vtpmctl/plans"
 )
 
 var hostileNames = []string{
@@ -114,15 +114,15 @@ func checkCleanupPlan(t testing.TB, name, script string) {
 	}
 }
 
-func checklistOf(name string) *plans.Plan {
-	p, _ := plans.Import([]plans.SourceVM{{Name: name, GuestID: "windows11_64Guest", Firmware: "efi", VTPM: "unknown", VCPUs: 2, MemoryMiB: 4096}}, plans.ImportOptions{})
+func checklistOf(name string) *migration.Plan {
+	p, _ := migration.Import([]migration.SourceVM{{Name: name, GuestID: "windows11_64Guest", Firmware: "efi", VTPM: "unknown", VCPUs: 2, MemoryMiB: 4096}}, migration.ImportOptions{})
 	return p
 }
 
 func checkChecklist(t testing.TB, name string) {
 	p := checklistOf(name)
 	var md bytes.Buffer
-	output.Write(&md, output.Options{Format: "table"}, plans.NewChecklist(p))
+	output.Write(&md, output.Options{Format: "table"}, migration.NewChecklist(p))
 	headings := 0
 	for _, l := range strings.Split(md.String(), "\n") {
 		if strings.HasPrefix(l, "#") {
@@ -138,7 +138,7 @@ func checkChecklist(t testing.TB, name string) {
 		t.Fatalf("name %q: %d heading lines in the markdown:\n%s", name, headings, md.String())
 	}
 	var c bytes.Buffer
-	output.Write(&c, output.Options{Format: "csv", Explicit: true}, plans.NewChecklist(p))
+	output.Write(&c, output.Options{Format: "csv", Explicit: true}, migration.NewChecklist(p))
 	recs, err := csv.NewReader(&c).ReadAll()
 	if err != nil {
 		t.Fatalf("name %q: csv does not parse: %v", name, err)
@@ -155,7 +155,7 @@ func checkChecklist(t testing.TB, name string) {
 			t.Fatalf("name %q: csv vm cell %q", name, r[0])
 		}
 	}
-	for _, it := range plans.Checklist(p) {
+	for _, it := range migration.Checklist(p) {
 		if strings.Contains(it.Item, "govc") {
 			w, ok := shWords(strings.TrimSuffix(strings.SplitN(it.Item, ": ", 2)[1], " | grep VirtualTPM"))
 			if !ok || len(w) != 5 || w[4] != name {

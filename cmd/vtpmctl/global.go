@@ -10,13 +10,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gophercloud/gophercloud/v2"
 	"github.com/urfave/cli/v3"
 
-	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/output"
-	"github.com/vtpmctl/vtpmctl/openstack/compute"
 )
 
 // IOStreams are injected so every command runs without a terminal in tests.
@@ -125,116 +122,6 @@ func versionString() string {
 // sessionOpened, when set (tests), sees every session a command opens.
 var sessionOpened func(*cloud.Session)
 
-const exitStatusHelp = `EXIT STATUS:
-   0  success
-   1  a check failed, or Nova would refuse, or an operation did not complete
-   2  usage or configuration error (bad flag or value, malformed input, no or unknown cloud)`
-
-// Main runs vtpmctl and returns the exit status.
-func Main(ctx context.Context, args []string, streams *IOStreams) int {
-	g := &globalOptions{}
-	root := newRootCommand(g, streams)
-	err := root.Run(ctx, args)
-	if err == nil && notFound(root) {
-		return exitUsage // the line is said (commandNotFound)
-	}
-	return exitCode(err, streams.Err)
-}
-
-func newRootCommand(g *globalOptions, streams *IOStreams) *cli.Command {
-	var fg *formatGuard // set below, used when urfave/cli adds completion
-	root := &cli.Command{
-		Name:    "vtpmctl",
-		Usage:   "virtual TPM for Windows and other UEFI guests on OpenStack",
-		Version: versionString(),
-		Description: `vtpmctl answers, before anything boots, whether Nova gives a guest a vTPM,
-which version and model, which host traits it needs and what the guest can no
-longer do; and it audits the hosts and Barbican secrets behind vTPM guests.
-
-Cloud access follows the openstack client: --os-cloud or OS_CLOUD names an
-entry of clouds.yaml (OS_CLIENT_CONFIG_FILE, ./clouds.yaml,
-~/.config/openstack/clouds.yaml, /etc/openstack/clouds.yaml; secure.yaml is
-merged), or the OS_* variables are used. TLS is verified unless --insecure.
-
-EXAMPLES:
-   vtpmctl check --image-property hw_tpm_version=2.0 --flavor-spec hw:tpm_model=tpm-crb --nova-release zed
-   vtpmctl --os-cloud mycloud check --image win11 --flavor m1.large -f json
-
-` + exitStatusHelp,
-		Writer:                streams.Out,
-		ErrWriter:             streams.Err,
-		Reader:                streams.In,
-		EnableShellCompletion: true,
-		ConfigureShellCompletionCommand: func(c *cli.Command) {
-			c.Hidden = false
-			c.Usage = "print the shell completion script: vtpmctl completion bash|zsh|fish"
-			c.Description = commandHelp("Prints the completion script for a shell; the .deb and .rpm install them.", []string{
-				"source <(vtpmctl completion bash)",
-				"vtpmctl completion zsh > \"${fpath[1]}/_vtpmctl\"",
-				"vtpmctl completion fish > ~/.config/fish/completions/vtpmctl.fish",
-			}, "EXIT STATUS:\n   0  printed\n   2  unknown shell")
-			c.Action = groupAction
-			setUsageHandlers(c)
-			fg.wrapTree(c, c.Name)
-			for _, n := range commandTree(c) {
-				n.cmd.CustomHelpTemplate = helpTemplate(c.Root(), n.cmd)
-			}
-		},
-		Flags: globalFlags(g),
-		Before: func(ctx context.Context, cmd *cli.Command) (context.Context, error) {
-			if err := g.Output.Validate(); err != nil {
-				return ctx, &usageError{msg: err.Error(), err: err}
-			}
-			// Whether the invoked command prints this format is its own
-			// declaration's business (guardFormats).
-			g.Output.Explicit = cmd.IsSet("format")
-			if g.Cloud.Timeout <= 0 {
-				return ctx, usagef("--timeout %s: must be positive (a request without a deadline can hang for ever)", g.Cloud.Timeout)
-			}
-			// Names from the cloud and from files reach the terminal only
-			// through these; json and yaml are exact (and escaped by their
-			// encoders).
-			streams.Err = output.TerminalWriter(streams.Err)
-			if f := g.Output.Format; f != "json" && f != "yaml" {
-				streams.Out = output.TerminalWriter(streams.Out)
-			}
-			if g.DebugLog {
-				g.Cloud.Debug = streams.Err
-			}
-			g.Cloud.Version = version // the User-Agent's vtpmctl/<version>
-			return ctx, nil
-		},
-		ExitErrHandler:  func(context.Context, *cli.Command, error) {}, // exitCode decides
-		OnUsageError:    onUsageError,
-		CommandNotFound: commandNotFound,
-		Action: func(ctx context.Context, cmd *cli.Command) error {
-			if cmd.Args().Len() > 0 {
-				return unknownCommand(cmd, cmd.Args().First())
-			}
-			return cli.ShowRootCommandHelp(cmd)
-		},
-		Commands: []*cli.Command{
-			newCheckCommand(g, streams),
-			newImageCommand(g, streams),
-			newVolumeCommand(g, streams),
-			newFlavorCommand(g, streams),
-			newHostCommand(g, streams),
-			newHostsCommand(g, streams),
-			newSecretsCommand(g, streams),
-			newPlanCommand(g, streams),
-			newUpgradeCommand(g, streams),
-			newReportCommand(g, streams),
-			newManCommand(streams),
-		},
-	}
-	for _, c := range root.Commands {
-		setUsageHandlers(c)
-	}
-	fg = guardFormats(root, g)
-	setHelpTemplates(root)
-	return root
-}
-
 // groupAction runs for a command group (image, flavor) named without a
 // subcommand or with an unknown one.
 func groupAction(ctx context.Context, cmd *cli.Command) error {
@@ -242,16 +129,6 @@ func groupAction(ctx context.Context, cmd *cli.Command) error {
 		return unknownCommand(cmd, cmd.Args().First())
 	}
 	return cli.ShowSubcommandHelp(cmd)
-}
-
-// setUsageHandlers gives every command the one wording of flag and
-// command mistakes (suggest.go).
-func setUsageHandlers(c *cli.Command) {
-	c.OnUsageError = onUsageError
-	c.CommandNotFound = commandNotFound
-	for _, sub := range c.Commands {
-		setUsageHandlers(sub)
-	}
 }
 
 func globalFlags(g *globalOptions) []cli.Flag {
@@ -339,48 +216,7 @@ func hiddenAlias(name string, dst *string) cli.Flag {
 	return &cli.StringFlag{Name: name, Hidden: true, Destination: dst}
 }
 
-// releaseFlag is the one --nova-release every command that applies
-// Nova's rules takes (name overridable for upgrade's --from/--to).
-func releaseFlag(name string, dst *nova.Release, usage, def string) cli.Flag {
-	if def == "" {
-		def = "detected from the cloud"
-	}
-	return &cli.GenericFlag{Name: name, Usage: usage + " (zed, 2024.2, gazpacho, 26 …)", Value: releaseValue{dst}, DefaultText: def}
-}
-
-// releaseValue reads a release flag into a nova.Release (flag.Value):
-// the domain type knows no flags.
-type releaseValue struct{ dst *nova.Release }
-
-func (v releaseValue) Set(s string) error {
-	r, err := nova.ParseRelease(s)
-	if err != nil {
-		return err
-	}
-	*v.dst = r
-	return nil
-}
-
-func (v releaseValue) String() string {
-	if v.dst == nil {
-		return ""
-	}
-	return v.dst.String()
-}
-
-func (v releaseValue) Get() any { return *v.dst }
-
-// resolveRelease settles the release by compute.ResolveRelease (the one
-// resolution: the flag, else the cloud's compute API; detect also asks
-// the cloud when the flag is given, for the note), and prints the warning the same way for every command when the
-// open candidates answer differ's question differently (nil: any vTPM rule).
-func resolveRelease(ctx context.Context, streams *IOStreams, field nova.Field, flag nova.Release, computeClient *gophercloud.ServiceClient, detect bool, differ func(a, b nova.Release) bool) (nova.ResolvedRelease, error) {
-	res, err := compute.ResolveRelease(ctx, computeClient, nova.ReleaseEvidence{Flag: flag, Field: field}, detect)
-	if err != nil {
-		return res, inWords(err, flagName)
-	}
-	if w := res.WarningIn(differ, flagName); w != "" {
-		warn(streams, "%s", w)
-	}
-	return res, nil
-}
+const exitStatusHelp = `EXIT STATUS:
+   0  success
+   1  a check failed, or Nova would refuse, or an operation did not complete
+   2  usage or configuration error (bad flag or value, malformed input, no or unknown cloud)`

@@ -9,15 +9,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vtpmctl/vtpmctl/domain/migration"
 	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
-	"github.com/vtpmctl/vtpmctl/plans"
 )
 
 // TestGovcFromTwoVCenters: one govc export per vCenter, with the same VM
 // names, MoRefs and UUIDs (a cloned vCenter): two VMs each, told apart by
 // vCenter in their image names and vtpmctl:source.
 func TestGovcFromTwoVCenters(t *testing.T) {
-	file := filepath.Join("..", "..", "plans", "testdata", "govc-vm.info-20.json")
+	file := filepath.Join("..", "..", "domain", "migration", "testdata", "govc-vm.info-20.json")
 	out := filepath.Join(t.TempDir(), "plan.yaml")
 	_, errs, code := runCLI(t, "plan", "import", "--govc-from", "https://vc01.example.com/sdk="+file, "--govc-from", "vc02.example.com="+file, "-o", out)
 	if code != 0 {
@@ -28,7 +28,7 @@ func TestGovcFromTwoVCenters(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	p, err := plans.ReadPlan(f, out)
+	p, err := migration.ReadPlan(f, out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestPlanInputFilesRefuseFIFO(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skip("no FIFO here:", err)
 	}
-	govc := filepath.Join("..", "..", "plans", "testdata", "govc-vm.info-20.json")
+	govc := filepath.Join("..", "..", "domain", "migration", "testdata", "govc-vm.info-20.json")
 	cases := [][]string{
 		{"plan", "checklist", fifo},
 		{"plan", "diff", fifo},

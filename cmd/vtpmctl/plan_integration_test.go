@@ -15,10 +15,10 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
+	"github.com/vtpmctl/vtpmctl/domain/migration"
 	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
 	"github.com/vtpmctl/vtpmctl/openstack/compute"
 	"github.com/vtpmctl/vtpmctl/openstack/glance"
-	"github.com/vtpmctl/vtpmctl/plans"
 )
 
 // TestIntegrationPlanApply converges real Glance and Nova to a plan, with a
@@ -179,8 +179,8 @@ vms:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := ci.Properties[plans.SourceKey]; got != "vc01.example.com/vm-1" {
-		t.Fatalf("plan apply stamped %s=%q on %s", plans.SourceKey, got, imgOK)
+	if got := ci.Properties[migration.SourceKey]; got != "vc01.example.com/vm-1" {
+		t.Fatalf("plan apply stamped %s=%q on %s", migration.SourceKey, got, imgOK)
 	}
 	boot := func(name, image, flavor string) string {
 		s, err := servers.Create(ctx, dcompute, servers.CreateOpts{Name: name, ImageRef: image, FlavorRef: flavor, Networks: "none", AvailabilityZone: "libvirt"}, nil).Extract()
@@ -204,15 +204,15 @@ vms:
 	r := h.run(func(streams *IOStreams) error {
 		return runPlanVerify(ctx, &planVerifyOptions{IO: streams, Global: h.global("devcloud-admin"), File: file, JUnit: junit, HostReports: reports, ServiceProject: "service"})
 	})
-	var out plans.VerifyResult
+	var out migration.VerifyResult
 	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
 		t.Fatalf("exit %d: %v\n%s", r.code, err, r.stderr)
 	}
-	got := map[string]plans.VMVerdict{}
+	got := map[string]migration.VMVerdict{}
 	for _, v := range out.VMs {
 		got[v.VM] = v
 	}
-	status := func(v plans.VMVerdict) map[string]string {
+	status := func(v migration.VMVerdict) map[string]string {
 		m := map[string]string{}
 		for _, c := range v.Checks {
 			m[c.Check] = string(c.Status)
@@ -231,11 +231,11 @@ vms:
 		wantOK["DOMAIN-TPM"] = "warn"
 	}
 	t.Logf("%s: BitLocker-recovery risk in the host's report: %s", vmOK, guestRisk(t, hr.stdout, okID))
-	if ok.Verdict != plans.Verified || ok.ServerID != okID || ok.MatchedBy != "image metadata "+plans.SourceKey || fmt.Sprint(status(ok)) != fmt.Sprint(wantOK) {
+	if ok.Verdict != migration.Verified || ok.ServerID != okID || ok.MatchedBy != "image metadata "+migration.SourceKey || fmt.Sprint(status(ok)) != fmt.Sprint(wantOK) {
 		t.Errorf("%s: %+v", vmOK, ok)
 	}
 	sw := status(wrong)
-	if r.code != 1 || wrong.Verdict != plans.Missing || wrong.Actual != "none" || sw["VTPM"] != "fail" || sw["FIRMWARE"] != "fail" || sw["SECURE-BOOT"] != "fail" ||
+	if r.code != 1 || wrong.Verdict != migration.Missing || wrong.Actual != "none" || sw["VTPM"] != "fail" || sw["FIRMWARE"] != "fail" || sw["SECURE-BOOT"] != "fail" ||
 		!strings.Contains(wrong.Remedy, flv) || len(out.Unconfirmed) != 1 || out.Unconfirmed[0] != vmOK {
 		t.Errorf("exit %d\n%s", r.code, r.stdout)
 	}

@@ -6,12 +6,14 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/vtpmctl/vtpmctl/app/plan"
 	"github.com/vtpmctl/vtpmctl/app/secrets"
+	"github.com/vtpmctl/vtpmctl/domain/advice"
+	"github.com/vtpmctl/vtpmctl/domain/migration"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/fileout"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/internal/result"
-	"github.com/vtpmctl/vtpmctl/plans"
 )
 
 type planVerifyOptions struct {
@@ -92,13 +94,9 @@ func runPlanVerify(ctx context.Context, o *planVerifyOptions) error {
 	if err := o.View.parse(); err != nil {
 		return err
 	}
-	var rules []plans.MatchRule
-	for _, m := range o.Match {
-		r, err := plans.ParseMatch(m)
-		if err != nil {
-			return usagef("%v", err)
-		}
-		rules = append(rules, r)
+	rules, err := matchRules(o.Match, "SERVER")
+	if err != nil {
+		return err
 	}
 	p, err := readPlanFile(o.File)
 	if err != nil {
@@ -113,11 +111,10 @@ func runPlanVerify(ctx context.Context, o *planVerifyOptions) error {
 		return err
 	}
 	progress, cleared := auditProgress(o.IO.Err)
-	r, rel, err := plans.VerifyCutover(ctx, sess, plans.VerifyRequest{
+	r, rel, err := plan.VerifyCutover(ctx, sess, plan.VerifyRequest{
 		Plan: p, Release: nova.ReleaseEvidence{Flag: o.Release, Field: nova.FieldRelease}, Rules: rules, Reports: reports,
 		NoSecrets: o.NoSecrets, NoACLs: o.NoACLs, ServiceProject: o.ServiceProject,
-		Flags:    plans.VerifyFlags{HostReports: "--host-reports", NoSecrets: "--no-secrets", NoACLs: "--no-acls", ServiceProject: "--nova-service-project", Match: "--match"},
-		Progress: progress,
+		Words: planWords{}, Progress: progress,
 	})
 	cleared()
 	if err != nil {
@@ -140,4 +137,25 @@ func runPlanVerify(ctx context.Context, o *planVerifyOptions) error {
 		return &reportedError{code: exitFailed, msg: msg}
 	}
 	return nil
+}
+
+// planOptionFlags are the plan commands' flags for the options the
+// migration's reasons and remedies point to (migration.Options).
+var planOptionFlags = map[advice.Option]string{
+	migration.OptionVTPMColumn:     "--vtpm-column",
+	migration.OptionMatch:          "--match",
+	migration.OptionHostReports:    "--host-reports",
+	migration.OptionNoSecrets:      "--no-secrets",
+	migration.OptionNoACLs:         "--no-acls",
+	migration.OptionServiceProject: "--nova-service-project",
+}
+
+// planWords are cliWords with the plan commands' own options.
+type planWords struct{ cliWords }
+
+func (w planWords) Option(o advice.Option) string {
+	if f, ok := planOptionFlags[o]; ok {
+		return f
+	}
+	return w.cliWords.Option(o)
 }

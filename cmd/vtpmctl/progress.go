@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/vtpmctl/vtpmctl/app/secrets"
-	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/internal/parallel"
 )
@@ -31,20 +30,6 @@ func withProgress(ctx context.Context, w io.Writer, label string) context.Contex
 			fmt.Fprint(w, "\r\033[K")
 		}
 	})
-}
-
-// auditSecrets is secrets.AuditSecrets with its progress drawn on w
-// (stderr) while it runs, requests done of those known, and cleared when
-// it returns.
-func auditSecrets(ctx context.Context, w io.Writer, sess *cloud.Session, req secrets.AuditRequest) (secrets.Audited, error) {
-	line := newProgressLine(w)
-	if line != nil {
-		req.Progress = line.report
-		defer line.clear()
-	}
-	a, err := secrets.AuditSecrets(ctx, sess, req)
-	a.Result.Name(secretsFlag)
-	return a, err
 }
 
 // redrawEvery: a 2,000-secret audit reports 2,000 ACL reads; a terminal

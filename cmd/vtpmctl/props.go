@@ -32,12 +32,6 @@ func propsGroup(name string, h helpText, commands ...*cli.Command) *cli.Command 
 	return c
 }
 
-// novaRelease is the --nova-release every image and volume command takes,
-// as evidence for the release resolution.
-func novaRelease(r nova.Release) nova.ReleaseEvidence {
-	return nova.ReleaseEvidence{Flag: r, Field: nova.FieldRelease}
-}
-
 // showOptions is `image show` or `volume show`: one object by name or ID
 // and what Nova makes of it.
 type showOptions struct {

@@ -15,7 +15,9 @@ import (
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/fileout"
 	"github.com/vtpmctl/vtpmctl/internal/result"
-	"github.com/vtpmctl/vtpmctl/report"
+
+	"github.com/vtpmctl/vtpmctl/app/report"
+	"github.com/vtpmctl/vtpmctl/domain/reportpage"
 )
 
 type reportOptions struct {
@@ -112,7 +114,7 @@ func runReport(ctx context.Context, o *reportOptions) error {
 	in.Generated = time.Now()
 	// The page names secrets, owners and projects: private to its writer.
 	if err := fileout.Write(o.Out, fileout.Private, o.IO.Out, func(w stdio.Writer) error {
-		return report.RenderView(w, in, report.View{Summary: o.View.Summary, Status: o.View.filter})
+		return reportpage.RenderView(w, in, reportpage.View{Summary: o.View.Summary, Status: o.View.filter}, cliWords{})
 	}); err != nil {
 		return fmt.Errorf("--output: %w", err)
 	}
@@ -139,9 +141,9 @@ func parseFailOn(s string) (result.Filter, error) {
 
 // reportInputs are the saved results (--from) or, without any, one
 // report.Build on the cloud; --host-reports joins either.
-func reportInputs(ctx context.Context, o *reportOptions, hostReports []hostcheck.Report) (report.Inputs, error) {
+func reportInputs(ctx context.Context, o *reportOptions, hostReports []hostcheck.Report) (reportpage.Inputs, error) {
 	if len(o.From) > 0 {
-		in := report.Inputs{Cloud: o.Global.Cloud.Cloud}
+		in := reportpage.Inputs{Cloud: o.Global.Cloud.Cloud}
 		for _, f := range o.From {
 			if err := in.Load(f); err != nil {
 				return in, usagef("--from: %w", err)
@@ -152,7 +154,7 @@ func reportInputs(ctx context.Context, o *reportOptions, hostReports []hostcheck
 	}
 	sess, err := o.Global.connect(ctx)
 	if err != nil {
-		return report.Inputs{}, err
+		return reportpage.Inputs{}, err
 	}
 	progress, cleared := auditProgress(o.IO.Err)
 	in, err := report.Build(ctx, sess, report.Request{

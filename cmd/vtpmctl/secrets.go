@@ -2,8 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/urfave/cli/v3"
@@ -11,27 +11,11 @@ import (
 	"github.com/vtpmctl/vtpmctl/app/secrets"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/domain/vtpmsecret"
+	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/fileout"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/internal/result"
 )
-
-type secretsAuditOptions struct {
-	IO     *IOStreams
-	Global *globalOptions
-
-	Projects       []string
-	AllProjects    bool
-	IncludeOrphans bool
-	CleanupPlan    bool
-	NoACLs         bool
-	Concurrency    int
-	Release        nova.Release
-	ServiceUser    string
-	ServiceProject string
-	JUnit          string
-	View           viewOptions
-}
 
 func newSecretsCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 	o := &secretsAuditOptions{IO: streams, Global: g}
@@ -200,30 +184,6 @@ func secretsFlag(h vtpmsecret.Hint) string {
 	return ""
 }
 
-// secretsError names this command's flags for what the service found
-// missing.
-func secretsError(err error) error {
-	var scope *secrets.ScopeError
-	var ref *secrets.ProjectRefError
-	var cons *secrets.ConsumersUnavailableError
-	switch {
-	case errors.As(err, &scope):
-		return fmt.Errorf("--all-projects: %w", err)
-	case errors.As(err, &ref):
-		return usagef("--project: %w", err)
-	case errors.As(err, &cons):
-		return &reportedError{code: exitFailed, msg: cons.Error()}
-	}
-	return err
-}
-
-// warnRelease prints the release warning the way resolveRelease does.
-func warnRelease(streams *IOStreams, r nova.ResolvedRelease) {
-	if w := r.WarningIn(nil, flagName); w != "" {
-		warn(streams, "%s", w)
-	}
-}
-
 // writeCleanupPlan: the reviewable shell script unless -f was given;
 // then the plan as any other result.
 func writeCleanupPlan(o *secretsAuditOptions, plan vtpmsecret.CleanupPlan) error {
@@ -279,12 +239,16 @@ func secretsJUnit(res vtpmsecret.Result) []result.Suite {
 	return out
 }
 
-// novaSecretFlags are what audit and protect both need to know of Nova:
-// its release and the service user that owns deployment-mode secrets.
-func novaSecretFlags(o *secretsAuditOptions) []cli.Flag {
-	return []cli.Flag{
-		releaseFlag("nova-release", &o.Release, "Nova `RELEASE`", ""),
-		&cli.StringFlag{Name: "nova-service-user", Usage: "Nova's service `USER_ID` (owner of deployment-mode secrets)", Destination: &o.ServiceUser},
-		&cli.StringFlag{Name: "nova-service-project", Usage: "`PROJECT` of Nova's service user (name or ID)", Value: secrets.DefaultServiceProject, Destination: &o.ServiceProject},
+// auditSecrets is secrets.AuditSecrets with its progress drawn on w
+// (stderr) while it runs, requests done of those known, and cleared when
+// it returns.
+func auditSecrets(ctx context.Context, w io.Writer, sess *cloud.Session, req secrets.AuditRequest) (secrets.Audited, error) {
+	line := newProgressLine(w)
+	if line != nil {
+		req.Progress = line.report
+		defer line.clear()
 	}
+	a, err := secrets.AuditSecrets(ctx, sess, req)
+	a.Result.Name(secretsFlag)
+	return a, err
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/vtpmctl/vtpmctl/app/secrets"
-	"github.com/vtpmctl/vtpmctl/domain/vtpmsecret"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 )
 
@@ -92,19 +91,4 @@ func runSecretsUnprotect(ctx context.Context, o *secretsProtectOptions) error {
 		return &reportedError{code: exitFailed, msg: msg}
 	}
 	return nil
-}
-
-// serverSet is --server's IDs, lower-cased (nil: none given).
-func serverSet(ids []string) (map[string]bool, error) {
-	var only map[string]bool
-	for _, id := range ids {
-		if !vtpmsecret.IsUUID(id) {
-			return nil, usagef("--server: %q is not a server ID (a UUID)", id)
-		}
-		if only == nil {
-			only = map[string]bool{}
-		}
-		only[strings.ToLower(id)] = true
-	}
-	return only, nil
 }

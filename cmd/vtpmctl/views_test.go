@@ -7,10 +7,10 @@ import (
 
 	"github.com/vtpmctl/vtpmctl/domain/fleet"
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
+	"github.com/vtpmctl/vtpmctl/domain/migration"
 	"github.com/vtpmctl/vtpmctl/domain/vtpmsecret"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/internal/result"
-	"github.com/vtpmctl/vtpmctl/plans"
 )
 
 // TestViewsNarrowInJSON: -c with -f json on a view (--summary, --status)
@@ -25,7 +25,7 @@ func TestViewsNarrowInJSON(t *testing.T) {
 		Reports: []fleet.HostReport{{Report: hostcheck.Report{Checks: []hostcheck.Check{{ID: "VIRT-TYPE", Status: hostcheck.Fail}}}}, {}}}
 	upgrade := fleet.UpgradeResult{Schema: fleet.UpgradeSchema, Hosts: []fleet.UpgradeHost{{Host: "cmp1", Loses: true}, {Host: "cmp2"}}}
 	host := hostcheck.Report{Schema: hostcheck.ReportSchema, Host: "cmp1", Checks: []hostcheck.Check{{ID: "VIRT-TYPE", Status: hostcheck.Fail, Message: "lxc"}, {ID: "SWTPM", Status: hostcheck.Pass}}}
-	verify := plans.VerifyResult{Schema: plans.VerifySchema, VMs: []plans.VMVerdict{{VM: "vm1", Verdict: plans.Missing}, {VM: "vm2", Verdict: plans.Verified}}}
+	verify := migration.VerifyResult{Schema: migration.VerifySchema, VMs: []migration.VMVerdict{{VM: "vm1", Verdict: migration.Missing}, {VM: "vm2", Verdict: migration.Verified}}}
 	for _, c := range []struct {
 		name    string
 		schema  string
@@ -44,7 +44,7 @@ func TestViewsNarrowInJSON(t *testing.T) {
 			func() any { return upgrade.SummaryView() }, func(f result.Filter) any { r := upgrade.Only(f); return &r }, ""}, // no host fails: --status fail keeps none
 		{"host check", hostcheck.ReportSchema, "checks", []string{"id"}, &host,
 			func() any { return host.SummaryView() }, func(f result.Filter) any { r := host.Only(f); return &r }, "VIRT-TYPE"},
-		{"plan verify", plans.VerifySchema, "vms", []string{"vm"}, &verify,
+		{"plan verify", migration.VerifySchema, "vms", []string{"vm"}, &verify,
 			func() any { return verify.SummaryView() }, func(f result.Filter) any { r := verify.Only(f); return &r }, "vm1"},
 	} {
 		for _, view := range []viewOptions{{Summary: true}, {Status: []string{"fail"}}} {

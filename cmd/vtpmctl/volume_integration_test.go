@@ -23,11 +23,11 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/vtpmctl/vtpmctl/domain/migration"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/domain/vtpmsecret"
 	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
 	"github.com/vtpmctl/vtpmctl/openstack/cinder"
-	"github.com/vtpmctl/vtpmctl/plans"
 )
 
 // cinderReleases are the clouds devcloud/cinder.sh sets Cinder up on; on
@@ -438,9 +438,9 @@ func TestIntegrationVolumeAudits(t *testing.T) {
 	vmName := devcloudtest.Unique("vaudit-vm")
 	// The source booted EFI with Secure Boot: the plan promises UEFI, q35
 	// and Secure Boot on the volume, and plan verify checks all three there.
-	p := plans.Plan{Version: 1, Images: []plans.PlanImage{{Name: v.Name, TPMVersion: "2.0", TPMModel: "tpm-crb",
+	p := migration.Plan{Version: 1, Images: []migration.PlanImage{{Name: v.Name, TPMVersion: "2.0", TPMModel: "tpm-crb",
 		Properties: map[string]string{"hw_firmware_type": "uefi", "hw_machine_type": "q35", "os_secure_boot": "required"}}},
-		VMs: []plans.PlanVM{{Name: vmName, BIOSUUID: "4211" + vmName, GuestOS: "Microsoft Windows Server 2022", Firmware: "efi", SecureBoot: "yes",
+		VMs: []migration.PlanVM{{Name: vmName, BIOSUUID: "4211" + vmName, GuestOS: "Microsoft Windows Server 2022", Firmware: "efi", SecureBoot: "yes",
 			SourceVTPM: "yes", VCPUs: 1, RAM: 512, TargetImage: v.Name, TargetVTPM: "2.0 tpm-crb"}}}
 	b, err := yaml.Marshal(p)
 	if err != nil {
@@ -462,7 +462,7 @@ func TestIntegrationVolumeAudits(t *testing.T) {
 	if r = apply(); r.code != 0 || len(r.writes) != 0 {
 		t.Errorf("plan apply rerun: exit %d, writes %v, want none: %s", r.code, r.writes, r.stderr)
 	}
-	if md := waitVolume(t, vc, volID, "available", 0).VolumeImageMetadata; md["hw_tpm_version"] != "2.0" || md["hw_tpm_model"] != "tpm-crb" || md[plans.SourceKey] == "" ||
+	if md := waitVolume(t, vc, volID, "available", 0).VolumeImageMetadata; md["hw_tpm_version"] != "2.0" || md["hw_tpm_model"] != "tpm-crb" || md[migration.SourceKey] == "" ||
 		md["hw_firmware_type"] != "uefi" || md["os_secure_boot"] != "required" {
 		t.Fatalf("volume image metadata after plan apply: %v", md)
 	}
@@ -493,16 +493,16 @@ func TestIntegrationVolumeAudits(t *testing.T) {
 			} `json:"vms"`
 		}
 		json.Unmarshal([]byte(r.stdout), &res)
-		if r.code != 0 || len(res.VMs) != 1 || res.VMs[0].ServerID != s.ID || !strings.Contains(res.VMs[0].MatchedBy, plans.SourceKey) {
+		if r.code != 0 || len(res.VMs) != 1 || res.VMs[0].ServerID != s.ID || !strings.Contains(res.VMs[0].MatchedBy, migration.SourceKey) {
 			t.Fatalf("plan verify: exit %d, %+v: %s", r.code, res.VMs, r.stderr)
 		}
 		// Each promise checked from the boot volume, none skipped.
 		seen := map[string]bool{}
 		for _, c := range res.VMs[0].Checks {
 			switch c.Check {
-			case plans.CheckVTPM, plans.CheckFirmware, plans.CheckSecureBoot:
+			case migration.CheckVTPM, migration.CheckFirmware, migration.CheckSecureBoot:
 				seen[c.Check] = true
-				if c.Status != "pass" || (c.Check == plans.CheckVTPM && !strings.Contains(c.Message, "boot volume "+volID)) {
+				if c.Status != "pass" || (c.Check == migration.CheckVTPM && !strings.Contains(c.Message, "boot volume "+volID)) {
 					t.Errorf("%s check %+v, want a pass from boot volume %s", c.Check, c, volID)
 				}
 			}

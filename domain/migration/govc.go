@@ -1,4 +1,4 @@
-package plans
+package migration
 
 import (
 	"encoding/json"
@@ -12,8 +12,8 @@ import (
 // govc < 0.31 (PascalCase) and later (camelCase) output.
 type GovcVM struct {
 	Name string
-	// VCenter is the vCenter the file was taken from (--govc-from): govc's
-	// JSON does not say, and MoRefs repeat across vCenters.
+	// VCenter is the vCenter the file was taken from, as the caller says
+	// (govc's JSON does not), for MoRefs repeat across vCenters.
 	VCenter      string
 	MoRef        string
 	BIOSUUID     string
@@ -104,9 +104,26 @@ func tpmDevice(devs []govcDevice) string {
 	return ""
 }
 
+// UnnamedVMError is govc output about one VM (device.info,
+// object.collect) given without the VM's name, which it does not hold:
+// the caller words how to name it (Message).
+type UnnamedVMError struct {
+	File   string
+	Output string // the govc command: device.info, object.collect
+}
+
+func (e *UnnamedVMError) Error() string { return e.Message("VMNAME=" + e.File) }
+
+// Message words the error with how, the caller's way to give the file
+// with the VM's name.
+func (e *UnnamedVMError) Message(how string) string {
+	return fmt.Sprintf("%s: govc %s output names no VM: pass it as %s", e.File, e.Output, how)
+}
+
 // ParseGovc reads one govc JSON file: `vm.info -json` (any number of VMs),
 // or, for the VM named by vmName, `device.info -json` or
-// `object.collect -json`. It returns the VMs found.
+// `object.collect -json` (without vmName: an *UnnamedVMError). It
+// returns the VMs found.
 func ParseGovc(data []byte, vmName, file string) ([]GovcVM, error) {
 	trim := strings.TrimSpace(string(data))
 	switch {
@@ -121,7 +138,7 @@ func ParseGovc(data []byte, vmName, file string) ([]GovcVM, error) {
 	}
 	if hasKey(probe, "devices") {
 		if vmName == "" {
-			return nil, fmt.Errorf("%s: govc device.info output names no VM: pass it as --govc VMNAME=%s", file, file)
+			return nil, &UnnamedVMError{File: file, Output: "device.info"}
 		}
 		var di struct{ Devices []govcDevice }
 		if err := json.Unmarshal(data, &di); err != nil {
@@ -181,7 +198,7 @@ func ParseGovc(data []byte, vmName, file string) ([]GovcVM, error) {
 
 func parseObjectCollect(data []byte, vmName, file string) ([]GovcVM, error) {
 	if vmName == "" {
-		return nil, fmt.Errorf("%s: govc object.collect output names no VM: pass it as --govc VMNAME=%s", file, file)
+		return nil, &UnnamedVMError{File: file, Output: "object.collect"}
 	}
 	var props []struct {
 		Name string          `json:"name"`

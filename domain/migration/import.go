@@ -1,22 +1,32 @@
-package plans
+package migration
 
 import (
 	"fmt"
-	"net"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/vtpmctl/vtpmctl/domain/advice"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/quote"
 )
 
-// ImportOptions are `plan import`'s choices.
+// DefaultRelease is the target of a plan made without a cloud or a
+// release given: the newest release that is in production.
+const DefaultRelease = nova.Gazpacho
+
+// ImportOptions are a plan import's choices.
 type ImportOptions struct {
 	Catalogue []PlanFlavor // flavors to map onto (file or cloud)
 	TPMModel  string       // model for new vTPMs; default tpm-crb
 	Release   nova.Release // target cloud, for the operational limits
 	Now       time.Time
+	// Words spell the options a reason points to (OptionVTPMColumn);
+	// nil: the reason names none.
+	Words advice.Words
+	// Header: comment lines above the written plan (WriteImport): who
+	// wrote it and what to run next, in the caller's words.
+	Header []string
 }
 
 // ImportSummary is what a migration team reads first.
@@ -29,98 +39,6 @@ type ImportSummary struct {
 	Skipped         int `json:"skipped"`
 	RowErrors       int `json:"row_errors"`
 	ProposedFlavors int `json:"proposed_flavors"`
-}
-
-// GovcTemplates are the govc VMs that are templates, skipped as the other
-// sources skip them.
-func GovcTemplates(govc []GovcVM) []Skipped {
-	var out []Skipped
-	for _, g := range govc {
-		if g.Template {
-			out = append(out, Skipped{Name: g.Name, Reason: "a template (govc: config.template)"})
-		}
-	}
-	return out
-}
-
-// JoinGovc attaches govc facts to the inventory's VMs: by BIOS UUID, then
-// instance UUID, then MoRef, then a unique name, never across vCenters
-// when both sides name theirs. A MoRef joins only within one vCenter: the
-// export has one, or the govc file says which (--govc-from). With no
-// inventory (addUnmatched) govc's VMs are the inventory; otherwise an
-// unmatched govc VM (a template the export skipped, say) is only named.
-func JoinGovc(vms []SourceVM, govc []GovcVM, addUnmatched bool) ([]SourceVM, []string) {
-	var unmatched []string
-	vcenters := map[string]bool{}
-	for _, v := range vms {
-		vcenters[hostOf(v.VCenter)] = true
-	}
-	for _, g := range govc {
-		if g.Template {
-			continue // GovcTemplates names them
-		}
-		gvc := hostOf(g.VCenter)
-		sameVC := func(v SourceVM) bool { return gvc == "" || v.VCenter == "" || gvc == hostOf(v.VCenter) }
-		idx := -1
-		for i, v := range vms {
-			if !sameVC(v) {
-				continue
-			}
-			switch {
-			case g.BIOSUUID != "" && strings.EqualFold(g.BIOSUUID, v.BIOSUUID),
-				g.InstanceUUID != "" && strings.EqualFold(g.InstanceUUID, v.InstanceUUID),
-				g.MoRef != "" && g.MoRef == v.MoRef && (len(vcenters) == 1 || gvc != ""):
-				idx = i
-			}
-			if idx >= 0 {
-				break
-			}
-		}
-		if idx < 0 {
-			var same []int
-			for i, v := range vms {
-				if v.Name == g.Name && sameVC(v) {
-					same = append(same, i)
-				}
-			}
-			if len(same) == 1 {
-				idx = same[0]
-			}
-		}
-		if idx < 0 && !addUnmatched {
-			unmatched = append(unmatched, g.Name)
-			continue
-		}
-		if idx < 0 {
-			vms = append(vms, SourceVM{Name: g.Name, VCenter: g.VCenter, MoRef: g.MoRef, BIOSUUID: g.BIOSUUID, InstanceUUID: g.InstanceUUID, VTPM: "unknown"})
-			idx = len(vms) - 1
-		}
-		v := &vms[idx]
-		if v.VTPM == "unknown" || v.VTPMEvidence == "" {
-			v.VTPM, v.VTPMEvidence = yesNo(g.VTPM), "govc: "+g.Evidence
-		}
-		fill := func(dst *string, src string) {
-			if *dst == "" {
-				*dst = src
-			}
-		}
-		fill(&v.Firmware, g.Firmware)
-		fill(&v.GuestID, g.GuestID)
-		fill(&v.OSConfig, g.GuestFull)
-		if v.SecureBoot == nil {
-			v.SecureBoot = g.SecureBoot
-		}
-		if v.VCPUs == 0 {
-			v.VCPUs, v.MemoryMiB = g.VCPUs, g.MemoryMiB
-		}
-		if v.DiskMiB == 0 {
-			v.DiskMiB = g.DiskMiB
-		}
-		if v.HWVersion == 0 {
-			v.HWVersion = g.HWVersion
-		}
-	}
-	return vms, unmatched
 }
 
 // Import applies the rules to every VM and maps it to a flavor, in
@@ -158,7 +76,7 @@ func prepare(vms []SourceVM, o *ImportOptions) *imported {
 		o.TPMModel = "tpm-crb"
 	}
 	if o.Release == nova.ReleaseUnknown {
-		o.Release = nova.Gazpacho
+		o.Release = DefaultRelease
 	}
 	im := &imported{flavors: []PlanFlavor{}, choice: make([]flavorChoice, len(vms)),
 		names: map[string]int{}, sum: ImportSummary{VMs: len(vms)}}
@@ -258,7 +176,11 @@ func planVM(v SourceVM, o ImportOptions) (PlanVM, PlanImage) {
 	case "no":
 		reason("no vTPM on the source: none added (a TPM the guest never had changes what boots; MTV 2.9 learned this)")
 	default:
-		reason("vTPM unknown (RVTools has no vTPM column; give govc JSON or --vtpm-column): none added")
+		if col := Spell(o.Words, OptionVTPMColumn); col != "" {
+			reason("vTPM unknown (RVTools has no vTPM column; give govc JSON or %s): none added", col)
+		} else {
+			reason("vTPM unknown (RVTools has no vTPM column; give govc JSON or a vTPM column): none added")
+		}
 	}
 	if os.Win11 && img.TPMVersion == "" && v.Firmware != "bios" {
 		img.TPMVersion, img.TPMModel = "2.0", o.TPMModel
@@ -333,7 +255,7 @@ func biosToUEFI(name, model string) []string {
 		"openstack server stop " + q,
 		"openstack server image create --wait --name " + img + " " + q,
 		"openstack image set --property hw_firmware_type=uefi --property hw_machine_type=q35 --property os_secure_boot=required --property hw_tpm_version=2.0 --property hw_tpm_model=" + model + " " + img,
-		"openstack server create --image " + img + " --flavor <the plan's vTPM flavor> --wait " + quote.Shell(name+"-uefi") + " (then retire " + q + ")",
+		fmt.Sprintf("openstack server create --image %s --flavor <the plan's vTPM flavor> --wait %s (then retire %s)", img, quote.Shell(name+"-uefi"), q),
 		"in the new guest: confirm Secure Boot and TPM 2.0 (msinfo32, tpm.msc), then enable BitLocker and escrow its recovery key",
 	}
 }
@@ -423,44 +345,4 @@ func mapFlavor(cat []PlanFlavor, pv PlanVM, img PlanImage) (PlanFlavor, bool) {
 	}
 	f.Name = fmt.Sprintf("%s.%dc%dg%dd", prefix, f.VCPUs, f.RAM/1024, f.Disk)
 	return f, true
-}
-
-// shortHost is the first label of a vCenter's host name, whatever form the
-// export wrote it in (URL, user@host:port, FQDN): it goes into image names.
-func shortHost(h string) string {
-	h = hostOf(h)
-	if strings.Contains(h, ":") { // an IPv6 literal stays whole
-		return strings.NewReplacer(":", "-").Replace(h)
-	}
-	if net.ParseIP(h) == nil {
-		if i := strings.IndexByte(h, '.'); i > 0 {
-			h = h[:i]
-		}
-	}
-	if h == "" {
-		return "vc"
-	}
-	return h
-}
-
-// hostOf is the host name alone of a vCenter as an export wrote it.
-func hostOf(h string) string {
-	if i := strings.Index(h, "://"); i >= 0 {
-		h = h[i+3:]
-	}
-	if i := strings.IndexAny(h, "/?#"); i >= 0 {
-		h = h[:i]
-	}
-	if i := strings.LastIndexByte(h, '@'); i >= 0 {
-		h = h[i+1:]
-	}
-	if strings.HasPrefix(h, "[") {
-		if i := strings.IndexByte(h, ']'); i > 0 {
-			return strings.ToLower(h[1:i])
-		}
-	}
-	if i := strings.IndexByte(h, ':'); i >= 0 {
-		h = h[:i]
-	}
-	return strings.ToLower(h)
 }

@@ -1,4 +1,4 @@
-package plans
+package migration
 
 import (
 	"fmt"
@@ -28,28 +28,56 @@ func (vm PlanVM) Source() string {
 	return id
 }
 
-// MatchRule is one --match: an explicit "VM=SERVER" (a server name or
-// ID), or a template naming the server from the VM ("{vm}-win",
+// MatchRule is one rule that ties a planned VM to its target: an
+// explicit "VM=SERVER" (a server name or ID; plan apply's rules name a
+// boot volume), or a template naming the target from the VM ("{vm}-win",
 // "{vcenter}-{vm}").
 type MatchRule struct {
 	VM, Server string
 	Template   string
 }
 
-// ParseMatch reads one --match value.
+// MatchError is a match rule that is neither VM=TARGET nor a template
+// that names the VM: the caller words it with its option's name and
+// what its rules tie a VM to (Message).
+type MatchError struct {
+	Value string
+	// Template: the value has braces, but does not name the VM with
+	// {vm} or names something else ({name}).
+	Template bool
+}
+
+func (e *MatchError) Error() string { return e.Message("match rule", "SERVER") }
+
+// Message words the error: option is how the caller names a rule (its
+// flag), target what a rule's right-hand side names (SERVER, VOLUME).
+func (e *MatchError) Message(option, target string) string {
+	if e.Template {
+		return fmt.Sprintf("%s %q: a template names the server with {vm} (and optionally {vcenter}), e.g. {vm}-win", option, e.Value)
+	}
+	return fmt.Sprintf("%s %q: expected VM=%s or a template with {vm}", option, e.Value, target)
+}
+
+// ParseMatch reads one match rule; a *MatchError when it is none.
 func ParseMatch(s string) (MatchRule, error) {
 	if strings.Contains(s, "{") {
 		rest := strings.NewReplacer("{vm}", "", "{vcenter}", "").Replace(s)
 		if !strings.Contains(s, "{vm}") || strings.ContainsAny(rest, "{}") {
-			return MatchRule{}, fmt.Errorf("--match %q: a template names the server with {vm} (and optionally {vcenter}), e.g. {vm}-win", s)
+			return MatchRule{}, &MatchError{Value: s, Template: true}
 		}
 		return MatchRule{Template: s}, nil
 	}
 	vm, srv, ok := strings.Cut(s, "=")
 	if !ok || vm == "" || srv == "" {
-		return MatchRule{}, fmt.Errorf("--match %q: expected VM=SERVER or a template with {vm}", s)
+		return MatchRule{}, &MatchError{Value: s}
 	}
 	return MatchRule{VM: vm, Server: srv}, nil
+}
+
+// Expand is the name a template rule gives vm's target: {vm} is the VM's
+// name, {vcenter} its vCenter's short host name.
+func (r MatchRule) Expand(vm PlanVM) string {
+	return strings.NewReplacer("{vm}", vm.Name, "{vcenter}", shortHost(vm.VCenter)).Replace(r.Template)
 }
 
 // Match is the server found for a planned VM, and how.
@@ -101,8 +129,7 @@ func MatchServers(p *Plan, inv nova.Inventory, rules []MatchRule) map[int]Match 
 		}
 		for _, r := range rules {
 			if len(m.ServerIDs) == 0 && r.Template != "" {
-				name := strings.NewReplacer("{vm}", vm.Name, "{vcenter}", shortHost(vm.VCenter)).Replace(r.Template)
-				m = Match{ServerIDs: byName[name], By: "template " + r.Template}
+				m = Match{ServerIDs: byName[r.Expand(vm)], By: "template " + r.Template}
 			}
 		}
 		if len(m.ServerIDs) == 0 {

@@ -1,6 +1,7 @@
-package plans
+package migration
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -31,6 +32,35 @@ func TestParseMatch(t *testing.T) {
 		}
 		if err != nil || got != tc.want {
 			t.Errorf("%q: %+v %v", tc.in, got, err)
+		}
+	}
+}
+
+// TestMatchErrorWords: a bad rule is a typed error that the caller words
+// with its option and what its rules name (plan apply names volumes).
+func TestMatchErrorWords(t *testing.T) {
+	for _, tc := range []struct {
+		in, verify, apply string
+	}{
+		{"web01", `--match "web01": expected VM=SERVER or a template with {vm}`, `--match "web01": expected VM=VOLUME or a template with {vm}`},
+		// the value is quoted as given, whatever it holds
+		{"SERVER", `--match "SERVER": expected VM=SERVER or a template with {vm}`, `--match "SERVER": expected VM=VOLUME or a template with {vm}`},
+		{"{vcenter}-x", `--match "{vcenter}-x": a template names the server with {vm} (and optionally {vcenter}), e.g. {vm}-win`,
+			`--match "{vcenter}-x": a template names the server with {vm} (and optionally {vcenter}), e.g. {vm}-win`},
+	} {
+		_, err := ParseMatch(tc.in)
+		var me *MatchError
+		if !errors.As(err, &me) || me.Value != tc.in || me.Template != strings.Contains(tc.in, "{") {
+			t.Fatalf("%q: %#v", tc.in, err)
+		}
+		if got := me.Message("--match", "SERVER"); got != tc.verify {
+			t.Errorf("%q: %q, want %q", tc.in, got, tc.verify)
+		}
+		if got := me.Message("--match", "VOLUME"); got != tc.apply {
+			t.Errorf("%q: %q, want %q", tc.in, got, tc.apply)
+		}
+		if strings.Contains(err.Error(), "--") {
+			t.Errorf("%q: the error names a flag: %v", tc.in, err)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package plans
+package migration
 
 import (
 	"bytes"
@@ -99,7 +99,12 @@ func TestParseRVToolsErrors(t *testing.T) {
 	if _, _, _, err := ParseRVTools(strings.NewReader("VM,CPUs,Memory\na,2\n"), RVToolsOptions{File: "x.csv", Strict: true}); err == nil || !strings.Contains(err.Error(), "x.csv:2:") {
 		t.Errorf("--strict: %v", err)
 	}
-	if _, _, _, err := ParseRVTools(strings.NewReader("VM,CPUs,Memory\n"), RVToolsOptions{File: "x.csv", VTPMColumn: "vTPM"}); err == nil || !strings.Contains(err.Error(), "--vtpm-column") {
+	// A column the caller named that the export lacks: typed, worded by
+	// the caller with its option's name (the CLI: --vtpm-column).
+	_, _, _, err := ParseRVTools(strings.NewReader("VM,CPUs,Memory\n"), RVToolsOptions{File: "x.csv", VTPMColumn: "vTPM"})
+	var ce *ColumnError
+	if !errors.As(err, &ce) || ce.Column != "vTPM" || ce.File != "x.csv" || !strings.Contains(err.Error(), `"vTPM" is not a column`) ||
+		ce.Message("--vtpm-column") != `x.csv:1: --vtpm-column "vTPM" is not a column of this export` {
 		t.Errorf("missing vTPM column: %v", err)
 	}
 }
@@ -148,7 +153,12 @@ func TestGovcSamples(t *testing.T) {
 	if d[0].VTPM {
 		t.Errorf("win2025 has no vTPM: %+v", d)
 	}
-	if _, err := ParseGovc(read("govc-device.info-win2022-vtpm.vcsim.json"), "", "di.json"); err == nil || !strings.Contains(err.Error(), "VMNAME=di.json") {
+	// Without the VM's name: a typed error the caller words with its own
+	// way to give the name (the CLI: --govc VMNAME=FILE).
+	_, err = ParseGovc(read("govc-device.info-win2022-vtpm.vcsim.json"), "", "di.json")
+	var unnamed *UnnamedVMError
+	if err == nil || !strings.Contains(err.Error(), "VMNAME=di.json") || !errors.As(err, &unnamed) || unnamed.File != "di.json" || unnamed.Output != "device.info" ||
+		unnamed.Message("--govc VMNAME=di.json") != "di.json: govc device.info output names no VM: pass it as --govc VMNAME=di.json" {
 		t.Errorf("device.info without a VM name: %v", err)
 	}
 	oc, err := ParseGovc(read("govc-object.collect-win2022-vtpm.vcsim.json"), "win2022-vtpm", "oc")

@@ -1,4 +1,4 @@
-package plans
+package migration
 
 import (
 	"bytes"
@@ -12,7 +12,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/vtpmctl/vtpmctl/domain/nova"
-	"github.com/vtpmctl/vtpmctl/openstack/glance"
 )
 
 // Plan is the migration plan file (version 1); examples/plan.yaml
@@ -148,7 +147,7 @@ func (p *Plan) Validate() error {
 			}
 			// A plan is another team's data: it may set image properties,
 			// never the image itself (visibility, owner, tags, ...).
-			if why := glance.ReservedProperty(k); why != "" {
+			if why := nova.ReservedImageProperty(k); why != "" {
 				return fmt.Errorf("%s: properties key %q is %s; a plan sets image properties only", where, k, why)
 			}
 		}
@@ -207,7 +206,7 @@ func tpmKeys(version, model string) error {
 }
 
 // inPlanKeys spells an error with the plan's keys where nova names a
-// field (a plan has tpm_model, not --tpm-model).
+// field (a plan has tpm_model, not the CLI's flag).
 func inPlanKeys(err error) string {
 	var fe *nova.FieldError
 	if errors.As(err, &fe) {

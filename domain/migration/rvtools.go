@@ -1,4 +1,4 @@
-package plans
+package migration
 
 import (
 	"bufio"
@@ -45,7 +45,7 @@ type SourceVM struct {
 }
 
 // RowError is a malformed inventory row: reported and skipped, or fatal
-// with --strict.
+// when the caller is strict (RVToolsOptions.Strict).
 type RowError struct {
 	File string
 	Line int
@@ -53,6 +53,19 @@ type RowError struct {
 }
 
 func (e *RowError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
+
+// ColumnError is a vTPM column the caller named (RVToolsOptions.
+// VTPMColumn) that the export does not have: the caller words it with
+// its option's name (Message).
+type ColumnError struct{ File, Column string }
+
+func (e *ColumnError) Error() string { return e.Message("vTPM column") }
+
+// Message words the error with option, the caller's name for the column
+// it was given.
+func (e *ColumnError) Message(option string) string {
+	return fmt.Sprintf("%s:1: %s %q is not a column of this export", e.File, option, e.Column)
+}
 
 // Skipped is a row that is not a migratable VM, with the reason.
 type Skipped struct {
@@ -115,7 +128,7 @@ func ParseRVTools(r io.Reader, o RVToolsOptions) (vms []SourceVM, skipped []Skip
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	// A bad row is reported with its line and skipped; --strict stops.
+	// A bad row is reported with its line and skipped; Strict stops.
 	bad := func(e error) error {
 		if o.Strict {
 			return e
@@ -205,7 +218,7 @@ func rvtoolsColumns(header []string, o RVToolsOptions) (map[string]int, error) {
 		}
 	}
 	if _, ok := col["vtpm"]; o.VTPMColumn != "" && !ok {
-		return nil, &RowError{File: o.File, Line: 1, Msg: fmt.Sprintf("--vtpm-column %q is not a column of this export", o.VTPMColumn)}
+		return nil, &ColumnError{File: o.File, Column: o.VTPMColumn}
 	}
 	return col, nil
 }

@@ -1,4 +1,4 @@
-package plans
+package migration
 
 import (
 	"bufio"
@@ -14,13 +14,13 @@ import (
 // builds a node tree of the whole document first (about 60 KB a VM), so a
 // 100,000-VM inventory would need gigabytes. Each list item is encoded on
 // its own instead; the result reads back as the same Plan. ctx stops it
-// between items (Ctrl-C).
+// between items (Ctrl-C). o.Header's lines come first, as comments.
 func WriteImport(ctx context.Context, w io.Writer, vms []SourceVM, o ImportOptions, src PlanSource) (ImportSummary, error) {
 	im := prepare(vms, &o)
 	src.Imported = im.imported
 	bw := bufio.NewWriterSize(w, 256<<10)
 	pw := &planWriter{w: bw}
-	pw.header()
+	pw.header(o.Header)
 	pw.top(struct {
 		Version int        `yaml:"version"`
 		Source  PlanSource `yaml:"source,omitempty"`
@@ -34,11 +34,12 @@ func WriteImport(ctx context.Context, w io.Writer, vms []SourceVM, o ImportOptio
 	return im.sum, pw.err
 }
 
-// WritePlan writes a plan held in memory, in the same form.
-func WritePlan(w io.Writer, p *Plan) error {
+// WritePlan writes a plan held in memory, in the same form, below the
+// header's lines as comments.
+func WritePlan(w io.Writer, p *Plan, header ...string) error {
 	bw := bufio.NewWriter(w)
 	pw := &planWriter{w: bw}
-	pw.header()
+	pw.header(header)
 	pw.top(struct {
 		Version int        `yaml:"version"`
 		Source  PlanSource `yaml:"source,omitempty"`
@@ -58,9 +59,12 @@ type planWriter struct {
 	err error
 }
 
-func (p *planWriter) header() {
-	p.write("# vTPM-aware migration plan, written by vtpmctl plan import.\n" +
-		"# Review it, then: vtpmctl plan diff plan.yaml; vtpmctl plan apply plan.yaml --yes\n")
+// header writes each line as a comment: who wrote the plan and what to
+// run next are the caller's words (its command lines).
+func (p *planWriter) header(lines []string) {
+	for _, l := range lines {
+		p.write("# " + strings.ReplaceAll(l, "\n", "\n# ") + "\n") // a comment stays one
+	}
 }
 
 func (p *planWriter) write(s string) {

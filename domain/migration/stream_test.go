@@ -1,14 +1,17 @@
-package plans
+package migration
 
 import (
 	"bytes"
 	"context"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/vtpmctl/vtpmctl/domain/advice"
 )
 
 // TestWriteImportReadsBack: the streamed plan is the in-memory plan, and
@@ -56,5 +59,42 @@ func TestWriteImportInterrupted(t *testing.T) {
 	cancel()
 	if _, err := WriteImport(ctx, &bytes.Buffer{}, vms, ImportOptions{}, PlanSource{}); err == nil {
 		t.Error("a cancelled import went on")
+	}
+}
+
+// TestWriteImportHeaderAndWords: the header is the caller's, each line a
+// comment (one with a newline stays comments); the reason for an unknown
+// vTPM names the caller's option for the vTPM column, or none.
+func TestWriteImportHeaderAndWords(t *testing.T) {
+	vms := []SourceVM{{Name: "vm1", VCPUs: 1, MemoryMiB: 512, VTPM: "unknown"}}
+	for _, tc := range []struct {
+		words  advice.Words
+		reason string
+	}{
+		{flagWords{OptionVTPMColumn: "--vtpm-column"}, "vTPM unknown (RVTools has no vTPM column; give govc JSON or --vtpm-column): none added"},
+		{nil, "vTPM unknown (RVTools has no vTPM column; give govc JSON or a vTPM column): none added"},
+	} {
+		var b bytes.Buffer
+		o := ImportOptions{Words: tc.words, Header: []string{"written by a test.", "two\nlines"}}
+		if _, err := WriteImport(context.Background(), &b, vms, o, PlanSource{}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(b.String(), "# written by a test.\n# two\n# lines\nversion: 1\n") {
+			t.Errorf("header:\n%.200s", b.String())
+		}
+		p, err := ReadPlan(bytes.NewReader(b.Bytes()), "plan.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(p.VMs[0].Reasons, tc.reason) {
+			t.Errorf("reasons %q, want %q", p.VMs[0].Reasons, tc.reason)
+		}
+		if mem, _ := Import(vms, o); !reflect.DeepEqual(mem.VMs[0].Reasons, p.VMs[0].Reasons) {
+			t.Errorf("in memory %q, written %q", mem.VMs[0].Reasons, p.VMs[0].Reasons)
+		}
+	}
+	var b bytes.Buffer
+	if err := WritePlan(&b, &Plan{Version: 1}); err != nil || strings.HasPrefix(b.String(), "#") {
+		t.Errorf("no header given, one written: %v\n%s", err, b.String())
 	}
 }

@@ -1,4 +1,4 @@
-package plans
+package migration
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/vtpmctl/vtpmctl/internal/completeness"
 
+	"github.com/vtpmctl/vtpmctl/domain/advice"
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/domain/vtpmsecret"
@@ -29,7 +30,8 @@ const (
 	CheckSecureBoot = "SECURE-BOOT" // os:secure_boot / os_secure_boot
 	CheckSecret     = "SECRET"      // the Barbican secret (secrets audit)
 	// CheckSecretACL is the part of SECRET that reads the secret's ACL
-	// (the secrets audit's SECRET-ACL); plan verify --no-acls skips it.
+	// (the secrets audit's SECRET-ACL); plan verify skips it when asked
+	// not to read ACLs (OptionNoACLs).
 	CheckSecretACL  = "SECRET-ACL"
 	CheckHostTraits = "HOST-TRAITS" // the server's host reports the traits
 	CheckDomainTPM  = "DOMAIN-TPM"  // the running domain has its <tpm>
@@ -101,10 +103,10 @@ type VerifyInput struct {
 	// Reports: host check reports by host and hypervisor hostname.
 	Reports    map[string]hostcheck.Report
 	NotChecked map[string]string
-	// MatchFlag is the caller's flag that ties a planned VM to a server
-	// (plan verify's --match), named in the remedies; empty: they name
-	// the server metadata only.
-	MatchFlag string
+	// Words spell what a remedy points to: the option that ties a
+	// planned VM to a server (OptionMatch) and the host check command;
+	// nil: the remedies name the server metadata only.
+	Words advice.Words
 }
 
 // Verify checks each planned VM against the server found for it, with
@@ -132,8 +134,8 @@ func Verify(p *Plan, in VerifyInput) VerifyResult {
 		m, ok := in.Matches[i]
 		if !ok {
 			tie := ""
-			if in.MatchFlag != "" {
-				tie = in.MatchFlag + " " + vm.Name + "=SERVER, or "
+			if match := Spell(in.Words, OptionMatch); match != "" {
+				tie = match + " " + vm.Name + "=SERVER, or "
 			}
 			v.Verdict, v.Remedy = NotFound, fmt.Sprintf("create the server %s from image %s and flavor %s, or tie an existing one to it: %sserver metadata %s=%s",
 				vm.Name, vm.TargetImage, vm.TargetFlavor, tie, SourceKey, v.Source)
@@ -153,8 +155,8 @@ func Verify(p *Plan, in VerifyInput) VerifyResult {
 				}
 			}
 			tie := SourceKey
-			if in.MatchFlag != "" {
-				tie = in.MatchFlag + " or " + SourceKey
+			if match := Spell(in.Words, OptionMatch); match != "" {
+				tie = match + " or " + SourceKey
 			}
 			v.Findings = append(v.Findings, fmt.Sprintf("server %s also matches planned VM(s) %s: tie each to its own server with %s", v.ServerID, strings.Join(names, ", "), tie))
 		}

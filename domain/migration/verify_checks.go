@@ -1,9 +1,10 @@
-package plans
+package migration
 
 import (
 	"fmt"
 	"strings"
 
+	"github.com/vtpmctl/vtpmctl/domain/advice"
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/domain/vtpmsecret"
@@ -130,15 +131,23 @@ func bootPropsOf(srv nova.Server) bootProps {
 	return bootProps{unread: "the server's image " + srv.ImageID + " cannot be read (deleted or not visible)"}
 }
 
-// set is the command that sets the properties kv on the image or volume.
-func (b bootProps) set(kv ...string) string {
-	flag := map[string]string{"image": " --property ", "volume": " --image-property "}[b.kind]
-	return "openstack " + b.kind + " set" + flag + strings.Join(kv, flag) + " " + quote.Shell(b.ref)
-}
+// set is the openstack client's command that sets the properties kv on
+// the image or volume.
+func (b bootProps) set(kv ...string) string { return b.openstack("set", kv) }
 
-func (b bootProps) unset(k string) string {
-	flag := map[string]string{"image": " --property ", "volume": " --image-property "}[b.kind]
-	return "openstack " + b.kind + " unset" + flag + k + " " + quote.Shell(b.ref)
+// unset is the command that removes the property k.
+func (b bootProps) unset(k string) string { return b.openstack("unset", []string{k}) }
+
+// openstack is the openstack client's command line, word by word: its
+// option for an image's properties, or a volume's image properties,
+// before each argument.
+func (b bootProps) openstack(verb string, args []string) string {
+	option := map[string]string{"image": "--property", "volume": "--image-property"}[b.kind]
+	line := []string{"openstack", b.kind, verb}
+	for _, a := range args {
+		line = append(line, option, a)
+	}
+	return strings.Join(append(line, quote.Shell(b.ref)), " ")
 }
 
 func imageName(s nova.Server) string {
@@ -176,7 +185,7 @@ func secretCheck(srv nova.Server, in VerifyInput) VerifyCheck {
 		c.Message = or(strings.Join(skips(gr.Findings, false), "; "), "not audited")
 	default:
 		c.Status, c.Message = result.Pass, "secret "+gr.SecretID+" (secrets audit passed)"
-		// A part the audit skipped (the ACL under --no-acls, or one it
+		// A part the audit skipped (the ACL when not read, or one it
 		// could not read) is named, wherever it is: that part is not a pass.
 		if skipped := skips(gr.Findings, true); len(skipped) > 0 {
 			c.Message = "secret " + gr.SecretID + " (secrets audit passed, except what was not checked: " + strings.Join(skipped, "; ") + ")"
@@ -234,7 +243,7 @@ func hostTraitsCheck(srv nova.Server, g nova.VTPMGuest, in VerifyInput) VerifyCh
 	if len(lack) > 0 {
 		c.Status = result.Fail
 		c.Message = fmt.Sprintf("host %s does not report %s: the guest runs, but Nova will not place it there again (resize, cold migration, unshelve)", srv.Host, strings.Join(lack, ", "))
-		c.Remedy = "vtpmctl host check on " + srv.Host + " says why"
+		c.Remedy = advice.Or(in.Words).Command(advice.HostCheck) + " on " + srv.Host + " says why"
 		return c
 	}
 	c.Status, c.Message = result.Pass, "host "+srv.Host+" reports "+strings.Join(need, ", ")
@@ -306,4 +315,12 @@ func nvramView(c *VerifyCheck, host string, b *hostcheck.GuestBitLocker) {
 		fix += "; " + c.Remedy
 	}
 	c.Remedy = fix
+}
+
+// or is s, or otherwise when s is empty.
+func or(s, otherwise string) string {
+	if s != "" {
+		return s
+	}
+	return otherwise
 }

@@ -1,4 +1,4 @@
-package plans
+package migration
 
 import (
 	"encoding/json"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vtpmctl/vtpmctl/domain/advice"
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/domain/vtpmsecret"
@@ -193,9 +194,16 @@ func TestSecretCheckNamesWhatWasNotRead(t *testing.T) {
 	}
 }
 
+// flagWords spell options as a caller with flags does (a test's map).
+type flagWords map[advice.Option]string
+
+func (w flagWords) Option(o advice.Option) string   { return w[o] }
+func (w flagWords) Command(c advice.Command) string { return "vtpmctl " + string(c) }
+
 // TestVerifyNamesCallersMatchFlag: the remedies that tie a VM to a server
-// name the caller's flag (VerifyInput.MatchFlag), never a spelling of
-// their own; without one they name the server metadata only.
+// name the caller's flag (VerifyInput.Words spelling OptionMatch), never
+// a spelling of their own; without words they name the server metadata
+// only.
 func TestVerifyNamesCallersMatchFlag(t *testing.T) {
 	inv := nova.Inventory{Servers: map[string]nova.Server{"s1": {ID: "s1", Name: "web", Status: "ACTIVE"}}}
 	p := &Plan{VMs: []PlanVM{{Name: "web", VCenter: "vc01", MoRef: "vm-1", TargetVTPM: "none"}, {Name: "web", VCenter: "vc02", MoRef: "vm-2", TargetVTPM: "none"},
@@ -206,7 +214,11 @@ func TestVerifyNamesCallersMatchFlag(t *testing.T) {
 		{"--tie", "tie an existing one to it: --tie gone=SERVER, or server metadata vtpmctl:source=gone", "tie each to its own server with --tie or vtpmctl:source"},
 		{"", "tie an existing one to it: server metadata vtpmctl:source=gone", "tie each to its own server with vtpmctl:source"},
 	} {
-		r := Verify(p, VerifyInput{Inventory: inv, Matches: m, MatchFlag: tc.flag})
+		var words advice.Words
+		if tc.flag != "" {
+			words = flagWords{OptionMatch: tc.flag}
+		}
+		r := Verify(p, VerifyInput{Inventory: inv, Matches: m, Words: words})
 		if got := r.VMs[2].Remedy; !strings.HasSuffix(got, tc.notFound) {
 			t.Errorf("flag %q: not found remedy %q, want ...%q", tc.flag, got, tc.notFound)
 		}

@@ -1,13 +1,11 @@
-package plans
+package migration
 
 import (
-	"context"
 	"strings"
 	"testing"
 
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/result"
-	"github.com/vtpmctl/vtpmctl/internal/scalecloud"
 )
 
 // TestVerifyVolumeBacked: FIRMWARE and SECURE-BOOT of a volume-backed
@@ -53,29 +51,5 @@ func TestVerifyVolumeBacked(t *testing.T) {
 				t.Errorf("%s %s: %+v, want %s with %q", v.VM, check, got, w.status, w.text)
 			}
 		}
-	}
-}
-
-// TestVerifyCutoverVolumeBacked: VerifyCutover lists the volumes (once)
-// and a migrated VM on a volume-backed server gets its vTPM and FIRMWARE
-// from its boot volume; without the volume list both came out as the
-// plain flavor's (no vTPM) and a skip.
-func TestVerifyCutoverVolumeBacked(t *testing.T) {
-	sess := scaleSession(t, scalecloud.Config{Guests: 10, Projects: 2, Hypervisors: 2, VolumeBacked: 4})
-	// Guest 9 boots from a volume made from the vTPM image (UEFI, q35).
-	p, _ := Import([]SourceVM{{Name: scalecloud.GuestName(9), GuestID: "windows11_64Guest", Firmware: "efi", VTPM: "yes", VCPUs: 2, MemoryMiB: 4096}}, ImportOptions{})
-	r, _, err := VerifyCutover(context.Background(), sess, VerifyRequest{Plan: p, NoSecrets: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	checks := map[string]VerifyCheck{}
-	for _, c := range r.VMs[0].Checks {
-		checks[c.Check] = c
-	}
-	if c := checks[CheckVTPM]; c.Status != result.Pass || !strings.Contains(c.Message, "boot volume") {
-		t.Errorf("vTPM: %+v", c)
-	}
-	if c := checks[CheckFirmware]; c.Status != result.Pass {
-		t.Errorf("firmware: %+v", c)
 	}
 }

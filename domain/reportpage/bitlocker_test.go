@@ -1,4 +1,4 @@
-package report
+package reportpage
 
 import (
 	"bytes"
@@ -34,7 +34,7 @@ func TestBitLockerSection(t *testing.T) {
 		t.Errorf("rows %s", got)
 	}
 	var b bytes.Buffer
-	if err := Render(&b, Inputs{Hosts: []hostcheck.Report{host}, Fleet: fl}); err != nil {
+	if err := Render(&b, Inputs{Hosts: []hostcheck.Report{host}, Fleet: fl}, nil); err != nil {
 		t.Fatal(err)
 	}
 	html := b.String()
@@ -51,7 +51,7 @@ func TestBitLockerSection(t *testing.T) {
 		t.Errorf("a high guest must fail the tile: %+v", a)
 	}
 	b.Reset()
-	if err := Render(&b, Inputs{Hosts: []hostcheck.Report{{Host: "x", Checks: []hostcheck.Check{}}}}); err != nil || strings.Contains(b.String(), "BitLocker recovery risk") {
+	if err := Render(&b, Inputs{Hosts: []hostcheck.Report{{Host: "x", Checks: []hostcheck.Check{}}}}, nil); err != nil || strings.Contains(b.String(), "BitLocker recovery risk") {
 		t.Errorf("no guests, no section: %v", err)
 	}
 }
@@ -69,7 +69,7 @@ func TestUpgradeTileNamesFixedBugs(t *testing.T) {
 	} {
 		u := fleet.UpgradeImpact(c.from, c.to, nil, nil)
 		var b bytes.Buffer
-		if err := Render(&b, Inputs{Upgrade: &u}); err != nil || !strings.Contains(b.String(), c.want) {
+		if err := Render(&b, Inputs{Upgrade: &u}, nil); err != nil || !strings.Contains(b.String(), c.want) {
 			t.Errorf("%s→%s: %v, page lacks %q", c.from, c.to, err, c.want)
 		}
 	}

@@ -1,4 +1,4 @@
-package report
+package reportpage
 
 import (
 	"bytes"
@@ -26,7 +26,7 @@ func TestRenderRedactedVisibly(t *testing.T) {
 		if outer {
 			w = rw
 		}
-		if err := Render(w, Inputs{Secrets: &sec}); err != nil {
+		if err := Render(w, Inputs{Secrets: &sec}, nil); err != nil {
 			t.Fatal(err)
 		}
 		rw.Flush()

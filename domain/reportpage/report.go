@@ -1,4 +1,4 @@
-package report
+package reportpage
 
 import (
 	"encoding/json"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/vtpmctl/vtpmctl/domain/advice"
 	"github.com/vtpmctl/vtpmctl/domain/fleet"
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
@@ -27,7 +28,7 @@ type Inputs struct {
 	Fleet     *fleet.Result
 	Secrets   *vtpmsecret.Result
 	Upgrade   *fleet.UpgradeResult
-	// Resolved is how Build settled the release (nothing for --from):
+	// Resolved is how Build settled the release (nothing for saved results):
 	// the command prints its warning.
 	Resolved nova.ResolvedRelease
 }
@@ -126,17 +127,21 @@ type page struct {
 	Shown    []row
 	Remedies []Remedy
 	View     View
+	words    advice.Words // the remedies' commands and options
 }
 
 // Render writes the whole page; RenderView says what it leaves out.
-func Render(w io.Writer, in Inputs) error { return RenderView(w, in, View{}) }
+func Render(w io.Writer, in Inputs, words advice.Words) error {
+	return RenderView(w, in, View{}, words)
+}
 
 // RenderView writes the page, scrubbed: a finding may carry a server's
 // error text. It scrubs its own output because only here is the format
 // known: the caller's pass (fileout) writes the plain redact.Mark, a tag
 // the browser hides; the escaped mark shows, and leaves that pass nothing.
-func RenderView(w io.Writer, in Inputs, v View) error {
-	p := page{Inputs: in}
+// words spell the commands and options a remedy points to (nil: plain).
+func RenderView(w io.Writer, in Inputs, v View, words advice.Words) error {
+	p := page{Inputs: in, words: advice.Or(words)}
 	p.build()
 	p.apply(v)
 	rw := redact.NewMarkWriter(w, redact.EscapedMark)
@@ -203,8 +208,10 @@ func (p *page) build() {
 		for _, pr := range projects {
 			p.Findings = append(p.Findings, Finding{"Secrets", "project " + pr, string(vtpmsecret.CheckProjectAuditable), "fail", "not auditable: " + sec.NotAuditable[pr].String(), "give the auditor a role that may list secrets there"})
 		}
+		// An orphan's remedy is the audit's reviewable delete script.
+		cleanup := p.words.Command(advice.SecretsAudit) + " " + p.words.Option(advice.CleanupPlan)
 		for _, o := range sec.Orphans {
-			p.Findings = append(p.Findings, Finding{"Secrets", "secret " + o.ID, "ORPHAN", "warn", o.Reason + ", created by " + o.CreatorID + ", " + o.AgeStr + " old", "vtpmctl secrets audit --cleanup-plan"})
+			p.Findings = append(p.Findings, Finding{"Secrets", "secret " + o.ID, "ORPHAN", "warn", o.Reason + ", created by " + o.CreatorID + ", " + o.AgeStr + " old", cleanup})
 		}
 	}
 	if u := p.Upgrade; u != nil {

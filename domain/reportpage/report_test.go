@@ -1,4 +1,4 @@
-package report
+package reportpage
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vtpmctl/vtpmctl/domain/advice"
 	"github.com/vtpmctl/vtpmctl/domain/fleet"
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
@@ -49,7 +50,7 @@ func TestLoadAndRender(t *testing.T) {
 	}
 	in.Generated = time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
 	var b bytes.Buffer
-	if err := Render(&b, in); err != nil {
+	if err := Render(&b, in, nil); err != nil {
 		t.Fatal(err)
 	}
 	html := b.String()
@@ -72,7 +73,26 @@ func TestLoadAndRender(t *testing.T) {
 
 func TestRenderEmpty(t *testing.T) {
 	var b bytes.Buffer
-	if err := Render(&b, Inputs{}); err != nil || !strings.Contains(b.String(), "No results were given") {
+	if err := Render(&b, Inputs{}, nil); err != nil || !strings.Contains(b.String(), "No results were given") {
 		t.Errorf("%v %s", err, b.String())
+	}
+}
+
+// cliLike spells advice as a command line would (a test's words).
+type cliLike struct{}
+
+func (cliLike) Option(o advice.Option) string   { return "--" + strings.ReplaceAll(string(o), "_", "-") }
+func (cliLike) Command(c advice.Command) string { return "prog " + string(c) }
+
+// TestOrphanRemedyInCallersWords: an orphan secret's remedy is the
+// secrets audit's cleanup plan, spelled by the caller's words; without
+// words, plainly.
+func TestOrphanRemedyInCallersWords(t *testing.T) {
+	sec := vtpmsecret.Result{Schema: vtpmsecret.ResultSchema, Orphans: []vtpmsecret.Orphan{{Secret: vtpmsecret.Secret{ID: "o1", CreatorID: "u"}, Reason: "no server", AgeStr: "9d"}}}
+	for words, want := range map[advice.Words]string{cliLike{}: "prog secrets audit --cleanup-plan", nil: "secrets audit cleanup_plan"} {
+		var b bytes.Buffer
+		if err := Render(&b, Inputs{Secrets: &sec}, words); err != nil || !strings.Contains(b.String(), "Remedy: "+want) {
+			t.Errorf("words %T: %v, the page lacks %q", words, err, "Remedy: "+want)
+		}
 	}
 }

@@ -1,4 +1,4 @@
-package report
+package reportpage
 
 // page_html is the whole page: inline CSS and SVG, nothing fetched.
 const page_html = `<!DOCTYPE html>

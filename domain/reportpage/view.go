@@ -1,8 +1,9 @@
-package report
+package reportpage
 
 import (
 	"fmt"
 
+	"github.com/vtpmctl/vtpmctl/domain/advice"
 	"github.com/vtpmctl/vtpmctl/internal/result"
 )
 
@@ -34,7 +35,7 @@ type row struct {
 // Worst is the worst status among every finding of the run (Pass when
 // there is none), whatever a view lists: what a pipeline fails on.
 func (in Inputs) Worst() result.Status {
-	p := page{Inputs: in}
+	p := page{Inputs: in, words: advice.Plain{}} // a remedy's words change no status
 	p.build()
 	ss := make([]result.Status, len(p.Findings))
 	for i, f := range p.Findings {

@@ -1,4 +1,4 @@
-package report
+package reportpage
 
 import (
 	"bytes"
@@ -28,7 +28,7 @@ func viewInputs() Inputs {
 func TestRenderViewGroupsRemedies(t *testing.T) {
 	in := viewInputs()
 	var b bytes.Buffer
-	if err := RenderView(&b, in, View{}); err != nil {
+	if err := RenderView(&b, in, View{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	html := b.String()
@@ -56,7 +56,7 @@ func TestRenderViewFiltersAndSummarises(t *testing.T) {
 		{"summary", View{Summary: true}, []string{"summary view", "Upgrade to 2026.1", "50 guest(s) stranded"}, []string{"<table>", "Remedy:"}},
 	} {
 		var b bytes.Buffer
-		if err := RenderView(&b, in, c.view); err != nil {
+		if err := RenderView(&b, in, c.view, nil); err != nil {
 			t.Fatal(err)
 		}
 		for _, w := range c.has {

@@ -2,15 +2,18 @@ package fakecloud
 
 import (
 	"bytes"
-	"encoding/json"
+	"context"
+	"encoding/pem"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gophercloud/gophercloud/v2"
@@ -21,80 +24,138 @@ const (
 	ProjectID = "11111111111111111111111111111111"
 	UserID    = "22222222222222222222222222222222"
 	Token     = "gAAAAfake-token-value"
-	Password  = "fake-password-Zq9"
+	// Password is admin's. Not a word: vtpmctl scrubs the password from
+	// everything it prints, and a common word would be scrubbed from names.
+	Password = "fake-password-Zq9"
 )
 
-// Cloud is a running fake. It is strict: a request no route matches
-// (method, path, query, microversion: see Handle) fails the test, so a
-// client that drops a filter or a microversion cannot pass by luck.
+// Cloud is a running fake. It is strict: a request no stub matches
+// (method, path, query, microversion, body: see Handle) fails the test,
+// so a client that drops a filter or a microversion cannot pass by luck;
+// a stub no request used fails it at the end (Verify).
 type Cloud struct {
 	*httptest.Server
-	t      testing.TB
+	t      testing.TB // nil: Serve's, reports go to Stats only
 	mu     sync.Mutex
-	routes []route
+	stubs  []*Stub
 	sent   []Request
+	record bool
+	// optionalWhy: routes declared now are optional (OptionalRoutes)
+	optionalWhy string
 	// Requests are the request lines ("METHOD path?query"), in order, for
 	// messages; Sent has them decoded, for assertions.
 	Requests []string
 	// Region of every catalog endpoint; IdentityRegion of Keystone's.
 	Region, IdentityRegion string
-	// TokenStatus, when set, answers POST /v3/auth/tokens with it.
+	// TokenStatus, when set, answers POST /identity/v3/auth/tokens with it.
 	TokenStatus int
 	TokenBody   string
+	keystone
+	counters
 }
 
-// New starts a fake cloud and writes clouds.yaml (cloud "fake") for it;
-// OS_CLIENT_CONFIG_FILE points there for the test.
-func New(t testing.TB) *Cloud {
-	c := &Cloud{t: t, Region: "RegionOne", IdentityRegion: "RegionOne"}
-	c.Server = httptest.NewServer(http.HandlerFunc(c.serve))
-	t.Cleanup(c.Close)
+// Options are NewWith's and Serve's.
+type Options struct {
+	// TLS serves https with the test server's certificate (Client trusts it).
+	TLS bool
+	// NoRecord keeps the counters only, not every request: a bench's
+	// hundred thousand requests.
+	NoRecord bool
+}
+
+// New starts a fake cloud for a test and writes clouds.yaml (cloud
+// "fake") for it; OS_CLIENT_CONFIG_FILE points there for the test. When
+// the test ends the fake closes and runs Verify.
+func New(t testing.TB) *Cloud { return NewWith(t, Options{}) }
+
+// NewTLS is New over https; clouds.yaml names the fake's CA (cacert).
+func NewTLS(t testing.TB) *Cloud { return NewWith(t, Options{TLS: true}) }
+
+// NewWith is New with options (a benchmark's NoRecord).
+func NewWith(t testing.TB, o Options) *Cloud {
+	c := start(t, o)
+	t.Cleanup(func() {
+		c.Close()
+		c.Verify()
+	})
 	dir := t.TempDir()
-	yaml := fmt.Sprintf(`clouds:
-  fake:
-    auth:
-      auth_url: %s/identity/v3
-      username: admin
-      password: %s
-      project_id: %s
-      user_domain_name: Default
-    region_name: RegionOne
-`, c.URL, Password, ProjectID)
+	yaml := CloudsYAML("fake", c.URL, Scope{ProjectID: ProjectID})
+	if o.TLS {
+		ca := filepath.Join(dir, "ca.pem")
+		if err := os.WriteFile(ca, c.CACert(), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		yaml += "    cacert: " + ca + "\n"
+	}
 	p := filepath.Join(dir, "clouds.yaml")
 	if err := os.WriteFile(p, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("OS_CLIENT_CONFIG_FILE", p)
 	t.Setenv("OS_CLOUD", "")
-	c.Handle("GET /compute/v2.1/", JSON(200, `{"version":{"id":"v2.1","status":"CURRENT","version":"2.93","min_version":"2.1"}}`))
-	// gophercloud asks an unversioned endpoint for its versions
-	c.Handle("GET /image/", JSON(200, `{"versions":[{"id":"v2.9","status":"CURRENT"}]}`))
-	c.Handle("GET /key-manager/", JSON(300, `{"versions":{"values":[{"id":"v1","status":"stable"}]}}`))
-	c.Handle("GET /placement/", JSON(200, `{"versions":[{"id":"v1.0","status":"CURRENT","max_version":"1.39","min_version":"1.0"}]}`))
 	return c
 }
 
-// Handle declares a route (see route for its syntax) answered by h,
-// replacing a route declared the same. A bare "METHOD /path" where routes
-// are already declared swaps their answer and keeps what they expect;
-// elsewhere it matches only requests without a query.
-func (c *Cloud) Handle(decl string, h http.HandlerFunc) {
-	r, err := parseRoute(decl)
-	if err != nil {
-		c.t.Fatal(err)
+// Serve starts a fake cloud without a test (a bench): what it would fail
+// a test for is counted in Stats (Unexpected, NUnexpected) instead.
+// Close it when done.
+func Serve(o Options) *Cloud { return start(nil, o) }
+
+func start(t testing.TB, o Options) *Cloud {
+	c := &Cloud{t: t, record: !o.NoRecord, Region: "RegionOne", IdentityRegion: "RegionOne"}
+	c.keystone.init()
+	c.counters.reset()
+	c.Server = httptest.NewUnstartedServer(http.HandlerFunc(c.serve))
+	c.Config.ConnContext = func(ctx context.Context, _ net.Conn) context.Context {
+		return context.WithValue(ctx, connKey{}, new(atomic.Bool))
 	}
-	r.h = h
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	swapped := false
-	for i := range c.routes {
-		if old := &c.routes[i]; old.method == r.method && old.path == r.path && (r.bare() || old.decl == r.decl) {
-			old.h, swapped = h, true
+	c.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			c.conns.Add(1)
 		}
 	}
-	if !swapped {
-		c.routes = append(c.routes, r)
+	if o.TLS {
+		c.StartTLS()
+	} else {
+		c.Start()
 	}
+	// version documents: gophercloud reads Nova's for its microversions
+	// and asks an unversioned endpoint for its versions; a command reads
+	// some of them, a test none
+	const docs = "version documents, read as a client needs them"
+	for _, s := range []*Stub{
+		c.Handle("GET /compute/v2.1/", JSON(200, `{"version":{"id":"v2.1","status":"CURRENT","version":"2.93","min_version":"2.1"}}`)).Optional(docs),
+		c.Handle("GET /image/", JSON(200, `{"versions":[{"id":"v2.9","status":"CURRENT"}]}`)).Optional(docs),
+		c.Handle("GET /key-manager/", JSON(300, `{"versions":{"values":[{"id":"v1","status":"stable"}]}}`)).Optional(docs),
+		c.Handle("GET /placement/", JSON(200, `{"versions":[{"id":"v1.0","status":"CURRENT","max_version":"1.39","min_version":"1.0"}]}`)).Optional(docs),
+		c.Handle("POST /identity/v3/auth/tokens", c.issueToken).Optional("Keystone's token API: only sessions log in"),
+	} {
+		s.dflt = true
+	}
+	return c
+}
+
+// CACert is the PEM of the TLS fake's certificate (nil over http).
+func (c *Cloud) CACert() []byte {
+	if c.Certificate() == nil {
+		return nil
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: c.Certificate().Raw})
+}
+
+// Scope is the project a clouds.yaml logs in to: by ID, or by name in
+// the Default domain.
+type Scope struct{ ProjectID, ProjectName string }
+
+// CloudsYAML is a clouds.yaml naming the fake at url (its URL, or a
+// proxy's standing for it) as cloud name, admin logging in with Password.
+func CloudsYAML(name, url string, s Scope) string {
+	scope := "      project_id: " + s.ProjectID + "\n"
+	if s.ProjectID == "" {
+		scope = "      project_name: " + s.ProjectName + "\n      project_domain_name: Default\n"
+	}
+	return fmt.Sprintf("clouds:\n  %s:\n    auth:\n      auth_url: %s/identity/v3\n      username: admin\n      password: %s\n%s      user_domain_name: Default\n    region_name: RegionOne\n",
+		name, url, Password, scope)
 }
 
 // Sent returns every request received so far, in order.
@@ -115,15 +176,6 @@ func (c *Cloud) SentTo(method, path string) []Request {
 	return out
 }
 
-// JSON is a handler that answers status and body.
-func JSON(status int, body string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		fmt.Fprint(w, body)
-	}
-}
-
 // Count returns how many requests started with prefix ("GET /compute").
 func (c *Cloud) Count(prefix string) int {
 	c.mu.Lock()
@@ -137,95 +189,60 @@ func (c *Cloud) Count(prefix string) int {
 	return n
 }
 
+// Errorf fails the test the fake serves (a handler's own check), or
+// without one counts it in Stats.
+func (c *Cloud) Errorf(format string, args ...any) { c.report(format, args...) }
+
+func (c *Cloud) report(format string, args ...any) {
+	line := fmt.Sprintf(format, args...)
+	c.counters.unexpected(line)
+	if c.t != nil {
+		c.t.Errorf("%s", line)
+	}
+}
+
+func (c *Cloud) fatal(err error) {
+	if c.t != nil {
+		c.t.Fatal(err)
+	}
+	panic(err)
+}
+
 func (c *Cloud) serve(w http.ResponseWriter, r *http.Request) {
+	done := c.counters.begin()
+	defer done()
 	body, _ := io.ReadAll(r.Body)
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	c.mu.Lock()
-	c.Requests = append(c.Requests, r.Method+" "+r.URL.RequestURI())
-	c.sent = append(c.sent, recordOf(r, body))
-	var h http.HandlerFunc
-	best := 0
-	var near []string
-	for _, rt := range c.routes {
-		score := rt.pathScore(r.URL.Path)
-		if rt.method != r.Method || score == 0 {
-			continue
-		}
-		if why := rt.mismatch(r); why != "" {
-			near = append(near, fmt.Sprintf("%q: %s", rt.decl, why))
-			continue
-		}
-		if score > best {
-			best, h = score, rt.h
-		}
+	if c.record {
+		c.Requests = append(c.Requests, r.Method+" "+r.URL.RequestURI())
+		c.sent = append(c.sent, recordOf(r, body))
 	}
+	s, near, spent := c.match(r, body)
 	c.mu.Unlock()
-	if r.Method == "POST" && r.URL.Path == "/identity/v3/auth/tokens" {
-		c.token(w, r)
-		return
+	name := "UNEXPECTED"
+	if s != nil {
+		name = s.key()
 	}
-	if h == nil {
+	c.counters.count(r, name)
+	if s == nil {
 		line := recordOf(r, nil).String()
-		if len(near) == 0 {
-			c.t.Errorf("fakecloud: no route for %s", line)
-		} else {
-			c.t.Errorf("fakecloud: no route for %s (%s)", line, strings.Join(near, "; "))
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(404)
-		fmt.Fprintf(w, `{"error":"fakecloud: no route for %s %s"}`, r.Method, r.URL.Path)
+		c.report("%s", noRoute(line, near, spent))
+		Reply(w, http.StatusNotImplemented, map[string]any{"error": "fakecloud: no route for " + r.Method + " " + r.URL.Path})
 		return
 	}
-	h(w, r)
-}
-
-func (c *Cloud) token(w http.ResponseWriter, r *http.Request) {
-	if c.TokenStatus != 0 {
-		JSON(c.TokenStatus, c.TokenBody)(w, r)
+	if !c.authorized(w, r) {
 		return
 	}
-	var req struct {
-		Auth struct {
-			Scope struct {
-				Project struct {
-					ID string `json:"id"`
-				} `json:"project"`
-			} `json:"scope"`
-		} `json:"auth"`
-	}
-	json.NewDecoder(r.Body).Decode(&req)
-	project := req.Auth.Scope.Project.ID
-	if project == "" {
-		project = ProjectID
-	}
-	ep := func(typ, path, region string) map[string]any {
-		return map[string]any{"type": typ, "name": typ, "endpoints": []map[string]any{
-			{"interface": "public", "region": region, "region_id": region, "url": c.URL + path, "id": typ}}}
-	}
-	body := map[string]any{"token": map[string]any{
-		"methods":    []string{"password"},
-		"expires_at": "2099-01-01T00:00:00.000000Z",
-		"user":       map[string]any{"id": UserID, "name": "admin", "domain": map[string]any{"id": "default", "name": "Default"}},
-		"project":    map[string]any{"id": project, "name": "p-" + project[:4], "domain": map[string]any{"id": "default", "name": "Default"}},
-		"roles":      []map[string]any{{"id": "r1", "name": "admin"}, {"id": "r2", "name": "member"}},
-		"catalog": []map[string]any{
-			ep("identity", "/identity/v3/", c.IdentityRegion), ep("compute", "/compute/v2.1/", c.Region), ep("image", "/image/", c.Region),
-			ep("key-manager", "/key-manager/", c.Region), ep("placement", "/placement/", c.Region),
-			ep("block-storage", "/volume/v3/"+project+"/", c.Region),
-		},
-	}}
-	w.Header().Set("X-Subject-Token", Token)
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(201)
-	json.NewEncoder(w).Encode(body)
+	s.h(w, r)
 }
 
 // ServiceClient is a client for one of the fake's services ("compute/v2.1",
 // "image", "volume/v3/"+ProjectID), for API packages' tests that need no
-// session. Its Type is the session's, so microversion headers are sent as
-// a real session sends them.
+// session, carrying Token. Its Type is the session's, so microversion
+// headers are sent as a real session sends them.
 func (c *Cloud) ServiceClient(path string) *gophercloud.ServiceClient {
-	pc := &gophercloud.ProviderClient{HTTPClient: *http.DefaultClient}
+	pc := &gophercloud.ProviderClient{HTTPClient: *c.Client()}
 	pc.SetToken(Token)
 	ep := c.URL + "/" + strings.Trim(path, "/") + "/"
 	typ, _, _ := strings.Cut(strings.Trim(path, "/"), "/")
@@ -233,8 +250,11 @@ func (c *Cloud) ServiceClient(path string) *gophercloud.ServiceClient {
 		typ = "block-storage"
 	}
 	sc := &gophercloud.ServiceClient{ProviderClient: pc, Endpoint: ep, ResourceBase: ep, Type: typ}
-	if strings.HasPrefix(path, "image") {
+	switch {
+	case strings.HasPrefix(path, "image"):
 		sc.ResourceBase = ep + "v2/"
+	case strings.HasPrefix(path, "key-manager"):
+		sc.ResourceBase = ep + "v1/"
 	}
 	return sc
 }

@@ -82,7 +82,7 @@ func (p propertyPatch) ToImagePatchMap() map[string]any {
 // UpdateImageProperties sends all writes of one image in one JSON-patch
 // request: "add" for a new key, "replace" for an existing one, "remove".
 // Each key is one escaped pointer segment; a core attribute is refused
-// (ReservedProperty) before anything is sent.
+// (nova.ReservedImageProperty) before anything is sent.
 func UpdateImageProperties(ctx context.Context, c *gophercloud.ServiceClient, id string, writes []nova.Change) error {
 	var patch images.UpdateOpts
 	for _, w := range writes {
@@ -95,7 +95,7 @@ func UpdateImageProperties(ctx context.Context, c *gophercloud.ServiceClient, id
 		case nova.Unchanged:
 			continue
 		}
-		if why := ReservedProperty(w.Key); why != "" {
+		if why := nova.ReservedImageProperty(w.Key); why != "" {
 			return fmt.Errorf("image %s: %q is %s; not written", id, w.Key, why)
 		}
 		patch = append(patch, propertyPatch{op: op, key: w.Key, value: w.New})

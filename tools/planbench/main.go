@@ -20,7 +20,7 @@ import (
 func main() {
 	n := flag.Int("vms", 100000, "rows to generate")
 	bin := flag.String("vtpmctl", "bin/vtpmctl", "binary to measure")
-	fixture := flag.String("fixture", "plans/testdata/RVTools_tabvInfo-40.csv", "rows to cycle")
+	fixture := flag.String("fixture", "domain/migration/testdata/RVTools_tabvInfo-40.csv", "rows to cycle")
 	maxRSS := flag.Int("max-rss-mb", 0, "fail when the peak RSS is above this (0: report only)")
 	flag.Parse()
 	if err := run(*n, *bin, *fixture, *maxRSS); err != nil {

@@ -10,9 +10,9 @@ import (
 	"github.com/vtpmctl/vtpmctl/app/volume"
 	"github.com/vtpmctl/vtpmctl/domain/fleet"
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
+	"github.com/vtpmctl/vtpmctl/domain/migration"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/domain/vtpmsecret"
-	"github.com/vtpmctl/vtpmctl/plans"
 )
 
 // doc is one document a command prints: its schema name, the commands
@@ -50,6 +50,6 @@ var docs = []doc{
 	{Schema: vtpmsecret.UnprotectSchema, Commands: []string{"secrets unprotect"}, Type: reflect.TypeFor[vtpmsecret.UnprotectResult]()},
 	{Schema: secrets.ModePlanSchema, Commands: []string{"secrets mode-plan"}, Type: reflect.TypeFor[secrets.ModeChangeResult]()},
 	{Schema: fleet.UpgradeSchema, Commands: []string{"upgrade check"}, Type: reflect.TypeFor[fleet.UpgradeResult]()},
-	{Schema: plans.ChecklistSchema, Commands: []string{"plan checklist"}, Type: reflect.TypeFor[plans.CutoverChecklist]()},
-	{Schema: plans.VerifySchema, Commands: []string{"plan verify"}, Type: reflect.TypeFor[plans.VerifyResult]()},
+	{Schema: migration.ChecklistSchema, Commands: []string{"plan checklist"}, Type: reflect.TypeFor[migration.CutoverChecklist]()},
+	{Schema: migration.VerifySchema, Commands: []string{"plan verify"}, Type: reflect.TypeFor[migration.VerifyResult]()},
 }

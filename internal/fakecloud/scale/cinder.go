@@ -1,9 +1,11 @@
-package scalecloud
+package scale
 
 import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
 )
 
 // Cinder: with Config.VolumeBacked, one server in VolumeBacked boots from
@@ -99,8 +101,8 @@ func (c *Cloud) volumeObj(slot int) map[string]any {
 // page (cinder/api/common.py _get_collection_links), max_limit 1,000.
 func hVolumes(w http.ResponseWriter, r *request) {
 	c, d, q := r.c, r.c.d, r.URL.Query()
-	if r.args[0] != d.projectID(r.project) {
-		writeJSON(w, 400, map[string]any{"badRequest": map[string]any{"code": 400, "message": "Malformed request url"}})
+	if r.PathValue("id") != d.projectID(r.project) {
+		fakecloud.Reply(w, 400, map[string]any{"badRequest": map[string]any{"code": 400, "message": "Malformed request url"}})
 		return
 	}
 	all := q.Has("all_tenants") && q.Get("all_tenants") != "0" && !strings.EqualFold(q.Get("all_tenants"), "false")
@@ -116,18 +118,14 @@ func hVolumes(w http.ResponseWriter, r *request) {
 			vis = append(vis, s)
 		}
 	}
-	from, to, ok := page(w, q, len(vis), func(m string) (int, bool) {
-		s, ok := d.parseUUID(m, kVolume)
+	m := fakecloud.Markers{N: len(vis), ID: func(k int) string { return d.uuid(kVolume, vis[k]) }, Index: func(mk string) (int, bool) {
+		s, ok := d.parseUUID(mk, kVolume)
 		for k, v := range vis {
 			if ok && v == s {
 				return k, true
 			}
 		}
 		return 0, false
-	})
-	if !ok {
-		return
-	}
-	writePage(w, r, q, "volumes", from, to, func(k int) any { return c.volumeObj(vis[k]) },
-		"/volume/v3/"+r.args[0]+"/volumes/detail", func(k int) string { return d.uuid(kVolume, vis[k]) })
+	}}
+	writePage(w, r, "volumes", m, func(k int) any { return c.volumeObj(vis[k]) }, "/volume/v3/"+r.PathValue("id")+"/volumes/detail")
 }

@@ -1,4 +1,4 @@
-package scalecloud
+package scale
 
 import (
 	"encoding/json"
@@ -10,8 +10,8 @@ import (
 // then in the catalog), the URL's project must be the token's, unknown
 // filters are refused, all_tenants widens the list, full pages link on.
 func TestVolumes(t *testing.T) {
-	c := start(t, Config{Guests: 40, Others: 4, Projects: 2, Hypervisors: 3, VolumeBacked: 4})
-	admin, p1 := c.issueToken(pAdmin), c.issueToken(pTenant0+1) // every volume-backed server (odd) is in the second tenant
+	c := startCounting(t, Config{Guests: 40, Others: 4, Projects: 2, Hypervisors: 3, VolumeBacked: 4})
+	admin, p1 := c.Token(c.d.projectID(pAdmin)), c.Token(c.d.projectID(pTenant0+1)) // every volume-backed server (odd) is in the second tenant
 	type vols struct {
 		Volumes []struct {
 			ID          string            `json:"id"`
@@ -73,7 +73,7 @@ func TestVolumes(t *testing.T) {
 // a volume-backed server's image stays "".
 func TestServerImageProperties(t *testing.T) {
 	c := start(t, Config{Guests: 6, Projects: 1, Hypervisors: 3, VolumeBacked: 4, Microversion: "2.100"})
-	tok := c.issueToken(pAdmin)
+	tok := c.Token(c.d.projectID(pAdmin))
 	for _, at := range []string{"2.47", "2.98"} {
 		req, _ := http.NewRequest("GET", c.URL+"/compute/v2.1/servers/detail?all_tenants=true", nil)
 		req.Header.Set("X-Auth-Token", tok)

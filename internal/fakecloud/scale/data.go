@@ -1,4 +1,4 @@
-package scalecloud
+package scale
 
 import (
 	"fmt"
@@ -232,15 +232,3 @@ func hostName(h int) string { return fmt.Sprintf("cmp-%05d", h) }
 
 // tpmHost: one host in ten has no swtpm (no TPM traits).
 func (d *data) tpmHost(h int) bool { return h%10 != 9 }
-
-// token: "scale-<serial>-<project ID>"; the project is read back from it.
-func (c *Cloud) issueToken(p int) string {
-	return fmt.Sprintf("scale-%d-%s", c.tokens.Add(1), c.d.projectID(p))
-}
-
-func (d *data) tokenProject(tok string) (int, bool) {
-	if !strings.HasPrefix(tok, "scale-") || len(tok) < 32 {
-		return 0, false
-	}
-	return d.projectIndex(tok[len(tok)-32:])
-}

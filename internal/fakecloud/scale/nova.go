@@ -1,17 +1,15 @@
-package scalecloud
+package scale
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
-)
 
-// maxLimit is Nova's and Glance's default [api] max_limit.
-const maxLimit = 1000
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
+)
 
 type mv struct{ major, minor int }
 
@@ -40,7 +38,7 @@ func (r *request) microversion(w http.ResponseWriter) (mv, bool) {
 	m, err := parseMV(v)
 	top, _ := parseMV(r.c.cfg.Microversion)
 	if err != nil || top.less(m) {
-		writeJSON(w, 406, map[string]any{"computeFault": map[string]any{"code": 406, "message": "Version " + v + " is not supported by the API."}})
+		fakecloud.Reply(w, 406, map[string]any{"computeFault": map[string]any{"code": 406, "message": "Version " + v + " is not supported by the API."}})
 		return mv{}, false
 	}
 	w.Header().Set("OpenStack-API-Version", "compute "+v)
@@ -49,47 +47,17 @@ func (r *request) microversion(w http.ResponseWriter) (mv, bool) {
 }
 
 func hComputeVersions(w http.ResponseWriter, r *request) {
-	writeJSON(w, 200, map[string]any{"versions": []any{computeVersion(r)}})
+	fakecloud.Reply(w, 200, map[string]any{"versions": []any{computeVersion(r)}})
 }
 
 func hComputeVersion(w http.ResponseWriter, r *request) {
-	writeJSON(w, 200, map[string]any{"version": computeVersion(r)})
+	fakecloud.Reply(w, 200, map[string]any{"version": computeVersion(r)})
 }
 
 func computeVersion(r *request) map[string]any {
 	return map[string]any{"id": "v2.1", "status": "CURRENT", "version": r.c.cfg.Microversion, "min_version": "2.1",
 		"updated": "2013-07-23T11:33:21Z", "links": link(r.c.URL+"/compute/v2.1/", "self"),
 		"media-types": []map[string]string{{"base": "application/json", "type": "application/vnd.openstack.compute+json;version=2.1"}}}
-}
-
-// page applies Nova's limit/marker rules: limit capped at max_limit, an
-// unknown marker is 400, and a full page carries a next link (so a
-// multiple of the limit costs one empty page, as on a real Nova).
-func page(w http.ResponseWriter, q url.Values, total int, index func(string) (int, bool)) (from, to int, ok bool) {
-	limit := maxLimit
-	if s := q.Get("limit"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 0 {
-			writeJSON(w, 400, map[string]any{"badRequest": map[string]any{"code": 400, "message": "limit param must be an integer"}})
-			return 0, 0, false
-		}
-		limit = min(n, maxLimit)
-	}
-	if m := q.Get("marker"); m != "" {
-		i, ok := index(m)
-		if !ok || i >= total {
-			writeJSON(w, 400, map[string]any{"badRequest": map[string]any{"code": 400, "message": "marker [" + m + "] not found"}})
-			return 0, 0, false
-		}
-		from = i + 1
-	}
-	return from, min(total, from+limit), true
-}
-
-func nextLink(r *request, path, marker string) []map[string]string {
-	q := r.URL.Query()
-	q.Set("marker", marker)
-	return link(r.c.URL+path+"?"+q.Encode(), "next")
 }
 
 type novaFlavor struct {
@@ -210,12 +178,12 @@ func hServer(w http.ResponseWriter, r *request) {
 		return
 	}
 	c := r.c
-	i, found := c.d.parseUUID(r.args[0], kServer)
+	i, found := c.d.parseUUID(r.PathValue("id"), kServer)
 	if found && i < c.NumServers() && (r.project == pAdmin || c.d.server(i).project == c.d.projectID(r.project)) {
-		writeJSON(w, 200, map[string]any{"server": c.serverObj(i, at)})
+		fakecloud.Reply(w, 200, map[string]any{"server": c.serverObj(i, at)})
 		return
 	}
-	writeJSON(w, 404, map[string]any{"itemNotFound": map[string]any{"code": 404, "message": "Instance " + r.args[0] + " could not be found."}})
+	fakecloud.Reply(w, 404, map[string]any{"itemNotFound": map[string]any{"code": 404, "message": "Instance " + r.PathValue("id") + " could not be found."}})
 }
 
 // hServers: all_tenants (admin) lists every project's servers, or with
@@ -255,8 +223,8 @@ func hServers(w http.ResponseWriter, r *request) {
 		}
 		return vis[k]
 	}
-	from, to, ok := page(w, q, n, func(m string) (int, bool) {
-		i, ok := c.d.parseUUID(m, kServer)
+	m := fakecloud.Markers{N: n, ID: func(k int) string { return c.d.uuid(kServer, at2(k)) }, Index: func(mk string) (int, bool) {
+		i, ok := c.d.parseUUID(mk, kServer)
 		if !ok || vis == nil {
 			return i, ok
 		}
@@ -266,18 +234,19 @@ func hServers(w http.ResponseWriter, r *request) {
 			}
 		}
 		return 0, false
-	})
+	}}
+	writePage(w, r, "servers", m, func(k int) any { return c.serverObj(at2(k), at) }, "/compute/v2.1/servers/detail")
+}
+
+// writePage answers the page of a Nova- or Cinder-style list the request
+// asks for: its items under key, and a "<key>_links" next link when the
+// page is full, as both services page. Items are encoded one by one: a
+// 50,000-server list is never a slice of maps.
+func writePage(w http.ResponseWriter, r *request, key string, m fakecloud.Markers, item func(int) any, path string) {
+	from, to, ok := m.Page(w, r.Request)
 	if !ok {
 		return
 	}
-	writePage(w, r, q, "servers", from, to, func(k int) any { return c.serverObj(at2(k), at) },
-		"/compute/v2.1/servers/detail", func(k int) string { return c.d.uuid(kServer, at2(k)) })
-}
-
-// writePage answers one page of a Nova- or Cinder-style list: the items
-// from..to-1 under key, and a "<key>_links" next link (marker: the last
-// item's ID) when the page is full, as both services page.
-func writePage(w http.ResponseWriter, r *request, q url.Values, key string, from, to int, item func(int) any, path string, id func(int) string) {
 	var bw bytes.Buffer
 	enc := json.NewEncoder(&bw)
 	bw.WriteString(`{"` + key + `":[`)
@@ -288,20 +257,13 @@ func writePage(w http.ResponseWriter, r *request, q url.Values, key string, from
 		enc.Encode(item(k))
 	}
 	bw.WriteString("]")
-	if lim := to - from; lim > 0 && lim == min(maxLimit, limitOf(q)) {
-		b, _ := json.Marshal(nextLink(r, path, id(to-1)))
+	if next := m.Next(r.Request, r.c.URL+path, from, to); next != "" {
+		b, _ := json.Marshal(fakecloud.Links(next))
 		bw.WriteString(`,"` + key + `_links":`)
 		bw.Write(b)
 	}
 	bw.WriteString("}")
-	writeBody(w, 200, bw.Bytes())
-}
-
-func limitOf(q url.Values) int {
-	if n, err := strconv.Atoi(q.Get("limit")); err == nil && n >= 0 {
-		return n
-	}
-	return maxLimit
+	fakecloud.WriteBody(w, 200, bw.Bytes())
 }
 
 // hHypervisors: 2.53+ (UUIDs), paged like servers.
@@ -310,8 +272,10 @@ func hHypervisors(w http.ResponseWriter, r *request) {
 	if !ok {
 		return
 	}
-	c, q := r.c, r.URL.Query()
-	from, to, ok := page(w, q, c.cfg.Hypervisors, func(m string) (int, bool) { return c.d.parseUUID(m, kHypervisor) })
+	c := r.c
+	m := fakecloud.Markers{N: c.cfg.Hypervisors, ID: func(h int) string { return c.d.uuid(kHypervisor, h) },
+		Index: func(mk string) (int, bool) { return c.d.parseUUID(mk, kHypervisor) }}
+	from, to, ok := m.Page(w, r.Request)
 	if !ok {
 		return
 	}
@@ -334,10 +298,10 @@ func hHypervisors(w http.ResponseWriter, r *request) {
 		out = append(out, o)
 	}
 	body := map[string]any{"hypervisors": out}
-	if to-from > 0 && to-from == min(maxLimit, limitOf(q)) {
-		body["hypervisors_links"] = nextLink(r, "/compute/v2.1/os-hypervisors/detail", c.d.uuid(kHypervisor, to-1))
+	if next := m.Next(r.Request, c.URL+"/compute/v2.1/os-hypervisors/detail", from, to); next != "" {
+		body["hypervisors_links"] = fakecloud.Links(next)
 	}
-	writeJSON(w, 200, body)
+	fakecloud.Reply(w, 200, body)
 }
 
 func hServices(w http.ResponseWriter, r *request) {
@@ -357,7 +321,7 @@ func hServices(w http.ResponseWriter, r *request) {
 			"status": map[bool]string{true: "disabled", false: "enabled"}[h%40 == 39], "state": map[bool]string{true: "down", false: "up"}[h%50 == 49],
 			"updated_at": "2026-01-01T00:00:00.000000", "disabled_reason": nil, "forced_down": false})
 	}
-	writeJSON(w, 200, map[string]any{"services": out})
+	fakecloud.Reply(w, 200, map[string]any{"services": out})
 }
 
 func (c *Cloud) flavorDoc(k int) map[string]any {
@@ -371,17 +335,17 @@ func hFlavors(w http.ResponseWriter, r *request) {
 	if _, ok := r.microversion(w); !ok {
 		return
 	}
-	writeJSON(w, 200, map[string]any{"flavors": []any{r.c.flavorDoc(0), r.c.flavorDoc(1)}})
+	fakecloud.Reply(w, 200, map[string]any{"flavors": []any{r.c.flavorDoc(0), r.c.flavorDoc(1)}})
 }
 
 func hFlavor(w http.ResponseWriter, r *request) {
 	if _, ok := r.microversion(w); !ok {
 		return
 	}
-	k, ok := r.c.d.parseUUID(r.args[0], kFlavor)
+	k, ok := r.c.d.parseUUID(r.PathValue("id"), kFlavor)
 	if !ok || k > 1 {
-		writeJSON(w, 404, map[string]any{"itemNotFound": map[string]any{"code": 404, "message": "Flavor " + r.args[0] + " could not be found."}})
+		fakecloud.Reply(w, 404, map[string]any{"itemNotFound": map[string]any{"code": 404, "message": "Flavor " + r.PathValue("id") + " could not be found."}})
 		return
 	}
-	writeJSON(w, 200, map[string]any{"flavor": r.c.flavorDoc(k)})
+	fakecloud.Reply(w, 200, map[string]any{"flavor": r.c.flavorDoc(k)})
 }

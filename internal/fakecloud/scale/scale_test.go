@@ -1,4 +1,4 @@
-package scalecloud
+package scale
 
 import (
 	"encoding/json"
@@ -8,15 +8,31 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
 )
 
+// start generates cfg's cloud on a strict fake: a request it does not
+// serve fails the test.
 func start(t *testing.T, cfg Config) *Cloud {
 	t.Helper()
-	c, err := New(cfg)
+	c, err := New(fakecloud.New(t), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// startCounting is start on a fake that counts what it does not serve
+// instead (as in a bench): for tests that send such requests on purpose.
+func startCounting(t *testing.T, cfg Config) *Cloud {
+	t.Helper()
+	fc := fakecloud.Serve(fakecloud.Options{})
+	t.Cleanup(fc.Close)
+	c, err := New(fc, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return c
 }
 
@@ -37,9 +53,13 @@ func get(t *testing.T, tok, u string, v any) int {
 	return resp.StatusCode
 }
 
+// An unknown route, an unserved filter and a token Keystone never issued
+// are each unexpected (a test fails on them) and answered as a real
+// service would not (501) or would (401); every request is counted, by
+// the route it matched, and its connection.
 func TestStrictAndCounted(t *testing.T) {
-	c := start(t, Config{Guests: 10, Projects: 2, Hypervisors: 3})
-	tok := c.issueToken(pAdmin)
+	c := startCounting(t, Config{Guests: 10, Projects: 2, Hypervisors: 3})
+	tok := c.Token(c.d.projectID(pAdmin))
 	if s := get(t, tok, c.URL+"/compute/v2.1/os-aggregates", nil); s != 501 {
 		t.Errorf("unknown route: %d", s)
 	}
@@ -50,7 +70,7 @@ func TestStrictAndCounted(t *testing.T) {
 		t.Errorf("no token: %d", s)
 	}
 	st := c.Stats()
-	if st.NUnexpected != 2 || st.Requests != 3 || st.ByRoute["GET /compute/v2.1/servers/detail"] != 2 || st.Connections != 1 ||
+	if st.NUnexpected != 3 || st.Requests != 3 || st.ByRoute["GET /compute/v2.1/servers/detail"] != 1 || st.ByRoute["UNEXPECTED"] != 2 || st.Connections != 1 ||
 		!reflect.DeepEqual(st.ConnFirstRoute, map[string]int{"UNEXPECTED": 1}) {
 		t.Errorf("stats: %+v", st)
 	}
@@ -61,7 +81,7 @@ func TestStrictAndCounted(t *testing.T) {
 func TestPaging(t *testing.T) {
 	for _, style := range []string{"old", "new"} {
 		c := start(t, Config{Guests: 300, Projects: 1, Hypervisors: 3, OtherSecrets: 40, Paging: style})
-		tok := c.issueToken(pTenant0)
+		tok := c.Token(c.d.projectID(pTenant0))
 		var srv struct {
 			Servers []struct{ ID string }
 			Links   []struct{ Href string } `json:"servers_links"`

@@ -1,17 +1,17 @@
-package scalecloud
+package scale
 
 import (
 	"fmt"
 	"net/http"
-	"net/url"
-	"strconv"
 	"strings"
+
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
 )
 
 // Glance
 
 func hImageVersions(w http.ResponseWriter, r *request) {
-	writeJSON(w, 300, map[string]any{"versions": []any{
+	fakecloud.Reply(w, 300, map[string]any{"versions": []any{
 		map[string]any{"id": "v2.9", "status": "CURRENT", "links": link(r.c.URL+"/image/v2/", "self")}}})
 }
 
@@ -42,15 +42,16 @@ func hImages(w http.ResponseWriter, r *request) {
 		}
 		keep = append(keep, k)
 	}
-	from, to, ok := page(w, q, len(keep), func(m string) (int, bool) {
-		i, ok := c.d.parseUUID(m, kImage)
+	m := fakecloud.Markers{N: len(keep), ID: func(k int) string { return c.d.uuid(kImage, keep[k]) }, Index: func(mk string) (int, bool) {
+		i, ok := c.d.parseUUID(mk, kImage)
 		for k, v := range keep {
 			if ok && v == i {
 				return k, true
 			}
 		}
 		return 0, false
-	})
+	}}
+	from, to, ok := m.Page(w, r.Request)
 	if !ok {
 		return
 	}
@@ -59,27 +60,25 @@ func hImages(w http.ResponseWriter, r *request) {
 		out = append(out, c.imageObj(k))
 	}
 	body := map[string]any{"images": out, "schema": "/v2/schemas/images", "first": "/v2/images?" + q.Encode()}
-	if to-from > 0 && to-from == min(maxLimit, limitOf(q)) {
-		nq := r.URL.Query()
-		nq.Set("marker", c.d.uuid(kImage, keep[to-1]))
-		body["next"] = "/v2/images?" + nq.Encode()
+	if next := m.Next(r.Request, "/v2/images", from, to); next != "" {
+		body["next"] = next
 	}
-	writeJSON(w, 200, body)
+	fakecloud.Reply(w, 200, body)
 }
 
 func hImage(w http.ResponseWriter, r *request) {
-	k, ok := r.c.d.parseUUID(r.args[0], kImage)
+	k, ok := r.c.d.parseUUID(r.PathValue("id"), kImage)
 	if !ok || k >= r.c.cfg.Images {
-		http.Error(w, "404 Not Found\n\nNo image found with ID "+r.args[0], 404)
+		http.Error(w, "404 Not Found\n\nNo image found with ID "+r.PathValue("id"), 404)
 		return
 	}
-	writeJSON(w, 200, r.c.imageObj(k))
+	fakecloud.Reply(w, 200, r.c.imageObj(k))
 }
 
 // Placement
 
 func hPlacementVersions(w http.ResponseWriter, r *request) {
-	writeJSON(w, 200, map[string]any{"versions": []any{map[string]any{"id": "v1.0", "status": "CURRENT", "max_version": "1.39",
+	fakecloud.Reply(w, 200, map[string]any{"versions": []any{map[string]any{"id": "v1.0", "status": "CURRENT", "max_version": "1.39",
 		"min_version": "1.0", "links": link("", "self")}}})
 }
 
@@ -123,7 +122,7 @@ func hProviders(w http.ResponseWriter, r *request) {
 	}
 	for _, t := range req {
 		if !c.knownTrait(t) {
-			writeJSON(w, 400, map[string]any{"errors": []any{map[string]any{"status": 400, "title": "Bad Request", "detail": "No such trait(s): " + t + ".", "code": "placement.undefined_code"}}})
+			fakecloud.Reply(w, 400, map[string]any{"errors": []any{map[string]any{"status": 400, "title": "Bad Request", "detail": "No such trait(s): " + t + ".", "code": "placement.undefined_code"}}})
 			return
 		}
 	}
@@ -135,7 +134,7 @@ func hProviders(w http.ResponseWriter, r *request) {
 		}
 		out = append(out, o)
 	}
-	writeJSON(w, 200, map[string]any{"resource_providers": out})
+	fakecloud.Reply(w, 200, map[string]any{"resource_providers": out})
 }
 
 func hasAll(have, want []string) bool {
@@ -152,23 +151,23 @@ func hasAll(have, want []string) bool {
 }
 
 func hProviderTraits(w http.ResponseWriter, r *request) {
-	h, ok := r.c.d.parseUUID(r.args[0], kHypervisor)
+	h, ok := r.c.d.parseUUID(r.PathValue("id"), kHypervisor)
 	if !ok || h >= r.c.cfg.Hypervisors {
-		writeJSON(w, 404, map[string]any{"errors": []any{map[string]any{"status": 404, "title": "Not Found"}}})
+		fakecloud.Reply(w, 404, map[string]any{"errors": []any{map[string]any{"status": 404, "title": "Not Found"}}})
 		return
 	}
-	writeJSON(w, 200, map[string]any{"traits": r.c.traitsOf(h), "resource_provider_generation": 7})
+	fakecloud.Reply(w, 200, map[string]any{"traits": r.c.traitsOf(h), "resource_provider_generation": 7})
 }
 
 // Barbican
 
 func hBarbicanVersions(w http.ResponseWriter, r *request) {
-	writeJSON(w, 300, map[string]any{"versions": map[string]any{"values": []any{map[string]any{"id": "v1", "status": "stable",
+	fakecloud.Reply(w, 300, map[string]any{"versions": map[string]any{"values": []any{map[string]any{"id": "v1", "status": "stable",
 		"links": []map[string]string{{"rel": "self", "href": r.c.URL + "/key-manager/v1/"}}}}}})
 }
 
 func hBarbicanVersion(w http.ResponseWriter, r *request) {
-	writeJSON(w, 200, map[string]any{"version": map[string]any{"id": "v1", "status": "stable",
+	fakecloud.Reply(w, 200, map[string]any{"version": map[string]any{"id": "v1", "status": "stable",
 		"links": []map[string]string{{"rel": "self", "href": r.c.URL + "/key-manager/v1/"}}}})
 }
 
@@ -224,34 +223,20 @@ func hSecrets(w http.ResponseWriter, r *request) {
 			list = append(list, o)
 		}
 	}
-	offset, _ := strconv.Atoi(q.Get("offset"))
-	limit := 10
-	if s := q.Get("limit"); s != "" {
-		limit, _ = strconv.Atoi(s)
-	}
-	limit = max(0, min(limit, 100))
-	offset = max(0, offset)
-	from, to := min(offset, len(list)), min(offset+limit, len(list))
+	pg := fakecloud.Offsets{Old: c.cfg.Paging == "old"}
+	from, to, limit := pg.Page(r.Request, len(list))
 	body := map[string]any{"secrets": list[from:to], "total": len(list)}
 	if body["secrets"] == nil {
 		body["secrets"] = []any{}
 	}
-	nav := func(off int) string {
-		nq := url.Values{"limit": {strconv.Itoa(limit)}, "offset": {strconv.Itoa(off)}}
-		if c.cfg.Paging == "new" {
-			nq = r.URL.Query()
-			nq.Set("limit", strconv.Itoa(limit))
-			nq.Set("offset", strconv.Itoa(off))
-		}
-		return c.URL + "/key-manager/v1/secrets?" + nq.Encode()
+	next, previous := pg.Links(r.Request, c.URL+"/key-manager/v1/secrets", len(list), from, limit)
+	if next != "" {
+		body["next"] = next
 	}
-	if offset+limit < len(list) {
-		body["next"] = nav(offset + limit)
+	if previous != "" {
+		body["previous"] = previous
 	}
-	if offset > 0 {
-		body["previous"] = nav(max(0, offset-limit))
-	}
-	writeJSON(w, 200, body)
+	fakecloud.Reply(w, 200, body)
 }
 
 // secretOwner: the secret's tenant project (Keystone index) if it exists.
@@ -269,25 +254,25 @@ func (c *Cloud) secretOwner(id string) (int, bool) {
 }
 
 func hSecret(w http.ResponseWriter, r *request) {
-	p, ok := r.c.secretOwner(r.args[0])
+	p, ok := r.c.secretOwner(r.PathValue("id"))
 	if !ok || p != r.project {
-		writeJSON(w, 404, map[string]any{"code": 404, "title": "Not Found", "description": "Secret not found."})
+		fakecloud.Reply(w, 404, map[string]any{"code": 404, "title": "Not Found", "description": "Secret not found."})
 		return
 	}
-	writeJSON(w, 200, map[string]any{"secret_ref": r.c.URL + "/key-manager/v1/secrets/" + r.args[0], "status": "ACTIVE"})
+	fakecloud.Reply(w, 200, map[string]any{"secret_ref": r.c.URL + "/key-manager/v1/secrets/" + r.PathValue("id"), "status": "ACTIVE"})
 }
 
 // hSecretACL: one guest secret in ten has project access off.
 func hSecretACL(w http.ResponseWriter, r *request) {
-	p, ok := r.c.secretOwner(r.args[0])
+	p, ok := r.c.secretOwner(r.PathValue("id"))
 	if !ok || p != r.project {
-		writeJSON(w, 404, map[string]any{"code": 404, "title": "Not Found", "description": "Secret not found."})
+		fakecloud.Reply(w, 404, map[string]any{"code": 404, "title": "Not Found", "description": "Secret not found."})
 		return
 	}
-	if g, ok := r.c.d.parseUUID(r.args[0], kSecret); ok && g%10 == 7 {
-		writeJSON(w, 200, map[string]any{"read": map[string]any{"project-access": false, "users": []string{},
+	if g, ok := r.c.d.parseUUID(r.PathValue("id"), kSecret); ok && g%10 == 7 {
+		fakecloud.Reply(w, 200, map[string]any{"read": map[string]any{"project-access": false, "users": []string{},
 			"created": "2026-01-01T00:00:00", "updated": "2026-01-01T00:00:00"}})
 		return
 	}
-	writeJSON(w, 200, map[string]any{"read": map[string]any{"project-access": true}})
+	fakecloud.Reply(w, 200, map[string]any{"read": map[string]any{"project-access": true}})
 }

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v3"
+	"github.com/vtpmctl/vtpmctl/app/secrets"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/domain/vtpmsecret"
+)
+
+type secretsAuditOptions struct {
+	IO     *IOStreams
+	Global *globalOptions
+
+	Projects       []string
+	AllProjects    bool
+	IncludeOrphans bool
+	CleanupPlan    bool
+	NoACLs         bool
+	Concurrency    int
+	Release        nova.Release
+	ServiceUser    string
+	ServiceProject string
+	JUnit          string
+	View           viewOptions
+}
+
+// secretsError names this command's flags for what the service found
+// missing.
+func secretsError(err error) error {
+	var scope *secrets.ScopeError
+	var ref *secrets.ProjectRefError
+	var cons *secrets.ConsumersUnavailableError
+	switch {
+	case errors.As(err, &scope):
+		return fmt.Errorf("--all-projects: %w", err)
+	case errors.As(err, &ref):
+		return usagef("--project: %w", err)
+	case errors.As(err, &cons):
+		return &reportedError{code: exitFailed, msg: cons.Error()}
+	}
+	return err
+}
+
+// novaSecretFlags are what audit and protect both need to know of Nova:
+// its release and the service user that owns deployment-mode secrets.
+func novaSecretFlags(o *secretsAuditOptions) []cli.Flag {
+	return []cli.Flag{
+		releaseFlag("nova-release", &o.Release, "Nova `RELEASE`", ""),
+		&cli.StringFlag{Name: "nova-service-user", Usage: "Nova's service `USER_ID` (owner of deployment-mode secrets)", Destination: &o.ServiceUser},
+		&cli.StringFlag{Name: "nova-service-project", Usage: "`PROJECT` of Nova's service user (name or ID)", Value: secrets.DefaultServiceProject, Destination: &o.ServiceProject},
+	}
+}
+
+type secretsProtectOptions struct {
+	secretsAuditOptions
+	DryRun  bool
+	Yes     bool     // a bulk write without asking
+	Servers []string // only these servers' secrets (IDs)
+}
+
+// secretsScope words which secrets a protect or unprotect run is about,
+// for the refusal's one line.
+func secretsScope(all bool, projects, servers []string) string {
+	where := "the token's project"
+	switch {
+	case all:
+		where = "every project"
+	case len(projects) > 0:
+		where = fmt.Sprintf("%d project(s)", len(projects))
+	}
+	if len(servers) > 0 {
+		return fmt.Sprintf("%d server(s) in %s", len(servers), where)
+	}
+	return "every vTPM guest in " + where
+}
+
+// consumerRequest is the protect or unprotect use case's request: the
+// audit's scope from the flags, the gate's question (question has a %d
+// for the count) asked before the first write, the writes' progress
+// drawn under label.
+func (o *secretsProtectOptions) consumerRequest(only map[string]bool, gate writeGate, label, question string) (secrets.ConsumerRequest, func()) {
+	report, clear := auditProgress(o.IO.Err)
+	req := secrets.ConsumerRequest{Audit: o.request(), Only: only, DryRun: o.DryRun, Concurrency: o.Concurrency,
+		Writing: func(ctx context.Context) context.Context { clear(); return withProgress(ctx, o.IO.Err, label) }}
+	req.Audit.Progress = report
+	if gate.needed() {
+		req.Confirm = func(_ context.Context, would []vtpmsecret.ProtectAction) error {
+			clear()
+			return gate.ask(secretLines(would), fmt.Sprintf(question, len(would)))
+		}
+	}
+	return req, clear
+}
+
+// secretLines are the secrets a write would change, one line each, for
+// the terminal's confirmation.
+func secretLines(rows []vtpmsecret.ProtectAction) []string {
+	out := make([]string, 0, len(rows))
+	for _, a := range rows {
+		srv := a.ServerID
+		if a.ServerName != "" {
+			srv = a.ServerName + " (" + a.ServerID + ")"
+		}
+		out = append(out, fmt.Sprintf("%s: secret %s in project %s", srv, a.SecretID, a.ProjectID))
+	}
+	return out
+}
+
+// consumerFlagWords are the usages protect and unprotect word their own way.
+type consumerFlagWords struct{ dryRun, yes, server string }
+
+// consumerFlags are the options protect and unprotect share, in verb's
+// words (--project, --all-projects, --dry-run, --yes, --server,
+// --concurrency, and Nova's).
+func (o *secretsProtectOptions) consumerFlags(verb string, w consumerFlagWords) []cli.Flag {
+	return append([]cli.Flag{
+		&cli.StringSliceFlag{Name: "project", Usage: verb + " in `PROJECT` (name or ID; repeatable); default: the token's project", Destination: &o.Projects},
+		&cli.BoolFlag{Name: "all-projects", Usage: verb + " in every project (admin)", Destination: &o.AllProjects},
+		&cli.BoolFlag{Name: "dry-run", Usage: w.dryRun, Destination: &o.DryRun},
+		&cli.BoolFlag{Name: "yes", Usage: w.yes, Destination: &o.Yes},
+		&cli.StringSliceFlag{Name: "server", Usage: w.server, Destination: &o.Servers},
+		&cli.IntFlag{Name: "concurrency", Usage: "`N` projects, lookups and writes at once", Value: secrets.DefaultConcurrency, Destination: &o.Concurrency},
+	}, novaSecretFlags(&o.secretsAuditOptions)...)
+}
+
+// validate checks what protect and unprotect share, before any request,
+// and returns --server's IDs (nil: every guest's).
+func (o *secretsProtectOptions) validate(command string) (map[string]bool, error) {
+	if o.AllProjects && len(o.Projects) > 0 {
+		return nil, usagef("%s: --project and --all-projects exclude each other", command)
+	}
+	if o.Concurrency < 1 || o.Concurrency > 64 {
+		return nil, usagef("--concurrency must be between 1 and 64")
+	}
+	return serverSet(o.Servers)
+}
+
+// serverSet is --server's IDs, lower-cased (nil: none given).
+func serverSet(ids []string) (map[string]bool, error) {
+	var only map[string]bool
+	for _, id := range ids {
+		if !vtpmsecret.IsUUID(id) {
+			return nil, usagef("--server: %q is not a server ID (a UUID)", id)
+		}
+		if only == nil {
+			only = map[string]bool{}
+		}
+		only[strings.ToLower(id)] = true
+	}
+	return only, nil
+}
