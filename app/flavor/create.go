@@ -41,9 +41,9 @@ type CreateResult struct {
 // it, resolves the projects, advises on image conflicts (for the flavor
 // as it will be, an existing one's other specs included), then creates
 // the flavor with its access and specs, all or nothing
-// (compute.EnsureVTPMFlavor: the name is looked up once, for the advice
+// (EnsureVTPM: the name is looked up once, for the advice
 // and the create). A flavor that existed with another size is the
-// call's error (*compute.FlavorSizeError), nothing written; so is any
+// call's error (*SizeError), nothing written; so is any
 // failure before a write. A failed write is Plan.Err.
 func Create(ctx context.Context, sess *cloud.Session, req CreateRequest) (CreateResult, error) {
 	var out CreateResult
@@ -80,7 +80,7 @@ func Create(ctx context.Context, sess *cloud.Session, req CreateRequest) (Create
 	}
 	out.Conflicts, out.ConflictsErr = flavorConflicts(ctx, sess, []nova.CloudFlavor{base},
 		[]nova.ObjectPlan{{ID: base.ID, Name: req.Name, Changes: nova.Diff(req.Name, base.ID, base.ExtraSpecs, specs, nil)}}, rel)
-	plan, created, err := compute.EnsureVTPMFlavor(ctx, c, compute.VTPMFlavorOpts{
+	plan, created, err := EnsureVTPM(ctx, c, VTPMOpts{
 		CreateOpts: compute.CreateOpts{Name: req.Name, VCPUs: req.VCPUs, RAM: req.RAM, Disk: req.Disk, Public: req.Public},
 		Projects:   projects, Specs: specs}, rel, existing)
 	if err != nil && len(plan.Changes) == 0 {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
-	"github.com/vtpmctl/vtpmctl/openstack/compute"
 )
 
 // adminProject is the fixture's project named "admin".
@@ -105,7 +104,7 @@ func TestCreateFlavorRefused(t *testing.T) {
 	}{
 		{name: "another size", req: CreateRequest{Name: "fx-vtpm", VCPUs: 8, RAM: 64, Disk: 1, Public: true, Change: nova.FlavorRequest{TPMVersion: "2.0"}},
 			want: func(err error) bool {
-				var size *compute.FlavorSizeError
+				var size *SizeError
 				return errors.As(err, &size) && errors.Is(err, nova.ErrFlavorExists)
 			}},
 		{name: "secret security on Zed", req: CreateRequest{Name: "w1", VCPUs: 1, RAM: 64, Change: nova.FlavorRequest{TPMVersion: "2.0", SecretSecurity: "host"}},
@@ -163,7 +162,7 @@ func TestCreateFlavorAdviceForExisting(t *testing.T) {
 
 // flavor create looks its name up once (a GET by ID, then the list),
 // for a new flavor and for a rerun on an existing one: the advice and
-// the create share the lookup. Before, compute.CreateVTPMFlavor looked
+// the create share the lookup. Before, CreateVTPM looked
 // the name up again: two GETs and two lists.
 func TestCreateFlavorLooksUpOnce(t *testing.T) {
 	for _, tc := range []struct {

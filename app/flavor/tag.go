@@ -99,7 +99,7 @@ func Tag(ctx context.Context, sess *cloud.Session, req TagRequest) (TagResult, e
 		if req.Progress != nil {
 			wctx = req.Progress(ctx)
 		}
-		compute.ApplyFlavorPlans(wctx, c, plans)
+		ApplyPlans(wctx, c, plans)
 	}
 	out.Plans = plans
 	out.Servers = serversUsing(ctx, c, plans)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 
+	"github.com/vtpmctl/vtpmctl/app/flavor"
 	"github.com/vtpmctl/vtpmctl/domain/migration"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/openstack/cinder"
@@ -84,7 +85,7 @@ func DiffPlan(ctx context.Context, imageClient, computeClient *gophercloud.Servi
 		}
 		c.Images = append(c.Images, nova.ObjectPlan{ID: img.ID, Name: name, Changes: nova.Diff(name, img.ID, img.Properties, want, nil), Notes: notes})
 	}
-	all, err := compute.ListFlavors(ctx, compute.ComputeClient(computeClient))
+	all, err := compute.ListFlavors(ctx, computeClient)
 	if err != nil {
 		return nil, err
 	}
@@ -112,9 +113,9 @@ func DiffPlan(ctx context.Context, imageClient, computeClient *gophercloud.Servi
 		}
 		// The plan's public: is not compared (an existing flavor's access
 		// is not the plan's to judge), only what Nova cannot resize.
-		have := compute.FlavorSize{VCPUs: existing.VCPUs, RAM: existing.RAM, Disk: existing.Disk, Public: existing.IsPublic}
-		if want := (compute.FlavorSize{VCPUs: pf.VCPUs, RAM: pf.RAM, Disk: pf.Disk, Public: existing.IsPublic}); have != want {
-			return nil, fmt.Errorf("flavors[%d]: %w; rename it in the plan", i, &compute.FlavorSizeError{Name: pf.Name, Have: have, Want: want})
+		have := flavor.Size{VCPUs: existing.VCPUs, RAM: existing.RAM, Disk: existing.Disk, Public: existing.IsPublic}
+		if want := (flavor.Size{VCPUs: pf.VCPUs, RAM: pf.RAM, Disk: pf.Disk, Public: existing.IsPublic}); have != want {
+			return nil, fmt.Errorf("flavors[%d]: %w; rename it in the plan", i, &flavor.SizeError{Name: pf.Name, Have: have, Want: want})
 		}
 		plans, err := nova.PlanFlavors([]nova.CloudFlavor{*existing}, specs.Specs(), nil, rel)
 		if err != nil {
@@ -165,7 +166,7 @@ func ApplyConvergence(ctx context.Context, imageClient, computeClient *gopherclo
 		}
 		public := pf.Public == nil || *pf.Public
 		specs := nova.FlavorRequest{TPMVersion: pf.TPMVersion, TPMModel: pf.TPMModel, SecretSecurity: string(pf.SecretSecurity)}
-		made, _, err := compute.CreateVTPMFlavor(ctx, computeClient, compute.VTPMFlavorOpts{
+		made, _, err := flavor.CreateVTPM(ctx, computeClient, flavor.VTPMOpts{
 			CreateOpts: compute.CreateOpts{Name: pf.Name, VCPUs: pf.VCPUs, RAM: pf.RAM, Disk: pf.Disk, Public: public},
 			Specs:      specs.Specs()}, rel)
 		if made.Name != "" {
@@ -173,7 +174,7 @@ func ApplyConvergence(ctx context.Context, imageClient, computeClient *gopherclo
 		}
 		c.Flavors[i].Err = err
 	}
-	compute.ApplyFlavorPlans(ctx, computeClient, existing)
+	flavor.ApplyPlans(ctx, computeClient, existing)
 	for k, i := range idx {
 		c.Flavors[i] = existing[k]
 	}

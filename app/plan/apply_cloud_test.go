@@ -10,7 +10,6 @@ import (
 	"github.com/vtpmctl/vtpmctl/domain/migration"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
-	"github.com/vtpmctl/vtpmctl/openstack/compute"
 )
 
 // DiffPlan and ApplyConvergence against the local cloud's captured
@@ -72,7 +71,7 @@ func TestDiffAndApplyAgainstFixtures(t *testing.T) {
 	if w := nova.Writes(conv.Flavors[0].Changes); len(w) != 1 || w[0].Key != nova.FlavorTPMModel || w[0].Action != nova.Replaced {
 		t.Errorf("existing flavor writes %+v", w)
 	}
-	ApplyConvergence(ctx, gl, compute.WriteClient(cc), conv, nova.Zed)
+	ApplyConvergence(ctx, gl, cc, conv, nova.Zed)
 	if conv.Failed() != 0 || conv.Flavors[1].ID != "f9" {
 		t.Fatalf("apply: %d failed %+v", conv.Failed(), conv.Flavors)
 	}
@@ -100,7 +99,7 @@ func TestApplyConvergenceFlavorRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ApplyConvergence(ctx, c.ServiceClient("image"), compute.WriteClient(cc), conv, nova.Zed)
+	ApplyConvergence(ctx, c.ServiceClient("image"), cc, conv, nova.Zed)
 	if conv.Failed() != 1 || conv.Flavors[0].Err == nil || !strings.Contains(conv.Flavors[0].Err.Error(), "403") {
 		t.Errorf("%d failed: %v", conv.Failed(), conv.Flavors[0].Err)
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/vtpmctl/vtpmctl/domain/migration"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
-	"github.com/vtpmctl/vtpmctl/openstack/compute"
 )
 
 // statefulGlance is one image whose properties PATCH really changes,
@@ -93,7 +92,7 @@ func TestApplyConvergesOnEscapedKeys(t *testing.T) {
 	if w := nova.Writes(conv.Images[0].Changes); len(w) != 2 {
 		t.Fatalf("first diff: %+v", w)
 	}
-	ApplyConvergence(ctx, gl, compute.WriteClient(cc), conv, nova.Gazpacho)
+	ApplyConvergence(ctx, gl, cc, conv, nova.Gazpacho)
 	if conv.Failed() != 0 || g.props["tags/-"] != "yes" || g.props["vendor~x/a"] != "1" {
 		t.Fatalf("apply: %v, cloud now %v", conv.Images[0].Err, g.props)
 	}
@@ -101,7 +100,7 @@ func TestApplyConvergesOnEscapedKeys(t *testing.T) {
 	if w := nova.Writes(again.Images[0].Changes); len(w) != 0 {
 		t.Errorf("rerun must have nothing to do: %+v", w)
 	}
-	ApplyConvergence(ctx, gl, compute.WriteClient(cc), again, nova.Gazpacho)
+	ApplyConvergence(ctx, gl, cc, again, nova.Gazpacho)
 	if n := c.Count("PATCH"); n != 1 {
 		t.Errorf("%d PATCHes, want 1", n)
 	}

@@ -86,7 +86,7 @@ func Apply(ctx context.Context, sess *cloud.Session, req ApplyRequest) (ApplyRes
 	if progress == nil {
 		progress = func(ctx context.Context, _ string) context.Context { return ctx }
 	}
-	ApplyConvergence(progress(ctx, "applying"), imageClient, compute.WriteClient(computeClient), conv, res.Release)
+	ApplyConvergence(progress(ctx, "applying"), imageClient, computeClient, conv, res.Release)
 	if volumeClient != nil {
 		ApplyVolumes(progress(ctx, "writing volumes"), volumeClient, conv)
 	}

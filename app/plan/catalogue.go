@@ -12,7 +12,7 @@ import (
 
 // CatalogueFromCloud turns the cloud's flavors into a catalogue.
 func CatalogueFromCloud(ctx context.Context, computeClient *gophercloud.ServiceClient) ([]migration.PlanFlavor, error) {
-	fls, err := compute.ListFlavors(ctx, compute.ComputeClient(computeClient))
+	fls, err := compute.ListFlavors(ctx, computeClient)
 	if err != nil {
 		return nil, err
 	}

@@ -12,11 +12,11 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 
+	"github.com/vtpmctl/vtpmctl/app/flavor"
 	"github.com/vtpmctl/vtpmctl/app/plan"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/output"
-	"github.com/vtpmctl/vtpmctl/openstack/compute"
 )
 
 // Exit statuses, the same for every command.
@@ -86,7 +86,7 @@ func exitCode(err error, stderr io.Writer) int {
 	var req *nova.RequestError
 	var pe *plan.PlanError
 	var fe *output.FormatError
-	var size *compute.FlavorSizeError // docs/output.md exit status 2: a bad value, nothing written
+	var size *flavor.SizeError // docs/output.md exit status 2: a bad value, nothing written
 	var field *nova.FieldError
 	switch {
 	case errors.As(err, &ue), errors.As(err, &ce), errors.As(err, &col), errors.As(err, &nf), errors.As(err, &amb), errors.As(err, &req), errors.As(err, &pe), errors.As(err, &fe), errors.As(err, &size), errors.As(err, &field):

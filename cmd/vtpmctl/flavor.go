@@ -10,7 +10,6 @@ import (
 	"github.com/vtpmctl/vtpmctl/app/flavor"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/output"
-	"github.com/vtpmctl/vtpmctl/openstack/compute"
 )
 
 type flavorOptions struct {
@@ -118,7 +117,7 @@ func runFlavorCreate(ctx context.Context, o *flavorOptions) error {
 		Public: !o.Private, Projects: o.Projects, Change: o.Request, Release: novaRelease(o.Release)})
 	warnRelease(o.IO, res.Release)
 	warnImageConflicts(o.IO, res.Conflicts, res.ConflictsErr)
-	var size *compute.FlavorSizeError
+	var size *flavor.SizeError
 	if errors.As(err, &size) {
 		return fmt.Errorf("flavor create: %w; choose another name or delete the flavor first", err)
 	}

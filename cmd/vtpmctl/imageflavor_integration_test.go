@@ -224,7 +224,7 @@ func TestIntegrationFlavorLifecycle(t *testing.T) {
 	admin := devcloudtest.Connect(t, "devcloud-admin")
 	computeClient, _ := admin.Compute()
 	t.Cleanup(func() {
-		if f, err := compute.FindFlavor(ctx, compute.ComputeClient(computeClient), name); err == nil {
+		if f, err := compute.FindFlavor(ctx, computeClient, name); err == nil {
 			compute.DeleteFlavor(ctx, computeClient, f.ID)
 		}
 	})
@@ -270,7 +270,7 @@ func TestIntegrationFlavorLifecycle(t *testing.T) {
 	if r.code != 0 || len(r.writes) != 2 {
 		t.Errorf("unset: exit %d writes %v (want two DELETEs)", r.code, r.writes)
 	}
-	f, err := compute.FindFlavor(ctx, compute.ComputeClient(computeClient), name)
+	f, err := compute.FindFlavor(ctx, computeClient, name)
 	if err != nil || len(nova.VTPMKeys(f.ExtraSpecs, nova.IsVTPMFlavorKey)) != 0 {
 		t.Errorf("after unset: %v %v", f.ExtraSpecs, err)
 	}
@@ -310,11 +310,11 @@ func TestIntegrationFlavorCreateRollback(t *testing.T) {
 	}
 	admin := devcloudtest.Connect(t, "devcloud-admin")
 	computeClient, _ := admin.Compute()
-	_, err := compute.FindFlavor(ctx, compute.ComputeClient(computeClient), name)
+	_, err := compute.FindFlavor(ctx, computeClient, name)
 	var nf *nova.NotFoundError
 	if !errors.As(err, &nf) {
 		t.Errorf("the half-made flavor survived: %v", err)
-		if f, err := compute.FindFlavor(ctx, compute.ComputeClient(computeClient), name); err == nil {
+		if f, err := compute.FindFlavor(ctx, computeClient, name); err == nil {
 			compute.DeleteFlavor(ctx, computeClient, f.ID)
 		}
 	}

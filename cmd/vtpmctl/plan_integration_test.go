@@ -39,7 +39,7 @@ func TestIntegrationPlanApply(t *testing.T) {
 	devcloudtest.CreateFlavor(t, computeClient, existing, map[string]string{"hw:tpm_version": "1.2"})
 	newFlavor := u + "-w1"
 	t.Cleanup(func() {
-		if f, err := compute.FindFlavor(ctx, compute.ComputeClient(computeClient), newFlavor); err == nil {
+		if f, err := compute.FindFlavor(ctx, computeClient, newFlavor); err == nil {
 			compute.DeleteFlavor(ctx, computeClient, f.ID)
 		}
 	})
@@ -120,7 +120,7 @@ vms: []
 		}
 	}
 	for name, want := range map[string]string{newFlavor: "tpm-crb", existing: ""} {
-		f, err := compute.FindFlavor(ctx, compute.ComputeClient(computeClient), name)
+		f, err := compute.FindFlavor(ctx, computeClient, name)
 		if err != nil || f.ExtraSpecs["hw:tpm_version"] != "2.0" || f.ExtraSpecs["hw:tpm_model"] != want {
 			t.Errorf("flavor %s: %v %v", name, f.ExtraSpecs, err)
 		}
@@ -146,7 +146,7 @@ func TestIntegrationPlanVerify(t *testing.T) {
 	plainFlavor := devcloudtest.CreateFlavor(t, acompute, u+"-plain", nil)
 	flv := u + "-vtpm"
 	t.Cleanup(func() {
-		if f, err := compute.FindFlavor(ctx, compute.ComputeClient(acompute), flv); err == nil {
+		if f, err := compute.FindFlavor(ctx, acompute, flv); err == nil {
 			compute.DeleteFlavor(ctx, acompute, f.ID)
 		}
 	})
@@ -171,7 +171,7 @@ vms:
 	}); r.code != 0 {
 		t.Fatalf("apply: exit %d\n%s", r.code, r.stderr)
 	}
-	f, err := compute.FindFlavor(ctx, compute.ComputeClient(acompute), flv)
+	f, err := compute.FindFlavor(ctx, acompute, flv)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,11 +11,6 @@ import (
 	"github.com/vtpmctl/vtpmctl/internal/paging"
 )
 
-// WriteClient returns a copy of c that writes extra specs at 2.86.
-func WriteClient(c *gophercloud.ServiceClient) *gophercloud.ServiceClient {
-	return atMicroversion(c, WriteMicroversion)
-}
-
 // SetFlavorSpecs writes only what differs: one POST for all new keys,
 // one single-key PUT per changed key (never delete-then-create, so the
 // flavor is never without its spec), one DELETE per removed key.

@@ -12,11 +12,6 @@ import (
 	"github.com/vtpmctl/vtpmctl/internal/paging"
 )
 
-// ComputeClient returns a copy of c that speaks the flavor microversion.
-func ComputeClient(c *gophercloud.ServiceClient) *gophercloud.ServiceClient {
-	return atMicroversion(c, FlavorMicroversion)
-}
-
 // FindFlavor resolves a flavor by ID, then by name (one paginated list;
 // Nova below 2.102 has no name filter), at FlavorMicroversion.
 func FindFlavor(ctx context.Context, c *gophercloud.ServiceClient, ref string) (nova.CloudFlavor, error) {
@@ -126,4 +121,20 @@ func matchFlavor(ctx context.Context, c *gophercloud.ServiceClient, all []nova.C
 		ids[i] = f.ID
 	}
 	return nova.CloudFlavor{}, &nova.AmbiguousError{Kind: "flavor", Ref: ref, IDs: ids}
+}
+
+// LookupFlavorName is the lookup a flavor create starts with (FindFlavor:
+// by ID, then by name): the flavor, or nil, no error, when none exists.
+// A caller that needs the flavor before the create (flavor create's
+// advice) looks it up once and hands it to the create.
+func LookupFlavorName(ctx context.Context, c *gophercloud.ServiceClient, name string) (*nova.CloudFlavor, error) {
+	f, err := FindFlavor(ctx, c, name)
+	var nf *nova.NotFoundError
+	switch {
+	case err == nil:
+		return &f, nil
+	case errors.As(err, &nf):
+		return nil, nil
+	}
+	return nil, err
 }
