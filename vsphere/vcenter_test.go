@@ -2,9 +2,7 @@ package vsphere
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
-	"net"
 	"net/url"
 	"os"
 	"strings"
@@ -12,38 +10,29 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
+	fakevc "github.com/vtpmctl/vtpmctl/internal/fakecloud/vcsim"
+
 	"github.com/vmware/govmomi"
 	"github.com/vmware/govmomi/find"
-	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/types"
 
 	"github.com/vtpmctl/vtpmctl/domain/migration"
 )
 
-// vcsim starts govmomi's vCenter simulator (the VPX model: DC0 with a
-// host and a cluster, two VMs on each) and returns its URL without the
-// credentials, and the credentials.
+// vcsim starts govmomi's vCenter simulator (fakecloud/vcsim: the VPX
+// model, vms VMs on its host and as many in its cluster) and logs in:
+// its URL without the credentials, the credentials, a client.
 func vcsim(t testing.TB, vms int) (*url.URL, string, string, *govmomi.Client) {
 	t.Helper()
-	m := simulator.VPX()
-	m.Machine = vms
-	if err := m.Create(); err != nil {
-		t.Fatal(err)
-	}
-	// TLS and a password it checks, as a real vCenter.
-	m.Service.TLS = new(tls.Config)
-	m.Service.Listen = &url.URL{User: url.UserPassword("auditor@vsphere.local", "pw-"+t.Name())}
-	s := m.Service.NewServer()
-	t.Cleanup(func() { s.Close(); m.Remove() })
-	c, err := govmomi.NewClient(context.Background(), s.URL, true)
+	u, user, pass := fakevc.Start(t, vms)
+	lu := *u
+	lu.User = url.UserPassword(user, pass)
+	c, err := govmomi.NewClient(context.Background(), &lu, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	u := *s.URL
-	user := u.User.Username()
-	pass, _ := u.User.Password()
-	u.User = nil
-	return &u, user, pass, c
+	return u, user, pass, c
 }
 
 // shape gives a simulated VM a vTPM, EFI with Secure Boot, or BIOS.
@@ -185,19 +174,11 @@ func TestMain(m *testing.M) {
 // cluster pool); requests/op must stay a constant.
 func BenchmarkReadVCenter5000(b *testing.B) {
 	bench5000.once.Do(func() {
-		m := simulator.VPX()
-		m.Machine = 2500
-		if err := m.Create(); err != nil {
+		u, user, pass, stop, err := fakevc.Serve(2500, "pw-bench")
+		if err != nil {
 			b.Fatal(err)
 		}
-		m.Service.TLS = new(tls.Config)
-		s := m.Service.NewServer()
-		bench5000.stop = func() { s.Close(); m.Remove() }
-		u := *s.URL
-		bench5000.user = u.User.Username()
-		bench5000.pass, _ = u.User.Password()
-		u.User = nil
-		bench5000.u = &u
+		bench5000.u, bench5000.user, bench5000.pass, bench5000.stop = u, user, pass, stop
 	})
 	var st VCenterStats
 	b.ResetTimer()
@@ -212,39 +193,10 @@ func BenchmarkReadVCenter5000(b *testing.B) {
 	b.ReportMetric(float64(st.VMs), "VMs/op")
 }
 
-// silentVCenter accepts connections and never answers: the TLS handshake
-// (or the request) waits for ever unless something bounds it.
-func silentVCenter(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var conns []net.Conn
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			conns = append(conns, c)
-		}
-	}()
-	t.Cleanup(func() {
-		l.Close()
-		<-done
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return l.Addr().String()
-}
-
 // TestReadVCenterDeadlineAndInterrupt: every vCenter call is under the
 // per-request timeout and the caller's context, as OpenStack's are.
 func TestReadVCenterDeadlineAndInterrupt(t *testing.T) {
-	addr := silentVCenter(t)
+	addr := fakecloud.Silent(t)
 	vc := VCenter{URL: "https://" + addr + "/sdk", Username: "u", Password: "p", Insecure: true}
 	cases := []struct {
 		name    string

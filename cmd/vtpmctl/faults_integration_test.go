@@ -13,7 +13,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/tokens"
 
 	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
-	"github.com/vtpmctl/vtpmctl/internal/faults"
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
 )
 
 // TestIntegrationFaultMatrix: the fault matrix's rule on a live release
@@ -30,7 +30,7 @@ func TestIntegrationFaultMatrix(t *testing.T) {
 		"secrets cleanup-plan": {"secrets", "audit", "--all-projects", "--cleanup-plan", "-f", "json"},
 		"hosts audit":          {"hosts", "audit", "-f", "json"},
 	}
-	run := func(p faults.Plan, args []string) faultRun {
+	run := func(p fakecloud.FaultPlan, args []string) faultRun {
 		px, clouds := liveProxy(t, ups, p)
 		defer px.Close()
 		t.Setenv("OS_CLIENT_CONFIG_FILE", clouds)
@@ -41,12 +41,12 @@ func TestIntegrationFaultMatrix(t *testing.T) {
 	}
 	var rows []string
 	for _, name := range []string{"hosts audit", "secrets audit", "secrets cleanup-plan"} {
-		base := run(faults.Plan{Kind: faults.None}, cmds[name])
+		base := run(fakecloud.FaultPlan{Kind: fakecloud.NoFault}, cmds[name])
 		if base.code > 1 || base.stdout == "" {
 			t.Fatalf("%s without faults: exit %d\n%s", name, base.code, base.stderr)
 		}
-		for _, k := range []faults.Kind{faults.Status503, faults.TooMany, faults.Reset, faults.Truncated, faults.Status500} {
-			r := run(faults.Plan{Seed: 7, Rate: 0.05, Kind: k}, cmds[name])
+		for _, k := range []fakecloud.Fault{fakecloud.Fault503, fakecloud.FaultTooMany, fakecloud.FaultReset, fakecloud.FaultTruncated, fakecloud.Fault500} {
+			r := run(fakecloud.FaultPlan{Seed: 7, Rate: 0.05, Kind: k}, cmds[name])
 			o := faultOutcome(base, r)
 			rows = append(rows, fmt.Sprintf("| %s | %s | %d of %d | %s |", k, name, len(r.injected), r.requests, o))
 			if o != outcomeSame && o != outcomeNamed {
@@ -91,9 +91,9 @@ func liveOrigins(t *testing.T) []string {
 
 // liveProxy starts the fault proxy in front of ups and writes a copy of
 // the local cloud's clouds.yaml that reaches Keystone through it.
-func liveProxy(t *testing.T, ups []string, p faults.Plan) (*faults.Proxy, string) {
+func liveProxy(t *testing.T, ups []string, p fakecloud.FaultPlan) (*fakecloud.Proxy, string) {
 	t.Helper()
-	px, err := faults.Start(ups, p)
+	px, err := fakecloud.StartProxy(ups, p)
 	if err != nil {
 		t.Fatal(err)
 	}

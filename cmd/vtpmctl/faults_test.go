@@ -12,7 +12,6 @@ import (
 
 	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
 	"github.com/vtpmctl/vtpmctl/internal/fakecloud/scale"
-	"github.com/vtpmctl/vtpmctl/internal/faults"
 )
 
 // faultCommands are the read commands the fault matrix runs, each in a
@@ -39,7 +38,7 @@ const (
 type faultRun struct {
 	stdout, stderr string
 	code           int
-	injected       []faults.Injection
+	injected       []fakecloud.Injection
 	requests       int
 }
 
@@ -69,8 +68,8 @@ func TestFaultMatrix(t *testing.T) {
 	}
 	sort.Strings(names)
 
-	run := func(p faults.Plan, args []string) faultRun {
-		px, err := faults.Start([]string{c.URL}, p)
+	run := func(p fakecloud.FaultPlan, args []string) faultRun {
+		px, err := fakecloud.StartProxy([]string{c.URL}, p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,7 +83,7 @@ func TestFaultMatrix(t *testing.T) {
 		// a hang ends at the timeout; elsewhere a loaded machine must not
 		// turn a slow answer into one
 		timeout := "30s"
-		if p.Kind == faults.Hang {
+		if p.Kind == fakecloud.FaultHang {
 			timeout = "2s"
 		}
 		out, errs, code := runCLI(t, append([]string{"--os-cloud", "scale", "--timeout", timeout}, args...)...)
@@ -97,7 +96,7 @@ func TestFaultMatrix(t *testing.T) {
 	}
 	base := map[string]faultRun{}
 	for _, n := range names {
-		base[n] = run(faults.Plan{Kind: faults.None}, cmds[n])
+		base[n] = run(fakecloud.FaultPlan{Kind: fakecloud.NoFault}, cmds[n])
 		if base[n].code > 1 || base[n].stdout == "" {
 			t.Fatalf("%s without faults: exit %d\n%s", n, base[n].code, base[n].stderr)
 		}
@@ -109,14 +108,14 @@ func TestFaultMatrix(t *testing.T) {
 	}
 	const rate, seeds = 0.08, 3
 	type cell struct{ runs, same, named, broken, faults, requests int }
-	table := map[faults.Kind]map[string]*cell{}
-	for _, k := range faults.Kinds {
+	table := map[fakecloud.Fault]map[string]*cell{}
+	for _, k := range fakecloud.Faults {
 		table[k] = map[string]*cell{}
 		for _, n := range names {
 			cl := &cell{}
 			table[k][n] = cl
 			for seed := int64(1); seed <= seeds; seed++ {
-				r := run(faults.Plan{Seed: seed, Rate: rate, Kind: k, Latency: 20 * time.Millisecond}, cmds[n])
+				r := run(fakecloud.FaultPlan{Seed: seed, Rate: rate, Kind: k, Latency: 20 * time.Millisecond}, cmds[n])
 				cl.runs++
 				cl.faults += len(r.injected)
 				cl.requests += r.requests
@@ -134,7 +133,7 @@ func TestFaultMatrix(t *testing.T) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n| fault (rate %.0f%%, %d seeds) | command | runs | requests faulted | identical | exit 1, named | violations |\n|---|---|---|---|---|---|---|\n", rate*100, seeds)
-	for _, k := range faults.Kinds {
+	for _, k := range fakecloud.Faults {
 		for _, n := range names {
 			cl := table[k][n]
 			fmt.Fprintf(&b, "| %s | %s | %d | %d of %d | %d | %d | %d |\n", k, n, cl.runs, cl.faults, cl.requests, cl.same, cl.named, cl.broken)

@@ -21,7 +21,7 @@ import (
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
-	"github.com/vtpmctl/vtpmctl/internal/faults"
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/openstack/compute"
 )
@@ -282,7 +282,7 @@ func TestIntegrationFlavorCreateRollback(t *testing.T) {
 	devcloudtest.Require(t)
 	const nova8774 = "http://127.0.0.1:8774"
 	// the extra-spec call fails; every other request reaches Nova
-	proxy, perr := faults.Start([]string{nova8774}, faults.Plan{Rate: 1, Kind: faults.Status500, Match: func(r *http.Request) bool {
+	proxy, perr := fakecloud.StartProxy([]string{nova8774}, fakecloud.FaultPlan{Rate: 1, Kind: fakecloud.Fault500, Match: func(r *http.Request) bool {
 		return r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/os-extra_specs")
 	}})
 	if perr != nil {

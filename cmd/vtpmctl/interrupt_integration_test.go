@@ -23,7 +23,7 @@ import (
 
 	"github.com/vtpmctl/vtpmctl/domain/vtpmsecret"
 	"github.com/vtpmctl/vtpmctl/internal/devcloudtest"
-	"github.com/vtpmctl/vtpmctl/internal/faults"
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
 )
 
 // interruptCase is one write command: reset puts the cloud back where
@@ -246,7 +246,7 @@ func runChild(t *testing.T, bin string, ups []string, args []string, in *interru
 	var cmd *exec.Cmd
 	var seen atomic.Int32
 	done := make(chan struct{})
-	plan := faults.Plan{Kind: faults.None}
+	plan := fakecloud.FaultPlan{Kind: fakecloud.NoFault}
 	if in != nil {
 		plan.Before = func(r *http.Request) bool {
 			if !isWrite(r) || int(seen.Add(1)) != in.n {

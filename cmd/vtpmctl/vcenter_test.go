@@ -1,32 +1,24 @@
 package main
 
 import (
-	"crypto/tls"
-	"net"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/vmware/govmomi/simulator"
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud/vcsim"
+
 	"go.yaml.in/yaml/v3"
 )
 
 // TestPlanImportFromVCenter: `plan import --vcenter` against govmomi's
 // simulator, credentials from GOVC_* only, never echoed.
 func TestPlanImportFromVCenter(t *testing.T) {
-	m := simulator.VPX()
-	if err := m.Create(); err != nil {
-		t.Fatal(err)
-	}
-	m.Service.TLS = new(tls.Config)
-	m.Service.Listen = &url.URL{User: url.UserPassword("auditor", "pw-vc-secret")}
-	s := m.Service.NewServer()
-	t.Cleanup(func() { s.Close(); m.Remove() })
-	host := s.URL.Host
+	sdk, user, pass := vcsim.Start(t, 0)
+	host := sdk.Host
 
-	t.Setenv("GOVC_USERNAME", "auditor")
-	t.Setenv("GOVC_PASSWORD", "pw-vc-secret")
+	t.Setenv("GOVC_USERNAME", user)
+	t.Setenv("GOVC_PASSWORD", pass)
 	t.Setenv("GOVC_INSECURE", "1")
 	out, errOut, code := runCLI(t, "plan", "import", "--vcenter", host, "--tpm-model", "tpm-crb")
 	if code != 0 {
@@ -43,16 +35,16 @@ func TestPlanImportFromVCenter(t *testing.T) {
 		t.Fatalf("plan: %v %d\n%s", err, len(p.VMs), out)
 	}
 	for _, v := range p.VMs {
-		if v.VCenter != s.URL.Hostname() || (v.SourceVTPM != "no" && v.SourceVTPM != "yes") {
+		if v.VCenter != sdk.Hostname() || (v.SourceVTPM != "no" && v.SourceVTPM != "yes") {
 			t.Errorf("%+v", v)
 		}
 	}
-	if strings.Contains(out+errOut, "pw-vc-secret") {
+	if strings.Contains(out+errOut, pass) {
 		t.Error("the password reached the output")
 	}
 
 	// credentials on the command line are refused; a wrong password is one line
-	if _, e, c := runCLI(t, "plan", "import", "--vcenter", "https://auditor:pw-vc-secret@"+host+"/sdk"); c != 2 || strings.Contains(e, "pw-vc-secret") || !strings.Contains(e, "GOVC_PASSWORD") {
+	if _, e, c := runCLI(t, "plan", "import", "--vcenter", "https://auditor:"+pass+"@"+host+"/sdk"); c != 2 || strings.Contains(e, pass) || !strings.Contains(e, "GOVC_PASSWORD") {
 		t.Errorf("credentials in the URL: exit %d %q", c, e)
 	}
 	t.Setenv("GOVC_PASSWORD", "wrong-one")
@@ -65,26 +57,7 @@ func TestPlanImportFromVCenter(t *testing.T) {
 // never answers is bounded by the global --timeout, like OpenStack: one
 // line naming the vCenter and the timeout, exit 1, within seconds.
 func TestPlanImportVCenterTimeout(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	held := make(chan net.Conn, 16)
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			held <- c // kept open, never answered
-		}
-	}()
-	t.Cleanup(func() {
-		l.Close()
-		for len(held) > 0 {
-			(<-held).Close()
-		}
-	})
+	addr := fakecloud.Silent(t)
 	t.Setenv("GOVC_USERNAME", "auditor")
 	t.Setenv("GOVC_PASSWORD", "pw-vc-secret")
 	type res struct {
@@ -94,7 +67,7 @@ func TestPlanImportVCenterTimeout(t *testing.T) {
 	done := make(chan res, 1)
 	start := time.Now()
 	go func() {
-		_, e, c := runCLI(t, "--timeout", "1s", "plan", "import", "--vcenter", l.Addr().String())
+		_, e, c := runCLI(t, "--timeout", "1s", "plan", "import", "--vcenter", addr)
 		done <- res{e, c}
 	}()
 	select {

@@ -1,6 +1,8 @@
 // Package fakecloud is the project's one fake OpenStack: every test that
-// needs an OpenStack API without the real services serves it from here
-// (internal/faults, the fault-injecting proxy, is the only other server).
+// needs an OpenStack API without the real services serves it from here,
+// and so does the fault-injecting proxy (faults.go: StartProxy, in front
+// of this fake or of a real cloud) for the faults a real service will
+// not produce on demand. vcsim starts govmomi's vCenter simulator.
 //
 // It is strict, as gophercloud's test servers and cli/cli's httpmock are:
 // a route declares the query, microversion and body the request must

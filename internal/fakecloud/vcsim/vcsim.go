@@ -17,23 +17,34 @@ import (
 // with a host and a cluster, vms VMs on each; 0 keeps the model's) over
 // TLS with a password it checks, as a real vCenter, for the test (the
 // test's own: a test finds it in no output). It returns the SDK URL
-// without credentials, and the credentials.
+// without credentials, and the credentials; the simulator stops when the
+// test ends.
 func Start(t testing.TB, vms int) (u *url.URL, user, password string) {
 	t.Helper()
+	u, user, password, stop, err := Serve(vms, "pw-"+t.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	return u, user, password
+}
+
+// Serve is Start without a test (a benchmark shares one simulator over
+// its runs): stop ends it.
+func Serve(vms int, password string) (u *url.URL, user, pass string, stop func(), err error) {
 	m := simulator.VPX()
 	if vms > 0 {
 		m.Machine = vms
 	}
 	if err := m.Create(); err != nil {
-		t.Fatal(err)
+		return nil, "", "", nil, err
 	}
 	m.Service.TLS = new(tls.Config)
-	m.Service.Listen = &url.URL{User: url.UserPassword("auditor@vsphere.local", "pw-"+t.Name())}
+	m.Service.Listen = &url.URL{User: url.UserPassword("auditor@vsphere.local", password)}
 	s := m.Service.NewServer()
-	t.Cleanup(func() { s.Close(); m.Remove() })
 	sdk := *s.URL
 	user = sdk.User.Username()
-	password, _ = sdk.User.Password()
+	pass, _ = sdk.User.Password()
 	sdk.User = nil
-	return &sdk, user, password
+	return &sdk, user, pass, func() { s.Close(); m.Remove() }, nil
 }

@@ -7,7 +7,7 @@
 // upstream origin in an answer (the Keystone catalog, next links,
 // Location) is rewritten to its listener's, so every request of a
 // command, catalog endpoints included, goes through the proxy.
-package faults
+package fakecloud
 
 import (
 	"bytes"
@@ -23,40 +23,40 @@ import (
 	"time"
 )
 
-// Kind is one fault.
-type Kind string
+// Fault is one fault.
+type Fault string
 
 const (
-	None Kind = "none"
-	// Latency: the answer comes Plan.Latency late.
-	Latency Kind = "latency"
-	// TooMany: 429 with Retry-After, not forwarded.
-	TooMany Kind = "429"
-	// Status500, Status502, Status503: the status, not forwarded.
-	Status500 Kind = "500"
-	Status502 Kind = "502"
-	Status503 Kind = "503"
-	// Truncated: the upstream's answer, its body cut in half (the
+	NoFault Fault = "none"
+	// FaultLatency: the answer comes FaultPlan.Latency late.
+	FaultLatency Fault = "latency"
+	// FaultTooMany: 429 with Retry-After, not forwarded.
+	FaultTooMany Fault = "429"
+	// Fault500, Fault502, Fault503: the status, not forwarded.
+	Fault500 Fault = "500"
+	Fault502 Fault = "502"
+	Fault503 Fault = "503"
+	// FaultTruncated: the upstream's answer, its body cut in half (the
 	// Content-Length of the whole), then the connection closed.
-	Truncated Kind = "truncated-body"
-	// Reset: half the body, then a TCP reset.
-	Reset Kind = "reset-mid-body"
-	// Slow: the body in small pieces over Plan.Latency.
-	Slow Kind = "slow-body"
-	// Hang: no answer until the client gives up (its timeout).
-	Hang Kind = "timeout"
+	FaultTruncated Fault = "truncated-body"
+	// FaultReset: half the body, then a TCP reset.
+	FaultReset Fault = "reset-mid-body"
+	// FaultSlow: the body in small pieces over FaultPlan.Latency.
+	FaultSlow Fault = "slow-body"
+	// FaultHang: no answer until the client gives up (its timeout).
+	FaultHang Fault = "timeout"
 )
 
-// Kinds are every fault but None.
-var Kinds = []Kind{Latency, TooMany, Status500, Status502, Status503, Truncated, Reset, Slow, Hang}
+// Faults are every fault but NoFault.
+var Faults = []Fault{FaultLatency, FaultTooMany, Fault500, Fault502, Fault503, FaultTruncated, FaultReset, FaultSlow, FaultHang}
 
-// Plan says which fault each request gets: each request draws Kind with
+// FaultPlan says which fault each request gets: each request draws Kind with
 // probability Rate (from Seed, in arrival order).
-type Plan struct {
+type FaultPlan struct {
 	Seed    int64
 	Rate    float64
-	Kind    Kind
-	Latency time.Duration // Latency and Slow; default 50 ms
+	Kind    Fault
+	Latency time.Duration // FaultLatency and FaultSlow; default 50 ms
 	// Before, when set, sees each request before it is forwarded (a
 	// test interrupts the client there: a request boundary); drop: the
 	// connection is closed and the request never reaches the upstream.
@@ -76,7 +76,7 @@ type Exchange struct {
 
 // Injection is one fault the proxy applied.
 type Injection struct {
-	Kind    Kind
+	Kind    Fault
 	Method  string
 	Path    string
 	Service string // the upstream origin's listener, host:port
@@ -84,7 +84,7 @@ type Injection struct {
 
 // Proxy is running listeners, one per upstream origin.
 type Proxy struct {
-	plan    Plan
+	plan    FaultPlan
 	mu      sync.Mutex
 	rnd     *rand.Rand
 	origins map[string]string // upstream origin -> proxy origin
@@ -96,9 +96,9 @@ type Proxy struct {
 	closed  chan struct{}
 }
 
-// Start proxies each upstream origin ("http://127.0.0.1:5000") on a
+// StartProxy proxies each upstream origin ("http://127.0.0.1:5000") on a
 // listener of its own on 127.0.0.1.
-func Start(upstreams []string, plan Plan) (*Proxy, error) {
+func StartProxy(upstreams []string, plan FaultPlan) (*Proxy, error) {
 	if plan.Latency <= 0 {
 		plan.Latency = 50 * time.Millisecond
 	}
@@ -172,12 +172,12 @@ func (p *Proxy) Injected() ([]Injection, int) {
 	return append([]Injection(nil), p.faults...), p.total
 }
 
-func (p *Proxy) draw(r *http.Request, service string) Kind {
+func (p *Proxy) draw(r *http.Request, service string) Fault {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.total++
-	if p.plan.Kind == "" || p.plan.Kind == None || p.plan.Match != nil && !p.plan.Match(r) || p.rnd.Float64() >= p.plan.Rate {
-		return None
+	if p.plan.Kind == "" || p.plan.Kind == NoFault || p.plan.Match != nil && !p.plan.Match(r) || p.rnd.Float64() >= p.plan.Rate {
+		return NoFault
 	}
 	p.faults = append(p.faults, Injection{Kind: p.plan.Kind, Method: r.Method, Path: r.URL.Path, Service: service})
 	return p.plan.Kind
@@ -194,21 +194,21 @@ func (p *Proxy) handler(origin, service string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		k := p.draw(r, service)
 		switch k {
-		case TooMany:
+		case FaultTooMany:
 			w.Header().Set("Retry-After", "0")
 			http.Error(w, `{"error":"faults: too many requests"}`, http.StatusTooManyRequests)
 			return
-		case Status500, Status502, Status503:
+		case Fault500, Fault502, Fault503:
 			code, _ := strconv.Atoi(string(k))
 			http.Error(w, `{"error":"faults: injected `+string(k)+`"}`, code)
 			return
-		case Hang:
+		case FaultHang:
 			select {
 			case <-r.Context().Done():
 			case <-p.closed:
 			}
 			return
-		case Latency:
+		case FaultLatency:
 			time.Sleep(p.plan.Latency)
 		}
 		if p.plan.Before != nil && p.plan.Before(r) {
@@ -234,7 +234,7 @@ func (p *Proxy) handler(origin, service string) http.Handler {
 		}
 		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 		switch k {
-		case Truncated, Reset:
+		case FaultTruncated, FaultReset:
 			if len(body) < 2 {
 				break // nothing to cut: answered whole
 			}
@@ -245,12 +245,12 @@ func (p *Proxy) handler(origin, service string) http.Handler {
 			if err != nil {
 				return
 			}
-			if tc, ok := conn.(*net.TCPConn); ok && k == Reset {
+			if tc, ok := conn.(*net.TCPConn); ok && k == FaultReset {
 				tc.SetLinger(0) // close with RST, not FIN
 			}
 			conn.Close()
 			return
-		case Slow:
+		case FaultSlow:
 			w.WriteHeader(status)
 			const pieces = 8
 			step := (len(body) + pieces - 1) / pieces

@@ -1,4 +1,4 @@
-package faults
+package fakecloud
 
 import (
 	"io"
@@ -17,13 +17,13 @@ func TestProxy(t *testing.T) {
 	}))
 	defer up.Close()
 	for _, c := range []struct {
-		kind      Kind
+		kind      Fault
 		status    int
 		whole     bool // the body reads to its end
 		forwarded bool // the upstream's answer, origins rewritten
-	}{{None, 200, true, true}, {Status503, 503, true, false}, {TooMany, 429, true, false}, {Slow, 200, true, true}, {Truncated, 200, false, false}} {
+	}{{NoFault, 200, true, true}, {Fault503, 503, true, false}, {FaultTooMany, 429, true, false}, {FaultSlow, 200, true, true}, {FaultTruncated, 200, false, false}} {
 		t.Run(string(c.kind), func(t *testing.T) {
-			p, err := Start([]string{up.URL}, Plan{Seed: 1, Rate: 1, Kind: c.kind})
+			p, err := StartProxy([]string{up.URL}, FaultPlan{Seed: 1, Rate: 1, Kind: c.kind})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -41,7 +41,7 @@ func TestProxy(t *testing.T) {
 				t.Errorf("origin not rewritten: %s", b)
 			}
 			inj, n := p.Injected()
-			if n != 1 || (c.kind == None) != (len(inj) == 0) {
+			if n != 1 || (c.kind == NoFault) != (len(inj) == 0) {
 				t.Errorf("%d requests, injected %v", n, inj)
 			}
 		})
@@ -53,7 +53,7 @@ func TestProxy(t *testing.T) {
 func TestProxyMatch(t *testing.T) {
 	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, `{}`) }))
 	defer up.Close()
-	p, err := Start([]string{up.URL}, Plan{Seed: 1, Rate: 1, Kind: Status503, Match: func(r *http.Request) bool { return r.URL.Path == "/v1/y" }})
+	p, err := StartProxy([]string{up.URL}, FaultPlan{Seed: 1, Rate: 1, Kind: Fault503, Match: func(r *http.Request) bool { return r.URL.Path == "/v1/y" }})
 	if err != nil {
 		t.Fatal(err)
 	}
