@@ -10,11 +10,11 @@ import (
 )
 
 // Against the local cloud's captured answers (fakecloud fixtures).
-func TestListVTPMGuests(t *testing.T) {
+func TestListKeepingServers(t *testing.T) {
 	c := fakecloud.New(t).Standard()
 	cc, gl := c.ServiceClient("compute/v2.1"), c.ServiceClient("image")
 	ctx := context.Background()
-	inv, err := ListVTPMGuests(ctx, cc, gl, nova.Zed, true)
+	inv, err := List(ctx, cc, gl, nova.Zed, Opts{AllTenants: true, KeepServers: true})
 	if err != nil || len(inv.Guests) != 1 || inv.Guests[0].Name != fakecloud.FixtureServer || inv.Guests[0].Model != "tpm-crb" || inv.Guests[0].Mode != "user" {
 		t.Fatalf("guests: %+v %v", inv, err)
 	}
@@ -22,7 +22,7 @@ func TestListVTPMGuests(t *testing.T) {
 		t.Errorf("one server list and one image list: %v", c.Requests)
 	}
 	c.Handle("GET /compute/v2.1/servers/detail", fakecloud.JSON(403, `{"forbidden":{"message":"Policy doesn't allow"}}`))
-	if _, err := ListVTPMGuests(ctx, cc, gl, nova.Zed, true); err == nil || !strings.Contains(err.Error(), "listing servers") {
+	if _, err := List(ctx, cc, gl, nova.Zed, Opts{AllTenants: true, KeepServers: true}); err == nil || !strings.Contains(err.Error(), "listing servers") {
 		t.Errorf("403: %v", err)
 	}
 }

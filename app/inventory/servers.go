@@ -44,11 +44,6 @@ type Opts struct {
 	Page func()
 }
 
-// ListVTPMGuests is List keeping every server.
-func ListVTPMGuests(ctx context.Context, computeClient, imageClient *gophercloud.ServiceClient, rel nova.Release, allTenants bool) (nova.Inventory, error) {
-	return List(ctx, computeClient, imageClient, rel, Opts{AllTenants: allTenants, KeepServers: true})
-}
-
 // List lists the images, then the servers page by page (1,000
 // a page), deciding each page as it arrives: what stays is one small
 // record per server, with repeated strings (hosts, projects, users) and

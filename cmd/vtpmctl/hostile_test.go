@@ -62,15 +62,6 @@ func secretsCloud(t *testing.T) *fakecloud.Cloud {
 	return c
 }
 
-func finding(out, check string) string {
-	for _, l := range strings.Split(out, "\n") {
-		if strings.Contains(l, check) {
-			return l
-		}
-	}
-	return ""
-}
-
 // TestOwnerValidSkipsWhenRolesUnreadable: a 403 on role assignments is
 // "could not be read", never "no role any more".
 func TestOwnerValidSkipsWhenRolesUnreadable(t *testing.T) {

@@ -436,8 +436,6 @@ func tpmTraits(ts []string) []string {
 	return out
 }
 
-func equalSets(a, b []string) bool { return strings.Join(a, " ") == strings.Join(b, " ") }
-
 // TestIntegrationSecretCreateRoleParity: demo2 is a member without
 // Barbican's creator role. Nova creates a user-mode guest's secret with
 // the booting user's token, so whether Barbican lets a member create

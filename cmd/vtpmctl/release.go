@@ -1,12 +1,8 @@
 package main
 
 import (
-	"context"
-
-	"github.com/gophercloud/gophercloud/v2"
 	"github.com/urfave/cli/v3"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
-	"github.com/vtpmctl/vtpmctl/openstack/compute"
 )
 
 // releaseFlag is the one --nova-release every command that applies
@@ -39,21 +35,6 @@ func (v releaseValue) String() string {
 }
 
 func (v releaseValue) Get() any { return *v.dst }
-
-// resolveRelease settles the release by compute.ResolveRelease (the one
-// resolution: the flag, else the cloud's compute API; detect also asks
-// the cloud when the flag is given, for the note), and prints the warning the same way for every command when the
-// open candidates answer differ's question differently (nil: any vTPM rule).
-func resolveRelease(ctx context.Context, streams *IOStreams, field nova.Field, flag nova.Release, computeClient *gophercloud.ServiceClient, detect bool, differ func(a, b nova.Release) bool) (nova.ResolvedRelease, error) {
-	res, err := compute.ResolveRelease(ctx, computeClient, nova.ReleaseEvidence{Flag: flag, Field: field}, detect)
-	if err != nil {
-		return res, inWords(err, flagName)
-	}
-	if w := res.WarningIn(differ, flagName); w != "" {
-		warn(streams, "%s", w)
-	}
-	return res, nil
-}
 
 // warnRelease prints the release warning the way resolveRelease does.
 func warnRelease(streams *IOStreams, r nova.ResolvedRelease) {

@@ -17,9 +17,6 @@ import (
 // describe another host than the one audited.
 var errNotAsked = errors.New("not asked: a mounted host's tree is audited, and this machine's libvirt would describe another host")
 
-// gather is gatherContext never cancelled (the tests' facts).
-func gather(o Options) (*Facts, error) { return gatherContext(context.Background(), o) }
-
 // gatherContext reads every fact once: the one function of host check
 // that touches files, libvirt and programs. Its errors are the inputs the
 // checks cannot start from (a malformed config, an unknown release), and

@@ -467,15 +467,6 @@ func TestStateKeptReachesEachGuest(t *testing.T) {
 	}
 }
 
-func findID(cs []Check, id string) *Check {
-	for i := range cs {
-		if cs[i].ID == id {
-			return &cs[i]
-		}
-	}
-	return nil
-}
-
 // TestResumeOnBootByMode: on 2026.1 a guest's mode comes from its flavor's
 // spec in the domain's Nova metadata; only user-mode guests come back in
 // ERROR after a host reboot (host and deployment modes resume, live).

@@ -210,9 +210,6 @@ func (c *NovaConf) List(section, key string, def []string) []string {
 	return out
 }
 
-// HasSection says whether any file had the section.
-func (c *NovaConf) HasSection(s string) bool { return c != nil && len(c.values[s]) > 0 }
-
 // files read, none for a nil NovaConf.
 func (c *NovaConf) files() []string {
 	if c == nil {

@@ -121,8 +121,6 @@ type Summary struct {
 	Skip int `json:"skip"`
 }
 
-func (r *Report) add(c Check) { r.Checks = append(r.Checks, c) }
-
 // Finish computes the summary.
 func (r *Report) Finish() {
 	r.Summary = Summary{}

@@ -49,14 +49,6 @@ type Options struct {
 	ContainerRoot         func(name string) (string, error)
 }
 
-// Run performs every check: gather reads the host's facts once, then each
-// check judges them. It returns an error only for input the checks cannot
-// start from: a malformed or missing config file, an unknown layout or
-// release (*ReleaseNotFoundError).
-func Run(o Options) (*Report, error) {
-	return run(context.Background(), o)
-}
-
 // run is Run ending with ctx's error once ctx is done (RunOnHost: the
 // CLI's context, cancelled on SIGINT and SIGTERM).
 func run(ctx context.Context, o Options) (*Report, error) {

@@ -34,26 +34,6 @@ func WriteImport(ctx context.Context, w io.Writer, vms []SourceVM, o ImportOptio
 	return im.sum, pw.err
 }
 
-// WritePlan writes a plan held in memory, in the same form, below the
-// header's lines as comments.
-func WritePlan(w io.Writer, p *Plan, header ...string) error {
-	bw := bufio.NewWriter(w)
-	pw := &planWriter{w: bw}
-	pw.header(header)
-	pw.top(struct {
-		Version int        `yaml:"version"`
-		Source  PlanSource `yaml:"source,omitempty"`
-	}{p.Version, p.Source})
-	ctx := context.Background()
-	pw.list(ctx, "images", len(p.Images), func(i int) any { return p.Images[i] })
-	pw.list(ctx, "flavors", len(p.Flavors), func(i int) any { return p.Flavors[i] })
-	pw.list(ctx, "vms", len(p.VMs), func(i int) any { return p.VMs[i] })
-	if pw.err == nil {
-		pw.err = bw.Flush()
-	}
-	return pw.err
-}
-
 type planWriter struct {
 	w   *bufio.Writer
 	err error

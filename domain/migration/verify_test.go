@@ -14,7 +14,7 @@ import (
 )
 
 // verifyCloud is a small cloud: servers with their flavor, image and
-// metadata, built the way inventory.ListVTPMGuests sorts them.
+// metadata, built the way app/inventory.List sorts them.
 func verifyCloud(rel nova.Release, srvs ...nova.Server) nova.Inventory {
 	inv := nova.Inventory{Others: map[string]nova.OtherServer{}, Servers: map[string]nova.Server{}}
 	for _, s := range srvs {

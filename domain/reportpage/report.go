@@ -130,11 +130,6 @@ type page struct {
 	words    advice.Words // the remedies' commands and options
 }
 
-// Render writes the whole page; RenderView says what it leaves out.
-func Render(w io.Writer, in Inputs, words advice.Words) error {
-	return RenderView(w, in, View{}, words)
-}
-
 // RenderView writes the page, scrubbed: a finding may carry a server's
 // error text. It scrubs its own output because only here is the format
 // known: the caller's pass (fileout) writes the plain redact.Mark, a tag

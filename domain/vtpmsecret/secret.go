@@ -16,7 +16,7 @@ const (
 	SecretStatusActive   = "ACTIVE"
 )
 
-// Guest is a server Nova gives a vTPM (found by nova.ListVTPMGuests).
+// Guest is a server Nova gives a vTPM (found by app/inventory.List).
 type Guest = nova.VTPMGuest
 
 // Secret is a vTPM secret's metadata.

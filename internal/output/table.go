@@ -95,18 +95,3 @@ func writeSubtable(w io.Writer, st Subtable, max int) {
 	}
 	writeTable(w, st.Columns, rows, max)
 }
-
-// TableLines draws a table into lines, for a result that shows a second
-// table under its first.
-func TableLines(columns []string, recs []Record) []string {
-	var b strings.Builder
-	rows := make([][]string, len(recs))
-	for i, r := range recs {
-		rows[i] = make([]string, len(r))
-		for j, f := range r {
-			rows[i][j] = cellString(f.Value)
-		}
-	}
-	writeTable(&b, columns, rows, 0)
-	return strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
-}

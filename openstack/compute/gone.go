@@ -25,17 +25,6 @@ type GoneProof struct {
 	Blocked completeness.Gaps
 }
 
-// Gone counts the UUIDs proven gone.
-func (p GoneProof) Gone() int {
-	n := 0
-	for _, s := range p.Servers {
-		if s.State == nova.ServerGone {
-			n++
-		}
-	}
-	return n
-}
-
 // ProveGone asks Nova, by UUID, whether each server exists. Only a 404 to
 // an admin's GET /servers/{uuid}, with every cell up before and after the
 // GETs, proves one gone: Nova answers 404 to anyone else for another
