@@ -46,18 +46,24 @@ trap '[ -n "$tests_pid" ] && kill -TERM -- "-$tests_pid" 2> /dev/null; for p in 
 
 # A cloud's bring-up, in the background; finish_up waits for it (starting
 # it first if nothing did) and keeps its exit status in up_rc.
+# up_s: how long it took; up_end: when it ended (written by the bring-up
+# itself: finish_up may wait for it long after).
 start_up() {
-  local rel=$1
+  local rel=$1 cmd
   up_t0[$rel]=$(date +%s)
-  if [ "$rel" = zed ]; then setsid bash devcloud/up.sh & else setsid bash devcloud/release.sh "$rel" up & fi
+  if [ "$rel" = zed ]; then cmd="bash devcloud/up.sh"; else cmd="bash devcloud/release.sh $rel up"; fi
+  rm -f "$EXE/up-end.$rel"
+  setsid bash -c "$cmd; rc=\$?; date +%s > $EXE/up-end.$rel; exit \$rc" &
   up_pid[$rel]=$!
 }
+declare -A up_end=()
 finish_up() {
   local rel=$1
   [ -n "${up_rc[$rel]:-}" ] && return
   [ -n "${up_pid[$rel]:-}" ] || start_up "$rel"
   wait "${up_pid[$rel]}"; up_rc[$rel]=$?
-  up_s[$rel]=$(( $(date +%s) - ${up_t0[$rel]} ))
+  up_end[$rel]=$(cat "$EXE/up-end.$rel" 2>/dev/null || date +%s)
+  up_s[$rel]=$(( ${up_end[$rel]} - ${up_t0[$rel]} ))
   unset "up_pid[$rel]"
 }
 
@@ -208,7 +214,7 @@ for i in "${!releases[@]}"; do
     # "in": from the end of the release before (or of the build) to this
   # one's end; its bring-up may have begun ahead, beside the build or the
   # release before
-  early=$(( t0 - ${up_t0[$rel]} )); [ $early -gt 0 ] || early=0
+  early=$(( (t0 < ${up_end[$rel]} ? t0 : ${up_end[$rel]}) - ${up_t0[$rel]} )); [ $early -gt 0 ] || early=0
   result[$rel]="$(tail -1 "$BIN/$rel.out") in $(( $(date +%s) - t0 ))s (bring-up ${up_s[$rel]}s, ${early}s of it ahead of its turn)"
   stop_cloud "$rel"
 done
