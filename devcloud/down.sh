@@ -24,9 +24,18 @@ if [ -S "$LIBVIRT_SOCK" ]; then
     virsh -c "$LIBVIRT_URI" destroy "$d" > /dev/null 2>&1 && log "destroyed domain $d"
   done
 fi
-for n in nova-compute-fake nova-compute nova-scheduler nova-conductor nova-api neutron-emptylists \
-         cinder-volume cinder-scheduler cinder-api barbican-api placement-api glance-api keystone; do
-  stop_pid "$n" "$(pid_of "$n")"; rm -f "$R/$n.pid"
+# Then the services, all at once: each is a client of the database,
+# RabbitMQ and Ceph (which go after them), none of another's shutdown, and
+# one by one they took a minute (a few seconds each, and 2026.x's
+# nova-compute sits on SIGTERM for 30-40 s). nova-compute gets 5 s before
+# SIGKILL: its guests are gone, and a kill is what a host crash does to it
+# (init_host recovers at the next start; restart-compute.sh does the same).
+SVCS="nova-compute-fake nova-compute nova-scheduler nova-conductor nova-api neutron-emptylists
+ cinder-volume cinder-scheduler cinder-api barbican-api placement-api glance-api keystone"
+for n in $SVCS; do pid=$(pid_of "$n") && alive "$pid" && kill -TERM "$pid" 2>/dev/null; done
+for n in $SVCS; do
+  t=30; [ "$n" = nova-compute ] && t=5
+  stop_pid "$n" "$(pid_of "$n")" "$t"; rm -f "$R/$n.pid"
 done
 # Ceph after Cinder and the guests, its clients (bluestore keeps the data).
 for n in ceph-mgr ceph-osd ceph-mon; do stop_pid "$n" "$(pid_of "$n")"; rm -f "$R/$n.pid"; done

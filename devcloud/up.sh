@@ -361,9 +361,9 @@ case " $STAGES " in *" compute "*) want=$((want+1));; esac
 case " $STAGES " in *" fake "*) want=$((want+1));; esac
 if [ $want -gt 0 ] && [ ! -f "$D/nova/.hosts-$want" ]; then
   log "waiting for $want compute service(s) to register"
-  for _ in $(seq 1 180); do
+  for _ in $(seq 1 720); do   # polled 4 times a second, up to 3 minutes
     n=$(psql -h "$PG_SOCK" -U nova -d nova_cell1 -Atc "select count(*) from compute_nodes where deleted=0" 2>/dev/null || echo 0)
-    [ "$n" -ge $want ] && break; sleep 1
+    [ "$n" -ge $want ] && break; sleep 0.25
   done
   nova-manage --config-file "$E/nova/nova.conf" cell_v2 discover_hosts >> "$L/nova-manage.log" 2>&1
   # Non-admins may pick an AZ but not force a host, so each compute gets an
@@ -387,10 +387,10 @@ fi
 # takes a compute whose last report is older than service_down_time for
 # down ("No valid host" for the first tests after an up).
 if [ $want -gt 0 ]; then
-  for _ in $(seq 1 180); do
+  for _ in $(seq 1 720); do   # polled 4 times a second, up to 3 minutes
     n=$(psql -h "$PG_SOCK" -U nova -d nova_cell1 -Atc "select count(distinct host) from services where \"binary\" = 'nova-compute'
       and deleted = 0 and host in ('devcloud', 'devcloud-fake') and updated_at >= '$COMPUTES_T0'" 2>/dev/null || echo 0)
-    [ "${n:-0}" -ge $want ] && break; sleep 1
+    [ "${n:-0}" -ge $want ] && break; sleep 0.25
   done
   [ "${n:-0}" -ge $want ] || log "WARNING: only ${n:-0} of $want compute service(s) reported since the start; see $L/nova-compute*.log"
 fi
