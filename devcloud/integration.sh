@@ -239,7 +239,7 @@ if [ -n "$newest_only" ] && [ -z "$newest_where" ]; then
       before=$(wc -l < "$BIN/$fallback.json")
       run_newest_only "$fallback"
       echo "== integration on $fallback (the newest-only tests)"
-      tail -n +"$((before + 1))" "$BIN/$fallback.json" | go run ./internal/tools/testsummary | tee -a "$BIN/$fallback.out"; [ "${PIPESTATUS[1]}" = 0 ] || rc=1
+      tail -n +"$((before + 1))" "$BIN/$fallback.json" | go run ./tools/testsummary | tee -a "$BIN/$fallback.out"; [ "${PIPESTATUS[1]}" = 0 ] || rc=1
     else
       echo "integration: $fallback did not come up again: the newest-only tests did not run"; rc=1
     fi
