@@ -1,16 +1,14 @@
 package flavor
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"testing"
 	"time"
 
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
-	"github.com/vtpmctl/vtpmctl/internal/output"
+	"github.com/vtpmctl/vtpmctl/internal/output/outputtest"
 )
 
 // TestListFlavors: one flavor list (the strict fixture cloud answers
@@ -58,57 +56,6 @@ func TestListFlavors(t *testing.T) {
 func TestListTableIsItsJSON(t *testing.T) {
 	full := Listed{ListSchema, []Row{{ID: "i", Name: "n", VCPUs: 2, RAM: 4096, Disk: 40, IsPublic: true, TPMVersion: "2.0", TPMModel: "m", SecretSecurity: "host"}}}
 	for _, l := range []Listed{full, {Flavors: []Row{}}} {
-		tb := l.Table()
-		var b bytes.Buffer
-		b.WriteByte('[')
-		for i, r := range tb.Rows {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			for k, f := range r {
-				if f.Name != tb.Columns[k] {
-					t.Errorf("row %d cell %d is %q under column %q", i, k, f.Name, tb.Columns[k])
-				}
-			}
-			b.WriteString(recordJSON(t, r))
-		}
-		b.WriteByte(']')
-		want, _ := json.Marshal(l.Flavors)
-		if b.String() != string(want) {
-			t.Errorf("table\n%s\nJSON\n%s", b.String(), want)
-		}
-		if tb.Key != "flavors" {
-			t.Errorf("table key %q", tb.Key)
-		}
-		if len(tb.Rows) == 0 {
-			continue
-		}
-		var keys []map[string]json.RawMessage
-		json.Unmarshal(want, &keys)
-		if len(keys[0]) != len(tb.Columns) {
-			t.Errorf("%d JSON keys, %d columns", len(keys[0]), len(tb.Columns))
-		}
+		outputtest.TableIsJSON(t, l.Table(), l.Flavors, "flavors")
 	}
-}
-
-// recordJSON is -f json of a Record: its fields in order.
-func recordJSON(t *testing.T, r output.Record) string {
-	t.Helper()
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, f := range r {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(f.Name)
-		v, err := json.Marshal(f.Value)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return b.String()
 }

@@ -1,13 +1,13 @@
 package image
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"testing"
 
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
+	"github.com/vtpmctl/vtpmctl/internal/output/outputtest"
 )
 
 // List: one list with the property filter Glance applies (the
@@ -79,35 +79,6 @@ func TestImagesListed(t *testing.T) {
 func TestListTableIsItsJSON(t *testing.T) {
 	full := Listed{ListSchema, []Row{{ID: "i", Name: "n", TPMVersion: "2.0", TPMModel: "m", WindowsProfile: "w", Visibility: "v", Owner: "o"}}}
 	for _, l := range []Listed{full, {Images: []Row{}}} {
-		tb := l.Table()
-		var b bytes.Buffer
-		b.WriteByte('[')
-		for i, r := range tb.Rows {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			for k, f := range r {
-				if f.Name != tb.Columns[k] {
-					t.Errorf("row %d cell %d is %q under column %q", i, k, f.Name, tb.Columns[k])
-				}
-			}
-			b.WriteString(recordJSON(t, r))
-		}
-		b.WriteByte(']')
-		want, _ := json.Marshal(l.Images)
-		if b.String() != string(want) {
-			t.Errorf("table\n%s\nJSON\n%s", b.String(), want)
-		}
-		if tb.Key != "images" {
-			t.Errorf("table key %q", tb.Key)
-		}
-		if len(tb.Rows) == 0 {
-			continue
-		}
-		var keys []map[string]json.RawMessage
-		json.Unmarshal(want, &keys)
-		if len(keys[0]) != len(tb.Columns) {
-			t.Errorf("%d JSON keys, %d columns", len(keys[0]), len(tb.Columns))
-		}
+		outputtest.TableIsJSON(t, l.Table(), l.Images, "images")
 	}
 }

@@ -1,9 +1,7 @@
 package image
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +9,7 @@ import (
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
-	"github.com/vtpmctl/vtpmctl/internal/output"
+	"github.com/vtpmctl/vtpmctl/internal/output/outputtest"
 )
 
 func fakeSession(t *testing.T) (*fakecloud.Cloud, *cloud.Session) {
@@ -95,28 +93,6 @@ func TestImageShownDecides(t *testing.T) {
 	}
 }
 
-// recordJSON is -f json of a Record: its fields in order.
-func recordJSON(t *testing.T, r output.Record) string {
-	t.Helper()
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, f := range r {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(f.Name)
-		v, err := json.Marshal(f.Value)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return b.String()
-}
-
 // Record and the JSON tags are one schema: the same fields, in the same
 // order, with the same values (-f json of the Record is what scripts
 // read; the struct's JSON must not drift from it).
@@ -124,12 +100,6 @@ func TestShownRecordIsItsJSON(t *testing.T) {
 	img := shown(nova.CloudImage{ID: "i", Owner: "o", Visibility: "v", Status: "s",
 		Image: nova.Image{Name: "n", Properties: map[string]string{nova.ImageTPMVersion: "2.0", "os_distro": "windows"}}}, nova.ResolvedRelease{Release: nova.Zed})
 	for _, s := range []Shown{img, shown(nova.CloudImage{}, nova.ResolvedRelease{})} {
-		want, err := json.Marshal(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := recordJSON(t, s.Record()); got != string(want) {
-			t.Errorf("record\n%s\nJSON\n%s", got, want)
-		}
+		outputtest.RecordIsJSON(t, s.Record(), s)
 	}
 }

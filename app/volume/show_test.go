@@ -1,9 +1,7 @@
 package volume
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -12,7 +10,7 @@ import (
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
 	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
-	"github.com/vtpmctl/vtpmctl/internal/output"
+	"github.com/vtpmctl/vtpmctl/internal/output/outputtest"
 	"github.com/vtpmctl/vtpmctl/openstack/cinder"
 )
 
@@ -57,28 +55,6 @@ func TestVolumeShownDecides(t *testing.T) {
 	}
 }
 
-// recordJSON is -f json of a Record: its fields in order.
-func recordJSON(t *testing.T, r output.Record) string {
-	t.Helper()
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, f := range r {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(f.Name)
-		v, err := json.Marshal(f.Value)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return b.String()
-}
-
 // Record and the JSON tags are one schema: the same fields, in the same
 // order, with the same values (-f json of the Record is what scripts
 // read; the struct's JSON must not drift from it).
@@ -86,13 +62,7 @@ func TestShownRecordIsItsJSON(t *testing.T) {
 	vol := shown(cinder.Volume{ID: "v", Name: "n", Status: "s", ProjectID: "p", Bootable: true,
 		ImageMetadata: map[string]string{nova.ImageTPMVersion: "2.0", "image_id": "i"}, Attachments: []cinder.Attachment{{ServerID: "s", Device: "d"}}}, zed)
 	for _, s := range []Shown{vol, shown(cinder.Volume{}, zed)} {
-		want, err := json.Marshal(s)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := recordJSON(t, s.Record()); got != string(want) {
-			t.Errorf("record\n%s\nJSON\n%s", got, want)
-		}
+		outputtest.RecordIsJSON(t, s.Record(), s)
 	}
 }
 
