@@ -15,6 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
 )
@@ -50,8 +51,16 @@ type Cloud struct {
 	// TokenStatus, when set, answers POST /identity/v3/auth/tokens with it.
 	TokenStatus int
 	TokenBody   string
+	// Latency, when set, is each route's service time (a bench's);
+	// Capacity, when set, is how many requests the fake serves at once:
+	// one more is answered 429 with Retry-After (RetryAfter, whole
+	// seconds, at least 1).
+	Latency    Latency
+	Capacity   int
+	RetryAfter time.Duration
 	keystone
 	counters
+	trace trace
 }
 
 // Options are NewWith's and Serve's.
@@ -61,6 +70,8 @@ type Options struct {
 	// NoRecord keeps the counters only, not every request: a bench's
 	// hundred thousand requests.
 	NoRecord bool
+	// Trace keeps every request's span (Trace): a bench's timeline.
+	Trace bool
 }
 
 // New starts a fake cloud for a test and writes clouds.yaml (cloud
@@ -105,6 +116,8 @@ func start(t testing.TB, o Options) *Cloud {
 	c := &Cloud{t: t, record: !o.NoRecord, Region: "RegionOne", IdentityRegion: "RegionOne"}
 	c.keystone.init()
 	c.counters.reset()
+	c.trace.on = o.Trace
+	c.trace.reset()
 	c.Server = httptest.NewUnstartedServer(http.HandlerFunc(c.serve))
 	c.Config.ConnContext = func(ctx context.Context, _ net.Conn) context.Context {
 		return context.WithValue(ctx, connKey{}, new(atomic.Bool))
@@ -208,9 +221,15 @@ func (c *Cloud) fatal(err error) {
 	panic(err)
 }
 
-func (c *Cloud) serve(w http.ResponseWriter, r *http.Request) {
-	done := c.counters.begin()
-	defer done()
+func (c *Cloud) serve(rw http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	done, inFlight := c.counters.begin()
+	w := &statusWriter{ResponseWriter: rw, status: http.StatusOK}
+	name := "UNEXPECTED"
+	defer func() {
+		done(time.Since(start))
+		c.trace.add(name, start, w.status)
+	}()
 	body, _ := io.ReadAll(r.Body)
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	c.mu.Lock()
@@ -220,7 +239,6 @@ func (c *Cloud) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	s, near, spent := c.match(r, body)
 	c.mu.Unlock()
-	name := "UNEXPECTED"
 	if s != nil {
 		name = s.key()
 	}
@@ -231,7 +249,7 @@ func (c *Cloud) serve(w http.ResponseWriter, r *http.Request) {
 		Reply(w, http.StatusNotImplemented, map[string]any{"error": "fakecloud: no route for " + r.Method + " " + r.URL.Path})
 		return
 	}
-	if !c.authorized(w, r) {
+	if !c.authorized(w, r) || c.pushBack(w, inFlight) || !c.wait(r, name) {
 		return
 	}
 	s.h(w, r)

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Stats is what the fake saw since the last Reset: what a bench reports
@@ -15,6 +16,11 @@ type Stats struct {
 	ByRoute     map[string]int // by stub, method and declared path: "GET /compute/v2.1/servers/detail"
 	Connections int            // TCP connections accepted
 	MaxInFlight int            // most requests served at once
+	// Busy is the requests' time in the fake, summed: Busy over a run's
+	// wall time is how many requests were in flight on average.
+	Busy time.Duration
+	// PushedBack counts the requests answered 429 for Capacity.
+	PushedBack int
 	// Unexpected is what the fake failed a test for, or would have
 	// (Serve): a request no stub matches, a bad token, a handler's
 	// Errorf, Verify's unused stubs (the first 100; NUnexpected counts all).
@@ -35,6 +41,7 @@ type counters struct {
 	nUnexp            int
 	conns             atomic.Int64
 	inflight, maxInfl atomic.Int64
+	busy, pushedBack  atomic.Int64
 }
 
 func (k *counters) reset() {
@@ -43,23 +50,33 @@ func (k *counters) reset() {
 	k.cmu.Unlock()
 	k.conns.Store(0)
 	k.maxInfl.Store(0)
+	k.busy.Store(0)
+	k.pushedBack.Store(0)
 }
 
-// Reset zeroes the counters (between a bench's runs, or after a test's
-// login). Idle keep-alive connections of a finished client are closed
-// by the client's exit. Stubs keep what they were used for.
-func (c *Cloud) Reset() { c.counters.reset() }
+// Reset zeroes the counters and the trace (between a bench's runs, or
+// after a test's login). Idle keep-alive connections of a finished
+// client are closed by the client's exit. Stubs keep what they were used
+// for.
+func (c *Cloud) Reset() {
+	c.counters.reset()
+	c.trace.reset()
+}
 
-// begin counts a request in flight until done is called.
-func (k *counters) begin() (done func()) {
-	n := k.inflight.Add(1)
+// begin counts a request in flight until done is called with its time
+// in the fake; n is the requests in flight with this one.
+func (k *counters) begin() (done func(time.Duration), n int64) {
+	n = k.inflight.Add(1)
 	for {
 		m := k.maxInfl.Load()
 		if n <= m || k.maxInfl.CompareAndSwap(m, n) {
 			break
 		}
 	}
-	return func() { k.inflight.Add(-1) }
+	return func(d time.Duration) {
+		k.inflight.Add(-1)
+		k.busy.Add(int64(d))
+	}, n
 }
 
 func (k *counters) count(r *http.Request, route string) {
@@ -86,7 +103,7 @@ func (c *Cloud) Stats() Stats {
 	k.cmu.Lock()
 	defer k.cmu.Unlock()
 	s := Stats{ByRoute: map[string]int{}, ConnFirstRoute: map[string]int{}, Connections: int(k.conns.Load()),
-		MaxInFlight: int(k.maxInfl.Load()), Unexpected: append([]string(nil), k.unexp...), NUnexpected: k.nUnexp}
+		MaxInFlight: int(k.maxInfl.Load()), Busy: time.Duration(k.busy.Load()), PushedBack: int(k.pushedBack.Load()), Unexpected: append([]string(nil), k.unexp...), NUnexpected: k.nUnexp}
 	for r, n := range k.byRoute {
 		s.ByRoute[r] = n
 		s.Requests += n

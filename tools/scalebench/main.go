@@ -36,6 +36,10 @@ type options struct {
 	extra    string
 	parallel int
 	serve    bool
+	latency  latencyModel
+	trace    string // CSV of every request, per job
+	timeline bool
+	capacity int
 }
 
 func main() {
@@ -56,6 +60,11 @@ func main() {
 	flag.BoolVar(&o.routes, "routes", false, "also list each run's requests by route")
 	flag.StringVar(&o.extra, "args", "", "extra global flags for vtpmctl (e.g. --timeout 120s)")
 	flag.IntVar(&o.parallel, "concurrency", 8, "--concurrency of the secrets audit (the floor of connections is per this)")
+	var latency string
+	flag.StringVar(&latency, "latency", "", "each request's service time in the cloud: a duration (every request), \"real\" (Keystone token 300ms, Nova list page 200ms, Barbican 50ms, the rest 20ms) or class=duration,… (token, keystone, nova-list, nova, barbican, glance, cinder, placement, default)")
+	flag.StringVar(&o.trace, "trace", "", "append every request (job, start, end, status, route) to this CSV file")
+	flag.BoolVar(&o.timeline, "timeline", false, "print each job's requests in flight over its wall time, in twentieths")
+	flag.IntVar(&o.capacity, "capacity", 0, "the cloud serves this many requests at once and answers 429 with Retry-After beyond (0: no limit)")
 	flag.BoolVar(&o.serve, "serve", false, "only serve the cloud (its clouds.yaml path on stdout) until interrupted, to run vtpmctl by hand or under a profiler")
 	flag.Parse()
 	if o.cfg.Others < 0 {
@@ -65,6 +74,11 @@ func main() {
 		o.cfg.Microversion = map[string]string{"old": "2.93", "new": "2.103"}[o.cfg.Paging]
 	}
 	o.runs = strings.Split(runs, ",")
+	var err error
+	if o.latency, err = parseLatency(latency); err != nil {
+		fmt.Fprintln(os.Stderr, "scalebench:", err)
+		os.Exit(2)
+	}
 	ok, err := run(o)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "scalebench:", err)
@@ -86,6 +100,9 @@ type result struct {
 	outBytes         int64
 	err              string
 	routes           []string
+	service, crit    time.Duration // Σ modelled service time; the critical path
+	pushedBack       int
+	timeline         []string
 }
 
 func run(o options) (bool, error) {
@@ -100,8 +117,9 @@ func run(o options) (bool, error) {
 	// no test here: what the strict fake would fail a test for is
 	// counted (Stats.Unexpected) and fails the run; requests are
 	// counted, not recorded
-	fc := fakecloud.Serve(fakecloud.Options{NoRecord: true})
+	fc := fakecloud.Serve(fakecloud.Options{NoRecord: true, Trace: o.trace != "" || o.timeline})
 	defer fc.Close()
+	fc.Latency, fc.Capacity = o.latency.fake(), o.capacity
 	c, err := scale.New(fc, o.cfg)
 	if err != nil {
 		return false, err
@@ -158,6 +176,15 @@ func run(o options) (bool, error) {
 		r.requests, r.conns, r.inflight, r.unexpected = st.Requests, st.Connections, st.MaxInFlight, st.NUnexpected
 		r.volumes = st.ByRoute["GET /volume/v3/{id}/volumes/detail"]
 		r.floor = floor(job, c, matched)
+		r.service, r.crit, r.pushedBack = o.latency.serviceTime(st.ByRoute), criticalPath(job, c, o.latency), st.PushedBack
+		if o.timeline {
+			r.timeline = timeline(c.Trace(), r.wall, 20)
+		}
+		if o.trace != "" {
+			if err := writeTrace(o.trace, job, c.Trace()); err != nil {
+				return false, fmt.Errorf("-trace: %v", err)
+			}
+		}
 		if o.routes {
 			r.routes = append(st.Routes(), "", "new TCP connections by their first request:")
 			r.routes = append(r.routes, st.ConnRoutes()...)
@@ -179,6 +206,25 @@ func run(o options) (bool, error) {
 	for _, r := range results {
 		fmt.Printf("| %d | %d | %d | %s | %s | %d | %d | %.2f | %d (%d) | %.0f | %d | %d | %.1fs | %d | %d |\n", cfg.Guests, cfg.Projects, cfg.Hypervisors, cfg.Paging,
 			r.job, r.requests, r.floor, float64(r.requests)/float64(max(1, r.floor)), r.volumes, volumeFloor(c), r.rssMB, r.conns, r.inflight, r.wall.Seconds(), r.unexpected, r.exit)
+	}
+	if len(o.latency) > 0 {
+		// in flight: the requests' modelled service time over the wall,
+		// the requests a pool kept busy on average; bound: what a pool of
+		// --concurrency slots, always full, and the longest chain of
+		// requests that cannot overlap allow together.
+		fmt.Printf("\nlatency %s, --concurrency %d, cloud capacity %s\n\n", o.latency, o.parallel, capacityText(o.capacity))
+		fmt.Printf("| job | requests | service time | in flight (avg) | critical path | bound: critical + service ÷ %d | wall | wall ÷ bound | 429s |\n", o.parallel)
+		fmt.Printf("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		for _, r := range results {
+			bound := r.crit + r.service/time.Duration(max(1, o.parallel))
+			fmt.Printf("| %s | %d | %.1fs | %.2f | %.1fs | %.1fs | %.1fs | %.2f | %d |\n", r.job, r.requests, r.service.Seconds(),
+				float64(r.service)/float64(max(1, r.wall)), r.crit.Seconds(), bound.Seconds(), r.wall.Seconds(), float64(r.wall)/float64(max(1, bound)), r.pushedBack)
+		}
+	}
+	for _, r := range results {
+		if len(r.timeline) > 0 {
+			fmt.Printf("\n%s over its %.1fs:\n\n```\n%s\n```\n", r.job, r.wall.Seconds(), strings.Join(r.timeline, "\n"))
+		}
 	}
 	for _, r := range results {
 		if len(r.routes) > 0 {
@@ -322,4 +368,11 @@ func writePlan(path string, cfg scale.Config, n int) (map[int]bool, error) {
 	}
 	_, err = f.WriteString(b.String())
 	return matched, err
+}
+
+func capacityText(n int) string {
+	if n <= 0 {
+		return "unlimited"
+	}
+	return fmt.Sprintf("%d requests at once (429 beyond)", n)
 }
