@@ -195,6 +195,8 @@ func AuditSecrets(ctx context.Context, sess *cloud.Session, req AuditRequest) (A
 	if apiErr != nil {
 		out.Result.ConsumersNotRead = apiErr.Error()
 	}
+	pb := sess.PushBack()
+	out.Result.PushBack = vtpmsecret.PushBack{Answers: pb.PushBacks, Concurrency: pb.Lowest, AtMost: sess.Concurrency()}
 	if out.Release.Ambiguous() {
 		out.Result.ReleaseContext = out.Release.Context()
 	}

@@ -82,7 +82,7 @@ No request for a secret's payload can leave vtpmctl.
 				&cli.BoolFlag{Name: "include-orphans", Usage: "list orphan and duplicate secrets, and fail on them", Destination: &o.IncludeOrphans},
 				&cli.BoolFlag{Name: "cleanup-plan", Usage: "print the delete commands for orphans (deletes nothing)", Destination: &o.CleanupPlan},
 				&cli.BoolFlag{Name: "no-acls", Usage: "do not read each secret's ACL (one request per secret)", Destination: &o.NoACLs},
-				&cli.IntFlag{Name: "concurrency", Usage: "`N` projects and lookups at once", Value: secrets.DefaultConcurrency, Destination: &o.Concurrency},
+				concurrencyFlag(&o.Concurrency),
 				junitFlag(&o.JUnit),
 			}, append(viewFlags(&o.View), novaSecretFlags(o)...)...),
 			Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -112,6 +112,7 @@ func runSecretsAudit(ctx context.Context, o *secretsAuditOptions) error {
 	if err != nil {
 		return err
 	}
+	sess.SetConcurrency(o.Concurrency)
 	a, err := auditSecrets(ctx, o.IO.Err, sess, o.request())
 	if err != nil {
 		return secretsError(err)

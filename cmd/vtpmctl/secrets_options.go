@@ -124,7 +124,7 @@ func (o *secretsProtectOptions) consumerFlags(verb string, w consumerFlagWords) 
 		&cli.BoolFlag{Name: "dry-run", Usage: w.dryRun, Destination: &o.DryRun},
 		&cli.BoolFlag{Name: "yes", Usage: w.yes, Destination: &o.Yes},
 		&cli.StringSliceFlag{Name: "server", Usage: w.server, Destination: &o.Servers},
-		&cli.IntFlag{Name: "concurrency", Usage: "`N` projects, lookups and writes at once", Value: secrets.DefaultConcurrency, Destination: &o.Concurrency},
+		concurrencyFlag(&o.Concurrency),
 	}, novaSecretFlags(&o.secretsAuditOptions)...)
 }
 
@@ -153,4 +153,15 @@ func serverSet(ids []string) (map[string]bool, error) {
 		only[strings.ToLower(id)] = true
 	}
 	return only, nil
+}
+
+// concurrencyFlag is --concurrency of every command that takes it: the
+// requests in flight at once, across everything the command reads and
+// writes.
+func concurrencyFlag(dst *int) cli.Flag {
+	return &cli.IntFlag{Name: "concurrency", Value: secrets.DefaultConcurrency, Destination: dst,
+		Usage: "at most `N` requests in flight at once (1–64), whatever they are for: projects, pages, ACL reads, lookups and writes share them. " +
+			"The default suits a cloud with a few API workers per service. Where each request costs tens of milliseconds (Barbican, Keystone tokens) " +
+			"and the services run more workers behind a load balancer, 16–32 shortens a large audit several times over. " +
+			"A 429 or 503 from the cloud halves the number for the run, and answers that follow raise it again, never above N"}
 }

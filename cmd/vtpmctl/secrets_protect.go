@@ -82,6 +82,7 @@ func runSecretsProtect(ctx context.Context, o *secretsProtectOptions) error {
 	if err != nil {
 		return err
 	}
+	sess.SetConcurrency(o.Concurrency)
 	req, clear := o.consumerRequest(only, gate, "registering consumers", "register Nova's consumer on these %d secret(s)")
 	plan, rel, err := secrets.ProtectGuests(ctx, sess, req)
 	clear()

@@ -73,6 +73,7 @@ func runSecretsUnprotect(ctx context.Context, o *secretsProtectOptions) error {
 	if err != nil {
 		return err
 	}
+	sess.SetConcurrency(o.Concurrency)
 	req, clear := o.consumerRequest(only, gate, "removing consumers", "remove Nova's consumer from these %d secret(s)")
 	plan, rel, err := secrets.UnprotectGuests(ctx, sess, req)
 	clear()

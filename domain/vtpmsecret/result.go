@@ -124,8 +124,19 @@ type Result struct {
 	// narrower than every project): what it could not conclude is
 	// undetermined, never absent.
 	Incomplete completeness.Gaps `json:"incomplete,omitempty"`
+	// PushBack is how often the cloud asked the run to slow down.
+	PushBack PushBack `json:"server_pushback"`
 	// cleanupPlan is the caller's name for HintCleanupPlan (Name).
 	cleanupPlan string
+}
+
+// PushBack is the cloud's 429s and 503s over the run, and how far they
+// cut the requests in flight (Concurrency of At most, the --concurrency
+// asked for). Every answer is still read: a refusal is retried.
+type PushBack struct {
+	Answers     int `json:"answers"`
+	Concurrency int `json:"lowest_concurrency"`
+	AtMost      int `json:"concurrency"`
 }
 
 // ServiceUser is Nova's service user as the audit found it.

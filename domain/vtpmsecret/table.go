@@ -101,6 +101,9 @@ func (r *Result) Table() output.Table {
 	if r.ConsumersNotRead != "" {
 		t.Footer = append(t.Footer, "consumers not read: "+r.ConsumersNotRead)
 	}
+	if p := r.PushBack; p.Answers > 0 {
+		t.Footer = append(t.Footer, fmt.Sprintf("the cloud pushed back %d time(s) (429/503, each retried): requests in flight were cut to %d of %d", p.Answers, p.Concurrency, p.AtMost))
+	}
 	s := r.Summary
 	protection := ""
 	if c := s.Consumers; c != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/gophercloud/utils/v2/openstack/clientconfig"
 
 	"github.com/vtpmctl/vtpmctl/internal/infile"
+	"github.com/vtpmctl/vtpmctl/internal/parallel"
 )
 
 // Options are the global connection flags.
@@ -84,6 +85,9 @@ type Session struct {
 	// the cloud offered no v3 (ForProject then discovers again).
 	identityV3 string
 	opts       Options
+	// slots bound the requests in flight of every client the session
+	// makes (per-project ones too: they share its HTTP client).
+	slots *parallel.Slots
 }
 
 // SearchPaths lists where clouds.yaml is looked for, in the openstack
@@ -167,7 +171,8 @@ func Connect(ctx context.Context, o Options) (*Session, error) {
 	if err != nil {
 		return nil, &ConfigError{Msg: Scrub(fmt.Sprintf("cloud %q: auth_url %q: %v", name, ao.IdentityEndpoint, err))}
 	}
-	pc.HTTPClient = httpClient(tlsConf, o)
+	slots := parallel.NewSlots(parallel.DefaultLimit)
+	pc.HTTPClient = httpClient(tlsConf, o, slots)
 	pc.UserAgent.Prepend(userAgent(o.Version))
 	registerEndpoint(ao.IdentityEndpoint, "identity")
 	v3, err := authenticate(ctx, pc, *ao)
@@ -196,6 +201,7 @@ func Connect(ctx context.Context, o Options) (*Session, error) {
 		auth:       *ao,
 		identityV3: v3,
 		opts:       o,
+		slots:      slots,
 	}, nil
 }
 
@@ -247,7 +253,7 @@ func tlsConfig(c *clientconfig.Cloud, o Options) (*tls.Config, error) {
 // the outside in: policy (no payloads, honest paging), retries of
 // idempotent reads, the response size cap, the debug log, the caller's
 // wrapper (tests), the network.
-func httpClient(conf *tls.Config, o Options) http.Client {
+func httpClient(conf *tls.Config, o Options, slots *parallel.Slots) http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.TLSClientConfig = conf
 	// Up to 64 requests are in flight (--concurrency); Go keeps 2
@@ -262,8 +268,35 @@ func httpClient(conf *tls.Config, o Options) http.Client {
 	if o.Debug != nil {
 		rt = &debugTransport{next: rt, w: o.Debug}
 	}
-	rt = policyTransport{retryTransport{sizeLimitTransport{rt}}}
+	rt = policyTransport{retryTransport{next: sizeLimitTransport{rt}, slots: slots}}
 	return http.Client{Transport: rt, Timeout: o.Timeout, CheckRedirect: sameOriginRedirects}
+}
+
+// SetConcurrency bounds the requests the session has in flight at once
+// (n < 1: parallel.DefaultLimit), across every goroutine and per-project
+// client: a command's --concurrency. Set it before the work starts; the
+// bound adapts downward when the cloud pushes back.
+func (s *Session) SetConcurrency(n int) {
+	if s.slots != nil {
+		s.slots.SetMax(n)
+	}
+}
+
+// Concurrency is the bound SetConcurrency set.
+func (s *Session) Concurrency() int {
+	if s.slots == nil {
+		return parallel.DefaultLimit
+	}
+	return s.slots.Max()
+}
+
+// PushBack is how often the cloud asked the session to slow down (429,
+// 503), and how far the bound fell for it.
+func (s *Session) PushBack() parallel.SlotStats {
+	if s.slots == nil {
+		return parallel.SlotStats{}
+	}
+	return s.slots.Stats()
 }
 
 // HasPolicy says whether a client's transport chain starts with the

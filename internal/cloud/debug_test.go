@@ -132,7 +132,7 @@ func TestDebugKeepsSizeCap(t *testing.T) {
 		var read atomic.Int64
 		var log bytes.Buffer
 		c := httpClient(&tls.Config{}, Options{Timeout: time.Minute, Debug: &log,
-			WrapTransport: func(rt http.RoundTripper) http.RoundTripper { return countingTransport{rt, &read} }})
+			WrapTransport: func(rt http.RoundTripper) http.RoundTripper { return countingTransport{rt, &read} }}, nil)
 		resp, err := c.Get(srv.URL + p)
 		if err == nil {
 			_, err = io.Copy(io.Discard, resp.Body)
@@ -160,7 +160,7 @@ func TestDebugKeepsReadError(t *testing.T) {
 		w.Header().Set("Content-Length", "1000")
 		io.WriteString(w, `{"servers":[`) // then hang up
 	})
-	c := httpClient(&tls.Config{}, Options{Timeout: 10 * time.Second, Debug: io.Discard})
+	c := httpClient(&tls.Config{}, Options{Timeout: 10 * time.Second, Debug: io.Discard}, nil)
 	resp, err := c.Get(srv.URL)
 	if err == nil {
 		_, err = io.ReadAll(resp.Body)

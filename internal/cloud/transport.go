@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/vtpmctl/vtpmctl/internal/paging"
+	"github.com/vtpmctl/vtpmctl/internal/parallel"
 )
 
 // ErrPayloadRefused is what any attempt to read a secret's value gets.
@@ -66,7 +67,20 @@ var (
 	MaxRetryAfter = 30 * time.Second
 )
 
-type retryTransport struct{ next http.RoundTripper }
+// retryTransport also holds every try to a slot of the session's one
+// pool (parallel.Slots): the bound on requests in flight is the
+// session's, whichever goroutine asks, and a pushback (429, 503) slows
+// the whole pool down. A try waits for its slot; a retry's pause holds
+// none.
+type retryTransport struct {
+	next  http.RoundTripper
+	slots *parallel.Slots // nil: unbounded (tests of the layers alone)
+}
+
+// pushBack: the answer asks the client to send less.
+func pushBack(code int) bool {
+	return code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable
+}
 
 func retryable(code int) bool {
 	switch code {
@@ -78,7 +92,14 @@ func retryable(code int) bool {
 
 func (t retryTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		return t.next.RoundTrip(r)
+		// a write is never retried, but holds a slot like any request
+		ticket, err := t.acquire(r)
+		if err != nil {
+			return nil, err
+		}
+		resp, err := t.next.RoundTrip(r)
+		ticket.Done(err == nil && pushBack(resp.StatusCode))
+		return resp, err
 	}
 	for try := 1; ; try++ {
 		resp, err := t.once(r)
@@ -110,17 +131,30 @@ func (t retryTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // once is one try, its body read whole (under the size cap below).
 func (t retryTransport) once(r *http.Request) (*http.Response, error) {
+	ticket, err := t.acquire(r)
+	if err != nil {
+		return nil, err
+	}
 	resp, err := t.next.RoundTrip(r)
 	if err != nil {
+		ticket.Done(false)
 		return nil, err
 	}
 	b, err := io.ReadAll(resp.Body)
 	resp.Body.Close()
+	ticket.Done(pushBack(resp.StatusCode))
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: reading the answer: %w", r.Method, r.URL.Redacted(), err)
 	}
 	resp.Body, resp.ContentLength = io.NopCloser(bytes.NewReader(b)), int64(len(b))
 	return resp, nil
+}
+
+func (t retryTransport) acquire(r *http.Request) (parallel.Ticket, error) {
+	if t.slots == nil {
+		return parallel.Ticket{}, nil
+	}
+	return t.slots.Acquire(r.Context())
 }
 
 // retryAfter reads delta-seconds or an HTTP date.

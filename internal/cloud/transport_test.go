@@ -24,7 +24,7 @@ import (
 )
 
 func testClient() *http.Client {
-	c := httpClient(&tls.Config{}, Options{Timeout: 10 * time.Second})
+	c := httpClient(&tls.Config{}, Options{Timeout: 10 * time.Second}, nil)
 	return &c
 }
 
@@ -325,7 +325,7 @@ func TestEveryTokenScrubbed(t *testing.T) {
 	if !HasPolicy(&s.Provider.HTTPClient) {
 		t.Error("Connect's client lacks the policy layer")
 	}
-	for _, c := range []*http.Client{{}, {Transport: http.DefaultTransport}, {Transport: retryTransport{policyTransport{http.DefaultTransport}}}} {
+	for _, c := range []*http.Client{{}, {Transport: http.DefaultTransport}, {Transport: retryTransport{next: policyTransport{http.DefaultTransport}}}} {
 		if HasPolicy(c) {
 			t.Errorf("HasPolicy(%T) is true", c.Transport)
 		}
