@@ -38,7 +38,7 @@ func TestVerifyCutover(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []secrets.Phase{secrets.PhaseSecrets, secrets.PhaseACLs, secrets.PhaseRoles, secrets.PhaseUsers}
+	want := []secrets.Phase{secrets.PhaseSecrets, secrets.PhaseUsers}
 	if got := progress.Phases(t); !slices.Equal(got, want) {
 		t.Errorf("progress phases %v, want %v", got, want)
 	}

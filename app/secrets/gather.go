@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gophercloud/gophercloud/v2"
 
@@ -63,66 +64,55 @@ func Gather(ctx context.Context, src Sources) (vtpmsecret.Facts, error) {
 		ServiceUserID: src.ServiceUserID, ServiceProject: src.ServiceProject, Users: map[string]vtpmsecret.User{}, Roles: map[string]map[string]bool{},
 		ProjectNames: src.ProjectNames, API: src.API}
 	rep := newReporter(src.Progress)
-	var inv nova.Inventory
-	if src.Inventory != nil {
-		inv = *src.Inventory
-	} else {
-		rep.open(PhaseServers)
-		var err error
-		if inv, err = inventory.List(ctx, src.Compute, src.Image, src.Release, inventory.Opts{AllTenants: src.AllTenants, Projects: src.ServerProjects, Volumes: src.Volumes, Page: rep.one}); err != nil {
-			return f, err
-		}
+	// The server list (one chain of pages) runs beside the projects'
+	// secrets: neither needs the other until the join below. Both ask
+	// through the session's one bound on requests in flight.
+	type listed struct {
+		inv nova.Inventory
+		err error
 	}
+	servers := make(chan listed, 1)
+	pages := pageTicker{rep: rep}
+	if src.Inventory != nil {
+		servers <- listed{inv: *src.Inventory}
+	} else {
+		go func() {
+			inv, err := inventory.List(ctx, src.Compute, src.Image, src.Release, inventory.Opts{AllTenants: src.AllTenants, Projects: src.ServerProjects, Volumes: src.Volumes, Page: pages.one})
+			servers <- listed{inv, err}
+		}()
+	}
+
+	src.KeyManager = onePerProject(src.KeyManager) // a token per project, for its list and its ACLs
+	rep.count(PhaseSecrets, len(src.Projects))
+	g := gathering{src: src, f: &f, rep: rep, pool: parallel.NewPool(ctx, src.Limit), left: len(src.Projects)}
+	for _, p := range src.Projects {
+		g.pool.Go(func(ctx context.Context) { g.project(ctx, p) })
+	}
+	g.pool.Wait()
+
+	var got listed
+	select {
+	case got = <-servers:
+	default: // the server list outlasts the projects: its pages from here
+		pages.show()
+		got = <-servers
+	}
+	if got.err != nil {
+		return f, got.err
+	}
+	inv := got.inv
 	f.Guests, f.OtherServers, f.Undecided, f.Unconfirmed = inv.Guests, inv.Others, inv.Undecided, inv.Unconfirmed
 	f.ServerGaps = inv.ServerGaps
 	f.CompleteServers = src.AllTenants && f.ServerGaps.Complete()
 	if f.ProjectNames == nil {
 		f.ProjectNames = map[string]string{}
 	}
-
-	// Every project's secrets are listed, Limit projects at a time, before
-	// the first ACL is read: the ACL reads then share one pool of Limit
-	// (the requests in flight, and so the connections, stay under Limit)
-	// and their total is known from the first (progress that counts
-	// toward a number that no longer grows).
-	src.KeyManager = onePerProject(src.KeyManager) // a token per project, for its list and its ACLs
-	rep.count(PhaseSecrets, len(src.Projects))
-	var mu sync.Mutex
-	parallel.Do(ctx, len(src.Projects), src.Limit, func(ctx context.Context, i int) error {
-		defer rep.one()
-		p := src.Projects[i]
-		secs, bad, why := projectSecrets(ctx, src, p)
-		mu.Lock()
-		defer mu.Unlock()
-		if why != nil {
-			f.NotAuditable[p] = *why
-			return nil
-		}
-		f.Audited[p] = true
-		f.Secrets = append(f.Secrets, secs...)
-		f.SkippedSecrets = append(f.SkippedSecrets, bad...)
-		return nil
-	})
-	if src.ReadACLs {
-		readACLs(ctx, src, f.Secrets, rep)
+	for p, set := range g.roles {
+		f.Roles[p] = set
 	}
-	if src.Identity != nil {
-		// Roles of the audited projects only; a list that failed stays out
-		// of Roles and OWNER-VALID skips.
-		var audited []string
-		for _, p := range src.Projects {
-			if f.Audited[p] {
-				audited = append(audited, p)
-			}
-		}
-		sets, errs := projectRoles(ctx, src.Identity, audited, src.Limit, rep)
-		for p, set := range sets {
-			f.Roles[p] = set
-		}
-		for _, p := range audited {
-			if err := errs[p]; err != nil {
-				f.ReadGaps.Add(gapKind(err), "the role assignments in project %s could not be read (%s skipped there): %s", p, vtpmsecret.CheckOwnerValid, oneLine(err))
-			}
+	for _, p := range src.Projects {
+		if err := g.roleErrs[p]; err != nil && f.Audited[p] {
+			f.ReadGaps.Add(gapKind(err), "the role assignments in project %s could not be read (%s skipped there): %s", p, vtpmsecret.CheckOwnerValid, oneLine(err))
 		}
 	}
 
@@ -152,4 +142,119 @@ func gapKind(err error) completeness.Kind {
 		return completeness.Scope
 	}
 	return completeness.Failed
+}
+
+// gathering is one audit's projects in flight: each project's list, then
+// a follow-up per ACL to read; the last of a project's tasks adds what
+// it found to the facts. Once every project is listed, the role
+// assignments of those that could be are read (one list may serve all),
+// beside the ACL reads still running.
+type gathering struct {
+	src  Sources
+	f    *vtpmsecret.Facts
+	rep  *reporter
+	pool *parallel.Pool
+
+	mu       sync.Mutex
+	left     int // projects not yet listed
+	roles    map[string]map[string]bool
+	roleErrs map[string]error
+}
+
+func (g *gathering) project(ctx context.Context, p string) {
+	secs, bad, why := projectSecrets(ctx, g.src, p)
+	if why != nil {
+		g.mu.Lock()
+		g.f.NotAuditable[p] = *why
+		g.mu.Unlock()
+		g.listed()
+		g.rep.one()
+		return
+	}
+	var acl []int
+	for i := range secs {
+		if g.src.wantsACL(secs[i]) {
+			acl = append(acl, i)
+		}
+	}
+	done := func() {
+		g.mu.Lock()
+		g.f.Audited[p] = true
+		g.f.Secrets = append(g.f.Secrets, secs...)
+		g.f.SkippedSecrets = append(g.f.SkippedSecrets, bad...)
+		g.mu.Unlock()
+		g.rep.one()
+	}
+	if len(acl) == 0 {
+		done()
+		g.listed()
+		return
+	}
+	var pending atomic.Int32
+	pending.Store(int32(len(acl)))
+	for _, i := range acl {
+		g.pool.Next(func(ctx context.Context) {
+			readACL(ctx, g.src, &secs[i])
+			if pending.Add(-1) == 0 {
+				done()
+			}
+		})
+	}
+	g.mu.Lock()
+	g.f.Audited[p] = true // listed: its roles are read (done adds the rest)
+	g.mu.Unlock()
+	g.listed()
+}
+
+// listed counts a project whose list is in; the last one queues the
+// role assignments of the projects listed.
+func (g *gathering) listed() {
+	g.mu.Lock()
+	g.left--
+	last := g.left == 0
+	var audited []string
+	if last {
+		for _, p := range g.src.Projects {
+			if g.f.Audited[p] {
+				audited = append(audited, p)
+			}
+		}
+	}
+	g.mu.Unlock()
+	if !last || g.src.Identity == nil {
+		return
+	}
+	g.pool.Next(func(ctx context.Context) {
+		roles, errs := projectRoles(ctx, g.src.Identity, audited, g.src.Limit)
+		g.mu.Lock()
+		g.roles, g.roleErrs = roles, errs
+		g.mu.Unlock()
+	})
+}
+
+// pageTicker counts the server list's pages, and reports them once the
+// list is all that is left to wait for (before, the projects' progress
+// says how far the run is).
+type pageTicker struct {
+	rep   *reporter
+	mu    sync.Mutex
+	n     int
+	shown bool
+}
+
+func (t *pageTicker) one() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.n++
+	if t.shown {
+		t.rep.one()
+	}
+}
+
+func (t *pageTicker) show() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.shown = true
+	t.rep.open(PhaseServers)
+	t.rep.add(t.n)
 }

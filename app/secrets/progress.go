@@ -2,23 +2,21 @@ package secrets
 
 import "sync"
 
-// Phase is one stage of an audit's gathering, in the order they run.
+// Phase is one stage of an audit's gathering, in the order they are
+// reported. The work itself overlaps (the server list, the projects'
+// lists, their ACL reads and the role assignments share one pool of
+// requests); a phase is what the run is waiting for.
 type Phase string
 
 const (
-	// PhaseServers: server list pages read (Total 0: Nova does not say
-	// how many pages there are). Absent when the request brings the
-	// Inventory.
-	PhaseServers Phase = "servers"
-	// PhaseSecrets: projects whose secret list is read, of the projects
-	// audited.
+	// PhaseSecrets: projects done (their secret list and every ACL of
+	// it read), of the projects audited. The server list and the role
+	// assignments are read meanwhile.
 	PhaseSecrets Phase = "secrets"
-	// PhaseACLs: ACLs read, of the secrets listed (every list is in
-	// before the first ACL is asked for). Absent without ReadACLs.
-	PhaseACLs Phase = "acls"
-	// PhaseRoles: projects whose role assignments are read (one list
-	// may serve them all), of the projects audited.
-	PhaseRoles Phase = "roles"
+	// PhaseServers: server list pages read (Total 0: Nova does not say
+	// how many pages there are), reported only when the list outlasts
+	// the projects. Absent when the request brings the Inventory.
+	PhaseServers Phase = "servers"
 	// PhaseUsers: users looked up (one list may serve many), of the
 	// distinct owners and creators.
 	PhaseUsers Phase = "users"

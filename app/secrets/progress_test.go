@@ -68,11 +68,10 @@ func (l *progressLog) phases(t *testing.T) ([]Phase, map[Phase]Progress) {
 }
 
 // TestAuditProgress: against the strict synthetic cloud, the progress
-// counts the requests the cloud served: server list pages (no total),
-// each project's secret list, each ACL of the secrets listed, the role
-// and user lookups; every phase with a total ends at it, none passes it.
-// Before, one tick per project: a run's ACL reads went uncounted (the
-// 4–5 s silences of issue 30).
+// counts the projects done (each one's list and ACL reads; depth first,
+// so one ticks every few requests), then, if the server list outlasts
+// them, its pages (no total), then the user lookups; every phase with a
+// total ends at it, none passes it.
 func TestAuditProgress(t *testing.T) {
 	const acl, servers = "GET /key-manager/v1/secrets/{id}/acl", "GET /compute/v2.1/servers/detail"
 	for _, tc := range []struct {
@@ -83,11 +82,11 @@ func TestAuditProgress(t *testing.T) {
 		want      []Phase
 	}{
 		{"every project, ACLs", scale.Config{Guests: 1200, Projects: 4, Hypervisors: 2, Others: 30, Users: 40}, AuditRequest{AllProjects: true, ReadACLs: true},
-			false, []Phase{PhaseServers, PhaseSecrets, PhaseACLs, PhaseRoles, PhaseUsers}},
+			false, []Phase{PhaseSecrets, PhaseUsers}},
 		{"no ACLs", scale.Config{Guests: 60, Projects: 3, Hypervisors: 2}, AuditRequest{AllProjects: true},
-			false, []Phase{PhaseServers, PhaseSecrets, PhaseRoles, PhaseUsers}},
+			false, []Phase{PhaseSecrets, PhaseUsers}},
 		{"servers given", scale.Config{Guests: 40, Projects: 2, Hypervisors: 2}, AuditRequest{Projects: []string{"proj-0000", "proj-0001"}, ReadACLs: true},
-			true, []Phase{PhaseSecrets, PhaseACLs, PhaseRoles, PhaseUsers}},
+			true, []Phase{PhaseSecrets, PhaseUsers}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, sess := scaleSession(t, tc.cfg)
@@ -110,18 +109,23 @@ func TestAuditProgress(t *testing.T) {
 				t.Fatal(err)
 			}
 			order, last := log.phases(t)
+			// the server list's pages are shown only when it outlasts
+			// the projects: between them and the users, if at all
+			if len(order) == 3 && order[1] == PhaseServers && !tc.inventory {
+				order = slices.Delete(order, 1, 2)
+			}
 			if !slices.Equal(order, tc.want) {
 				t.Fatalf("phases %v, want %v", order, tc.want)
 			}
 			st := c.Stats()
-			if p, ok := last[PhaseServers]; ok && (p.Total != 0 || p.Done != st.ByRoute[servers] || p.Done < 1) {
+			if p, ok := last[PhaseServers]; ok && (p.Total != 0 || p.Done != st.ByRoute[servers]) {
 				t.Errorf("servers %d/%d, %d pages served", p.Done, p.Total, st.ByRoute[servers])
 			}
 			if p := last[PhaseSecrets]; p.Total != len(a.Facts.Audited) {
 				t.Errorf("secrets %d/%d, %d projects audited", p.Done, p.Total, len(a.Facts.Audited))
 			}
-			if p, ok := last[PhaseACLs]; ok && (p.Total != len(a.Facts.Secrets) || p.Total != st.ByRoute[acl]) {
-				t.Errorf("ACLs %d/%d, %d secrets, %d ACL reads served", p.Done, p.Total, len(a.Facts.Secrets), st.ByRoute[acl])
+			if tc.req.ReadACLs && st.ByRoute[acl] != len(a.Facts.Secrets) {
+				t.Errorf("%d secrets, %d ACL reads served", len(a.Facts.Secrets), st.ByRoute[acl])
 			}
 			if p := last[PhaseUsers]; p.Total != len(a.Facts.Users) {
 				t.Errorf("users %d/%d, %d users looked up", p.Done, p.Total, len(a.Facts.Users))
@@ -135,7 +139,7 @@ func TestAuditProgress(t *testing.T) {
 func TestReporterCount(t *testing.T) {
 	var got []Progress
 	r := newReporter(func(p Progress) { got = append(got, p) })
-	r.count(PhaseACLs, 0)
+	r.count(PhaseSecrets, 0)
 	r.open(PhaseServers)
 	r.add(2)
 	r.count(PhaseUsers, 1)

@@ -8,12 +8,11 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 
 	"github.com/vtpmctl/vtpmctl/domain/vtpmsecret"
-	"github.com/vtpmctl/vtpmctl/internal/parallel"
 	"github.com/vtpmctl/vtpmctl/openstack/barbican"
 )
 
 // projectSecrets lists a project's vTPM secrets, each once (their ACLs
-// are read later, once every project's list is in: readACLs); why, when
+// are read after, each its own task: readACL); why, when
 // not nil, is why the project cannot be audited.
 func projectSecrets(ctx context.Context, src Sources, project string) (secs []vtpmsecret.Secret, bad []string, why *vtpmsecret.NotAuditable) {
 	km, err := src.KeyManager(ctx, project)
@@ -64,38 +63,26 @@ func projectSecrets(ctx context.Context, src Sources, project string) (secs []vt
 	return secs, bad, nil
 }
 
-// readACLs reads the ACL of each secret (of src.ACLInstances only, when
-// non-nil), every project's in one pool of src.Limit, each with its
-// project's client. A failed read (after the transport's retries) is
-// this secret's problem, reported on it; the rest is audited.
-func readACLs(ctx context.Context, src Sources, out []vtpmsecret.Secret, rep *reporter) {
-	var idx []int
-	for i := range out {
-		if src.ACLInstances == nil || src.ACLInstances[out[i].InstanceID] {
-			idx = append(idx, i)
-		}
+// readACL reads one secret's ACL with its project's client. A failed
+// read (after the transport's retries) is this secret's problem,
+// reported on it; the rest is audited. A run cancelled first leaves the
+// cancellation as its error.
+func readACL(ctx context.Context, src Sources, s *vtpmsecret.Secret) {
+	km, err := src.KeyManager(ctx, s.ProjectID)
+	if err != nil { // the list had it; a cancelled run may not
+		s.ACLError = oneLine(err)
+		return
 	}
-	rep.count(PhaseACLs, len(idx))
-	unread := parallel.Do(ctx, len(idx), src.Limit, func(ctx context.Context, j int) error {
-		defer rep.one()
-		s := &out[idx[j]]
-		km, err := src.KeyManager(ctx, s.ProjectID)
-		if err != nil { // the list had it; a cancelled run may not
-			s.ACLError = oneLine(err)
-			return nil
-		}
-		pa, err := barbican.ProjectAccess(ctx, km, s.ID)
-		if err != nil {
-			s.ACLError = oneLine(err)
-			s.ACLRefused = gophercloud.ResponseCodeIs(err, http.StatusForbidden)
-			return nil
-		}
-		s.ProjectAccess = &pa
-		return nil
-	})
-	for j, err := range unread { // never asked: the run was cancelled first
-		if err != nil {
-			out[idx[j]].ACLError = err.Error()
-		}
+	pa, err := barbican.ProjectAccess(ctx, km, s.ID)
+	if err != nil {
+		s.ACLError = oneLine(err)
+		s.ACLRefused = gophercloud.ResponseCodeIs(err, http.StatusForbidden)
+		return
 	}
+	s.ProjectAccess = &pa
+}
+
+// wantsACL says whether the audit reads this secret's ACL.
+func (src Sources) wantsACL(s vtpmsecret.Secret) bool {
+	return src.ReadACLs && (src.ACLInstances == nil || src.ACLInstances[s.InstanceID])
 }

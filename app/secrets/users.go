@@ -104,19 +104,16 @@ func novaNamedUsers(ctx context.Context, ks *gophercloud.ServiceClient) []string
 // assignment list serves all (an admin's); a few, or a list refused,
 // truncated or failed, one list per project. A project whose list failed
 // is left out of the sets and its error is in errs.
-func projectRoles(ctx context.Context, ks *gophercloud.ServiceClient, projects []string, limit int, rep *reporter) (sets map[string]map[string]bool, errs map[string]error) {
+func projectRoles(ctx context.Context, ks *gophercloud.ServiceClient, projects []string, limit int) (sets map[string]map[string]bool, errs map[string]error) {
 	out := make(map[string]map[string]bool, len(projects))
 	errs = map[string]error{}
-	rep.count(PhaseRoles, len(projects))
 	if len(projects) > projectListMin {
 		if all, err := keystone.EffectiveMembers(ctx, ks, projects); err == nil {
-			rep.add(len(projects))
 			return all, errs
 		}
 	}
 	got := make([]map[string]bool, len(projects))
 	failed := parallel.Do(ctx, len(projects), limit, func(ctx context.Context, i int) error {
-		defer rep.one()
 		set, err := keystone.ProjectMembers(ctx, ks, projects[i])
 		got[i] = set
 		return err

@@ -93,11 +93,7 @@ func progressText(p secrets.Progress) string {
 		}
 		return "listing servers: " + thousands(p.Done) + " pages"
 	case secrets.PhaseSecrets:
-		return "listing secrets " + ofTotal(p) + " projects"
-	case secrets.PhaseACLs:
-		return "reading ACLs " + ofTotal(p)
-	case secrets.PhaseRoles:
-		return "reading role assignments " + ofTotal(p) + " projects"
+		return "auditing secrets and ACLs: " + ofTotal(p) + " projects"
 	case secrets.PhaseUsers:
 		return "looking up users " + ofTotal(p)
 	}

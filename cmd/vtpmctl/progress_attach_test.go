@@ -37,7 +37,7 @@ func TestAuditProgressOnlyOnTerminal(t *testing.T) {
 			t.Errorf("%s: callback %v, want %v", tc.name, got, tc.draw)
 		}
 		if report != nil {
-			report(secrets.Progress{Phase: secrets.PhaseACLs, Done: 1, Total: 2})
+			report(secrets.Progress{Phase: secrets.PhaseSecrets, Done: 1, Total: 2})
 		}
 		done()
 	}

@@ -76,19 +76,19 @@ func TestProgressLineFrames(t *testing.T) {
 		now = now.Add(d)
 		l.report(p)
 	}
-	step(0, secrets.Progress{Phase: secrets.PhaseServers})
-	step(10*time.Millisecond, secrets.Progress{Phase: secrets.PhaseServers, Done: 1})               // dropped
-	step(0, secrets.Progress{Phase: secrets.PhaseSecrets, Total: 20})                               // new phase
-	step(50*time.Millisecond, secrets.Progress{Phase: secrets.PhaseSecrets, Done: 20, Total: 20})   // dropped
-	step(0, secrets.Progress{Phase: secrets.PhaseACLs, Total: 2000})                                // new phase
-	step(99*time.Millisecond, secrets.Progress{Phase: secrets.PhaseACLs, Done: 800, Total: 2000})   // dropped
-	step(time.Millisecond, secrets.Progress{Phase: secrets.PhaseACLs, Done: 1234, Total: 2000})     // 100 ms on
-	step(150*time.Millisecond, secrets.Progress{Phase: secrets.PhaseACLs, Done: 2000, Total: 2000}) // 150 ms on
+	step(0, secrets.Progress{Phase: secrets.PhaseSecrets, Total: 2000})                                // new phase
+	step(99*time.Millisecond, secrets.Progress{Phase: secrets.PhaseSecrets, Done: 800, Total: 2000})   // dropped
+	step(time.Millisecond, secrets.Progress{Phase: secrets.PhaseSecrets, Done: 1234, Total: 2000})     // 100 ms on
+	step(150*time.Millisecond, secrets.Progress{Phase: secrets.PhaseSecrets, Done: 2000, Total: 2000}) // 150 ms on
+	step(0, secrets.Progress{Phase: secrets.PhaseServers})                                             // new phase
+	step(10*time.Millisecond, secrets.Progress{Phase: secrets.PhaseServers, Done: 1})                  // dropped
+	step(0, secrets.Progress{Phase: secrets.PhaseUsers, Total: 20})                                    // new phase
+	step(50*time.Millisecond, secrets.Progress{Phase: secrets.PhaseUsers, Done: 20, Total: 20})        // dropped
 	l.clear()
 	l.clear()
 	const cl = "\r\033[K"
-	want := cl + "vtpmctl: listing servers" + cl + "vtpmctl: listing secrets 0/20 projects" + cl + "vtpmctl: reading ACLs 0/2,000" +
-		cl + "vtpmctl: reading ACLs 1,234/2,000" + cl + "vtpmctl: reading ACLs 2,000/2,000" + cl
+	want := cl + "vtpmctl: auditing secrets and ACLs: 0/2,000 projects" + cl + "vtpmctl: auditing secrets and ACLs: 1,234/2,000 projects" +
+		cl + "vtpmctl: auditing secrets and ACLs: 2,000/2,000 projects" + cl + "vtpmctl: listing servers" + cl + "vtpmctl: looking up users 0/20" + cl
 	if b.String() != want {
 		t.Errorf("frames\n got %q\nwant %q", b.String(), want)
 	}
@@ -106,7 +106,7 @@ func TestProgressLineConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := 0; i < 2000; i++ {
-				l.report(secrets.Progress{Phase: secrets.PhaseACLs, Done: i, Total: 2000})
+				l.report(secrets.Progress{Phase: secrets.PhaseSecrets, Done: i, Total: 2000})
 			}
 		}()
 	}
@@ -121,7 +121,7 @@ func TestProgressLineConcurrent(t *testing.T) {
 		t.Errorf("%d frames in %s, want at most %d", len(frames), time.Since(start), most)
 	}
 	for _, f := range frames {
-		if !strings.HasPrefix(f, "vtpmctl: reading ACLs ") || !strings.HasSuffix(f, "/2,000") {
+		if !strings.HasPrefix(f, "vtpmctl: auditing secrets and ACLs: ") || !strings.HasSuffix(f, "/2,000 projects") {
 			t.Errorf("frame %q", f)
 		}
 	}
@@ -136,9 +136,7 @@ func TestProgressText(t *testing.T) {
 		{secrets.Progress{Phase: secrets.PhaseServers}, "listing servers"},
 		{secrets.Progress{Phase: secrets.PhaseServers, Done: 1}, "listing servers: 1 page"},
 		{secrets.Progress{Phase: secrets.PhaseServers, Done: 3}, "listing servers: 3 pages"},
-		{secrets.Progress{Phase: secrets.PhaseSecrets, Done: 3, Total: 20}, "listing secrets 3/20 projects"},
-		{secrets.Progress{Phase: secrets.PhaseACLs, Done: 999, Total: 1000}, "reading ACLs 999/1,000"},
-		{secrets.Progress{Phase: secrets.PhaseRoles, Total: 2}, "reading role assignments 0/2 projects"},
+		{secrets.Progress{Phase: secrets.PhaseSecrets, Done: 3, Total: 20}, "auditing secrets and ACLs: 3/20 projects"},
 		{secrets.Progress{Phase: secrets.PhaseUsers, Done: 1234567, Total: 12345678}, "looking up users 1,234,567/12,345,678"},
 		{secrets.Progress{Phase: "later", Done: 5}, "later 5"},
 	} {
