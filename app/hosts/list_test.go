@@ -70,7 +70,16 @@ func TestList(t *testing.T) {
 // TestListErrors: a refused hypervisor list says it needs admin; a
 // failing Placement list names its trait; neither is a partial answer.
 func TestListErrors(t *testing.T) {
+	// the lists run at once: the others may be asked before one fails
+	others := func(s *fakecloud.Cloud, skip string) {
+		for _, tr := range fleet.TPMTraits {
+			if tr != skip {
+				s.Handle("GET /placement/resource_providers?required="+tr+plAt, fakecloud.JSON(200, `{"resource_providers":[]}`)).Optional("listed beside the list that fails")
+			}
+		}
+	}
 	s, cc, pl := strictCloud(t)
+	others(s, "")
 	s.Handle("GET /compute/os-hypervisors/detail"+hvAt, fakecloud.JSON(403, `{"forbidden":{"code":403,"message":"Policy doesn't allow os_compute_api:os-hypervisors:list-detail to be performed."}}`))
 	if hosts, err := List(context.Background(), cc, pl); err == nil || hosts != nil || !strings.Contains(err.Error(), "listing hypervisors (needs admin)") {
 		t.Errorf("403: %v %v", hosts, err)
@@ -78,6 +87,7 @@ func TestListErrors(t *testing.T) {
 	s.Verify()
 
 	s, cc, pl = strictCloud(t)
+	others(s, fleet.TPMTraits[0])
 	s.Handle("GET /compute/os-hypervisors/detail"+hvAt, fakecloud.JSON(200, `{"hypervisors":[]}`))
 	s.Handle("GET /placement/resource_providers?required="+fleet.TPMTraits[0]+plAt, fakecloud.JSON(503, `{"errors":[{"status":503}]}`))
 	if hosts, err := List(context.Background(), cc, pl); err == nil || hosts != nil || !strings.Contains(err.Error(), "listing resource providers with "+fleet.TPMTraits[0]) {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
@@ -44,99 +45,176 @@ type Opts struct {
 	Page func()
 }
 
-// List lists the images, then the servers page by page (1,000
-// a page), deciding each page as it arrives: what stays is one small
-// record per server, with repeated strings (hosts, projects, users) and
-// flavors shared.
+// List lists the images, the volumes and the servers at once, and
+// decides each server page as it arrives, once the images and volumes a
+// decision needs are in: what stays is one small record per server, with
+// repeated strings (hosts, projects, users) and flavors shared. The
+// server list runs ahead of the decisions by at most pagesAhead pages,
+// so its chain of requests (each page's marker is the last one's last
+// server) never waits on the images and volumes, and memory stays a few
+// pages, not the fleet's.
 func List(ctx context.Context, computeClient, imageClient *gophercloud.ServiceClient, rel nova.Release, opts Opts) (nova.Inventory, error) {
-	imgs := map[string]*nova.Image{}
-	if imageClient != nil {
-		all, err := glance.ListImages(ctx, imageClient, glance.ImageListOpts{})
-		if err != nil {
-			return nova.Inventory{}, fmt.Errorf("listing images: %w", err)
-		}
-		for _, i := range all {
-			img := i.Image
-			imgs[i.ID] = &img
-		}
-	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	inv := nova.Inventory{Others: map[string]nova.OtherServer{}}
-	var vols volumeIndex
-	// noVols is why a volume-backed server is undecided ("": the volumes
-	// were listed).
-	noVols := nova.UndecidedNoBlockStorage
+	var (
+		imgs   = map[string]*nova.Image{}
+		imgErr error
+		vols   volumeIndex
+		// noVols is why a volume-backed server is undecided ("": the
+		// volumes were listed).
+		noVols = nova.UndecidedNoBlockStorage
+		volErr error
+		wg     sync.WaitGroup
+	)
+	if imageClient != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			all, err := glance.ListImages(ctx, imageClient, glance.ImageListOpts{})
+			if err != nil {
+				imgErr = fmt.Errorf("listing images: %w", err)
+				cancel()
+				return
+			}
+			for _, i := range all {
+				img := i.Image
+				imgs[i.ID] = &img
+			}
+		}()
+	}
 	if opts.Volumes != nil {
-		var err error
-		vols, err = listVolumeIndex(ctx, opts.Volumes, opts.AllTenants, opts.scoped(), opts.KeepServers)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			vols, volErr = listVolumeIndex(ctx, opts.Volumes, opts.AllTenants, opts.scoped(), opts.KeepServers)
+		}()
+	}
+	pages := make(chan serverPage, pagesAhead)
+	go listServerPages(ctx, computeClient, rel, opts, pages)
+
+	ready := false // images and volumes are in
+	settle := func() error {
+		wg.Wait()
 		switch {
-		case err == nil:
+		case imgErr != nil:
+			return imgErr
+		case opts.Volumes == nil:
+		case volErr == nil:
 			noVols = ""
 		case ctx.Err() != nil:
-			return nova.Inventory{}, fmt.Errorf("listing volumes: %w", err)
+			return fmt.Errorf("listing volumes: %w", volErr)
 		default:
 			// The audits worked without Cinder before it was read: a
 			// volume list the transport gave up on (5xx, 403 on
 			// all_tenants, a timeout) leaves the volume-backed servers
 			// undecided, with the error for the audits to warn with.
 			vols, noVols = volumeIndex{}, nova.UndecidedVolumesUnreadable
-			inv.VolumesErr = fmt.Errorf("listing volumes: %w", err)
+			inv.VolumesErr = fmt.Errorf("listing volumes: %w", volErr)
 		}
+		ready = true
+		return nil
 	}
 	if opts.KeepServers {
 		inv.Servers = map[string]nova.Server{}
 	}
 	in := interner{}
 	flavors := map[string]nova.Flavor{}
-	// The newest of the ladder the release has: a pinned release newer
-	// than the cloud is refused with 406, and the next one down is tried.
-	ladder := serverListLadder(rel)
-	decided := 0
-	project := "" // the list's project ("": no filter)
-	each := func(l []compute.ListedServer) {
-		decided += len(l)
-		for i := range l {
-			if project != "" && l[i].TenantID != project {
+	for pg := range pages {
+		if pg.err != nil {
+			if err := settle(); err != nil { // the images' failure is the cause
+				return nova.Inventory{}, err
+			}
+			return nova.Inventory{}, pg.err
+		}
+		if !ready {
+			if err := settle(); err != nil {
+				return nova.Inventory{}, err
+			}
+		}
+		inv.ServerMicroversion = pg.microversion
+		for i := range pg.servers {
+			if pg.project != "" && pg.servers[i].TenantID != pg.project {
 				continue // Nova ignored the filter: not this list's server
 			}
-			if l[i].Flavor == nil {
+			if pg.servers[i].Flavor == nil {
 				inv.PartialServers++
 			}
-			add(&inv, &l[i], rel, imgs, vols, noVols, flavors, in, opts.KeepServers)
+			add(&inv, &pg.servers[i], rel, imgs, vols, noVols, flavors, in, opts.KeepServers)
 		}
 		if opts.Page != nil {
 			opts.Page()
 		}
 	}
+	if !ready {
+		if err := settle(); err != nil {
+			return nova.Inventory{}, err
+		}
+	}
+	inv.ServerGaps = serverListGaps(inv, opts.AllTenants, opts.scoped())
+	return inv, nil
+}
+
+// pagesAhead is how many server pages the list may run ahead of the
+// decisions (a page of 1,000 servers is about a megabyte decoded).
+const pagesAhead = 2
+
+// serverPage is one page of a server list, or the list's error (last).
+type serverPage struct {
+	servers      []compute.ListedServer
+	project      string // the list's project ("": no filter)
+	microversion string
+	err          error
+}
+
+// listServerPages lists the servers (once, or once per project asked
+// for) onto pages, and closes it. The first list settles the
+// microversion, the newest of the ladder the release has: a pinned
+// release newer than the cloud is refused with 406, and the next one
+// down is tried; the other lists use it.
+func listServerPages(ctx context.Context, c *gophercloud.ServiceClient, rel nova.Release, opts Opts, pages chan<- serverPage) {
+	defer close(pages)
+	ladder := serverListLadder(rel)
 	lists := []string{""}
 	if scoped := opts.scoped(); scoped != nil {
 		lists = scoped
 	}
+	got := 0
+	settled := ""
 	for n, p := range lists {
-		project = p
 		q := compute.ServerQuery{AllTenants: opts.AllTenants, ProjectID: p}
-		// The first list settles the microversion; the others use it.
 		tries := ladder
 		if n > 0 {
-			tries = []string{inv.ServerMicroversion}
+			tries = []string{settled}
 		}
 		var err error
 		for i, mv := range tries {
 			q.Microversion = mv
-			err = compute.EachServerPage(ctx, computeClient, q, each)
-			if err == nil || decided > 0 || i == len(tries)-1 || !gophercloud.ResponseCodeIs(err, http.StatusNotAcceptable) {
-				inv.ServerMicroversion = mv
+			err = compute.EachServerPage(ctx, c, q, func(l []compute.ListedServer) {
+				got++
+				select {
+				case pages <- serverPage{servers: l, project: p, microversion: mv}:
+				case <-ctx.Done():
+				}
+			})
+			if err == nil || got > 0 || i == len(tries)-1 || !gophercloud.ResponseCodeIs(err, http.StatusNotAcceptable) {
+				settled = mv
 				break
 			}
 		}
 		if err != nil {
 			if p != "" {
-				return nova.Inventory{}, fmt.Errorf("listing servers of project %s: %w", p, err)
+				err = fmt.Errorf("listing servers of project %s: %w", p, err)
+			} else {
+				err = fmt.Errorf("listing servers: %w", err)
 			}
-			return nova.Inventory{}, fmt.Errorf("listing servers: %w", err)
+			select {
+			case pages <- serverPage{err: err}:
+			case <-ctx.Done():
+			}
+			return
 		}
 	}
-	inv.ServerGaps = serverListGaps(inv, opts.AllTenants, opts.scoped())
-	return inv, nil
 }
 
 // serverListLadder is the microversions the server list is tried at,

@@ -37,10 +37,11 @@ type strictAPI struct {
 	mvs       map[string]string
 	got       []string
 	onRequest func(key string)
+	stubs     map[string]*fakecloud.Stub // by key: a test marks one Optional
 }
 
 func newStrictAPI(t *testing.T, stubs map[string]string) *strictAPI {
-	a := &strictAPI{Cloud: fakecloud.New(t), mvs: map[string]string{}}
+	a := &strictAPI{Cloud: fakecloud.New(t), mvs: map[string]string{}, stubs: map[string]*fakecloud.Stub{}}
 	for key, body := range stubs {
 		uri, mv, at := strings.Cut(key, " @")
 		isCompute := strings.Contains(uri, " /compute/")
@@ -57,7 +58,7 @@ func newStrictAPI(t *testing.T, stubs map[string]string) *strictAPI {
 			status, _ = strconv.Atoi(code[1:])
 			body = rest
 		}
-		a.Handle(uri+" ["+mv+"]", func(w http.ResponseWriter, r *http.Request) {
+		a.stubs[key] = a.Handle(uri+" ["+mv+"]", func(w http.ResponseWriter, r *http.Request) {
 			sent := r.Header.Get("X-OpenStack-Nova-API-Version")
 			if !isCompute {
 				sent = r.Header.Get("OpenStack-API-Version")

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strings"
+	"slices"
 	"testing"
 
 	"github.com/gophercloud/gophercloud/v2"
@@ -33,10 +33,10 @@ func TestListInventoryVolumesUnreadable(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			stubs := map[string]string{volumesAt: fmt.Sprintf(`!%d {"error": "no"}`, c.code), serversAt: servers}
-			if c.cancel {
-				delete(stubs, serversAt) // never asked: the cancelled list fails first
-			}
 			a := newStrictAPI(t, stubs)
+			if c.cancel { // the lists run at once: the servers' may be asked before the cancel
+				a.stubs[serversAt].Optional("listed beside the volumes, which cancel the run")
+			}
 			a.onRequest = func(key string) {
 				if c.cancel && key == volumesAt {
 					cancel()
@@ -54,7 +54,7 @@ func TestListInventoryVolumesUnreadable(t *testing.T) {
 			if err != nil {
 				t.Fatalf("the audit fails on the volume list: %v", err)
 			}
-			if strings.Join(a.got, ",") != volumesAt+","+serversAt {
+			if got := slices.Sorted(slices.Values(a.got)); !slices.Equal(got, []string{serversAt, volumesAt}) && !slices.Equal(got, []string{volumesAt, serversAt}) {
 				t.Errorf("requests %v", a.got)
 			}
 			if inv.VolumesErr == nil || !gophercloud.ResponseCodeIs(inv.VolumesErr, c.code) {

@@ -73,8 +73,20 @@ func VerifyCutover(ctx context.Context, sess *cloud.Session, req VerifyRequest) 
 	if err != nil {
 		return migration.VerifyResult{}, rel, err
 	}
+	// The hosts' traits are read beside the servers: neither needs the
+	// other.
+	type traits struct {
+		byHost map[string][]string
+		why    string
+	}
+	hostsRead := make(chan traits, 1)
+	go func() {
+		t, why := hostTraits(ctx, sess, admin)
+		hostsRead <- traits{t, why}
+	}()
 	// KeepServers: MatchServers and Verify read inv.Servers.
 	inv, err := inventory.List(ctx, computeClient, imageClient, rel.Release, inventory.Opts{AllTenants: admin, KeepServers: true, Volumes: volumeClient})
+	ht := <-hostsRead
 	if err != nil {
 		return migration.VerifyResult{}, rel, err
 	}
@@ -83,7 +95,7 @@ func VerifyCutover(ctx context.Context, sess *cloud.Session, req VerifyRequest) 
 		in.NotChecked[migration.CheckDomainTPM] = "no " + or(migration.Spell(req.Words, migration.OptionHostReports), "host check reports given")
 	}
 	var unread completeness.Gaps
-	in.HostTraits, in.NotChecked[migration.CheckHostTraits] = hostTraits(ctx, sess, admin)
+	in.HostTraits, in.NotChecked[migration.CheckHostTraits] = ht.byHost, ht.why
 	if in.HostTraits == nil && admin {
 		unread.Add(completeness.Failed, "%s not checked: %s", migration.CheckHostTraits, in.NotChecked[migration.CheckHostTraits])
 	}
