@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"runtime/pprof"
 	"syscall"
 )
 
@@ -21,6 +22,14 @@ func main() { os.Exit(process()) }
 func process() int {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(memoryLimit)
+	}
+	if path := os.Getenv("VTPMCTL_CPUPROFILE"); path != "" {
+		// a developer's window on where a run's CPU goes (make bench's
+		// scale cloud, run by hand): not a flag, so no user meets it
+		if f, err := os.Create(path); err == nil && pprof.StartCPUProfile(f) == nil {
+			defer f.Close()
+			defer pprof.StopCPUProfile()
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
