@@ -127,5 +127,7 @@ func hVolumes(w http.ResponseWriter, r *request) {
 		}
 		return 0, false
 	}}
-	writePage(w, r, "volumes", m, func(k int) any { return c.volumeObj(vis[k]) }, "/volume/v3/"+r.PathValue("id")+"/volumes/detail")
+	c.cached(w, "volumes?"+r.PathValue("id")+"?"+r.URL.RawQuery, func(w http.ResponseWriter) []byte {
+		return writePage(w, r, "volumes", m, func(k int) any { return c.volumeObj(vis[k]) }, "/volume/v3/"+r.PathValue("id")+"/volumes/detail")
+	})
 }

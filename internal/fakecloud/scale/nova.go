@@ -235,17 +235,21 @@ func hServers(w http.ResponseWriter, r *request) {
 		}
 		return 0, false
 	}}
-	writePage(w, r, "servers", m, func(k int) any { return c.serverObj(at2(k), at) }, "/compute/v2.1/servers/detail")
+	key := fmt.Sprintf("servers?%s@%d.%d", r.URL.RawQuery, at.major, at.minor)
+	c.cached(w, key, func(w http.ResponseWriter) []byte {
+		return writePage(w, r, "servers", m, func(k int) any { return c.serverObj(at2(k), at) }, "/compute/v2.1/servers/detail")
+	})
 }
 
 // writePage answers the page of a Nova- or Cinder-style list the request
 // asks for: its items under key, and a "<key>_links" next link when the
 // page is full, as both services page. Items are encoded one by one: a
-// 50,000-server list is never a slice of maps.
-func writePage(w http.ResponseWriter, r *request, key string, m fakecloud.Markers, item func(int) any, path string) {
+// 50,000-server list is never a slice of maps. It returns the body it
+// wrote (nil for an error answer).
+func writePage(w http.ResponseWriter, r *request, key string, m fakecloud.Markers, item func(int) any, path string) []byte {
 	from, to, ok := m.Page(w, r.Request)
 	if !ok {
-		return
+		return nil
 	}
 	var bw bytes.Buffer
 	enc := json.NewEncoder(&bw)
@@ -264,6 +268,7 @@ func writePage(w http.ResponseWriter, r *request, key string, m fakecloud.Marker
 	}
 	bw.WriteString("}")
 	fakecloud.WriteBody(w, 200, bw.Bytes())
+	return bw.Bytes()
 }
 
 // hHypervisors: 2.53+ (UUIDs), paged like servers.

@@ -48,6 +48,7 @@ type Cloud struct {
 
 	mu    sync.Mutex
 	lists []string // each server list's first-page query
+	cache pageCache
 }
 
 // Stats is the fake's counters and what the cloud itself records.
