@@ -2,6 +2,7 @@ package vtpmsecret
 
 import (
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/vtpmctl/vtpmctl/domain/nova"
@@ -13,7 +14,7 @@ import (
 // was not listed), CheckSecretProject or a failed CheckSecretExists (no
 // secret where Nova looks).
 func auditGuest(f Facts, g Guest, secs []Secret, now time.Time) GuestResult {
-	gr := GuestResult{Guest: g, Cannot: cannot(f.Release, g.Mode), Operations: operations(f.Release, g.Mode)}
+	gr := GuestResult{Guest: g, Cannot: shared.cannot(f.Release, g.Mode), Operations: shared.operations(f.Release, g.Mode)}
 	want := expectedProject(f, g)
 	if want == "" || !f.Audited[want] {
 		gr.NotAudited = true
@@ -194,6 +195,41 @@ func checkSecretACL(s Secret) Finding {
 const opResizeAcrossDeployment = "resize-across-deployment"
 
 // cannot lists what Nova refuses for the guest (reference §3.3).
+// sharedLists hands every guest of one release and mode the same
+// read-only lists (capped, so an append copies): at 50,000 guests a
+// list each was an eighth of the audit's memory.
+type sharedLists struct {
+	mu   sync.Mutex
+	byRM map[relMode][2][]string
+}
+
+type relMode struct {
+	rel  nova.Release
+	mode nova.SecretMode
+}
+
+var shared = sharedLists{byRM: map[relMode][2][]string{}}
+
+func (s *sharedLists) get(rel nova.Release, mode nova.SecretMode) [2][]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := relMode{rel, mode}
+	l, ok := s.byRM[k]
+	if !ok {
+		c, o := cannot(rel, mode), operations(rel, mode)
+		l = [2][]string{c[:len(c):len(c)], o[:len(o):len(o)]}
+		s.byRM[k] = l
+	}
+	return l
+}
+
+func (s *sharedLists) cannot(rel nova.Release, mode nova.SecretMode) []string {
+	return s.get(rel, mode)[0]
+}
+func (s *sharedLists) operations(rel nova.Release, mode nova.SecretMode) []string {
+	return s.get(rel, mode)[1]
+}
+
 func cannot(rel nova.Release, mode nova.SecretMode) []string {
 	var out []string
 	for _, op := range nova.UnsupportedOperations(rel, mode) {
