@@ -41,6 +41,8 @@ type options struct {
 	timeline bool
 	capacity int
 	cacheMB  int
+	want     map[string]float64 // job -> fewest requests in flight on average
+	maxRSS   float64
 }
 
 func main() {
@@ -67,6 +69,9 @@ func main() {
 	flag.BoolVar(&o.timeline, "timeline", false, "print each job's requests in flight over its wall time, in twentieths")
 	flag.IntVar(&o.capacity, "capacity", 0, "the cloud serves this many requests at once and answers 429 with Retry-After beyond (0: no limit)")
 	flag.IntVar(&o.cacheMB, "cache-pages", 1536, "MB of encoded server and volume list pages the cloud keeps, warmed by one unmeasured hosts audit before the jobs (0: encode every page, the fake's CPU then counts against the client's)")
+	var want string
+	flag.StringVar(&want, "want-in-flight", "", "job=N,…: fail unless the job kept at least N requests in flight on average (needs -latency)")
+	flag.Float64Var(&o.maxRSS, "max-rss-mb", 0, "fail when a job's peak RSS passes this (0: no limit)")
 	flag.BoolVar(&o.serve, "serve", false, "only serve the cloud (its clouds.yaml path on stdout) until interrupted, to run vtpmctl by hand or under a profiler")
 	flag.Parse()
 	if o.cfg.Others < 0 {
@@ -77,7 +82,10 @@ func main() {
 	}
 	o.runs = strings.Split(runs, ",")
 	var err error
-	if o.latency, err = parseLatency(latency); err != nil {
+	if o.latency, err = parseLatency(latency); err == nil {
+		o.want, err = parseWant(want, len(o.latency) > 0)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "scalebench:", err)
 		os.Exit(2)
 	}
@@ -229,6 +237,17 @@ func run(o options) (bool, error) {
 			bound := r.crit + r.service/time.Duration(max(1, o.parallel))
 			fmt.Printf("| %s | %d | %.1fs | %.2f | %.1fs | %.1fs | %.1fs | %.2f | %d |\n", r.job, r.requests, r.service.Seconds(),
 				float64(r.service)/float64(max(1, r.wall)), r.crit.Seconds(), bound.Seconds(), r.wall.Seconds(), float64(r.wall)/float64(max(1, bound)), r.pushedBack)
+		}
+	}
+	for _, r := range results {
+		inFlight := float64(r.service) / float64(max(1, r.wall))
+		if w, ok := o.want[r.job]; ok && inFlight < w {
+			allOK = false
+			fmt.Fprintf(os.Stderr, "scalebench: %s kept %.2f requests in flight on average, want at least %.1f\n", r.job, inFlight, w)
+		}
+		if o.maxRSS > 0 && r.rssMB > o.maxRSS {
+			allOK = false
+			fmt.Fprintf(os.Stderr, "scalebench: %s peaked at %.0f MB RSS, want at most %.0f\n", r.job, r.rssMB, o.maxRSS)
 		}
 	}
 	for _, r := range results {
@@ -385,4 +404,24 @@ func capacityText(n int) string {
 		return "unlimited"
 	}
 	return fmt.Sprintf("%d requests at once (429 beyond)", n)
+}
+
+// parseWant reads -want-in-flight: job=N,…
+func parseWant(spec string, latency bool) (map[string]float64, error) {
+	out := map[string]float64{}
+	if spec == "" {
+		return out, nil
+	}
+	if !latency {
+		return nil, fmt.Errorf("-want-in-flight needs -latency: without a service time there is nothing to keep in flight")
+	}
+	for _, part := range strings.Split(spec, ",") {
+		job, n, ok := strings.Cut(part, "=")
+		var v float64
+		if _, err := fmt.Sscanf(n, "%g", &v); !ok || err != nil || v <= 0 {
+			return nil, fmt.Errorf("-want-in-flight %q: want job=N,… with N > 0", spec)
+		}
+		out[job] = v
+	}
+	return out, nil
 }
