@@ -105,7 +105,7 @@ A --summary or --status document is a view for people: hosts audit
 				}
 				return runHostCheck(ctx, o)
 			},
-		}, metricsFormats...)},
+		}, metricsFormats...), newHostSecureBootCommand(g, streams)},
 	}
 }
 

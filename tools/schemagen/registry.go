@@ -7,6 +7,7 @@ import (
 	"github.com/vtpmctl/vtpmctl/app/flavor"
 	"github.com/vtpmctl/vtpmctl/app/image"
 	"github.com/vtpmctl/vtpmctl/app/secrets"
+	"github.com/vtpmctl/vtpmctl/app/secureboot"
 	"github.com/vtpmctl/vtpmctl/app/volume"
 	"github.com/vtpmctl/vtpmctl/domain/fleet"
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
@@ -40,6 +41,8 @@ var docs = []doc{
 	{Schema: nova.ChangesSchema, Commands: []string{"image set", "image unset", "volume set", "volume unset", "flavor create", "flavor set", "flavor unset", "plan diff", "plan apply"},
 		Key: "changes", Columns: []string{"object", "key", "old", "new", "action"}},
 	{Schema: hostcheck.ReportSchema, Commands: []string{"host check"}, Type: reflect.TypeFor[hostcheck.Report]()},
+	{Schema: secureboot.StatusSchema, Commands: []string{"host secure-boot status"}, Type: reflect.TypeFor[secureboot.StatusResult]()},
+	{Schema: secureboot.UpdateSchema, Commands: []string{"host secure-boot update"}, Type: reflect.TypeFor[secureboot.UpdateResult]()},
 	{Schema: fleet.Schema, Commands: []string{"hosts audit"}, Type: reflect.TypeFor[fleet.Result]()},
 	{Schema: fleet.DrainSchema, Commands: []string{"hosts audit --drain"}, Type: reflect.TypeFor[fleet.DrainResult]()},
 	{Schema: fleet.HostsReportSchema, Commands: []string{"hosts report"},

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/vtpmctl/vtpmctl/app/secureboot"
+	"github.com/vtpmctl/vtpmctl/internal/output"
+)
+
+func runSecureBootStatus(ctx context.Context, o *secureBootStatusOptions) error {
+	if o.NVRAM != "" && o.Host.Root != "" {
+		return usagef("host secure-boot status: --nvram reads one file, --root a mounted host's guests: give one")
+	}
+	res, err := secureboot.Status(ctx, secureboot.StatusRequest{NVRAM: o.NVRAM, Host: o.Host.options(), Connect: o.Connect})
+	if err != nil {
+		return secureBootError(err)
+	}
+	return output.Write(o.IO.Out, o.Global.Output, secureBootStatusView{&res})
+}
+
+// bitLockerSteps is why --bitlocker-suspended is required, and what to do.
+const bitLockerSteps = "host secure-boot update: KEK and db are measured into PCR 7, so a guest whose BitLocker is sealed to it asks for its recovery key at the next boot: " +
+	"first, in each guest, suspend BitLocker (Suspend-BitLocker -MountPoint C: -RebootCount 0) or escrow its recovery key, then stop the guest " +
+	"and pass --bitlocker-suspended (docs/secure-boot-2023.md; --dry-run needs none)"
+
+var uuidForm = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`)
+
+func runSecureBootUpdate(ctx context.Context, o *secureBootUpdateOptions) error {
+	chosen := 0
+	for _, set := range []bool{len(o.Servers) > 0, o.AllStopped, o.NVRAM != ""} {
+		if set {
+			chosen++
+		}
+	}
+	if chosen != 1 {
+		return usagef("host secure-boot update: choose the files with one of --server UUID (repeatable), --all-stopped or --nvram FILE")
+	}
+	servers := make([]string, len(o.Servers))
+	for i, s := range o.Servers {
+		if servers[i] = strings.ToLower(strings.TrimSpace(s)); !uuidForm.MatchString(servers[i]) {
+			return usagef("host secure-boot update: --server %q is no UUID: give the server's ID (openstack server show NAME -f value -c id), which is its libvirt domain's UUID", s)
+		}
+	}
+	if !o.BitLockerSuspended && !o.DryRun {
+		return usagef("%s", bitLockerSteps)
+	}
+	what := "every stopped guest of this host"
+	switch {
+	case len(servers) > 0:
+		what = fmt.Sprintf("%d server(s)", len(servers))
+	case o.NVRAM != "":
+		what = shownName(o.NVRAM)
+	}
+	gate := writeGate{streams: o.IO, command: "host secure-boot update", bulk: true, yes: o.Yes, dryRun: o.DryRun,
+		what: "add Microsoft's 2023 certificates to the NVRAM of " + what}
+	if err := gate.check(); err != nil {
+		return err
+	}
+	req := secureboot.UpdateRequest{Servers: servers, AllStopped: o.AllStopped, NVRAM: o.NVRAM, Host: o.Host.options(), DryRun: o.DryRun, Connect: o.Connect}
+	if gate.needed() {
+		req.Confirm = func(_ context.Context, files []secureboot.FileUpdate) error {
+			lines := make([]string, len(files))
+			for i, f := range files {
+				var adds []string
+				for _, a := range f.Added {
+					adds = append(adds, a.Variable+" "+a.Subject)
+				}
+				lines[i] = fmt.Sprintf("%s: add %s", f.Name(), strings.Join(adds, ", "))
+			}
+			return gate.ask(lines, fmt.Sprintf("write these %d NVRAM file(s), keeping a backup of each", len(files)))
+		}
+	}
+	res, err := secureboot.Update(ctx, req)
+	var refused *secureboot.RefusedError
+	var failed *secureboot.FailedError
+	switch {
+	case err == nil, errors.As(err, &refused), errors.As(err, &failed):
+		if werr := output.Write(o.IO.Out, o.Global.Output, secureBootUpdateView{&res}); werr != nil {
+			return werr
+		}
+	default:
+		return secureBootError(err)
+	}
+	switch {
+	case refused != nil:
+		msg := "host secure-boot update: refused: " + refused.Error()
+		if refused.Files[0].Refusal == secureboot.RefuseNovaUnknown {
+			msg += " (where nova-compute runs in a container: --layout, or --nova-root DIR)"
+		}
+		return &reportedError{code: exitUsage, msg: msg}
+	case failed != nil:
+		return &reportedError{code: exitFailed, msg: "host secure-boot update: failed: " + failed.Error()}
+	}
+	return nil
+}
+
+// secureBootError: the host's configuration is host check's usage
+// error; a server not on this host is the user's; libvirt is a failure.
+func secureBootError(err error) error {
+	var he *secureboot.HostError
+	var nf *secureboot.NotFoundError
+	switch {
+	case errors.As(err, &he):
+		return hostCheckError(he.Err)
+	case errors.As(err, &nf):
+		return &usageError{msg: "host secure-boot update: " + nf.Error(), err: err}
+	}
+	return err
+}
+
+// secureBootStatusView is the status with the command lines that act
+// on it under its table (the app's result knows no flag).
+type secureBootStatusView struct{ *secureboot.StatusResult }
+
+func (v secureBootStatusView) Table() output.Table {
+	t := v.StatusResult.Table()
+	// each remedy's words once (a template's are the host's), or where
+	// they differ by guest, how to see them
+	detail := map[secureboot.Remedy]string{}
+	for _, g := range v.Guests {
+		if d, seen := detail[g.Remedy]; !seen {
+			detail[g.Remedy] = g.Detail
+		} else if d != g.Detail {
+			detail[g.Remedy] = "each guest's own: -c domain -c remedy -c remedy_detail"
+		}
+	}
+	for _, r := range secureboot.Remedies {
+		if d, ok := detail[r]; ok && r != secureboot.RemedyNone {
+			t.Footer = append(t.Footer, string(r)+": "+d)
+		}
+	}
+	var servers []string
+	file := false
+	for _, g := range v.Guests {
+		switch {
+		case g.Remedy != secureboot.RemedyUpdate:
+		case g.UUID != "":
+			servers = append(servers, g.UUID)
+		default:
+			file = true
+		}
+	}
+	switch {
+	case len(servers) > 0:
+		t.Footer = append(t.Footer, "to update: suspend BitLocker in each guest, stop it, then vtpmctl host secure-boot update --bitlocker-suspended --server "+
+			strings.Join(servers, " --server ")+" (docs/secure-boot-2023.md)")
+	case file:
+		t.Footer = append(t.Footer, "to update: vtpmctl host secure-boot update --bitlocker-suspended --nvram "+v.Source+" (docs/secure-boot-2023.md)")
+	}
+	return t
+}
+
+// secureBootUpdateView is the update with what comes next under its table.
+type secureBootUpdateView struct{ *secureboot.UpdateResult }
+
+func (v secureBootUpdateView) Table() output.Table {
+	t := v.UpdateResult.Table()
+	switch {
+	case v.Summary.Updated > 0:
+		t.Footer = append(t.Footer, "next: start each guest, check in Windows (Confirm-SecureBootUEFI; Get-SecureBootUEFI db), resume BitLocker (Resume-BitLocker -MountPoint C:); docs/secure-boot-2023.md")
+	case v.Summary.WouldUpdate > 0 && v.DryRun:
+		t.Footer = append(t.Footer, "dry run: nothing written; without --dry-run (and with --bitlocker-suspended) these files are written")
+	case len(v.Files) > 0 && v.Summary.Unchanged+v.Summary.Skipped == len(v.Files):
+		t.Footer = append(t.Footer, "nothing written: no selected file lacks a 2023 certificate")
+	}
+	return t
+}
