@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -88,7 +89,19 @@ func TestFaultMatrix(t *testing.T) {
 		}
 		out, errs, code := runCLI(t, append([]string{"--os-cloud", "scale", "--timeout", timeout}, args...)...)
 		inj, n := px.Injected()
-		// the plan's clock and the proxy's port are no part of a result
+		// the plan's clock and the proxy's port are no part of a result;
+		// the cloud's pushback is, and is checked here: every 429 and 503
+		// the proxy sent is counted, no other answer
+		if m := pushbackAnswers.FindStringSubmatch(out); m != nil {
+			want := 0
+			if p.Kind == fakecloud.FaultTooMany || p.Kind == fakecloud.Fault503 {
+				want = len(inj)
+			}
+			if m[1] != strconv.Itoa(want) {
+				t.Errorf("%v under %s: the result says the cloud pushed back %s time(s), the proxy answered %d with %s", args, p.Kind, m[1], want, p.Kind)
+			}
+			out = pushbackSection.ReplaceAllString(out, `"server_pushback": {}`)
+		}
 		out = generated.ReplaceAllString(out, `"generated": ""`)
 		out = strings.ReplaceAll(out, px.URL(c.URL), "http://cloud")
 		errs = strings.ReplaceAll(errs, px.URL(c.URL), "http://cloud")
@@ -215,3 +228,8 @@ func firstDiff(want, got string) string {
 	}
 	return fmt.Sprintf("lengths %d and %d lines", len(w), len(g))
 }
+
+var (
+	pushbackAnswers = regexp.MustCompile(`"server_pushback": \{\s*"answers": (\d+)`)
+	pushbackSection = regexp.MustCompile(`(?s)"server_pushback": \{.*?\}`)
+)
