@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/vtpmctl/vtpmctl/domain/advice"
 	"github.com/vtpmctl/vtpmctl/domain/uefi"
 )
 
@@ -12,8 +13,8 @@ import (
 // asking for its recovery key therefore depends on three things this host
 // decides: does the TPM state survive (KEEP-TPM-STATE), does the NVRAM
 // survive (NVRAM-KEPT), and do the NVRAM's db/KEK already hold the 2023
-// certificates Windows is moving to (else Windows' own update rewrites
-// them, which changes PCR 7).
+// certificates Windows is moving to (else adding them changes PCR 7; the
+// KEK only offline on the host, since Windows cannot add it: certremedy.go).
 
 // Risk is a guest's BitLocker-recovery risk.
 type Risk string
@@ -56,12 +57,21 @@ const (
 	CertsNoKeys     Certs = "no-keys"    // no PK: setup mode, Secure Boot verifies nothing
 	CertsNoNVRAM    Certs = "no-nvram"   // not a UEFI guest (no <nvram>)
 	CertsUnreadable Certs = "unreadable" // the NVRAM file could not be read or parsed
+	// CertsUnknown: no view of the guest (a fleet guest its host's check
+	// report lacks); counts only, never a class certsOf gives.
+	CertsUnknown Certs = "unknown"
 )
+
+// missingKEK is how Missing names the KEK a guest needs before it can
+// take future db/dbx updates, and the one Windows cannot add itself.
+const missingKEK = "KEK " + kek2023CN
+
+const kek2023CN = "Microsoft Corporation KEK 2K CA 2023"
 
 // guest2023 are the certificates a Windows guest needs (the Option ROM CA
 // only matters with option ROMs, which a virtual machine's devices lack).
 var guest2023 = []struct{ db, cn string }{
-	{"KEK", "Microsoft Corporation KEK 2K CA 2023"},
+	{"KEK", kek2023CN},
 	{"db", "Windows UEFI CA 2023"},
 	{"db", "Microsoft UEFI CA 2023"},
 }
@@ -77,6 +87,9 @@ type GuestBitLocker struct {
 	// Missing: the 2023 certificates db/KEK lack ("KEK …", "db …").
 	Missing    []string `json:"missing_2023,omitempty"`
 	NVRAMError string   `json:"nvram_error,omitempty"`
+	// CertsRemedy: what brings the NVRAM to the 2023 certificates here
+	// (CertRemedyOf; "" in a report from before it: RemedyOfCerts).
+	CertsRemedy CertRemedy `json:"certs_remedy"`
 	// NVRAMKept and TPMStateKept: the host's NVRAM-KEPT and
 	// KEEP-TPM-STATE verdicts (NVRAMKept "" for a BIOS guest: nothing to
 	// keep).
@@ -148,6 +161,7 @@ func assessBitLocker(n guestNVRAM, tpmKept, nvramKept TriState) *GuestBitLocker 
 	case Unknown:
 		add(RiskUnknown, "whether this host keeps the vTPM state is unknown (KEEP-TPM-STATE)")
 	}
+	b.CertsRemedy = CertRemedyOf(b.Certs, b.NVRAMKept)
 	if b.Certs == CertsNoNVRAM {
 		b.NVRAMKept = "" // nothing to keep
 		add(RiskLow, "no UEFI NVRAM (BIOS guest): nothing is measured into PCR 7 from variables")
@@ -167,11 +181,33 @@ func assessBitLocker(n guestNVRAM, tpmKept, nvramKept TriState) *GuestBitLocker 
 	case CertsNoKeys:
 		add(RiskLow, "the NVRAM enrols no Secure Boot keys (setup mode): BitLocker does not bind to PCR 7")
 	case Certs2011, CertsPartial:
-		add(RiskMedium, fmt.Sprintf("db/KEK lack the 2023 certificates (%s): Windows' Secure Boot certificate update rewrites KEK and db, which changes PCR 7", strings.Join(b.Missing, ", ")))
+		add(RiskMedium, lacking(b.Missing))
 	case CertsOther:
 		add(RiskLow, "the NVRAM enrols no Microsoft certificate (the site's own keys): Windows' certificate update does not apply")
 	}
 	return finish(b, worst)
+}
+
+// lacking says what a missing 2023 certificate costs and how it gets
+// there: the KEK only offline on the host (Windows cannot add it), db
+// also by an update signed by a KEK the NVRAM enrols. Either changes PCR 7.
+func lacking(missing []string) string {
+	why := "db/KEK lack the 2023 certificates (" + strings.Join(missing, ", ") + "): "
+	if MissesKEK2023(missing) {
+		return why + "Windows cannot add the KEK itself (a KEK update must be signed by the platform key, here the firmware distribution's, which Microsoft's signed KEK updates do not cover), " +
+			"so the guest cannot take future db/dbx updates until the KEK is added offline on the host; adding the certificates changes PCR 7"
+	}
+	return why + "only db updates signed by a KEK the NVRAM enrols apply (Windows' own, or added offline on the host); either changes db, and PCR 7 with it"
+}
+
+// MissesKEK2023: missing (GuestBitLocker.Missing) names the KEK 2K CA 2023.
+func MissesKEK2023(missing []string) bool {
+	for _, m := range missing {
+		if m == missingKEK {
+			return true
+		}
+	}
+	return false
 }
 
 func finish(b *GuestBitLocker, worst Risk) *GuestBitLocker {
@@ -238,5 +274,6 @@ func checkBitLocker(f *Facts) []Check {
 	}
 	return one(id, Warn, "BitLocker-recovery risk of the vTPM guests: "+strings.Join(parts, "; "),
 		"high: update Nova (KEEP-TPM-STATE, NVRAM-KEPT) and until then suspend BitLocker inside the guest (manage-bde -protectors -disable C: -RebootCount 1) before any stop/start or hard reboot; "+
-			"medium: escrow the recovery key and let Windows install the 2023 certificates with BitLocker suspended for that reboot; unknown: run host check where the Nova code and the NVRAM files are readable")
+			"medium: where db/KEK lack 2023 certificates, escrow the recovery key or suspend BitLocker, stop the guest and add them to its NVRAM on this host ("+f.words().Command(advice.SecureBootUpdate)+"; Windows cannot add the KEK itself); "+
+			"unknown: run host check where the Nova code and the NVRAM files are readable")
 }

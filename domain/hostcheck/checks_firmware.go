@@ -54,15 +54,17 @@ func checkSecureBootCerts(f *Facts) []Check {
 		return one(id, Warn, where+": the template enrols no keys (no PK): Secure Boot guests start in setup mode and verify nothing, and BitLocker's PCR 7 binding is not used",
 			"install a firmware package whose Secure Boot descriptor has enrolled-keys (Debian: ovmf's OVMF_VARS_4M.ms.fd), or order it first in /etc/qemu/firmware")
 	}
-	st, msg, remedy := certStatus(where, sb, f.Now)
+	st, msg, remedy := certStatus(where, sb, f.Now, f.words().Command(advice.SecureBootUpdate))
 	return one(id, st, msg, remedy)
 }
 
 // certStatus: Warn, not Fail, when only the 2011 set is there: UEFI does
 // not check expiry, so guests keep booting; but a guest made from this
 // template cannot take boot managers and db/dbx updates signed only by the
-// 2023 keys, and Windows' own certificate update changes PCR 7.
-func certStatus(where string, sb *uefi.SecureBoot, now time.Time) (Status, string, string) {
+// 2023 keys, and enrolling them changes PCR 7. The remedy's update (its
+// caller's words) is how existing guests get them: Windows cannot add the
+// KEK itself (certremedy.go).
+func certStatus(where string, sb *uefi.SecureBoot, now time.Time, update string) (Status, string, string) {
 	pk := sb.PK.Certificates[0]
 	facts := fmt.Sprintf("PK %q (owner %s); KEK %s; db %s; dbx %d hashes", pk.Subject, pk.Owner, names(sb.KEK), names(sb.DB), dbxCount(sb.DBX))
 	var missing []string
@@ -99,7 +101,9 @@ func certStatus(where string, sb *uefi.SecureBoot, now time.Time) (Status, strin
 		msg += " (" + strings.Join(old, "; ") + ")"
 	}
 	msg += ": new Windows guests boot (UEFI ignores expiry) but cannot take boot managers or db/dbx updates signed only by the 2023 keys; enrolling them later changes PCR 7 (BitLocker recovery unless suspended first)"
-	return Warn, msg, "update the firmware package to one whose template enrols the 2023 KEK and db certificates, or enrol them into " + "the template (virt-fw-vars --add-kek/--add-db); existing guests keep their own NVRAM and need the update inside Windows"
+	return Warn, msg, "update the firmware package to one whose template enrols the 2023 KEK and db certificates (Debian: ovmf 2026.08, forky; bookworm's and trixie's enrol the 2011 set only), " +
+		"or enrol them into the template (virt-fw-vars --add-kek/--add-db); existing guests keep their own NVRAM where Nova keeps it, and Windows cannot add the KEK to it: " +
+		"add the certificates to each guest's NVRAM on this host, guest stopped and BitLocker suspended (" + update + ")"
 }
 
 func names(d *uefi.SignatureDB) string {
