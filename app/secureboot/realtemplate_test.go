@@ -39,7 +39,7 @@ func TestUpdateRealTemplates(t *testing.T) {
 				}
 				return
 			}
-			if g.Certs != hostcheck.Certs2011 || g.Remedy != RemedyUpdate {
+			if g.Certs != hostcheck.Certs2011 || g.Remedy != hostcheck.CertRemedyUpdateNVRAM {
 				t.Fatalf("%s: %s %s %q", name, g.Certs, g.Remedy, g.Detail)
 			}
 			res, err := Update(context.Background(), UpdateRequest{NVRAM: p, Now: now})
@@ -53,7 +53,7 @@ func TestUpdateRealTemplates(t *testing.T) {
 			}
 			t.Logf("%s (%d bytes, PK %q): store %d → %d of %d bytes, compacted %v", name, len(b), g.PK.Subject, f.BytesBefore, f.BytesAfter, f.StoreSize, f.Compacted)
 			st, _ = Status(context.Background(), StatusRequest{NVRAM: p, Now: now})
-			if g := st.Guests[0]; g.Certs != hostcheck.Certs2023 || g.Remedy != RemedyNone || len(g.KEK) != 3 || len(g.DB) != 5 {
+			if g := st.Guests[0]; g.Certs != hostcheck.Certs2023 || g.Remedy != hostcheck.CertRemedyNone || len(g.KEK) != 3 || len(g.DB) != 5 {
 				t.Errorf("after: %s %s, %d KEK, %d db", g.Certs, g.Remedy, len(g.KEK), len(g.DB))
 			}
 		})

@@ -6,31 +6,11 @@ import (
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
 )
 
-// Remedy is what a guest's variable store needs, typed: a caller words
-// it (the CLI as its command lines) and counts it.
-type Remedy string
-
-const (
-	// RemedyNone: the 2023 certificates are there, or nothing of
-	// Microsoft's is to be added (no UEFI NVRAM, setup mode, site keys).
-	RemedyNone Remedy = "none"
-	// RemedyUpdate: add the 2023 certificates to this guest's file,
-	// offline, from this host (Update).
-	RemedyUpdate Remedy = "update"
-	// RemedyTemplate: this host's Nova recreates every guest's NVRAM from
-	// the template at each stop/start, so a guest's file cannot keep an
-	// update: the template is what must carry the 2023 certificates (a
-	// firmware package update), or Nova must first keep NVRAM.
-	RemedyTemplate Remedy = "template"
-	// RemedyBlocked: the certificates are missing and this file cannot
-	// take them in place (no room, not an authenticated store).
-	RemedyBlocked Remedy = "blocked"
-	// RemedyUnknown: the file or the host's Nova could not be read.
-	RemedyUnknown Remedy = "unknown"
-)
-
-// Remedies from the most urgent; tables and counts list them in this order.
-var Remedies = []Remedy{RemedyUpdate, RemedyTemplate, RemedyBlocked, RemedyUnknown, RemedyNone}
+// Remedies from the most urgent; tables list them in this order. A
+// guest's remedy is hostcheck's (the words hosts audit and the report
+// count by), with the one only a look at the file finds: blocked.
+var Remedies = []hostcheck.CertRemedy{hostcheck.CertRemedyUpdateNVRAM, hostcheck.CertRemedyPackageUpdate, hostcheck.CertRemedyBlocked,
+	hostcheck.CertRemedyUnknown, hostcheck.CertRemedyNone}
 
 // TemplatePackage is where a template with the 2023 certificates comes
 // from, as read from Debian's packages (uefi.TestRealTemplates pins
@@ -47,31 +27,31 @@ func decide(g *Guest, kept hostcheck.TriState) {
 	g.Remedy, g.Detail = remedyOf(g.Certs, kept, g.blocked, len(g.WouldAdd), g.Error)
 }
 
-func remedyOf(c hostcheck.Certs, kept hostcheck.TriState, blocked *refusal, adds int, readErr string) (Remedy, string) {
+func remedyOf(c hostcheck.Certs, kept hostcheck.TriState, blocked *refusal, adds int, readErr string) (hostcheck.CertRemedy, string) {
 	switch c {
 	case hostcheck.CertsNoNVRAM:
-		return RemedyNone, "no NVRAM file named: libvirt creates it from the template at the first start"
+		return hostcheck.CertRemedyNone, "no NVRAM file named: libvirt creates it from the template at the first start"
 	case hostcheck.CertsUnreadable:
-		return RemedyUnknown, "the NVRAM file could not be read: " + readErr
+		return hostcheck.CertRemedyUnknown, "the NVRAM file could not be read: " + readErr
 	case hostcheck.CertsNoKeys:
-		return RemedyNone, "no PK (setup mode): Secure Boot verifies nothing, and no certificate is added to a store without a PK"
+		return hostcheck.CertRemedyNone, "no PK (setup mode): Secure Boot verifies nothing, and no certificate is added to a store without a PK"
 	case hostcheck.CertsOther:
-		return RemedyNone, "the site's own keys, no Microsoft certificate: Windows' certificate update does not apply"
+		return hostcheck.CertRemedyNone, "the site's own keys, no Microsoft certificate: Windows' certificate update does not apply"
 	case hostcheck.Certs2023:
 		if adds > 0 && blocked == nil {
-			return RemedyNone, fmt.Sprintf("the 2023 certificates Windows needs are enrolled (update would add %d more, the Option ROM CA)", adds)
+			return hostcheck.CertRemedyNone, fmt.Sprintf("the 2023 certificates Windows needs are enrolled (update would add %d more, the Option ROM CA)", adds)
 		}
-		return RemedyNone, "the 2023 certificates are enrolled"
+		return hostcheck.CertRemedyNone, "the 2023 certificates are enrolled"
 	}
 	switch kept {
 	case hostcheck.No:
-		return RemedyTemplate, "this host's Nova recreates the NVRAM from the template at every stop/start (bug 2131730): an updated file would be lost at the next start; " +
+		return hostcheck.CertRemedyPackageUpdate, "this host's Nova recreates the NVRAM from the template at every stop/start (bug 2131730): an updated file would be lost at the next start; " +
 			"update Nova to " + NovaKeepsNVRAM + " and then each guest's file, or give the host a template with the 2023 certificates (" + TemplatePackage + ")"
 	case hostcheck.Unknown:
-		return RemedyUnknown, "whether this host's Nova keeps the NVRAM is unknown (no installed Nova code readable, and Nova 31 and 32 differ by point release): it keeps it from " + NovaKeepsNVRAM
+		return hostcheck.CertRemedyUnknown, "whether this host's Nova keeps the NVRAM is unknown (no installed Nova code readable, and Nova 31 and 32 differ by point release): it keeps it from " + NovaKeepsNVRAM
 	}
 	if blocked != nil {
-		return RemedyBlocked, "the file cannot take the 2023 certificates in place: " + blocked.detail
+		return hostcheck.CertRemedyBlocked, "the file cannot take the 2023 certificates in place: " + blocked.detail
 	}
-	return RemedyUpdate, fmt.Sprintf("add the %d missing 2023 certificate(s) to the file, from the host with the guest stopped and BitLocker suspended (PCR 7 changes)", adds)
+	return hostcheck.CertRemedyUpdateNVRAM, fmt.Sprintf("add the %d missing 2023 certificate(s) to the file, from the host with the guest stopped and BitLocker suspended (PCR 7 changes)", adds)
 }

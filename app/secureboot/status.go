@@ -42,9 +42,9 @@ type StatusResult struct {
 
 // StatusSummary counts the guests by certificates and by remedy.
 type StatusSummary struct {
-	Guests   int                     `json:"guests"`
-	ByCerts  map[hostcheck.Certs]int `json:"by_certificates"`
-	ByRemedy map[Remedy]int          `json:"by_remedy"`
+	Guests   int                          `json:"guests"`
+	ByCerts  map[hostcheck.Certs]int      `json:"by_certificates"`
+	ByRemedy map[hostcheck.CertRemedy]int `json:"by_remedy"`
 	// BIOSGuests: domains without UEFI firmware, not listed.
 	BIOSGuests int `json:"bios_guests"`
 }
@@ -72,11 +72,11 @@ type Guest struct {
 	Missing    []string        `json:"missing_2023,omitempty"`
 	// WouldAdd: what update would add to this file (Microsoft's four
 	// 2023 certificates less those already there).
-	WouldAdd  []Addition         `json:"would_add,omitempty"`
-	NVRAMKept hostcheck.TriState `json:"nvram_kept,omitempty"`
-	Remedy    Remedy             `json:"remedy"`
-	Detail    string             `json:"remedy_detail"`
-	Error     string             `json:"error,omitempty"` // why the file could not be read
+	WouldAdd  []Addition           `json:"would_add,omitempty"`
+	NVRAMKept hostcheck.TriState   `json:"nvram_kept,omitempty"`
+	Remedy    hostcheck.CertRemedy `json:"remedy"`
+	Detail    string               `json:"remedy_detail"`
+	Error     string               `json:"error,omitempty"` // why the file could not be read
 
 	blocked *refusal // why update could not write the file
 }
@@ -169,7 +169,7 @@ func guestOf(d *domain) Guest {
 
 func (r *StatusResult) count() {
 	r.Summary.Guests = len(r.Guests)
-	r.Summary.ByCerts, r.Summary.ByRemedy = map[hostcheck.Certs]int{}, map[Remedy]int{}
+	r.Summary.ByCerts, r.Summary.ByRemedy = map[hostcheck.Certs]int{}, map[hostcheck.CertRemedy]int{}
 	for _, g := range r.Guests {
 		r.Summary.ByCerts[g.Certs]++
 		r.Summary.ByRemedy[g.Remedy]++

@@ -17,12 +17,12 @@ func TestStatusHost(t *testing.T) {
 	for _, c := range []struct {
 		rel    nova.Release
 		kept   hostcheck.TriState
-		remedy Remedy
+		remedy hostcheck.CertRemedy
 		says   string
 	}{
-		{nova.Gazpacho, hostcheck.Yes, RemedyUpdate, "add the 4 missing 2023 certificate(s)"},
-		{nova.Zed, hostcheck.No, RemedyTemplate, "Debian's ovmf 2026.08 (forky) is the first whose template enrols them"},
-		{nova.Epoxy, hostcheck.Unknown, RemedyUnknown, "keeps it from 31.3.0, 32.2.0, 33.0.0"},
+		{nova.Gazpacho, hostcheck.Yes, hostcheck.CertRemedyUpdateNVRAM, "add the 4 missing 2023 certificate(s)"},
+		{nova.Zed, hostcheck.No, hostcheck.CertRemedyPackageUpdate, "Debian's ovmf 2026.08 (forky) is the first whose template enrols them"},
+		{nova.Epoxy, hostcheck.Unknown, hostcheck.CertRemedyUnknown, "keeps it from 31.3.0, 32.2.0, 33.0.0"},
 	} {
 		t.Run(c.rel.String(), func(t *testing.T) {
 			h := newHost(t, c.rel)
@@ -57,12 +57,12 @@ func TestStatusHost(t *testing.T) {
 			}
 			for i, w := range []struct {
 				certs  hostcheck.Certs
-				remedy Remedy
+				remedy hostcheck.CertRemedy
 				says   string
 			}{
-				{hostcheck.Certs2023, RemedyNone, "the 2023 certificates are enrolled"},
-				{hostcheck.CertsNoKeys, RemedyNone, "no PK (setup mode)"},
-				{hostcheck.CertsUnreadable, RemedyUnknown, "could not be read"},
+				{hostcheck.Certs2023, hostcheck.CertRemedyNone, "the 2023 certificates are enrolled"},
+				{hostcheck.CertsNoKeys, hostcheck.CertRemedyNone, "no PK (setup mode)"},
+				{hostcheck.CertsUnreadable, hostcheck.CertRemedyUnknown, "could not be read"},
 			} {
 				g := res.Guests[i+1]
 				if g.Certs != w.certs || g.Remedy != w.remedy || !strings.Contains(g.Detail, w.says) {
@@ -72,10 +72,10 @@ func TestStatusHost(t *testing.T) {
 			if d := res.Guests[3]; d.Error == "" || !d.ManagedSave {
 				t.Errorf("guest d: error %q, saved %v", d.Error, d.ManagedSave)
 			}
-			if f := res.Guests[4]; c.kept == hostcheck.Yes && (f.Remedy != RemedyBlocked || !strings.Contains(f.Detail, "bytes free")) {
+			if f := res.Guests[4]; c.kept == hostcheck.Yes && (f.Remedy != hostcheck.CertRemedyBlocked || !strings.Contains(f.Detail, "bytes free")) {
 				t.Errorf("full store: %s %q", f.Remedy, f.Detail)
 			}
-			if n := res.Summary.ByCerts[hostcheck.Certs2011]; n != 2 || res.Summary.Guests != 5 || res.Summary.ByRemedy[RemedyNone] != 2 {
+			if n := res.Summary.ByCerts[hostcheck.Certs2011]; n != 2 || res.Summary.Guests != 5 || res.Summary.ByRemedy[hostcheck.CertRemedyNone] != 2 {
 				t.Errorf("summary %+v", res.Summary)
 			}
 		})
@@ -90,7 +90,7 @@ func TestStatusFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := res.Guests[0]
-	if len(res.Guests) != 1 || res.Source != p || res.Host != "" || res.NVRAMKept != "" || g.NVRAM != p || g.Remedy != RemedyUpdate || g.Certs != hostcheck.Certs2011 {
+	if len(res.Guests) != 1 || res.Source != p || res.Host != "" || res.NVRAMKept != "" || g.NVRAM != p || g.Remedy != hostcheck.CertRemedyUpdateNVRAM || g.Certs != hostcheck.Certs2011 {
 		t.Fatalf("%+v", res)
 	}
 	res, err = Status(context.Background(), StatusRequest{NVRAM: p + ".missing", Now: now})
@@ -133,7 +133,7 @@ func TestStatusTable(t *testing.T) {
 	if got := tb.Rows[0].Get("kek").([]string); len(got) != 1 || got[0] != "Microsoft Corporation KEK CA 2011 (expired 2026-06-24)" {
 		t.Errorf("kek cell %q", got)
 	}
-	if !strings.Contains(strings.Join(tb.Footer, "\n"), "1 UEFI guest(s); certificates: 2011 1; remedy: update 1") {
+	if !strings.Contains(strings.Join(tb.Footer, "\n"), "1 UEFI guest(s); certificates: 2011 1; remedy: update-nvram 1") {
 		t.Errorf("footer %q", tb.Footer)
 	}
 }

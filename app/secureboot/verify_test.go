@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
 	"github.com/vtpmctl/vtpmctl/domain/uefi"
 )
 
@@ -102,7 +103,7 @@ func FuzzInspect(f *testing.F) {
 		if g.Remedy == "" || g.Certs == "" {
 			t.Fatalf("undecided: %+v", g)
 		}
-		if g.Remedy == RemedyUpdate && len(g.WouldAdd) == 0 {
+		if g.Remedy == hostcheck.CertRemedyUpdateNVRAM && len(g.WouldAdd) == 0 {
 			t.Fatalf("update with nothing to add: %+v", g)
 		}
 	})

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/vtpmctl/vtpmctl/app/secureboot"
+	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 )
 
@@ -120,7 +121,7 @@ func (v secureBootStatusView) Table() output.Table {
 	t := v.StatusResult.Table()
 	// each remedy's words once (a template's are the host's), or where
 	// they differ by guest, how to see them
-	detail := map[secureboot.Remedy]string{}
+	detail := map[hostcheck.CertRemedy]string{}
 	for _, g := range v.Guests {
 		if d, seen := detail[g.Remedy]; !seen {
 			detail[g.Remedy] = g.Detail
@@ -129,7 +130,7 @@ func (v secureBootStatusView) Table() output.Table {
 		}
 	}
 	for _, r := range secureboot.Remedies {
-		if d, ok := detail[r]; ok && r != secureboot.RemedyNone {
+		if d, ok := detail[r]; ok && r != hostcheck.CertRemedyNone {
 			t.Footer = append(t.Footer, string(r)+": "+d)
 		}
 	}
@@ -137,7 +138,7 @@ func (v secureBootStatusView) Table() output.Table {
 	file := false
 	for _, g := range v.Guests {
 		switch {
-		case g.Remedy != secureboot.RemedyUpdate:
+		case g.Remedy != hostcheck.CertRemedyUpdateNVRAM:
 		case g.UUID != "":
 			servers = append(servers, g.UUID)
 		default:
