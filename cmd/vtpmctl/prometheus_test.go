@@ -116,6 +116,14 @@ func TestPrometheusBitLocker(t *testing.T) {
 		{"vtpmctl_fleet_bitlocker_risk_guests", []string{"level", "high"}, 1},
 		{"vtpmctl_fleet_bitlocker_risk_guests", []string{"level", "low"}, 0},
 		{"vtpmctl_host_bitlocker_risk_guests", []string{"host", "devcloud", "level", "high"}, 1},
+		// The report predates certs_remedy: 2011 on a host that recreates
+		// NVRAM is the template's (a package update).
+		{"vtpmctl_host_secure_boot_certs_guests", []string{"host", "devcloud", "certs", "2011"}, 1},
+		{"vtpmctl_host_secure_boot_certs_guests", []string{"host", "devcloud", "certs", "2023"}, 0},
+		{"vtpmctl_host_secure_boot_remedy_guests", []string{"host", "devcloud", "remedy", "package-update"}, 1},
+		{"vtpmctl_host_secure_boot_remedy_guests", []string{"host", "devcloud", "remedy", "update-nvram"}, 0},
+		{"vtpmctl_fleet_secure_boot_certs_guests", []string{"certs", "2011"}, 1},
+		{"vtpmctl_fleet_secure_boot_remedy_guests", []string{"remedy", "package-update"}, 1},
 	} {
 		if v, ok := sample(fams, c.name, c.labels...); !ok || v != c.want {
 			t.Errorf("%s%v = %v (%v), want %v\n%s", c.name, c.labels, v, ok, c.want, out)
@@ -129,16 +137,24 @@ func TestPrometheusBitLocker(t *testing.T) {
 	out, _, _ = runCLI(t, "--os-cloud", "fake", "hosts", "audit", "--host-reports", dir, "-f", "json")
 	var audit struct {
 		Summary struct {
-			BitLocker map[string]int `json:"bitlocker_risk_guests"`
+			BitLocker  map[string]int `json:"bitlocker_risk_guests"`
+			SecureBoot struct {
+				ByCerts  map[string]int `json:"by_certificates"`
+				ByRemedy map[string]int `json:"by_remedy"`
+			} `json:"secure_boot_guests"`
 		} `json:"summary"`
 		Reports []struct {
 			AtRisk []struct {
 				Risk string `json:"bitlocker_risk"`
 			} `json:"at_risk_guests"`
+			SecureBoot struct {
+				ByRemedy map[string]int `json:"by_remedy"`
+			} `json:"secure_boot_guests"`
 		} `json:"reports"`
 	}
 	jsonOut(t, out, &audit)
-	if audit.Summary.BitLocker["high"] != 1 || len(audit.Reports) == 0 || len(audit.Reports[0].AtRisk) != 1 || audit.Reports[0].AtRisk[0].Risk != "high" {
+	if audit.Summary.BitLocker["high"] != 1 || len(audit.Reports) == 0 || len(audit.Reports[0].AtRisk) != 1 || audit.Reports[0].AtRisk[0].Risk != "high" ||
+		audit.Summary.SecureBoot.ByCerts["2011"] != 1 || audit.Summary.SecureBoot.ByRemedy["package-update"] != 1 || audit.Reports[0].SecureBoot.ByRemedy["package-update"] != 1 {
 		t.Errorf("no fleet count or guest risk in the JSON: %+v\n%s", audit, out)
 	}
 }

@@ -36,10 +36,13 @@ const (
 	PlanImport     Command = "plan import"
 	PlanDiff       Command = "plan diff"
 	PlanApply      Command = "plan apply"
+	// SecureBootUpdate adds the 2023 certificates to a stopped guest's
+	// NVRAM on its compute host.
+	SecureBootUpdate Command = "host secure-boot update"
 )
 
 // Commands are every Command, for a caller to check it has each.
-var Commands = []Command{HostCheck, HostsAudit, SecretsAudit, SecretsProtect, PlanImport, PlanDiff, PlanApply}
+var Commands = []Command{HostCheck, HostsAudit, SecretsAudit, SecretsProtect, PlanImport, PlanDiff, PlanApply, SecureBootUpdate}
 
 // Words spells options and commands for a reader.
 type Words interface {

@@ -50,6 +50,9 @@ type Summary struct {
 	// hosts' check reports (a guest without one is unknown); absent when
 	// no report was given.
 	BitLocker map[hostcheck.Risk]int `json:"bitlocker_risk_guests,omitempty"`
+	// SecureBoot: the vTPM guests by the 2023 certificates their NVRAM
+	// enrols and by remedy, from the same reports; absent without them.
+	SecureBoot *hostcheck.SecureBootCounts `json:"secure_boot_guests,omitempty"`
 	// Drain: the vTPM guests by how they would leave their host.
 	Drain map[DrainAction]int `json:"drain,omitempty"`
 }
@@ -67,6 +70,7 @@ func AuditHosts(rel nova.Release, hosts []Host, reports map[string]hostcheck.Rep
 	if len(reports) > 0 {
 		// Only with reports: a count without any would claim zero high risk.
 		sum.BitLocker = map[hostcheck.Risk]int{}
+		sum.SecureBoot = hostcheck.NewSecureBootCounts()
 	}
 	for _, h := range hosts {
 		out = append(out, auditHost(rel, h, reports, guests, byHost[h.Host], &sum))
@@ -106,6 +110,9 @@ func auditHost(rel nova.Release, h Host, reports map[string]hostcheck.Report, gu
 		fromHostReport(&r, rel, h, rep)
 	} else if len(reports) > 0 {
 		noHostReport(&r)
+	}
+	if len(reports) > 0 {
+		r.SecureBoot = hostcheck.CountSecureBoot(r.VTPMGuests)
 	}
 	r.Finish()
 	tally(sum, &r, usable, capab)
@@ -169,6 +176,9 @@ func tally(sum *Summary, r *HostReport, usable bool, capab Capability) {
 		for _, g := range r.AtRisk {
 			sum.BitLocker[g.BitLockerRisk]++
 		}
+	}
+	if sum.SecureBoot != nil && r.SecureBoot != nil {
+		sum.SecureBoot.Merge(r.SecureBoot)
 	}
 	if usable {
 		sum.Usable++

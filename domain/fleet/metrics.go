@@ -17,6 +17,8 @@ const (
 	mHosts   = "vtpmctl_fleet_hosts"
 	mHostUp  = "vtpmctl_fleet_host_usable"
 	mRisk    = "vtpmctl_fleet_bitlocker_risk_guests"
+	mCerts   = "vtpmctl_fleet_secure_boot_certs_guests"
+	mRemedy  = "vtpmctl_fleet_secure_boot_remedy_guests"
 )
 
 // Now is the clock of the run's timestamp (tests fix it).
@@ -38,6 +40,7 @@ func (f *Result) Gauges() *metrics.Set {
 			s.Add(mAtRisk, "vTPM guests stranded if the host dies (Nova refuses to evacuate them)", float64(len(r.AtRisk)), "host", r.Host)
 			if f.Summary.BitLocker != nil { // only host check reports know it
 				r.AddRiskGauges(s)
+				r.AddSecureBootGauges(s)
 			}
 		}
 		for _, t := range h.Traits {
@@ -56,6 +59,14 @@ func (f *Result) Gauges() *metrics.Set {
 	if f.Summary.BitLocker != nil {
 		for _, l := range hostcheck.RiskLevels {
 			s.Add(mRisk, "vTPM guests of the fleet by BitLocker-recovery risk, from the hosts' check reports (a guest without one is unknown)", float64(f.Summary.BitLocker[l]), "level", string(l))
+		}
+	}
+	if c := f.Summary.SecureBoot; c != nil {
+		for _, k := range hostcheck.CertsClasses {
+			s.Add(mCerts, "vTPM guests of the fleet by the Microsoft Secure Boot certificates their NVRAM enrols, from the hosts' check reports (a guest without one is unknown)", float64(c.ByCerts[k]), "certs", string(k))
+		}
+		for _, k := range hostcheck.CertRemedies {
+			s.Add(mRemedy, "vTPM guests of the fleet by what brings their NVRAM to the 2023 certificates (package-update, update-nvram, unknown, none), from the hosts' check reports", float64(c.ByRemedy[k]), "remedy", string(k))
 		}
 	}
 	s.Add(mLastRun, "when vtpmctl last ran this audit (the textfile's freshness)", float64(Now().Unix()), "command", "hosts audit")

@@ -42,6 +42,10 @@ type HostReport struct {
 	// AtRisk: the vTPM guests this host would strand if it died, since
 	// Nova refuses to evacuate them.
 	AtRisk []RiskGuest `json:"at_risk_guests,omitempty"`
+	// SecureBoot: its vTPM guests by the 2023 certificates their NVRAM
+	// enrols and by remedy, from its check report (a guest the report
+	// lacks is unknown); absent when the audit was given no reports.
+	SecureBoot *hostcheck.SecureBootCounts `json:"secure_boot_guests,omitempty"`
 }
 
 func (r *HostReport) add(c hostcheck.Check) { r.Checks = append(r.Checks, c) }
@@ -129,6 +133,9 @@ func (f *Result) Table() output.Table {
 			parts = append(parts, fmt.Sprintf("%d %s", s.BitLocker[l], l))
 		}
 		t.Footer = append(t.Footer, "vTPM guests by BitLocker-recovery risk (from the host check reports): "+strings.Join(parts, ", "))
+	}
+	if c := s.SecureBoot; c != nil {
+		t.Footer = append(t.Footer, "vTPM guests by 2023 Secure Boot certificates: "+certsParts(c)+"; to get them: "+remedyParts(c))
 	}
 	return t
 }

@@ -101,6 +101,14 @@ func (v SummaryView) Table() output.Table {
 			add("bitlocker_risk_"+string(l), s.BitLocker[l])
 		}
 	}
+	if c := s.SecureBoot; c != nil {
+		for _, k := range hostcheck.CertsClasses {
+			add("secure_boot_certs_"+summaryKey(string(k)), c.ByCerts[k])
+		}
+		for _, k := range hostcheck.CertRemedies {
+			add("secure_boot_remedy_"+summaryKey(string(k)), c.ByRemedy[k])
+		}
+	}
 	add("nova_release", nova.Label(v.Release, v.Candidates))
 	return t.Table
 }

@@ -20,6 +20,14 @@ const (
 	helpCheck = "1 for each check of a host, labelled with its status (pass, warn, fail, skip)"
 )
 
+// The 2023 Secure Boot certificates' counts (certremedy.go).
+const (
+	mCerts     = "vtpmctl_host_secure_boot_certs_guests"
+	helpCerts  = "vTPM guests of the host by the Microsoft Secure Boot certificates their NVRAM enrols (2011, partial, unreadable, unknown, 2023, other, no-keys, no-nvram; docs/secure-boot-2023.md)"
+	mRemedy    = "vtpmctl_host_secure_boot_remedy_guests"
+	helpRemedy = "vTPM guests of the host by what brings their NVRAM to the 2023 certificates (package-update, update-nvram, unknown, none; docs/secure-boot-2023.md)"
+)
+
 // Now is the clock of the run's timestamp (tests fix it).
 var Now = time.Now
 
@@ -29,6 +37,7 @@ func (r *Report) Gauges() *metrics.Set {
 	s := metrics.New()
 	r.AddGauges(s)
 	r.AddRiskGauges(s)
+	r.AddSecureBootGauges(s)
 	for _, t := range r.Traits {
 		s.Add(mTrait, "1 for each Placement trait of the host (host check: what Nova reports for it; hosts audit: what Placement holds)", 1, "host", r.Host, "trait", t)
 	}
@@ -79,5 +88,18 @@ func (r *Report) AddRiskGauges(s *metrics.Set) {
 	}
 	for _, l := range RiskLevels {
 		s.Add(mRisk, helpRisk, float64(n[l]), "host", r.Host, "level", string(l))
+	}
+}
+
+// AddSecureBootGauges counts the host's guests by the certificates their
+// NVRAM enrols and by remedy, every class and remedy (0 included); never
+// a guest's name. A guest without a view counts as unknown in both.
+func (r *Report) AddSecureBootGauges(s *metrics.Set) {
+	c := CountSecureBoot(r.VTPMGuests)
+	for _, k := range CertsClasses {
+		s.Add(mCerts, helpCerts, float64(c.ByCerts[k]), "host", r.Host, "certs", string(k))
+	}
+	for _, k := range CertRemedies {
+		s.Add(mRemedy, helpRemedy, float64(c.ByRemedy[k]), "host", r.Host, "remedy", string(k))
 	}
 }

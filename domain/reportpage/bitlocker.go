@@ -14,6 +14,7 @@ type RiskRow struct {
 	Host, Guest, UUID  string
 	Risk               hostcheck.Risk
 	Certs              hostcheck.Certs
+	Remedy             hostcheck.CertRemedy // what brings its NVRAM to the 2023 certificates
 	NVRAMKept, TPMKept hostcheck.TriState
 	Reasons            []string
 }
@@ -28,7 +29,7 @@ func bitLockerRows(hosts []hostcheck.Report, fl *fleet.Result) []RiskRow {
 		for _, g := range r.VTPMGuests {
 			if b := g.BitLocker; b != nil {
 				at[g.UUID] = len(rows)
-				rows = append(rows, RiskRow{r.Host, g.Name, g.UUID, b.Risk, b.Certs, b.NVRAMKept, b.TPMStateKept, b.Reasons})
+				rows = append(rows, RiskRow{r.Host, g.Name, g.UUID, b.Risk, b.Certs, b.RemedyOfCerts(), b.NVRAMKept, b.TPMStateKept, b.Reasons})
 			}
 		}
 	}
@@ -42,10 +43,12 @@ func bitLockerRows(hosts []hostcheck.Report, fl *fleet.Result) []RiskRow {
 					rows[j].Guest = g.Name // the server's name, not the domain's
 					continue
 				}
-				row := RiskRow{Host: r.Host, Guest: g.Name, UUID: g.ServerID, Risk: g.BitLockerRisk, Reasons: g.BitLockerReasons}
+				// No view of it: its certificates are unknown, like its risk.
+				row := RiskRow{Host: r.Host, Guest: g.Name, UUID: g.ServerID, Risk: g.BitLockerRisk, Reasons: g.BitLockerReasons,
+					Certs: hostcheck.CertsUnknown, Remedy: hostcheck.CertRemedyUnknown}
 				if i < len(r.VTPMGuests) && r.VTPMGuests[i].UUID == g.ServerID && r.VTPMGuests[i].BitLocker != nil {
 					b := r.VTPMGuests[i].BitLocker
-					row.Certs, row.NVRAMKept, row.TPMKept = b.Certs, b.NVRAMKept, b.TPMStateKept
+					row.Certs, row.Remedy, row.NVRAMKept, row.TPMKept = b.Certs, b.RemedyOfCerts(), b.NVRAMKept, b.TPMStateKept
 				}
 				at[g.ServerID] = len(rows)
 				rows = append(rows, row)

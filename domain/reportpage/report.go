@@ -123,6 +123,10 @@ type page struct {
 	Failing   int
 	// Risks: the vTPM guests by BitLocker-recovery risk, worst first.
 	Risks []RiskRow
+	// CertsHosts: the same guests counted per host by the 2023 Secure
+	// Boot certificates and remedy; CertsHelp says what each remedy is.
+	CertsHosts []CertsHost
+	CertsHelp  string
 	// Shown, Remedies, View: what the view lists (view.go).
 	Shown    []row
 	Remedies []Remedy
@@ -228,6 +232,8 @@ func (p *page) build() {
 	}
 	if p.Risks = bitLockerRows(p.Hosts, p.Fleet); len(p.Risks) > 0 {
 		p.Areas = append(p.Areas, bitLockerArea(p.Risks))
+		p.CertsHosts, p.CertsHelp = certsHosts(p.Risks), certsRemedyText(p.words)
+		p.Areas = append(p.Areas, certsArea(p.CertsHosts))
 	}
 	for _, f := range p.Findings {
 		if f.Status == result.Fail {

@@ -52,9 +52,17 @@ footer { color: #777; font-size: .8rem; margin-top: 2rem; }
 {{if .Risks}}<h2>BitLocker recovery risk</h2>
 <p>Per vTPM guest: does its TPM state and its UEFI NVRAM survive this host's Nova, and does its NVRAM hold the 2023 Secure Boot certificates (vtpmctl's docs/bitlocker.md, "BitLocker and Secure Boot").</p>
 <table>
-<thead><tr><th>Risk</th><th>Host</th><th>Guest</th><th>Certificates</th><th>NVRAM kept</th><th>TPM state kept</th><th>Why</th></tr></thead>
+<thead><tr><th>Risk</th><th>Host</th><th>Guest</th><th>Certificates</th><th>To get the 2023 certificates</th><th>NVRAM kept</th><th>TPM state kept</th><th>Why</th></tr></thead>
 <tbody>
-{{range .Risks}}<tr><td class="risk {{.Risk}}">{{.Risk}}</td><td>{{.Host}}</td><td>{{.Guest}} <span class="remedy">{{.UUID}}</span></td><td>{{.Certs}}</td><td>{{.NVRAMKept}}</td><td>{{.TPMKept}}</td><td>{{range $i, $r := .Reasons}}{{if $i}}; {{end}}{{$r}}{{end}}</td></tr>
+{{range .Risks}}<tr><td class="risk {{.Risk}}">{{.Risk}}</td><td>{{.Host}}</td><td>{{.Guest}} <span class="remedy">{{.UUID}}</span></td><td>{{.Certs}}</td><td>{{.Remedy}}</td><td>{{.NVRAMKept}}</td><td>{{.TPMKept}}</td><td>{{range $i, $r := .Reasons}}{{if $i}}; {{end}}{{$r}}{{end}}</td></tr>
+{{end}}</tbody></table>{{end}}
+
+{{if .CertsHosts}}<h2>Secure Boot 2023 certificates</h2>
+<p>Per host: its vTPM guests by the Microsoft certificates their NVRAM enrols, and by what brings them the 2023 ones. {{.CertsHelp}}</p>
+<table>
+<thead><tr><th>Host</th><th>Guests</th><th>Certificates</th>{{range .CertRemedies}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>
+{{range .CertsHosts}}<tr><td>{{.Host}}</td><td>{{.Guests}}</td><td>{{.Certs}}</td>{{range .Remedies}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</tbody></table>{{end}}
 
 <h2>Findings</h2>

@@ -48,7 +48,7 @@ func (in Inputs) Worst() result.Status {
 func (p *page) apply(v View) {
 	p.View = v
 	if v.Summary {
-		p.Risks = nil
+		p.Risks, p.CertsHosts = nil, nil
 		return
 	}
 	count := map[string]int{}
