@@ -272,7 +272,7 @@ func domainCheck(srv nova.Server, g nova.VTPMGuest, in VerifyInput) VerifyCheck 
 		} else {
 			c.Status, c.Message = result.Pass, fmt.Sprintf("the domain on %s has its <tpm> %s %s", rep.Host, d.Version, d.Model)
 		}
-		nvramView(&c, rep.Host, d.BitLocker)
+		nvramView(&c, rep.Host, d.BitLocker, srv.ID, advice.Or(in.Words))
 		return c
 	}
 	c.Status = result.Fail
@@ -288,8 +288,10 @@ const nvramNotInReport = "not in the host's check report (written before host ch
 // nvramView adds to DOMAIN-TPM the guest's NVRAM view from its host's
 // report. Risk high is a warning, not a failure: the domain has its TPM,
 // but the next stop/start or hard reboot makes BitLocker ask for its
-// recovery key. The fix is docs/bitlocker.md's (its risk table).
-func nvramView(c *VerifyCheck, host string, b *hostcheck.GuestBitLocker) {
+// recovery key. The fix is docs/bitlocker.md's (its risk table). An NVRAM
+// without the 2023 KEK is a warning too (missingKEK), its fix after the
+// escrow and before the check's own.
+func nvramView(c *VerifyCheck, host string, b *hostcheck.GuestBitLocker, server string, w advice.Words) {
 	if b == nil {
 		c.BitLockerNotChecked = nvramNotInReport
 		c.Message += "; NVRAM view not checked: " + nvramNotInReport
@@ -303,18 +305,26 @@ func nvramView(c *VerifyCheck, host string, b *hostcheck.GuestBitLocker) {
 	}
 	c.Message += fmt.Sprintf("; BitLocker-recovery risk %s (%svTPM state kept %s, certificates %s): %s",
 		b.Risk, kept, b.TPMStateKept, b.Certs, strings.Join(b.Reasons, "; "))
-	if b.Risk != hostcheck.RiskHigh {
+	kekMsg, kekFix := missingKEK(host, server, b, w)
+	c.Message += kekMsg
+	if b.Risk != hostcheck.RiskHigh && kekFix == "" {
 		return
 	}
 	if c.Status == result.Pass {
 		c.Status = result.Warn
 	}
 	// First, so a failed check's hard reboot comes after the suspension.
-	fix := "escrow the guest's BitLocker recovery key now; update Nova on " + host + " (host check: KEEP-TPM-STATE, NVRAM-KEPT); until then suspend BitLocker inside the guest (manage-bde -protectors -disable C: -RebootCount 1) before every stop/start or hard reboot"
-	if c.Remedy != "" {
-		fix += "; " + c.Remedy
+	var fix []string
+	if b.Risk == hostcheck.RiskHigh {
+		fix = append(fix, "escrow the guest's BitLocker recovery key now; update Nova on "+host+" (host check: KEEP-TPM-STATE, NVRAM-KEPT); until then suspend BitLocker inside the guest (manage-bde -protectors -disable C: -RebootCount 1) before every stop/start or hard reboot")
 	}
-	c.Remedy = fix
+	if kekFix != "" {
+		fix = append(fix, kekFix)
+	}
+	if c.Remedy != "" {
+		fix = append(fix, c.Remedy)
+	}
+	c.Remedy = strings.Join(fix, "; ")
 }
 
 // or is s, or otherwise when s is empty.
