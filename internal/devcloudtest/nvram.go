@@ -94,3 +94,13 @@ func (h ComputeHost) OverwriteHostFile(t testing.TB, path string, b []byte) {
 		t.Fatal(err)
 	}
 }
+
+// RemoveHostFile removes a file a test left on the host (a backup beside
+// a guest's NVRAM, which deleting the server does not remove). For
+// cleanups: a file already gone is no error.
+func (h ComputeHost) RemoveHostFile(t testing.TB, path string) {
+	t.Helper()
+	if _, err := h.run("rm", "-f", "--", path); err != nil {
+		t.Errorf("%s: removing %s: %v", h.Name, path, err)
+	}
+}

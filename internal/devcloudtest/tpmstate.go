@@ -106,6 +106,17 @@ func (h ComputeHost) HasTPMState(t testing.TB, instance string) bool {
 // (testscript.Main). It returns stdout and the exit status.
 func (h ComputeHost) RunCLI(t testing.TB, args ...string) ([]byte, int) {
 	t.Helper()
+	out, errb, code := h.RunCLIExit(t, args...)
+	if code > 1 {
+		t.Fatalf("%s: vtpmctl %s: exit status %d: %s", h.Name, strings.Join(args, " "), code, strings.TrimSpace(string(errb)))
+	}
+	return out, code
+}
+
+// RunCLIExit is RunCLI for a run that may refuse (exit 2): stdout,
+// stderr and the exit status, whatever it is.
+func (h ComputeHost) RunCLIExit(t testing.TB, args ...string) (stdout, stderr []byte, code int) {
+	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -130,12 +141,12 @@ func (h ComputeHost) RunCLI(t testing.TB, args ...string) ([]byte, int) {
 	var exit *exec.ExitError
 	switch {
 	case err == nil:
-		return out.Bytes(), 0
-	case errors.As(err, &exit) && exit.ExitCode() == 1:
-		return out.Bytes(), 1 // failed checks: the report is still on stdout
+		return out.Bytes(), errb.Bytes(), 0
+	case errors.As(err, &exit) && exit.ExitCode() > 0:
+		return out.Bytes(), errb.Bytes(), exit.ExitCode()
 	}
 	t.Fatalf("%s: vtpmctl %s: %v: %s", h.Name, strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
-	return nil, 0
+	return nil, nil, 0
 }
 
 func (h ComputeHost) run(args ...string) ([]byte, error) {
