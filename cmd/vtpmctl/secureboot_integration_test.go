@@ -35,6 +35,8 @@ const oldTemplate = "/usr/share/OVMF/OVMF_VARS_4M.ms.fd"
 // where Nova recreates NVRAM from the template (2025.1's 31.0.0), the
 // command refuses with its reason and the file is untouched.
 func TestIntegrationSecureBootUpdate(t *testing.T) {
+	// 2026.1 keeps NVRAM as 2026.2 does, zed recreates it as 2025.1 does
+	devcloudtest.Only(t, "2025.1", "2026.2")
 	start := time.Now()
 	ctx := context.Background()
 	h := newHarness(t)
