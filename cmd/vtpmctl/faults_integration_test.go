@@ -36,7 +36,7 @@ func TestIntegrationFaultMatrix(t *testing.T) {
 		t.Setenv("OS_CLIENT_CONFIG_FILE", clouds)
 		out, errs, code := runCLI(t, append([]string{"--os-cloud", "devcloud-admin", "--timeout", "20s"}, args...)...)
 		inj, n := px.Injected()
-		out = generated.ReplaceAllString(px.Upstream(out), `"generated": ""`)
+		out = generated.ReplaceAllString(checkedPushback(t, args, p.Kind, len(inj), px.Upstream(out)), `"generated": ""`)
 		return faultRun{stdout: out, stderr: px.Upstream(errs), code: code, injected: inj, requests: n}
 	}
 	var rows []string
