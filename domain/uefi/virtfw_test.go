@@ -161,14 +161,7 @@ func TestTemplatesAgainstVirtFwVars(t *testing.T) {
 				t.Fatal(err)
 			}
 			theirs, printed := tool.run(t, p)
-			var got, want []string
-			for _, v := range s.Variables {
-				got = append(got, fmt.Sprintf("%s %s attr=%d data=%s", v.Name, v.Vendor, v.Attributes, hex.EncodeToString(v.Data)))
-			}
-			for _, v := range theirs {
-				want = append(want, fmt.Sprintf("%s %s attr=%d data=%s", v.Name, v.GUID, v.Attr, strings.ToLower(v.Data)))
-			}
-			if strings.Join(sorted(got), "\n") != strings.Join(sorted(want), "\n") {
+			if !sameVariables(s.Variables, theirs) {
 				t.Errorf("variables differ from %s's:\n ours:   %v\n theirs: %v", tool, names(s.Variables), vfvNames(theirs))
 			}
 			sb, err := s.SecureBoot()
@@ -214,6 +207,19 @@ func names(vs []Variable) []string {
 		out = append(out, v.Name)
 	}
 	return out
+}
+
+// sameVariables: our reading and virt-fw-vars' hold the same variables
+// (name, vendor, attributes, data), in any order.
+func sameVariables(ours []Variable, theirs []vfvVariable) bool {
+	var a, b []string
+	for _, v := range ours {
+		a = append(a, fmt.Sprintf("%s %s attr=%d data=%s", v.Name, v.Vendor, v.Attributes, hex.EncodeToString(v.Data)))
+	}
+	for _, v := range theirs {
+		b = append(b, fmt.Sprintf("%s %s attr=%d data=%s", v.Name, v.GUID, v.Attr, strings.ToLower(v.Data)))
+	}
+	return strings.Join(sorted(a), "\n") == strings.Join(sorted(b), "\n")
 }
 
 func vfvNames(vs []vfvVariable) []string {
