@@ -1,6 +1,9 @@
 package barbican
 
-import "testing"
+import (
+	"encoding/json"
+	"testing"
+)
 
 // TestNextOffset: a next link's offset decides the next page; one that
 // does not move forward is an error, not an end of the list.
@@ -44,5 +47,36 @@ func TestListedSecretID(t *testing.T) {
 		if got, ok := l.ID(); ok != c.ok || ok && got != id {
 			t.Errorf("%s: %q, %v", c.ref, got, ok)
 		}
+	}
+}
+
+// The shortcut past the consumers' decoding may skip only what
+// encoding/json would not have matched: any case, escapes and folding
+// characters still decode.
+func TestListedSecretConsumersAsEncodingJSONMatches(t *testing.T) {
+	for _, tc := range []struct {
+		name, key string
+		want      int
+	}{
+		{"absent", "", 0},
+		{"plain", `"consumers"`, 1},
+		{"upper", `"CONSUMERS"`, 1},
+		{"escaped", `"consum\u0065rs"`, 1},
+		{"long s folds", `"conſumers"`, 1},
+		{"other key", `"consumer"`, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := `{"secret_ref": "https://kms/v1/secrets/5f1e4c3a-1b2c-4d5e-8f90-123456789abc", "name": "vTPM x"`
+			if tc.key != "" {
+				b += `, ` + tc.key + `: [{"service": "nova", "resource_type": "instance", "resource_id": "i"}]`
+			}
+			var l ListedSecret
+			if err := json.Unmarshal([]byte(b+`}`), &l); err != nil {
+				t.Fatal(err)
+			}
+			if len(l.Consumers) != tc.want || l.Name != "vTPM x" {
+				t.Fatalf("consumers %v name %q, want %d consumer(s)", l.Consumers, l.Name, tc.want)
+			}
+		})
 	}
 }
