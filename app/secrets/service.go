@@ -126,9 +126,8 @@ func AuditSecrets(ctx context.Context, sess *cloud.Session, req AuditRequest) (A
 	if err != nil {
 		return out, err
 	}
-	if req.Resolved != nil {
-		out.Release = *req.Resolved
-	} else if out.Release, err = compute.ResolveRelease(ctx, computeClient, req.Release, false); err != nil {
+	km, err := sess.KeyManager()
+	if err != nil {
 		return out, err
 	}
 	var imageClient, volumeClient *gophercloud.ServiceClient
@@ -140,9 +139,27 @@ func AuditSecrets(ctx context.Context, sess *cloud.Session, req AuditRequest) (A
 			return out, err
 		}
 	}
-	km, err := sess.KeyManager()
-	if err != nil {
+	if req.Resolved != nil {
+		out.Release = *req.Resolved
+	} else if out.Release, err = compute.ResolveRelease(ctx, computeClient, req.Release, false); err != nil {
 		return out, err
+	}
+	// The key manager's API and the scope are two questions to two
+	// services: asked at once, one round trip before the gathering, not
+	// two. The requests sent are the same as one after the other: a
+	// failed API read is only noted, unless the caller needs consumers,
+	// and then nothing more is asked before it is known.
+	type scopeRead struct {
+		sc  scope
+		err error
+	}
+	scopeCh := make(chan scopeRead, 1)
+	askScope := func() {
+		sc, err := resolveScope(ctx, sess, req)
+		scopeCh <- scopeRead{sc, err}
+	}
+	if !req.NeedConsumers {
+		go askScope()
 	}
 	api, apiErr := barbican.DetectAPI(ctx, km)
 	if apiErr != nil { // on one line, as a result carries it
@@ -153,11 +170,14 @@ func AuditSecrets(ctx context.Context, sess *cloud.Session, req AuditRequest) (A
 		return out, apiErr
 	case req.NeedConsumers && !api.HasConsumers():
 		return out, &ConsumersUnavailableError{API: api}
+	case req.NeedConsumers:
+		askScope()
 	}
-	sc, err := resolveScope(ctx, sess, req)
-	if err != nil {
-		return out, err
+	scoped := <-scopeCh
+	if scoped.err != nil {
+		return out, scoped.err
 	}
+	sc := scoped.sc
 	own, ks, names, projects := sc.own, sc.ks, sc.names, sc.projects
 	allTenants := req.Inventory != nil || sc.admin && (req.AllProjects || len(projects) > 1 || projects[0] != own)
 	// Projects named by an admin: Nova lists those projects' servers
