@@ -116,7 +116,7 @@ func narrowed(v any, key string, want []string) ([]docField, error) {
 	if lt.Kind() != reflect.Slice && lt.Kind() != reflect.Array {
 		return nil, fmt.Errorf("output: %T: %q is not a list", v, key)
 	}
-	doc := structDoc(rv, fields)
+	doc := heldDoc(rv, fields)
 	var lv reflect.Value
 	at := -1
 	for i, f := range doc {
@@ -278,6 +278,20 @@ func writeYAMLDoc(w io.Writer, fs []docField) error {
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	for _, f := range fs {
+		if f.val.IsValid() && f.val.Type() == walkedType {
+			n := 0
+			err := f.val.Interface().(walkedList).each(func(i int, e reflect.Value) error {
+				n++
+				return yamlKey(bw, f.key, jsonOf(e.Elem()), true, i > 0)
+			})
+			if err == nil && n == 0 {
+				err = yamlKey(bw, f.key, func() ([]byte, error) { return []byte("[]"), nil }, false, false)
+			}
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		if !listOfRows(f.val) {
 			if err := yamlKey(bw, f.key, jsonOf(f.val), false, false); err != nil {
 				return err

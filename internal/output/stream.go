@@ -45,6 +45,9 @@ const maxDepth = 200
 
 func streamJSON(w *bufio.Writer, v reflect.Value, prefix string) error {
 	// past maxDepth (a pointer cycle) encoding/json reports the error
+	if v.IsValid() && v.Type() == walkedType {
+		return streamWalk(w, v.Interface().(walkedList), prefix)
+	}
 	if v.IsValid() && !custom(v.Type()) && len(prefix) < 2*maxDepth {
 		switch {
 		case v.Kind() == reflect.Pointer && !v.IsNil() && v.Type().Elem().Kind() != reflect.Pointer: // **T, type P *P: encoding/json's
@@ -90,9 +93,33 @@ func streamList(w *bufio.Writer, v reflect.Value, prefix string) error {
 	return err
 }
 
+// streamWalk writes a streamed list as streamList writes a held one.
+func streamWalk(w *bufio.Writer, l walkedList, prefix string) error {
+	n := 0
+	err := l.each(func(i int, e reflect.Value) error {
+		if i == 0 {
+			w.WriteString("[")
+		} else {
+			w.WriteString(",")
+		}
+		n++
+		w.WriteString("\n" + prefix + "  ")
+		return streamJSON(w, e, prefix+"  ")
+	})
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		_, err = w.WriteString("[]")
+		return err
+	}
+	_, err = w.WriteString("\n" + prefix + "]")
+	return err
+}
+
 // streamStruct writes the keys structFields finds, a field at a time.
 func streamStruct(w *bufio.Writer, v reflect.Value, prefix string, fields []jsonField) error {
-	return streamFields(w, structDoc(v, fields), prefix)
+	return streamFields(w, streamedDoc(v, fields), prefix)
 }
 
 // isEmpty is encoding/json's omitempty rule.

@@ -27,7 +27,7 @@ func streamYAML(w io.Writer, v any) error {
 	if !ok {
 		return writeTypedYAMLWhole(w, v)
 	}
-	doc := structDoc(rv, fields)
+	doc := streamedDoc(rv, fields)
 	if len(doc) == 0 {
 		return writeTypedYAMLWhole(w, v)
 	}
