@@ -23,24 +23,30 @@ func (w *worded) with(name string) string {
 	return w.before + fmt.Sprintf(w.format, name) + w.after
 }
 
+// nameFindings words one guest's hints with the caller's names.
+func nameFindings(g *GuestResult, name func(Hint) string) {
+	for j := range g.Findings {
+		f := &g.Findings[j]
+		if f.hinted == nil {
+			continue
+		}
+		if f.hinted.remedy {
+			f.Remedy = f.hinted.with(name(f.Hint))
+		} else {
+			f.Message = f.hinted.with(name(f.Hint))
+		}
+	}
+}
+
 // Name words the hints of r with the caller's names for them: name
 // returns the caller's spelling of a hint (its flag), "" for a hint it
 // has no name for, whose texts then stay as they read. The audit's
 // texts name nothing until then; calling Name again rewords them.
 func (r *Result) Name(name func(Hint) string) {
 	for i := range r.Guests {
-		for j := range r.Guests[i].Findings {
-			f := &r.Guests[i].Findings[j]
-			if f.hinted == nil {
-				continue
-			}
-			if f.hinted.remedy {
-				f.Remedy = f.hinted.with(name(f.Hint))
-			} else {
-				f.Message = f.hinted.with(name(f.Hint))
-			}
-		}
+		nameFindings(&r.Guests[i], name)
 	}
+	r.names = name // a streamed result's guests, as they are walked
 	if su := r.ServiceUser; su != nil && su.hinted != nil {
 		su.Evidence = su.hinted.with(name(HintServiceUser))
 	}

@@ -19,7 +19,7 @@ func (r *Result) Gauges() *metrics.Set {
 	for outcome, n := range map[string]int{"ok": r.Summary.OK, "failed": r.Summary.Failed, "not_audited": skipped} {
 		s.Add("vtpmctl_secrets_guests", "vTPM guests by secrets audit outcome", float64(n), "result", outcome)
 	}
-	for _, g := range r.Guests {
+	for g := range r.EachGuest {
 		for _, f := range g.Findings {
 			if f.Status == result.Fail {
 				s.Add("vtpmctl_secrets_guest_failed", "1 for each failing check of a vTPM guest's secret", 1, "server_id", g.ServerID, "project_id", g.ProjectID, "check", string(f.Check))

@@ -82,39 +82,6 @@ func refusal(a API) string {
 	return ""
 }
 
-// addProtection adds the consumer finding to every guest with a secret
-// and counts the fleet, when consumers were read.
-func addProtection(f Facts, res *Result, servers map[string]string) {
-	if !f.API.HasConsumers() {
-		return
-	}
-	byID := make(map[string]Secret, len(f.Secrets))
-	for _, s := range f.Secrets {
-		byID[s.ID] = s
-	}
-	n := &ConsumerCounts{}
-	for i := range res.Guests {
-		g := &res.Guests[i]
-		s, ok := byID[g.SecretID]
-		if !ok || s.Consumers == nil {
-			continue
-		}
-		state, finding := protection(f, g.ServerID, s, servers)
-		g.Protection, g.Consumers = state, s.Consumers
-		g.Findings = append(g.Findings, finding)
-		switch state {
-		case Protected:
-			n.Protected++
-		case Mismatched:
-			n.Mismatched++
-		default:
-			n.Unprotected++
-		}
-	}
-	res.Summary.Consumers = n
-	res.KeyManagerAPI = f.API.String()
-}
-
 func consumerList(cs []Consumer) string {
 	l := make([]string, len(cs))
 	for i, c := range cs {

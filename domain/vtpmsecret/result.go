@@ -128,6 +128,11 @@ type Result struct {
 	PushBack PushBack `json:"server_pushback"`
 	// cleanupPlan is the caller's name for HintCleanupPlan (Name).
 	cleanupPlan string
+	// walk, names and only: a streamed result's guests are audited again
+	// on each walk (AuditStreamed), worded with names and kept by only.
+	walk  *auditor
+	names func(Hint) string
+	only  result.Filter
 }
 
 // PushBack is the cloud's 429s and 503s over the run, and how far they

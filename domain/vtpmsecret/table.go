@@ -29,7 +29,7 @@ func (r *Result) Table() output.Table {
 		Default:   []string{"server_id", "name", "project_name", "mode", "checks"},
 		TableOnly: []string{"server_id", "name", "project_name", "checks"}}
 	cannotOf := map[nova.SecretMode][]string{}
-	for _, g := range r.Guests {
+	for g := range r.EachGuest {
 		failed, notAuditable, lines := false, false, []string{}
 		for _, fd := range g.Findings {
 			switch fd.Status {
@@ -72,7 +72,7 @@ func (r *Result) Table() output.Table {
 		}
 		t.Subtables = append(t.Subtables, st)
 	}
-	for _, g := range r.Guests {
+	for g := range r.EachGuest {
 		if g.Evidence == nova.EvidenceSecret {
 			t.Footer = append(t.Footer, fmt.Sprintf("evidence: %s (%s) audited as a vTPM guest because %s", output.ShownName(g.Name), output.ShownName(g.ServerID), g.EvidenceReason))
 		}

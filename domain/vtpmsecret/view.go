@@ -25,6 +25,10 @@ func (r Result) Only(f result.Filter) Result {
 	if len(f) == 0 {
 		return r
 	}
+	if r.walk != nil {
+		r.only = f
+		return r
+	}
 	kept := make([]GuestResult, 0, len(r.Guests))
 	for _, g := range r.Guests {
 		if f.Keeps(g.RowStatus()) {
@@ -43,7 +47,7 @@ type SummaryView struct{ *Result }
 
 // SummaryView leaves out the lists; r is not changed.
 func (r Result) SummaryView() SummaryView {
-	r.Guests = []GuestResult{}
+	r.Guests, r.walk = []GuestResult{}, nil
 	r.Orphans = nil
 	r.SkippedSecrets = nil
 	r.NotAuditable = map[string]NotAuditable{}
