@@ -53,6 +53,10 @@ type AuditRequest struct {
 	// NeedConsumers: a key manager without consumers is an error before
 	// anything else is asked (secrets protect).
 	NeedConsumers bool
+	// Stream: the result does not hold its guests' results; they are
+	// audited again each time they are walked (vtpmsecret.AuditStreamed:
+	// for a caller that writes them once, in JSON or YAML).
+	Stream bool
 	// Progress, when set, is told how far each phase of the gathering is
 	// (requests done of those known), one call at a time; the caller
 	// draws it (the service knows no terminal).
@@ -205,7 +209,11 @@ func AuditSecrets(ctx context.Context, sess *cloud.Session, req AuditRequest) (A
 	facts.ProjectGaps = sc.gaps
 	out.Facts, out.KeyManager = facts, src.KeyManager
 	out.SecretsURL = strings.TrimRight(km.ResourceBaseURL(), "/") + "/secrets/"
-	out.Result = vtpmsecret.Audit(facts, time.Now())
+	if req.Stream {
+		out.Result = vtpmsecret.AuditStreamed(facts, time.Now())
+	} else {
+		out.Result = vtpmsecret.Audit(facts, time.Now())
+	}
 	// Projects named by an admin: their server lists cannot prove an
 	// instance gone (its server may be another project's), but Nova can,
 	// asked by UUID about those instances only, as the cleanup plan asks.

@@ -113,7 +113,12 @@ func runSecretsAudit(ctx context.Context, o *secretsAuditOptions) error {
 		return err
 	}
 	sess.SetConcurrency(o.Concurrency)
-	a, err := auditSecrets(ctx, o.IO.Err, sess, o.request())
+	req := o.request()
+	// JSON and YAML write each guest once, as it is audited: the audit
+	// need not hold 500,000 guests' results (the table's widths, the
+	// value rows and the metrics need them all).
+	req.Stream = !o.CleanupPlan && (o.Global.Output.Format == "json" || o.Global.Output.Format == "yaml")
+	a, err := auditSecrets(ctx, o.IO.Err, sess, req)
 	if err != nil {
 		return secretsError(err)
 	}
@@ -223,7 +228,7 @@ func secretsJUnit(res vtpmsecret.Result) []result.Suite {
 		}
 		return byProject[p]
 	}
-	for _, g := range res.Guests {
+	for g := range res.EachGuest {
 		s := suite(g.ProjectID)
 		for _, fd := range g.Findings {
 			s.Cases = append(s.Cases, result.Case{Name: g.ServerID + " " + string(fd.Check), Status: fd.Status, Message: fd.Message, Remedy: fd.Remedy})
