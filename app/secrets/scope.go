@@ -111,6 +111,9 @@ func projectKeyManagers(sess *cloud.Session, km *gophercloud.ServiceClient, own 
 		if err != nil {
 			return nil, err
 		}
+		// the key manager's endpoint is the session's: of the project's
+		// authentication only the token is used
+		cloud.KeepTokenOnly(s.Provider)
 		c := *km
 		c.ProviderClient = s.Provider
 		return &c, nil

@@ -2,8 +2,10 @@ package cloud
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack"
@@ -94,4 +96,25 @@ func ProjectIDs(ctx context.Context, ks *gophercloud.ServiceClient, refs []strin
 		}
 	}
 	return out, nil
+}
+
+// tokenOnly is an authentication with its token and expiry only.
+type tokenOnly struct {
+	id  string
+	exp time.Time
+}
+
+func (t tokenOnly) ExtractTokenID() (string, error) { return t.id, nil }
+func (t tokenOnly) TokenExpiry() time.Time          { return t.exp }
+
+// KeepTokenOnly drops from pc what its authentication returned but the
+// token and its expiry: a scoped token's body holds the cloud's whole
+// catalog (~17 KB), which a client built for one service never reads
+// again; 85 MB at 5,000 projects' tokens. A re-authentication (401)
+// reads a new one.
+func KeepTokenOnly(pc *gophercloud.ProviderClient) {
+	_ = pc.SetTokenAndAuthResult(tokenOnly{id: pc.Token(), exp: pc.TokenExpiry()})
+	pc.EndpointLocator = func(gophercloud.EndpointOpts) (string, error) {
+		return "", errors.New("this client keeps its token only, not the catalog")
+	}
 }
