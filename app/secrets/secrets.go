@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/gophercloud/gophercloud/v2"
 
@@ -23,6 +24,16 @@ func projectSecrets(ctx context.Context, src Sources, project string) (secs []vt
 		return nil, nil, &vtpmsecret.NotAuditable{Kind: vtpmsecret.TokenFailed, Detail: oneLine(err)}
 	}
 	seen := map[string]bool{} // by secret ID (by ref for a ref that is no secret's)
+	// A project's secrets share a few creators, one type and one status:
+	// one string each, not one per secret (~100 B a secret at 500,000).
+	same := map[string]string{}
+	shared := func(v string) string {
+		if o, ok := same[v]; ok {
+			return o
+		}
+		same[v] = v
+		return v
+	}
 	err = barbican.ListSecrets(ctx, km, vtpmsecret.NamePrefix, src.API.HasConsumers(), func(s barbican.ListedSecret) {
 		inst, ok := vtpmsecret.InstanceOf(s.Name)
 		if !ok {
@@ -43,8 +54,9 @@ func projectSecrets(ctx context.Context, src Sources, project string) (secs []vt
 			bad = append(bad, fmt.Sprintf("secret %q has a secret_ref that is not a secret's URL (%s): not audited", s.Name, s.SecretRef))
 			return
 		}
-		sec := vtpmsecret.Secret{ID: id, Ref: s.SecretRef, InstanceID: inst, ProjectID: project, CreatorID: s.CreatorID,
-			Type: s.SecretType, Status: s.Status, Created: s.Created}
+		// inst is cut from the name: a copy lets the name go
+		sec := vtpmsecret.Secret{ID: id, Ref: s.SecretRef, InstanceID: strings.Clone(inst), ProjectID: project, CreatorID: shared(s.CreatorID),
+			Type: shared(s.SecretType), Status: shared(s.Status), Created: s.Created}
 		if src.API.HasConsumers() {
 			sec.Consumers = append([]vtpmsecret.Consumer{}, s.Consumers...) // [] read, nil not asked
 		}
@@ -79,8 +91,11 @@ func readACL(ctx context.Context, src Sources, s *vtpmsecret.Secret) {
 		s.ACLRefused = gophercloud.ResponseCodeIs(err, http.StatusForbidden)
 		return
 	}
-	s.ProjectAccess = &pa
+	s.ProjectAccess = accessOf[pa]
 }
+
+// accessOf: two answers, two pointers (not one allocation per secret).
+var accessOf = map[bool]*bool{true: new(true), false: new(false)}
 
 // wantsACL says whether the audit reads this secret's ACL.
 func (src Sources) wantsACL(s vtpmsecret.Secret) bool {
