@@ -28,18 +28,23 @@ type auditor struct {
 
 func newAuditor(f Facts, now time.Time) *auditor {
 	a := &auditor{now: now, head: make(map[string]int32, len(f.Secrets)), next: make([]int32, len(f.Secrets)), guestSecret: make([]bool, len(f.Secrets))}
-	last := make(map[string]int32, len(f.Secrets))
-	for i, s := range f.Secrets {
-		a.next[i] = -1
-		if j, ok := last[s.InstanceID]; ok {
-			a.next[j] = int32(i)
+	// the chain is built backwards (each secret before the one listed
+	// after it), so no map of chains' tails is needed
+	for i := len(f.Secrets) - 1; i >= 0; i-- {
+		id := f.Secrets[i].InstanceID
+		if j, ok := a.head[id]; ok {
+			a.next[i] = j
 		} else {
-			a.head[s.InstanceID] = int32(i)
+			a.next[i] = -1
+		}
+		a.head[id] = int32(i)
+	}
+	for i, s := range f.Secrets {
+		if a.head[s.InstanceID] == int32(i) {
 			a.instances = append(a.instances, s.InstanceID)
 		}
-		last[s.InstanceID] = int32(i)
 	}
-	promoted, why, undecided := f.promote()
+	promoted, why, undecided := f.promote(func(id string) bool { _, ok := a.head[id]; return ok })
 	f.Guests = append(f.Guests[:len(f.Guests):len(f.Guests)], promoted...)
 	a.why, a.undecided = why, undecided
 	if a.serviceUser = resolveServiceUser(f); a.serviceUser != nil {

@@ -22,14 +22,10 @@ type promotion struct {
 // whatever its image or boot volume says now. why maps each promoted
 // server to why the APIs did not decide it; the undecided rest are
 // counted per reason (the unconfirmed rest are decided: not counted).
-func (f Facts) promote() (guests []Guest, why map[string]promotion, left map[nova.Undecided]int) {
-	has := map[string]bool{}
-	for _, s := range f.Secrets {
-		has[s.InstanceID] = true
-	}
+func (f Facts) promote(has func(instance string) bool) (guests []Guest, why map[string]promotion, left map[nova.Undecided]int) {
 	why = map[string]promotion{}
 	for _, u := range f.Undecided {
-		if !has[u.Guest.ServerID] {
+		if !has(u.Guest.ServerID) {
 			if left == nil {
 				left = map[nova.Undecided]int{}
 			}
@@ -40,12 +36,26 @@ func (f Facts) promote() (guests []Guest, why map[string]promotion, left map[nov
 		why[u.Guest.ServerID] = promotion{undecided: u.Reason}
 	}
 	for _, u := range f.Unconfirmed {
-		if has[u.Guest.ServerID] {
+		if has(u.Guest.ServerID) {
 			guests = append(guests, bySecret(u.Guest))
 			why[u.Guest.ServerID] = promotion{unconfirmed: u.Reason}
 		}
 	}
 	return guests, why, left
+}
+
+// named says whether a secret is named for an instance: a set of the
+// secrets' instances, or none when no server waits for one (an undecided
+// or unconfirmed one), as at 500,000 guests is common.
+func (f Facts) named() func(string) bool {
+	if len(f.Undecided)+len(f.Unconfirmed) == 0 {
+		return func(string) bool { return false }
+	}
+	has := make(map[string]bool, len(f.Secrets))
+	for _, s := range f.Secrets {
+		has[s.InstanceID] = true
+	}
+	return func(id string) bool { return has[id] }
 }
 
 func bySecret(g Guest) Guest {

@@ -63,7 +63,7 @@ type Facts struct {
 // undecided or unconfirmed servers a secret names (the gatherer looks
 // up their users too).
 func (f Facts) AuditedGuests() []Guest {
-	promoted, _, _ := f.promote()
+	promoted, _, _ := f.promote(f.named())
 	return append(f.Guests[:len(f.Guests):len(f.Guests)], promoted...)
 }
 
