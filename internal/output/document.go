@@ -116,7 +116,7 @@ func narrowed(v any, key string, want []string) ([]docField, error) {
 	if lt.Kind() != reflect.Slice && lt.Kind() != reflect.Array {
 		return nil, fmt.Errorf("output: %T: %q is not a list", v, key)
 	}
-	doc := heldDoc(rv, fields)
+	doc := streamedDoc(rv, fields, true)
 	var lv reflect.Value
 	at := -1
 	for i, f := range doc {

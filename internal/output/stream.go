@@ -127,7 +127,7 @@ func streamWalk(w *bufio.Writer, l walkedList, prefix string) error {
 
 // streamStruct writes the keys structFields finds, a field at a time.
 func streamStruct(w *bufio.Writer, v reflect.Value, prefix string, fields []jsonField) error {
-	return streamFields(w, streamedDoc(v, fields), prefix)
+	return streamFields(w, streamedDoc(v, fields, false), prefix)
 }
 
 // isEmpty is encoding/json's omitempty rule.

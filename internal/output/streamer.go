@@ -32,28 +32,10 @@ func streamerOf(v reflect.Value) (Streamer, bool) {
 	return s, ok
 }
 
-// streamedDoc is structDoc with v's streamed lists as walks.
-func streamedDoc(v reflect.Value, fields []jsonField) []docField {
-	doc := structDoc(v, fields)
-	s, ok := streamerOf(v)
-	if !ok {
-		return doc
-	}
-	for i, f := range fields {
-		if walk, ok := s.StreamedList(f.name); ok {
-			for j := range doc {
-				if string(doc[j].key) == string(fields[i].key) {
-					doc[j].val = reflect.ValueOf(walkedList{walk})
-				}
-			}
-		}
-	}
-	return doc
-}
-
-// heldDoc is structDoc with v's streamed lists walked into lists of
-// their fields' types (what -c narrows).
-func heldDoc(v reflect.Value, fields []jsonField) []docField {
+// streamedDoc is structDoc with v's streamed lists as walks (the
+// writers) or, held, walked into lists of their fields' types (what -c
+// narrows).
+func streamedDoc(v reflect.Value, fields []jsonField, held bool) []docField {
 	doc := structDoc(v, fields)
 	s, ok := streamerOf(v)
 	if !ok {
@@ -64,15 +46,17 @@ func heldDoc(v reflect.Value, fields []jsonField) []docField {
 		if !ok {
 			continue
 		}
-		t := v.Type().FieldByIndex(f.index).Type
-		list := reflect.MakeSlice(t, 0, 0)
-		walk(func(e any) bool {
-			list = reflect.Append(list, reflect.ValueOf(e).Elem())
-			return true
-		})
+		val := reflect.ValueOf(walkedList{walk})
+		if held {
+			val = reflect.MakeSlice(v.Type().FieldByIndex(f.index).Type, 0, 0)
+			walk(func(e any) bool {
+				val = reflect.Append(val, reflect.ValueOf(e).Elem())
+				return true
+			})
+		}
 		for j := range doc {
 			if string(doc[j].key) == string(f.key) {
-				doc[j].val = list
+				doc[j].val = val
 			}
 		}
 	}

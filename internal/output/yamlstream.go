@@ -27,7 +27,7 @@ func streamYAML(w io.Writer, v any) error {
 	if !ok {
 		return writeTypedYAMLWhole(w, v)
 	}
-	doc := streamedDoc(rv, fields)
+	doc := streamedDoc(rv, fields, false)
 	if len(doc) == 0 {
 		return writeTypedYAMLWhole(w, v)
 	}
