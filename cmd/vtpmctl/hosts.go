@@ -133,7 +133,7 @@ func runHostsReport(o *hostsOptions) error {
 		Columns: []string{"host", "nova_release", "pass", "warn", "fail", "skip", "failed_checks", "vtpm_guests", "traits"}, Rows: recs}); err != nil {
 		return err
 	}
-	if err := writeJUnit(o.IO.Out, o.JUnit, "vtpmctl hosts report", hostcheck.Suites(reps), fileout.Public); err != nil {
+	if err := writeJUnit(o.IO.Out, o.JUnit, "vtpmctl hosts report", func() []result.Suite { return hostcheck.Suites(reps) }, fileout.Public); err != nil {
 		return err
 	}
 	if failing > 0 {
@@ -193,7 +193,7 @@ func runHostsAudit(ctx context.Context, o *hostsOptions) error {
 	if err := output.Write(o.IO.Out, o.Global.Output, view); err != nil {
 		return err
 	}
-	if err := writeJUnit(o.IO.Out, o.JUnit, "vtpmctl hosts audit", res.Suites(), fileout.Private); err != nil {
+	if err := writeJUnit(o.IO.Out, o.JUnit, "vtpmctl hosts audit", res.Suites, fileout.Private); err != nil {
 		return err
 	}
 	if s := res.Summary; s.Failing > 0 {
@@ -211,7 +211,7 @@ func writeDrain(o *hostsOptions, res *fleet.Result) error {
 	if err := output.Write(o.IO.Out, o.Global.Output, &d); err != nil {
 		return err
 	}
-	if err := writeJUnit(o.IO.Out, o.JUnit, "vtpmctl hosts audit", res.Suites(), fileout.Private); err != nil {
+	if err := writeJUnit(o.IO.Out, o.JUnit, "vtpmctl hosts audit", res.Suites, fileout.Private); err != nil {
 		return err
 	}
 	if n := d.Summary[fleet.DrainStays]; n > 0 {
