@@ -64,7 +64,7 @@ func TestAudit(t *testing.T) {
 // (one list for several audits) hands them over: no server list here.
 func TestAuditGivenInventory(t *testing.T) {
 	c, sess := scaleSession(t, scale.Config{Guests: 10, Projects: 1, Hypervisors: 4, Images: 1, Microversion: "2.93"})
-	inv := nova.Inventory{Guests: []nova.VTPMGuest{{ServerID: "s1", Host: "cmp-00000", Mode: nova.SecretUser}}}
+	inv := nova.Inventory{Guests: nova.NewGuestList([]nova.VTPMGuest{{ServerID: "s1", Host: "cmp-00000", Mode: nova.SecretUser}}...)}
 	res, err := Audit(context.Background(), sess, AuditRequest{Release: nova.ReleaseEvidence{Flag: nova.Zed}, Inventory: &inv})
 	if err != nil {
 		t.Fatal(err)

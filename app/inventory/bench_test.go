@@ -50,8 +50,8 @@ func BenchmarkListInventory50k(b *testing.B) {
 				runtime.GC()
 				runtime.ReadMemStats(&after)
 			}
-			if len(inv.Guests) != 50000 {
-				b.Fatalf("%d guests", len(inv.Guests))
+			if inv.Guests.Len() != 50000 {
+				b.Fatalf("%d guests", inv.Guests.Len())
 			}
 			b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/50000, "retained-B/guest")
 			b.ReportMetric(float64(end.TotalAlloc-before.TotalAlloc)/50000, "alloc-B/guest")

@@ -15,7 +15,7 @@ func TestListKeepingServers(t *testing.T) {
 	cc, gl := c.ServiceClient("compute/v2.1"), c.ServiceClient("image")
 	ctx := context.Background()
 	inv, err := List(ctx, cc, gl, nova.Zed, Opts{AllTenants: true, KeepServers: true})
-	if err != nil || len(inv.Guests) != 1 || inv.Guests[0].Name != fakecloud.FixtureServer || inv.Guests[0].Model != "tpm-crb" || inv.Guests[0].Mode != "user" {
+	if err != nil || inv.Guests.Len() != 1 || inv.Guests.At(0).Name != fakecloud.FixtureServer || inv.Guests.At(0).Model != "tpm-crb" || inv.Guests.At(0).Mode != "user" {
 		t.Fatalf("guests: %+v %v", inv, err)
 	}
 	if c.Count("GET /compute/v2.1/servers/detail") != 1 || c.Count("GET /image/v2/images") != 1 {

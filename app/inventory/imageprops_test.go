@@ -72,7 +72,7 @@ func TestListInventoryImagePropertiesAtBoot(t *testing.T) {
 				t.Fatal(err)
 			}
 			g := got{guests: map[string]nova.Evidence{}, undecided: map[string]nova.Undecided{}}
-			for _, x := range inv.Guests {
+			for _, x := range inv.Guests.All() {
 				g.guests[x.ServerID] = x.Evidence
 				if x.ServerID == "deleted" && x.Model != "tpm-crb" {
 					t.Errorf("model %q", x.Model)

@@ -41,7 +41,7 @@ func TestListInventoryProjects(t *testing.T) {
 		t.Errorf("requests %q, want %q", c.Requests, want)
 	}
 	var ids []string
-	for _, g := range inv.Guests {
+	for _, g := range inv.Guests.All() {
 		ids = append(ids, g.ServerID)
 	}
 	if !reflect.DeepEqual(ids, []string{"s1", "s2"}) || inv.ServerMicroversion != "2.69" {

@@ -58,7 +58,7 @@ func TestListInventory(t *testing.T) {
 			}
 			g := nova.VTPMGuest{ServerID: srv[0]["id"].(string), Name: fakecloud.FixtureServer, ProjectID: srv[0]["tenant_id"].(string),
 				UserID: srv[0]["user_id"].(string), Status: "ACTIVE", Host: "devcloud", Version: "2.0", Model: "tpm-crb", Mode: "user", Evidence: nova.EvidenceFlavor}
-			if !reflect.DeepEqual(inv.Guests, []nova.VTPMGuest{g}) {
+			if !reflect.DeepEqual(inv.Guests.Slice(), []nova.VTPMGuest{g}) {
 				t.Errorf("guests %+v", inv.Guests)
 			}
 			if o := inv.Others["00000000-0000-4000-a000-000000000002"]; len(inv.Others) != 1 || o.Name != "gone-image" || !o.ImageUnknown {
@@ -85,7 +85,7 @@ func TestListInventoryVolumeBacked(t *testing.T) {
 	c := fakecloud.New(t).Standard()
 	c.Handle("GET /compute/v2.1/servers/detail", fakecloud.JSON(200, `{"servers":[{"id":"s1","name":"vol","tenant_id":"p","user_id":"u","status":"ACTIVE","image":"","flavor":{"original_name":"f","extra_specs":{"hw:tpm_version":"2.0"}}}]}`))
 	inv, err := List(context.Background(), c.ServiceClient("compute/v2.1"), c.ServiceClient("image"), nova.Zed, Opts{})
-	if err != nil || len(inv.Guests) != 1 || inv.Guests[0].Version != "2.0" || len(inv.Others) != 0 || inv.Servers != nil {
+	if err != nil || inv.Guests.Len() != 1 || inv.Guests.At(0).Version != "2.0" || len(inv.Others) != 0 || inv.Servers != nil {
 		t.Errorf("%+v %v", inv, err)
 	}
 	if c.Count("GET /compute/v2.1/servers/detail?limit=1000") != 1 {

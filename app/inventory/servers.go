@@ -379,7 +379,7 @@ func add(inv *nova.Inventory, s *compute.ListedServer, rel nova.Release, imgs ma
 	if d.VersionFrom == "image" {
 		g.Evidence = from
 	}
-	inv.Guests = append(inv.Guests, g)
+	inv.Guests.Add(g)
 }
 
 // tpmAsked is image properties asking for a vTPM, to decide the mode a

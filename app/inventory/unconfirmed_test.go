@@ -97,7 +97,7 @@ func TestListInventoryUnconfirmed(t *testing.T) {
 			if !reflect.DeepEqual(undecided, c.undecided) {
 				t.Errorf("undecided %v, want %v", undecided, c.undecided)
 			}
-			if len(inv.Guests) != c.guests {
+			if inv.Guests.Len() != c.guests {
 				t.Errorf("guests %+v", inv.Guests)
 			}
 		})

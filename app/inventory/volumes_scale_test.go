@@ -50,7 +50,7 @@ func TestListInventoryScaleVolumes(t *testing.T) {
 			t.Fatal(err)
 		}
 		ev := map[nova.Evidence]int{}
-		for _, g := range inv.Guests {
+		for _, g := range inv.Guests.All() {
 			ev[g.Evidence]++
 		}
 		st := c.Stats()
@@ -66,9 +66,9 @@ func TestListInventoryScaleVolumes(t *testing.T) {
 				}
 			}
 		}
-		if len(inv.Guests) != wantGuests || ev[nova.EvidenceVolume] != byVolume || byVolume == 0 ||
+		if inv.Guests.Len() != wantGuests || ev[nova.EvidenceVolume] != byVolume || byVolume == 0 ||
 			inv.UndecidedCount(nova.UndecidedNoBootVolume)+inv.UndecidedCount(nova.UndecidedNoBlockStorage) != 0 {
-			t.Errorf("all=%v: %d guests (want %d), evidence %v (volume: want %d), %d undecided", all, len(inv.Guests), wantGuests, ev, byVolume, len(inv.Undecided))
+			t.Errorf("all=%v: %d guests (want %d), evidence %v (volume: want %d), %d undecided", all, inv.Guests.Len(), wantGuests, ev, byVolume, len(inv.Undecided))
 		}
 		if n := st.ByRoute["GET /volume/v3/{id}/volumes/detail"]; n != wantVolumePages || st.NUnexpected != 0 {
 			t.Errorf("all=%v: %d volume requests (want %d), unexpected %v", all, n, wantVolumePages, st.Unexpected)
@@ -99,8 +99,8 @@ func BenchmarkListInventoryVolumes50k(b *testing.B) {
 		runtime.GC()
 		runtime.ReadMemStats(&after)
 	}
-	if len(inv.Guests) != 50000 {
-		b.Fatalf("%d guests", len(inv.Guests))
+	if inv.Guests.Len() != 50000 {
+		b.Fatalf("%d guests", inv.Guests.Len())
 	}
 	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/50000, "retained-B/guest")
 	b.ReportMetric(float64(end.TotalAlloc-before.TotalAlloc)/50000, "alloc-B/guest")

@@ -206,7 +206,7 @@ func TestListInventoryVolumes(t *testing.T) {
 					t.Fatal(err)
 				}
 				got := map[string]guest{}
-				for _, g := range inv.Guests {
+				for _, g := range inv.Guests.All() {
 					got[g.ServerID] = guest{ev: g.Evidence, model: g.Model}
 					if g.Version != "2.0" || g.Mode != nova.SecretUser || g.ProjectID != "p1" || g.Host != "cmp1" {
 						t.Errorf("%s: %+v", g.ServerID, g)

@@ -64,7 +64,7 @@ func TestListInventoryVolumesUnreadable(t *testing.T) {
 				inv.UndecidedCount(nova.UndecidedVolumesUnreadable) != 1 {
 				t.Errorf("undecided %+v", inv.Undecided)
 			}
-			if len(inv.Guests) != 1 || inv.Guests[0].ServerID != "flavor-tpm" || inv.Guests[0].Evidence != nova.EvidenceFlavor {
+			if inv.Guests.Len() != 1 || inv.Guests.At(0).ServerID != "flavor-tpm" || inv.Guests.At(0).Evidence != nova.EvidenceFlavor {
 				t.Errorf("guests %+v", inv.Guests)
 			}
 			if s := inv.Servers["bfv"]; s.BootVolume != nil || s.BootVolumeID != "" {

@@ -171,7 +171,7 @@ func verifySecrets(ctx context.Context, sess *cloud.Session, req VerifyRequest, 
 		return nil, reason(err), nil // no key manager in the catalog: nothing to read
 	}
 	guests := map[string]nova.VTPMGuest{}
-	for _, g := range inv.Guests {
+	for _, g := range inv.Guests.All() {
 		guests[g.ServerID] = g
 	}
 	projects := map[string]bool{}

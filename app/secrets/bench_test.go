@@ -25,7 +25,7 @@ func fakeFleet(b testing.TB, guests, projects int, oldPaging bool) (*fakeCloud, 
 		owner := func(i int) string { return fmt.Sprintf("user-%d-%d", p, i/20) }
 		c.addSecrets(pid, p, p*per, per, per/10, owner)
 		for i := 0; i < per; i++ {
-			inv.Guests = append(inv.Guests, vtpmsecret.Guest{ServerID: fakeUUID(9, p*per+i), ProjectID: pid, UserID: owner(i), Mode: "user"})
+			inv.Guests.Add(vtpmsecret.Guest{ServerID: fakeUUID(9, p*per+i), ProjectID: pid, UserID: owner(i), Mode: "user"})
 			c.users[owner(i)] = fakeUser{name: owner(i), enabled: true}
 			if i%20 == 0 {
 				c.members[pid] = append(c.members[pid], owner(i))
@@ -47,8 +47,8 @@ func BenchmarkGather2000(b *testing.B) {
 			c, src := fakeFleet(b, 2000, 16, old)
 			for i := 0; i < b.N; i++ {
 				f, err := Gather(context.Background(), src)
-				if err != nil || len(f.Secrets) != 2000 {
-					b.Fatalf("%d secrets, %v", len(f.Secrets), err)
+				if err != nil || f.Secrets.Len() != 2000 {
+					b.Fatalf("%d secrets, %v", f.Secrets.Len(), err)
 				}
 			}
 			b.ReportMetric(float64(c.total())/float64(b.N), "requests/op")

@@ -63,7 +63,7 @@ func TestSecretRefNotASecret(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.Secrets) != 0 || len(f.SkippedSecrets) != 1 || !strings.Contains(f.SkippedSecrets[0], "not a secret's URL") || !f.Audited["p1"] || fc.count("acl") != 0 {
+	if f.Secrets.Len() != 0 || len(f.SkippedSecrets) != 1 || !strings.Contains(f.SkippedSecrets[0], "not a secret's URL") || !f.Audited["p1"] || fc.count("acl") != 0 {
 		t.Errorf("secrets %v, skipped %v, audited %v", f.Secrets, f.SkippedSecrets, f.Audited)
 	}
 }
@@ -74,7 +74,7 @@ func TestNovaNamedUsers(t *testing.T) {
 	fc := newFakeCloud(t)
 	fc.users = map[string]fakeUser{"u-nova": {name: "nova", enabled: true}, "alice": {name: "alice", enabled: true}}
 	src := fc.sources("svc")
-	src.Inventory = &nova.Inventory{Guests: []vtpmsecret.Guest{{ServerID: fakeUUID(9, 0), ProjectID: "p1", UserID: "alice", Mode: nova.SecretDeployment}}}
+	src.Inventory = &nova.Inventory{Guests: nova.NewGuestList([]vtpmsecret.Guest{{ServerID: fakeUUID(9, 0), ProjectID: "p1", UserID: "alice", Mode: nova.SecretDeployment}}...)}
 	src.ServiceProject = "svc"
 	f, err := Gather(context.Background(), src)
 	if err != nil {

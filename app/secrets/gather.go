@@ -117,12 +117,12 @@ func Gather(ctx context.Context, src Sources) (vtpmsecret.Facts, error) {
 	}
 
 	ids := map[string]bool{}
-	for _, s := range f.Secrets {
+	for _, s := range f.Secrets.All() {
 		ids[s.CreatorID] = true
 	}
 	// The guests Audit will audit: those a secret promotes too.
 	guests := f.AuditedGuests()
-	for _, g := range guests {
+	for _, g := range guests.All() {
 		ids[g.UserID] = true
 	}
 	if f.ServiceUserID == "" && src.Identity != nil && vtpmsecret.HasDeployment(guests) {
@@ -180,7 +180,7 @@ func (g *gathering) project(ctx context.Context, p string) {
 	done := func() {
 		g.mu.Lock()
 		g.f.Audited[p] = true
-		g.f.Secrets = append(g.f.Secrets, secs...)
+		g.f.Secrets.Add(secs...)
 		g.f.SkippedSecrets = append(g.f.SkippedSecrets, bad...)
 		g.mu.Unlock()
 		g.rep.one()

@@ -110,13 +110,17 @@ func TestACLInstances(t *testing.T) {
 		src.ACLInstances = c.only
 		src.Identity = nil
 		f, err := Gather(context.Background(), src)
-		if err != nil || len(f.Secrets) != 10 {
-			t.Fatalf("%d secrets: %v", len(f.Secrets), err)
+		if err != nil || f.Secrets.Len() != 10 {
+			t.Fatalf("%d secrets: %v", f.Secrets.Len(), err)
 		}
 		if n := fc.count("acl"); n != c.reads {
 			t.Errorf("%s: %d ACL GETs, want %d", c.name, n, c.reads)
 		}
-		for _, s := range f.Secrets {
+		// Barbican's secrets, as listed and decoded, pack (64 bytes each)
+		if n := f.Secrets.Whole(); n != 0 {
+			t.Errorf("%s: %d of 10 secrets kept whole, none packed as Barbican lists them", c.name, n)
+		}
+		for _, s := range f.Secrets.All() {
 			if want := c.only == nil || c.only[s.InstanceID]; (s.ProjectAccess != nil) != want {
 				t.Errorf("%s: secret of %s: ACL read %v, want %v", c.name, s.InstanceID, s.ProjectAccess != nil, want)
 			}

@@ -135,8 +135,8 @@ func PlanModeChanges(inv nova.Inventory, catalog []nova.CloudFlavor, rel nova.Re
 		byName[f.Name] = f
 	}
 	// the list's decision per server, for modePlanImage (an index: 50,000 guests)
-	decided := make(map[string]nova.VTPMGuest, len(inv.Guests))
-	for _, g := range inv.Guests {
+	decided := make(map[string]nova.VTPMGuest, inv.Guests.Len())
+	for _, g := range inv.Guests.All() {
 		decided[g.ServerID] = g
 	}
 	rows := []ModeChangeRow{}

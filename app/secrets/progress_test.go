@@ -124,8 +124,8 @@ func TestAuditProgress(t *testing.T) {
 			if p := last[PhaseSecrets]; p.Total != len(a.Facts.Audited) {
 				t.Errorf("secrets %d/%d, %d projects audited", p.Done, p.Total, len(a.Facts.Audited))
 			}
-			if tc.req.ReadACLs && st.ByRoute[acl] != len(a.Facts.Secrets) {
-				t.Errorf("%d secrets, %d ACL reads served", len(a.Facts.Secrets), st.ByRoute[acl])
+			if tc.req.ReadACLs && st.ByRoute[acl] != a.Facts.Secrets.Len() {
+				t.Errorf("%d secrets, %d ACL reads served", a.Facts.Secrets.Len(), st.ByRoute[acl])
 			}
 			if p := last[PhaseUsers]; p.Total != len(a.Facts.Users) {
 				t.Errorf("users %d/%d, %d users looked up", p.Done, p.Total, len(a.Facts.Users))

@@ -50,7 +50,7 @@ func protectCloud(t *testing.T, api string) (*fakeCloud, Sources) {
 		guests = append(guests, vtpmsecret.Guest{ServerID: fakeUUID(9, i), Name: "win", ProjectID: "p1", UserID: "alice", Mode: "user"})
 	}
 	guests = append(guests, vtpmsecret.Guest{ServerID: fakeUUID(9, 10), ProjectID: "p2", UserID: "bob", Mode: "user"})
-	src.Inventory = &nova.Inventory{Guests: guests}
+	src.Inventory = &nova.Inventory{Guests: nova.NewGuestList(guests...)}
 	return c, src
 }
 

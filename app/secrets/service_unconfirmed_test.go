@@ -22,11 +22,11 @@ func TestAuditSecretsUnconfirmed(t *testing.T) {
 		t.Fatal(err1, err2)
 	}
 	inv, err := inventory.List(ctx, cc, ic, nova.Zed, inventory.Opts{AllTenants: true})
-	if err != nil || len(inv.Guests) != 6 {
-		t.Fatalf("%d guests, %v", len(inv.Guests), err)
+	if err != nil || inv.Guests.Len() != 6 {
+		t.Fatalf("%d guests, %v", inv.Guests.Len(), err)
 	}
-	g := inv.Guests[0]
-	inv.Guests = inv.Guests[1:]
+	g := inv.Guests.At(0)
+	inv.Guests = nova.NewGuestList(inv.Guests.Slice()[1:]...)
 	inv.Others[g.ServerID] = nova.OtherServer{Name: g.Name}
 	g.Version, g.Model, g.Evidence = "", "", ""
 	inv.Unconfirmed = append(inv.Unconfirmed, nova.UnconfirmedServer{Guest: g, Reason: nova.UnconfirmedVolumeNow})

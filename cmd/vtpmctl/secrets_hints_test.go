@@ -20,8 +20,8 @@ func TestSecretsAuditHintsNameItsFlags(t *testing.T) {
 			project = "svc"
 		}
 		f := vtpmsecret.Facts{Release: nova.Gazpacho, ServiceProject: "svc", CompleteServers: true,
-			Guests:       []vtpmsecret.Guest{{ServerID: "srv1", ProjectID: "p1", UserID: "alice", Mode: mode}},
-			Secrets:      []vtpmsecret.Secret{{ID: "s1", InstanceID: "srv1", ProjectID: project, CreatorID: "alice", Type: "passphrase", Status: "ACTIVE", ProjectAccess: &yes}},
+			Guests:       nova.NewGuestList([]vtpmsecret.Guest{{ServerID: "srv1", ProjectID: "p1", UserID: "alice", Mode: mode}}...),
+			Secrets:      vtpmsecret.NewSecretTable([]vtpmsecret.Secret{{ID: "s1", InstanceID: "srv1", ProjectID: project, CreatorID: "alice", Type: "passphrase", Status: "ACTIVE", ProjectAccess: &yes}}...),
 			Audited:      map[string]bool{project: audited},
 			Users:        map[string]vtpmsecret.User{"alice": {ID: "alice", Name: "alice", Exists: true, Enabled: true}},
 			Roles:        map[string]map[string]bool{project: {"alice": true}},
@@ -29,8 +29,8 @@ func TestSecretsAuditHintsNameItsFlags(t *testing.T) {
 		return f
 	}
 	disagree := facts(nova.SecretDeployment, true)
-	disagree.Guests = append(disagree.Guests, vtpmsecret.Guest{ServerID: "srv2", ProjectID: "p1", UserID: "bob", Mode: nova.SecretDeployment})
-	disagree.Secrets = append(disagree.Secrets, vtpmsecret.Secret{ID: "s2", InstanceID: "srv2", ProjectID: "svc", CreatorID: "bob"})
+	disagree.Guests.Add(vtpmsecret.Guest{ServerID: "srv2", ProjectID: "p1", UserID: "bob", Mode: nova.SecretDeployment})
+	disagree.Secrets.Add(vtpmsecret.Secret{ID: "s2", InstanceID: "srv2", ProjectID: "svc", CreatorID: "bob"})
 	named := facts(nova.SecretDeployment, true)
 	named.NovaNamedUsers = []string{"nova"}
 	given := facts(nova.SecretDeployment, true)

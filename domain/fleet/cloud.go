@@ -58,7 +58,7 @@ func ReportIndex(reps []hostcheck.Report) map[string]hostcheck.Report {
 // the APIs did not decide it (nil when none was). inv.Guests itself is
 // not changed.
 func withHostEvidence(inv nova.Inventory, reports map[string]hostcheck.Report) (out []nova.VTPMGuest, why promotions) {
-	guests := inv.Guests
+	guests := inv.Guests.Slice()
 	out = guests[:len(guests):len(guests)] // the first append copies
 	add := func(g nova.VTPMGuest, p promotion) {
 		rep, ok := reports[g.Host]

@@ -15,7 +15,7 @@ func TestHostEvidence(t *testing.T) {
 	rep := hostcheck.Report{Host: "cmp1", VTPMGuests: []hostcheck.Guest{{UUID: "u1", Version: "2.0", Model: "tpm-crb"}}}
 	rep.Facts.HypervisorHostname = "cmp1"
 	c := Cloud{Hosts: []Host{{Host: "cmp1", Hypervisor: "cmp1", State: "up", Status: "enabled"}}}
-	c.Inventory.Guests = []nova.VTPMGuest{{ServerID: "g0", Host: "cmp1", Mode: nova.SecretUser, Evidence: nova.EvidenceFlavor}}
+	c.Inventory.Guests = nova.NewGuestList([]nova.VTPMGuest{{ServerID: "g0", Host: "cmp1", Mode: nova.SecretUser, Evidence: nova.EvidenceFlavor}}...)
 	c.Inventory.Undecided = []nova.UndecidedServer{
 		{Guest: nova.VTPMGuest{ServerID: "u1", Host: "cmp1"}, Reason: nova.UndecidedImageGone},
 		{Guest: nova.VTPMGuest{ServerID: "u2", Host: "cmp1"}, Reason: nova.UndecidedImageGone},
@@ -33,7 +33,7 @@ func TestHostEvidence(t *testing.T) {
 	if got == nil {
 		t.Fatalf("u1 not at risk: %+v", res.Reports[0].AtRisk)
 	}
-	if len(c.Inventory.Guests) != 1 {
+	if c.Inventory.Guests.Len() != 1 {
 		t.Error("the inventory's guests were changed")
 	}
 }

@@ -17,7 +17,7 @@ func TestHostEvidenceUnconfirmed(t *testing.T) {
 		{UUID: "vol", Version: "2.0", Model: "tpm-crb"}, {UUID: "img", Version: "2.0", Model: "tpm-tis"}}}
 	rep.Facts.HypervisorHostname = "cmp1"
 	c := Cloud{Hosts: []Host{{Host: "cmp1", Hypervisor: "cmp1", State: "up", Status: "enabled"}}}
-	c.Inventory.Guests = []nova.VTPMGuest{{ServerID: "g0", Host: "cmp1", Mode: nova.SecretUser, Evidence: nova.EvidenceFlavor}}
+	c.Inventory.Guests = nova.NewGuestList([]nova.VTPMGuest{{ServerID: "g0", Host: "cmp1", Mode: nova.SecretUser, Evidence: nova.EvidenceFlavor}}...)
 	c.Inventory.Unconfirmed = []nova.UnconfirmedServer{
 		{Guest: nova.VTPMGuest{ServerID: "vol", Host: "cmp1", Mode: nova.SecretUser}, Reason: nova.UnconfirmedVolumeNow},
 		{Guest: nova.VTPMGuest{ServerID: "img", Host: "cmp1", Mode: nova.SecretUser}, Reason: nova.UnconfirmedImageNow},
@@ -36,7 +36,7 @@ func TestHostEvidenceUnconfirmed(t *testing.T) {
 	if res.Summary.AtRisk != 3 || len(res.Reports) != 1 || len(res.Reports[0].AtRisk) != 3 {
 		t.Fatalf("at risk %d, want the flavor guest and the two its host shows: %+v", res.Summary.AtRisk, res.Reports)
 	}
-	if len(c.Inventory.Guests) != 1 {
+	if c.Inventory.Guests.Len() != 1 {
 		t.Error("the inventory's guests were changed")
 	}
 }

@@ -19,7 +19,7 @@ func TestRiskGuestEvidence(t *testing.T) {
 		{UUID: "vol", Version: "2.0", Model: "tpm-crb"}, {UUID: "gone", Version: "2.0", Model: "tpm-tis"}}}
 	rep.Facts.HypervisorHostname = "cmp1"
 	c := Cloud{Hosts: []Host{{Host: "cmp1", Hypervisor: "cmp1", State: "up", Status: "enabled"}}}
-	c.Inventory.Guests = []nova.VTPMGuest{{ServerID: "g0", Name: "flv", Host: "cmp1", Mode: nova.SecretUser, Evidence: nova.EvidenceFlavor}}
+	c.Inventory.Guests = nova.NewGuestList([]nova.VTPMGuest{{ServerID: "g0", Name: "flv", Host: "cmp1", Mode: nova.SecretUser, Evidence: nova.EvidenceFlavor}}...)
 	c.Inventory.Unconfirmed = []nova.UnconfirmedServer{
 		{Guest: nova.VTPMGuest{ServerID: "vol", Name: "win", Host: "cmp1", Mode: nova.SecretUser}, Reason: nova.UnconfirmedVolumeNow}}
 	c.Inventory.Undecided = []nova.UndecidedServer{

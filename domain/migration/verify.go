@@ -123,7 +123,7 @@ func Verify(p *Plan, in VerifyInput) VerifyResult {
 		claimed[m.ServerIDs[0]] = append(claimed[m.ServerIDs[0]], i)
 	}
 	vtpm := map[string]nova.VTPMGuest{}
-	for _, g := range in.Inventory.Guests {
+	for _, g := range in.Inventory.Guests.All() {
 		vtpm[g.ServerID] = g
 	}
 	for i, vm := range p.VMs {

@@ -38,7 +38,7 @@ func verifyCloud(rel nova.Release, srvs ...nova.Server) nova.Inventory {
 		if mode == "" {
 			mode = "user"
 		}
-		inv.Guests = append(inv.Guests, nova.VTPMGuest{ServerID: s.ID, Name: s.Name, ProjectID: s.ProjectID, Host: s.Host, Version: d.Version, Model: d.Model, Mode: mode})
+		inv.Guests.Add(nova.VTPMGuest{ServerID: s.ID, Name: s.Name, ProjectID: s.ProjectID, Host: s.Host, Version: d.Version, Model: d.Model, Mode: mode})
 	}
 	return inv
 }

@@ -25,7 +25,7 @@ type VTPMGuest struct {
 // Inventory is every listed server, sorted by what Nova makes of it
 // (inventory.List builds it, page by page).
 type Inventory struct {
-	Guests []VTPMGuest
+	Guests GuestList
 	// Others have no vTPM request. ImageUnknown marks those whose image
 	// could not be read (deleted, or not visible to the caller): their
 	// image properties may have asked for a vTPM all the same.

@@ -25,13 +25,13 @@ func resolveServiceUser(f Facts) *ServiceUser {
 		return serviceUser(f.NovaNamedUsers[0], ServiceUserNovaNamed, &worded{plain: named + ")", before: named, format: "; pass %s if yours differs", after: ")"})
 	}
 	deployment := map[string]bool{}
-	for _, g := range f.Guests {
+	for _, g := range f.Guests.All() {
 		if g.Mode == nova.SecretDeployment {
 			deployment[g.ServerID] = true
 		}
 	}
 	creators := map[string]int{}
-	for _, s := range f.Secrets {
+	for _, s := range f.Secrets.All() {
 		if deployment[s.InstanceID] && s.ProjectID == f.ServiceProject {
 			creators[s.CreatorID]++
 		}
@@ -68,7 +68,7 @@ func audit(f Facts, now time.Time, keep bool) Result {
 		res.NotAuditable[p] = why
 	}
 	consumers := &ConsumerCounts{}
-	for _, g := range a.f.Guests {
+	for _, g := range a.f.Guests.All() {
 		gr := a.guest(g)
 		switch {
 		case gr.Failed():
@@ -90,7 +90,8 @@ func audit(f Facts, now time.Time, keep bool) Result {
 	if f.API.HasConsumers() {
 		res.Summary.Consumers, res.KeyManagerAPI = consumers, f.API.String()
 	}
-	for _, id := range a.instances {
+	for _, i := range a.instances {
+		id := a.f.Secrets.At(int(i)).InstanceID
 		res.Orphans = append(res.Orphans, orphans(a.f, id, a.secretsOf(id), a.isGuest(id), now)...)
 	}
 	for i := range res.Orphans {
@@ -107,7 +108,7 @@ func audit(f Facts, now time.Time, keep bool) Result {
 		}
 		return a.ID < b.ID
 	})
-	res.Summary.Guests, res.Summary.Secrets = len(a.f.Guests), len(f.Secrets)
+	res.Summary.Guests, res.Summary.Secrets = a.f.Guests.Len(), f.Secrets.Len()
 	res.Summary.recountOrphans(res.Orphans)
 	res.Incomplete = append(append(append(res.Incomplete, f.ServerGaps...), f.ProjectGaps...), f.ReadGaps...)
 	res.Summary.NotAuditable = len(f.NotAuditable)

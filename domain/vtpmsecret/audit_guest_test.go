@@ -19,8 +19,9 @@ func guestCases() []struct {
 } {
 	no, past := false, now.Add(-72*time.Hour)
 	deployment := func(f *Facts) {
-		f.Release, f.Guests[0].Mode, f.ServiceProject = nova.Gazpacho, nova.SecretDeployment, "svc"
-		f.Secrets[0].ProjectID, f.Secrets[0].CreatorID = "svc", "nova"
+		f.Release, f.ServiceProject = nova.Gazpacho, "svc"
+		setMode(f, 0, nova.SecretDeployment)
+		f.Secrets.mut(0).ProjectID, f.Secrets.mut(0).CreatorID = "svc", "nova"
 		f.Audited["svc"] = true
 		f.Users["nova"] = User{ID: "nova", Name: "nova", Exists: true, Enabled: true}
 		f.Roles["svc"] = map[string]bool{"nova": true}
@@ -51,31 +52,31 @@ func guestCases() []struct {
 		{"deployment: service user unknown", func(f *Facts) {
 			deployment(f)
 			f.NovaNamedUsers = []string{"a", "b"}
-			f.Secrets = append(f.Secrets, f.Secrets[0])
-			f.Secrets[1].CreatorID = "other"
+			f.Secrets.Add(f.Secrets.At(0))
+			f.Secrets.mut(1).CreatorID = "other"
 		},
 			"SECRET-OWNER", "skip", "Nova's service user is unknown (see nova_service_user)", ""},
-		{"deployment: a wrong owner", func(f *Facts) { deployment(f); f.ServiceUserID = "nova"; f.Secrets[0].CreatorID = "alice" },
+		{"deployment: a wrong owner", func(f *Facts) { deployment(f); f.ServiceUserID = "nova"; f.Secrets.mut(0).CreatorID = "alice" },
 			"SECRET-OWNER", "fail", "owned by alice (alice), not by nova (nova) (deployment mode: Nova's service user)", "Barbican ACL"},
 		{"deployment: its owner valid in the service project", func(f *Facts) { deployment(f); f.ServiceUserID = "nova" },
 			"OWNER-VALID", "pass", "owner nova (nova) exists", ""},
-		{"inactive", func(f *Facts) { f.Secrets[0].Status = "ERROR" }, "SECRET-STATE", "fail", "type passphrase, status ERROR", ""},
-		{"expired", func(f *Facts) { f.Secrets[0].Expiration = &past }, "SECRET-STATE", "fail", "expires 2026-11-26T12:00:00Z", "Barbican cannot clear an expiration"},
+		{"inactive", func(f *Facts) { f.Secrets.mut(0).Status = "ERROR" }, "SECRET-STATE", "fail", "type passphrase, status ERROR", ""},
+		{"expired", func(f *Facts) { f.Secrets.mut(0).Expiration = &past }, "SECRET-STATE", "fail", "expires 2026-11-26T12:00:00Z", "Barbican cannot clear an expiration"},
 		{"owner not looked up", func(f *Facts) { delete(f.Users, "alice") }, "OWNER-VALID", "skip", "owner alice: not looked up", ""},
-		{"ACL unreadable", func(f *Facts) { f.Secrets[0].ProjectAccess, f.Secrets[0].ACLError = nil, "HTTP 500" },
+		{"ACL unreadable", func(f *Facts) { f.Secrets.mut(0).ProjectAccess, f.Secrets.mut(0).ACLError = nil, "HTTP 500" },
 			"SECRET-ACL", "skip", "ACL could not be read: HTTP 500", "run the audit again"},
-		{"private ACL", func(f *Facts) { f.Secrets[0].ProjectAccess = &no }, "SECRET-ACL", "warn", "project-access=false", "openstack acl delete"},
-		{"duplicate: the first is checked on", func(f *Facts) { s := f.Secrets[0]; s.ID, s.Type = "s2", "opaque"; f.Secrets = append(f.Secrets, s) },
+		{"private ACL", func(f *Facts) { f.Secrets.mut(0).ProjectAccess = &no }, "SECRET-ACL", "warn", "project-access=false", "openstack acl delete"},
+		{"duplicate: the first is checked on", func(f *Facts) { s := f.Secrets.At(0); s.ID, s.Type = "s2", "opaque"; f.Secrets.Add(s) },
 			"SECRET-STATE", "pass", "ACTIVE passphrase", ""},
 		{"undecided server with a secret: audited as a guest", func(f *Facts) {
 			f.Undecided = []nova.UndecidedServer{{Guest: Guest{ServerID: "srv1", Name: "win1", ProjectID: "p1", UserID: "alice", Mode: nova.SecretUser}, Reason: nova.UndecidedImageGone}}
-			f.Guests = nil
+			f.Guests = nova.GuestList{}
 		}, "SECRET-EXISTS", "pass", "secret s1", ""},
 		// A down cell's partial record has no user_id (compute's fixtures);
 		// its secret promotes it to a user-mode guest all the same.
 		{"a down cell's guest: its user unknown, not Nova's service user", func(f *Facts) {
 			f.Undecided = []nova.UndecidedServer{{Guest: Guest{ServerID: "srv1", ProjectID: "p1", Mode: nova.SecretUser}, Reason: nova.UndecidedCellDown}}
-			f.Guests = nil
+			f.Guests = nova.GuestList{}
 		}, "SECRET-OWNER", "skip", "the guest's user is unknown (the server list gave no user_id, as for a server whose cell is down)", ""},
 	}
 }

@@ -14,9 +14,9 @@ func baseFacts() Facts {
 	yes := true
 	return Facts{
 		Release: nova.Zed,
-		Guests:  []Guest{{ServerID: "srv1", Name: "win1", ProjectID: "p1", UserID: "alice", Mode: "user", Version: "2.0", Model: "tpm-crb"}},
-		Secrets: []Secret{{ID: "s1", Ref: "http://kms/v1/secrets/s1", InstanceID: "srv1", ProjectID: "p1", CreatorID: "alice", Type: "passphrase", Status: "ACTIVE",
-			Created: now.Add(-48 * time.Hour), ProjectAccess: &yes}},
+		Guests:  nova.NewGuestList([]Guest{{ServerID: "srv1", Name: "win1", ProjectID: "p1", UserID: "alice", Mode: "user", Version: "2.0", Model: "tpm-crb"}}...),
+		Secrets: NewSecretTable([]Secret{{ID: "s1", Ref: "http://kms/v1/secrets/s1", InstanceID: "srv1", ProjectID: "p1", CreatorID: "alice", Type: "passphrase", Status: "ACTIVE",
+			Created: now.Add(-48 * time.Hour), ProjectAccess: &yes}}...),
 		Audited:         map[string]bool{"p1": true},
 		NotAuditable:    map[string]NotAuditable{},
 		CompleteServers: true,
@@ -45,15 +45,15 @@ func TestAudit(t *testing.T) {
 		msg    string
 	}{
 		{"healthy", func(f *Facts) {}, "OWNER-VALID", "pass", "exists, is enabled"},
-		{"secret missing", func(f *Facts) { f.Secrets = nil }, "SECRET-EXISTS", "fail", "will not start again"},
-		{"duplicate", func(f *Facts) { s := f.Secrets[0]; s.ID = "s2"; f.Secrets = append(f.Secrets, s) }, "SECRET-UNIQUE", "fail", "2 secrets"},
+		{"secret missing", func(f *Facts) { f.Secrets = SecretTable{} }, "SECRET-EXISTS", "fail", "will not start again"},
+		{"duplicate", func(f *Facts) { s := f.Secrets.At(0); s.ID = "s2"; f.Secrets.Add(s) }, "SECRET-UNIQUE", "fail", "2 secrets"},
 		{"in the admin's project after a resize", func(f *Facts) {
-			f.Secrets[0].ProjectID, f.Secrets[0].CreatorID = "padmin", "admin"
+			f.Secrets.mut(0).ProjectID, f.Secrets.mut(0).CreatorID = "padmin", "admin"
 			f.Audited["padmin"] = true
 		}, "SECRET-PROJECT", "fail", "lives in project padmin"},
-		{"owned by someone else", func(f *Facts) { f.Secrets[0].CreatorID = "admin" }, "SECRET-OWNER", "fail", "owned by admin (admin), not by alice (alice)"},
-		{"expiring", func(f *Facts) { f.Secrets[0].Expiration = &exp }, "SECRET-STATE", "fail", "expires 2026-12-29"},
-		{"wrong type", func(f *Facts) { f.Secrets[0].Type = "opaque" }, "SECRET-STATE", "fail", "type opaque"},
+		{"owned by someone else", func(f *Facts) { f.Secrets.mut(0).CreatorID = "admin" }, "SECRET-OWNER", "fail", "owned by admin (admin), not by alice (alice)"},
+		{"expiring", func(f *Facts) { f.Secrets.mut(0).Expiration = &exp }, "SECRET-STATE", "fail", "expires 2026-12-29"},
+		{"wrong type", func(f *Facts) { f.Secrets.mut(0).Type = "opaque" }, "SECRET-STATE", "fail", "type opaque"},
 		{"owner deleted", func(f *Facts) { f.Users["alice"] = User{ID: "alice"} }, "OWNER-VALID", "fail", "no longer exists"},
 		{"owner disabled", func(f *Facts) { f.Users["alice"] = User{ID: "alice", Name: "alice", Exists: true} }, "OWNER-VALID", "fail", "is disabled"},
 		{"owner lost her role", func(f *Facts) { f.Roles["p1"] = map[string]bool{} }, "OWNER-VALID", "fail", "no role in project p1"},
@@ -62,17 +62,18 @@ func TestAudit(t *testing.T) {
 		{"user read failed", func(f *Facts) {
 			f.Users["alice"] = User{ID: "alice", Unread: UnreadFailed, Detail: "503 after retries"}
 		}, "OWNER-VALID", "skip", "owner alice: 503 after retries"},
-		{"private ACL", func(f *Facts) { f.Secrets[0].ProjectAccess = &no }, "SECRET-ACL", "warn", "project-access=false"},
-		{"ACL not read", func(f *Facts) { f.Secrets[0].ProjectAccess = nil }, "SECRET-ACL", "skip", "not read"},
+		{"private ACL", func(f *Facts) { f.Secrets.mut(0).ProjectAccess = &no }, "SECRET-ACL", "warn", "project-access=false"},
+		{"ACL not read", func(f *Facts) { f.Secrets.mut(0).ProjectAccess = nil }, "SECRET-ACL", "skip", "not read"},
 		{"project not auditable", func(f *Facts) { f.Audited = map[string]bool{}; f.NotAuditable["p1"] = NotAuditable{Kind: ListRefused} }, "PROJECT", "skip", "not auditable: Barbican refuses to list its secrets (403)"},
 		{"deployment mode: Nova's service user owns it", func(f *Facts) {
-			f.Release, f.Guests[0].Mode, f.ServiceUserID, f.ServiceProject = nova.Gazpacho, "deployment", "nova", "svc"
-			f.Secrets[0].ProjectID, f.Secrets[0].CreatorID = "svc", "nova"
+			f.Release, f.ServiceUserID, f.ServiceProject = nova.Gazpacho, "nova", "svc"
+			setMode(f, 0, "deployment")
+			f.Secrets.mut(0).ProjectID, f.Secrets.mut(0).CreatorID = "svc", "nova"
 			f.Audited["svc"] = true
 			f.Users["nova"] = User{ID: "nova", Name: "nova", Exists: true, Enabled: true}
 			f.Roles["svc"] = map[string]bool{"nova": true}
 		}, "SECRET-OWNER", "pass", "created by nova"},
-		{"deployment mode, service project not audited", func(f *Facts) { f.Release, f.Guests[0].Mode = nova.Gazpacho, "deployment" }, "PROJECT", "skip", "Nova's service project"},
+		{"deployment mode, service project not audited", func(f *Facts) { f.Release = nova.Gazpacho; setMode(f, 0, "deployment") }, "PROJECT", "skip", "Nova's service project"},
 	}
 	for _, c := range cases {
 		f := baseFacts()
@@ -90,7 +91,7 @@ func TestAudit(t *testing.T) {
 
 func TestOrphans(t *testing.T) {
 	f := baseFacts()
-	f.Secrets = append(f.Secrets, Secret{ID: "s9", InstanceID: "gone", ProjectID: "p1", CreatorID: "alice", Created: now.Add(-90 * 24 * time.Hour)})
+	f.Secrets.Add(Secret{ID: "s9", InstanceID: "gone", ProjectID: "p1", CreatorID: "alice", Created: now.Add(-90 * 24 * time.Hour)})
 	r := Audit(f, now)
 	if len(r.Orphans) != 1 || r.Orphans[0].ID != "s9" || r.Orphans[0].AgeStr != "90d" || !strings.Contains(r.Orphans[0].Reason, "no longer exists") {
 		t.Errorf("orphans %+v", r.Orphans)
@@ -105,7 +106,8 @@ func TestOrphans(t *testing.T) {
 
 func TestOperationalFacts(t *testing.T) {
 	f := baseFacts()
-	f.Release, f.Guests[0].Mode = nova.Gazpacho, "host"
+	f.Release = nova.Gazpacho
+	setMode(&f, 0, "host")
 	g := Audit(f, now).Guests[0]
 	if strings.Contains(strings.Join(g.Cannot, " "), "live-migration") || !strings.Contains(strings.Join(g.Cannot, " "), "evacuate") {
 		t.Errorf("host mode on 2026.1 live-migrates but never evacuates: %v", g.Cannot)
@@ -113,11 +115,11 @@ func TestOperationalFacts(t *testing.T) {
 	if strings.Contains(strings.Join(g.Operations, " "), "host reboot") {
 		t.Errorf("host mode resumes after a host reboot: %v", g.Operations)
 	}
-	f.Guests[0].Mode = "deployment"
+	setMode(&f, 0, "deployment")
 	if g := Audit(f, now).Guests[0]; strings.Contains(strings.Join(g.Operations, " "), "host reboot") {
 		t.Errorf("deployment mode resumes after a host reboot (Nova's service user fetches the secret): %v", g.Operations)
 	}
-	f.Guests[0].Mode = "user"
+	setMode(&f, 0, "user")
 	g = Audit(f, now).Guests[0]
 	if !strings.Contains(strings.Join(g.Operations, " "), "does not resume") || !strings.Contains(strings.Join(g.Operations, " "), "snapshots and backups carry no TPM state") {
 		t.Errorf("user mode facts: %v", g.Operations)
@@ -141,7 +143,7 @@ func TestInstanceOf(t *testing.T) {
 // listed for a look, never counted as an orphan nor planned for deletion.
 func TestLiveServerSecretIsNeverAnOrphan(t *testing.T) {
 	f := baseFacts()
-	f.Secrets = append(f.Secrets, Secret{ID: "s7", InstanceID: "srv-img-gone", ProjectID: "p1"}, Secret{ID: "s8", InstanceID: "srv-resized", ProjectID: "p1"})
+	f.Secrets.Add(Secret{ID: "s7", InstanceID: "srv-img-gone", ProjectID: "p1"}, Secret{ID: "s8", InstanceID: "srv-resized", ProjectID: "p1"})
 	f.OtherServers = map[string]nova.OtherServer{"srv-img-gone": {Name: "a", ImageUnknown: true}, "srv-resized": {Name: "b"}}
 	r := Audit(f, now)
 	if r.Summary.Orphans != 0 || len(r.Orphans) != 2 {
@@ -165,12 +167,12 @@ func TestResolveServiceUser(t *testing.T) {
 		id, says string
 		source   ServiceUserSource
 	}{
-		{"no deployment guest: nothing to say", Facts{Guests: []Guest{{ServerID: "s1", Mode: "user"}}}, "", "", ""},
-		{"given wins", Facts{Guests: dep, ServiceUserID: "u0", NovaNamedUsers: []string{"u1"}}, "u0", "given by the caller", ServiceUserGiven},
-		{"given", Facts{Guests: dep, ServiceUserID: "u0"}, "u0", "given by the caller", ServiceUserGiven},
-		{"the one user named nova", Facts{Guests: dep, NovaNamedUsers: []string{"u1"}, ServiceProject: "svc", Secrets: []Secret{sec("s1", "u2")}}, "u1", `named "nova"`, ServiceUserNovaNamed},
-		{"one creator of every deployment secret", Facts{Guests: dep, ServiceProject: "svc", Secrets: []Secret{sec("s1", "u2"), sec("s2", "u2")}}, "u2", "cannot catch a wrong owner", ServiceUserOneCreator},
-		{"creators disagree", Facts{Guests: dep, ServiceProject: "svc", Secrets: []Secret{sec("s1", "u2"), sec("s2", "u3")}}, "", "2 creators", ServiceUserUnknown},
+		{"no deployment guest: nothing to say", Facts{Guests: nova.NewGuestList([]Guest{{ServerID: "s1", Mode: "user"}}...)}, "", "", ""},
+		{"given wins", Facts{Guests: nova.NewGuestList(dep...), ServiceUserID: "u0", NovaNamedUsers: []string{"u1"}}, "u0", "given by the caller", ServiceUserGiven},
+		{"given", Facts{Guests: nova.NewGuestList(dep...), ServiceUserID: "u0"}, "u0", "given by the caller", ServiceUserGiven},
+		{"the one user named nova", Facts{Guests: nova.NewGuestList(dep...), NovaNamedUsers: []string{"u1"}, ServiceProject: "svc", Secrets: NewSecretTable([]Secret{sec("s1", "u2")}...)}, "u1", `named "nova"`, ServiceUserNovaNamed},
+		{"one creator of every deployment secret", Facts{Guests: nova.NewGuestList(dep...), ServiceProject: "svc", Secrets: NewSecretTable([]Secret{sec("s1", "u2"), sec("s2", "u2")}...)}, "u2", "cannot catch a wrong owner", ServiceUserOneCreator},
+		{"creators disagree", Facts{Guests: nova.NewGuestList(dep...), ServiceProject: "svc", Secrets: NewSecretTable([]Secret{sec("s1", "u2"), sec("s2", "u3")}...)}, "", "2 creators", ServiceUserUnknown},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := resolveServiceUser(c.f)
@@ -193,7 +195,7 @@ func TestResolveServiceUser(t *testing.T) {
 func TestOrphansOrderStable(t *testing.T) {
 	f := baseFacts()
 	for _, id := range []string{"s9", "s3", "s7"} {
-		f.Secrets = append(f.Secrets, Secret{ID: id, InstanceID: "gone-" + id, ProjectID: "p1", CreatorID: "alice", Created: now})
+		f.Secrets.Add(Secret{ID: id, InstanceID: "gone-" + id, ProjectID: "p1", CreatorID: "alice", Created: now})
 	}
 	var got []string
 	for _, o := range Audit(f, now).Orphans {
@@ -208,13 +210,13 @@ func TestOrphansOrderStable(t *testing.T) {
 // the audit says which, and the run fails on it, not a silent skip.
 func TestUnreadGaps(t *testing.T) {
 	f := baseFacts()
-	f.Secrets[0].ProjectAccess, f.Secrets[0].ACLError = nil, "500 Internal Server Error"
+	f.Secrets.mut(0).ProjectAccess, f.Secrets.mut(0).ACLError = nil, "500 Internal Server Error"
 	f.Users["bob"] = User{ID: "bob", Unread: UnreadFailed, Detail: "503 after retries"}
 	f.Users["carol"] = User{ID: "carol", Unread: UnreadForbidden}
 	f.Users["dave"] = User{ID: "dave", Unread: UnreadNoIdentity} // nothing asked: no gap
-	refused := f.Secrets[0]
+	refused := f.Secrets.At(0)
 	refused.ID, refused.ACLRefused = "s2", true // a 403: the caller's scope
-	f.Secrets = append(f.Secrets, refused)
+	f.Secrets.Add(refused)
 	gs := UnreadGaps(f)
 	if len(gs) != 4 || len(gs.Failures()) != 2 || !strings.Contains(gs.String(), "the ACL of secret s1 could not be read") || !strings.Contains(gs.String(), "user bob could not be read") {
 		t.Errorf("%v", gs)

@@ -15,56 +15,57 @@ type auditor struct {
 	why map[string]promotion
 	// head is each instance's first secret (an index into f.Secrets),
 	// next the one after it (-1: none): most instances have one.
-	head      map[string]int32
+	head      uuidIndex
 	next      []int32
-	instances []string // head's keys, in the order of f.Secrets
+	instances []int32 // each instance's first secret, in the order of f.Secrets
 	// guestSecret marks the secrets whose instance is an audited guest.
 	guestSecret []bool
-	byID        map[string]int32  // with consumers only
+	byID        uuidIndex         // with consumers only
 	servers     map[string]string // server ID -> name, with consumers only
 	undecided   map[nova.Undecided]int
 	serviceUser *ServiceUser
 }
 
 func newAuditor(f Facts, now time.Time) *auditor {
-	a := &auditor{now: now, head: make(map[string]int32, len(f.Secrets)), next: make([]int32, len(f.Secrets)), guestSecret: make([]bool, len(f.Secrets))}
+	n := f.Secrets.Len()
+	a := &auditor{now: now, head: newUUIDIndex(n), next: make([]int32, n), guestSecret: make([]bool, n)}
 	// the chain is built backwards (each secret before the one listed
 	// after it), so no map of chains' tails is needed
-	for i := len(f.Secrets) - 1; i >= 0; i-- {
-		id := f.Secrets[i].InstanceID
-		if j, ok := a.head[id]; ok {
+	for i := n - 1; i >= 0; i-- {
+		k := f.Secrets.instanceKey(i)
+		if j, ok := a.head.lookup(k); ok {
 			a.next[i] = j
 		} else {
 			a.next[i] = -1
 		}
-		a.head[id] = int32(i)
+		a.head.put(k, int32(i))
 	}
-	for i, s := range f.Secrets {
-		if a.head[s.InstanceID] == int32(i) {
-			a.instances = append(a.instances, s.InstanceID)
+	for i := range n {
+		if j, _ := a.head.lookup(f.Secrets.instanceKey(i)); j == int32(i) {
+			a.instances = append(a.instances, int32(i))
 		}
 	}
-	promoted, why, undecided := f.promote(func(id string) bool { _, ok := a.head[id]; return ok })
-	f.Guests = append(f.Guests[:len(f.Guests):len(f.Guests)], promoted...)
+	promoted, why, undecided := f.promote(func(id string) bool { _, ok := a.head.get(id); return ok })
+	f.Guests = f.Guests.With(promoted...)
 	a.why, a.undecided = why, undecided
 	if a.serviceUser = resolveServiceUser(f); a.serviceUser != nil {
 		f.ServiceUserID = a.serviceUser.ID
 	}
-	for _, g := range f.Guests {
-		if i, ok := a.head[g.ServerID]; ok {
+	for _, g := range f.Guests.All() {
+		if i, ok := a.head.get(g.ServerID); ok {
 			a.guestSecret[i] = true
 		}
 	}
 	if f.API.HasConsumers() {
-		a.byID = make(map[string]int32, len(f.Secrets))
-		for i, s := range f.Secrets {
-			a.byID[s.ID] = int32(i)
+		a.byID = newUUIDIndex(n)
+		for i := range n {
+			a.byID.put(f.Secrets.secretKey(i), int32(i))
 		}
-		a.servers = make(map[string]string, len(f.OtherServers)+len(f.Guests))
+		a.servers = make(map[string]string, len(f.OtherServers)+f.Guests.Len())
 		for id, o := range f.OtherServers {
 			a.servers[id] = o.Name
 		}
-		for _, g := range f.Guests {
+		for _, g := range f.Guests.All() {
 			a.servers[g.ServerID] = g.Name
 		}
 	}
@@ -74,20 +75,20 @@ func newAuditor(f Facts, now time.Time) *auditor {
 
 // secretsOf are the secrets named for instance id, as listed.
 func (a *auditor) secretsOf(id string) []Secret {
-	i, ok := a.head[id]
+	i, ok := a.head.get(id)
 	if !ok {
 		return nil
 	}
 	var out []Secret
 	for ; i >= 0; i = a.next[i] {
-		out = append(out, a.f.Secrets[i])
+		out = append(out, a.f.Secrets.At(int(i)))
 	}
 	return out
 }
 
 // isGuest: instance id is an audited guest.
 func (a *auditor) isGuest(id string) bool {
-	i, ok := a.head[id]
+	i, ok := a.head.get(id)
 	return ok && a.guestSecret[i]
 }
 
@@ -100,11 +101,11 @@ func (a *auditor) guest(g Guest) GuestResult {
 	if p, ok := a.why[g.ServerID]; ok {
 		gr.Undecided, gr.Unconfirmed, gr.EvidenceReason = p.undecided, p.unconfirmed, p.words(g.Status)
 	}
-	if a.byID == nil {
+	if a.byID.uuids == nil {
 		return gr
 	}
-	if i, ok := a.byID[gr.SecretID]; ok && f.Secrets[i].Consumers != nil {
-		s := f.Secrets[i]
+	if i, ok := a.byID.get(gr.SecretID); ok && f.Secrets.At(int(i)).Consumers != nil {
+		s := f.Secrets.At(int(i))
 		state, finding := protection(f, g.ServerID, s, a.servers)
 		gr.Protection, gr.Consumers = state, s.Consumers
 		gr.Findings = append(gr.Findings, finding)
@@ -137,7 +138,7 @@ func (r *Result) EachGuest(yield func(GuestResult) bool) {
 		}
 		return
 	}
-	for _, g := range r.walk.f.Guests {
+	for _, g := range r.walk.f.Guests.All() {
 		gr := r.walk.guest(g)
 		if r.names != nil {
 			nameFindings(&gr, r.names)

@@ -21,17 +21,17 @@ func richFacts() Facts {
 	f.Audited["svc"] = true
 	f.OtherServers = map[string]nova.OtherServer{"other": {Name: "plain"}, "undec": {Name: "vm-undec", ImageUnknown: true}}
 	f.Undecided = []nova.UndecidedServer{{Guest: Guest{ServerID: "undec", Name: "vm-undec", ProjectID: "p1", UserID: "alice", Mode: nova.SecretUser}, Reason: nova.UndecidedImageGone}}
-	f.Secrets[0].Consumers = []Consumer{NovaConsumer("srv1")}
+	f.Secrets.mut(0).Consumers = []Consumer{NovaConsumer("srv1")}
 	for i := 2; i <= 40; i++ {
 		g := Guest{ServerID: fmt.Sprintf("srv%d", i), Name: fmt.Sprintf("win%d", i), ProjectID: "p1", UserID: "alice", Mode: nova.SecretUser, Version: "2.0", Model: "tpm-crb", Status: "ACTIVE"}
 		if i%7 == 0 {
 			g.Mode = nova.SecretDeployment
 		}
-		f.Guests = append(f.Guests, g)
+		f.Guests.Add(g)
 		if i%5 == 0 {
 			continue // no secret: fails
 		}
-		s := f.Secrets[0]
+		s := f.Secrets.At(0)
 		s.ID, s.InstanceID, s.Consumers = fmt.Sprintf("s%d", i), g.ServerID, nil
 		if g.Mode == nova.SecretDeployment {
 			s.ProjectID, s.CreatorID = "svc", fmt.Sprintf("creator%d", i%2)
@@ -42,17 +42,17 @@ func richFacts() Facts {
 		case i%4 == 0:
 			s.Consumers = []Consumer{} // read: none
 		}
-		f.Secrets = append(f.Secrets, s)
+		f.Secrets.Add(s)
 		if i%11 == 0 {
 			s.ID = s.ID + "-dup"
-			f.Secrets = append(f.Secrets, s)
+			f.Secrets.Add(s)
 		}
 	}
 	for _, id := range []string{"gone1", "undec", "other"} {
-		s := f.Secrets[0]
+		s := f.Secrets.At(0)
 		s.ID, s.InstanceID, s.Consumers = "orphan-"+id, id, nil
 		s.Created = s.Created.Add(time.Duration(len(id)) * time.Hour)
-		f.Secrets = append(f.Secrets, s)
+		f.Secrets.Add(s)
 	}
 	return f
 }

@@ -49,7 +49,7 @@ func TestNoDeleteFromIncompleteRead(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			f := baseFacts()
 			f.CompleteServers, f.ServerGaps = c.complete, c.serverGs
-			f.Secrets = append(f.Secrets, Secret{ID: secret, InstanceID: instance, ProjectID: "service", CreatorID: "nova", Created: now})
+			f.Secrets.Add(Secret{ID: secret, InstanceID: instance, ProjectID: "service", CreatorID: "nova", Created: now})
 			r := Audit(f, now)
 			if len(r.Orphans) != 1 || r.Orphans[0].Kind != c.kind {
 				t.Fatalf("orphans %+v", r.Orphans)

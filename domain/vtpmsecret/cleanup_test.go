@@ -37,11 +37,11 @@ func TestCleanupPlanByKind(t *testing.T) {
 // TestOrphanKinds: Audit types each orphan.
 func TestOrphanKinds(t *testing.T) {
 	f := baseFacts()
-	s := f.Secrets[0]
+	s := f.Secrets.At(0)
 	dup, gone := s, s
 	dup.ID = "s2"
 	gone.ID, gone.InstanceID = "s3", "srv-gone"
-	f.Secrets = append(f.Secrets, dup, gone)
+	f.Secrets.Add(dup, gone)
 	kinds := map[string]OrphanKind{}
 	for _, o := range Audit(f, now).Orphans {
 		kinds[o.ID] = o.Kind

@@ -51,11 +51,11 @@ func (f Facts) named() func(string) bool {
 	if len(f.Undecided)+len(f.Unconfirmed) == 0 {
 		return func(string) bool { return false }
 	}
-	has := make(map[string]bool, len(f.Secrets))
-	for _, s := range f.Secrets {
-		has[s.InstanceID] = true
+	has := newUUIDIndex(f.Secrets.Len())
+	for i := range f.Secrets.Len() {
+		has.put(f.Secrets.instanceKey(i), 0)
 	}
-	return func(id string) bool { return has[id] }
+	return func(id string) bool { _, ok := has.get(id); return ok }
 }
 
 func bySecret(g Guest) Guest {

@@ -38,9 +38,9 @@ func TestAuditUndecided(t *testing.T) {
 				f.OtherServers[u.Guest.ServerID] = nova.OtherServer{Name: u.Guest.Name, ImageUnknown: u.Reason == nova.UndecidedImageGone}
 			}
 			if c.promoted != "" {
-				s := f.Secrets[0]
+				s := f.Secrets.At(0)
 				s.ID, s.InstanceID = "s2", c.promoted
-				f.Secrets = append(f.Secrets, s)
+				f.Secrets.Add(s)
 			}
 			r := Audit(f, now)
 			if r.Summary.Guests != c.guests || len(r.Guests) != c.guests || len(r.Orphans) != 0 {

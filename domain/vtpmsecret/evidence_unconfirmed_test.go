@@ -39,9 +39,9 @@ func TestAuditUnconfirmed(t *testing.T) {
 			f.Unconfirmed = []nova.UnconfirmedServer{c.server}
 			f.OtherServers = map[string]nova.OtherServer{c.server.Guest.ServerID: {Name: c.server.Guest.Name}}
 			if c.secret {
-				s := f.Secrets[0]
+				s := f.Secrets.At(0)
 				s.ID, s.InstanceID = "s2", c.server.Guest.ServerID
-				f.Secrets = append(f.Secrets, s)
+				f.Secrets.Add(s)
 			}
 			r := Audit(f, now)
 			if len(r.Orphans) != 0 || len(r.Undecided) != 0 || len(r.Warnings) != 0 {

@@ -10,8 +10,8 @@ import (
 // Facts is everything the audit gathered from the clouds' APIs.
 type Facts struct {
 	Release nova.Release
-	Guests  []Guest
-	Secrets []Secret
+	Guests  nova.GuestList
+	Secrets SecretTable
 	// Audited lists the projects whose secrets were listed; NotAuditable
 	// those that could not be, with the reason.
 	Audited      map[string]bool
@@ -62,15 +62,15 @@ type Facts struct {
 // AuditedGuests are the guests Audit audits: the inventory's, and the
 // undecided or unconfirmed servers a secret names (the gatherer looks
 // up their users too).
-func (f Facts) AuditedGuests() []Guest {
+func (f Facts) AuditedGuests() nova.GuestList {
 	promoted, _, _ := f.promote(f.named())
-	return append(f.Guests[:len(f.Guests):len(f.Guests)], promoted...)
+	return f.Guests.With(promoted...)
 }
 
 // HasDeployment says whether any of gs keeps its secret in deployment
 // mode (Nova's service user's, in Nova's service project).
-func HasDeployment(gs []Guest) bool {
-	for _, g := range gs {
+func HasDeployment(gs nova.GuestList) bool {
+	for _, g := range gs.All() {
 		if g.Mode == nova.SecretDeployment {
 			return true
 		}
@@ -82,7 +82,7 @@ func HasDeployment(gs []Guest) bool {
 // ACL, each user. A check they feed is skipped, and the run says why.
 func UnreadGaps(f Facts) completeness.Gaps {
 	var gs completeness.Gaps
-	for _, s := range f.Secrets {
+	for _, s := range f.Secrets.All() {
 		if s.ACLError != "" {
 			kind := completeness.Failed
 			if s.ACLRefused {

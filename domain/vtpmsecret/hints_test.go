@@ -18,9 +18,9 @@ func hintFacts() map[string]Facts {
 
 	dep := func() Facts {
 		f := baseFacts()
-		f.Guests[0].Mode = "deployment"
+		setMode(&f, 0, "deployment")
 		f.ServiceProject = "svc"
-		f.Secrets[0].ProjectID = "svc"
+		f.Secrets.mut(0).ProjectID = "svc"
 		f.Audited = map[string]bool{"svc": true}
 		return f
 	}
@@ -37,10 +37,10 @@ func hintFacts() map[string]Facts {
 	f = dep()
 	out["the one creator"] = f
 	f = dep()
-	s := f.Secrets[0]
+	s := f.Secrets.At(0)
 	s.ID, s.CreatorID, s.InstanceID = "s2", "bob", "srv2"
-	f.Guests = append(f.Guests, Guest{ServerID: "srv2", ProjectID: "p1", UserID: "bob", Mode: "deployment"})
-	f.Secrets = append(f.Secrets, s)
+	f.Guests.Add(Guest{ServerID: "srv2", ProjectID: "p1", UserID: "bob", Mode: "deployment"})
+	f.Secrets.Add(s)
 	out["creators disagree"] = f
 	f = dep()
 	f.ServiceUserID = "alice"

@@ -69,7 +69,7 @@ func PlanProtect(f Facts, res Result, dryRun bool, only map[string]bool) Protect
 	out := ProtectResult{Schema: ProtectSchema, KeyManagerAPI: f.API.String(), DryRun: dryRun, Secrets: []ProtectAction{}, NotAuditable: res.NotAuditable}
 	byID := map[string]Secret{}
 	perInstance := map[string]int{}
-	for _, s := range f.Secrets {
+	for _, s := range f.Secrets.All() {
 		byID[s.ID] = s
 		perInstance[s.InstanceID]++
 	}

@@ -30,7 +30,7 @@ func TestAuditConsumers(t *testing.T) {
 			f := baseFacts()
 			f.API = API{1, 1}
 			f.OtherServers = map[string]nova.OtherServer{"srv2": {Name: "win2"}}
-			f.Secrets[0].Consumers = tc.consumers
+			f.Secrets.mut(0).Consumers = tc.consumers
 			r := Audit(f, now)
 			got := finding(r, "SECRET-CONSUMER")
 			if r.Guests[0].Protection != tc.state || string(got.Status) != tc.status || !strings.Contains(got.Message, tc.msg) {
@@ -54,8 +54,8 @@ func TestAuditConsumers(t *testing.T) {
 	// 1.2 names Barbican's own refusal; a protected orphan keeps its consumer
 	f := baseFacts()
 	f.API = API{1, 2}
-	f.Secrets[0].Consumers = []Consumer{NovaConsumer("srv1")}
-	f.Secrets = append(f.Secrets, Secret{ID: "s9", InstanceID: "gone", ProjectID: "p1", Consumers: []Consumer{NovaConsumer("gone")}})
+	f.Secrets.mut(0).Consumers = []Consumer{NovaConsumer("srv1")}
+	f.Secrets.Add(Secret{ID: "s9", InstanceID: "gone", ProjectID: "p1", Consumers: []Consumer{NovaConsumer("gone")}})
 	r := Audit(f, now)
 	if got := finding(r, "SECRET-CONSUMER"); !strings.Contains(got.Message, "Barbican (API 1.2) refuses") {
 		t.Error(got.Message)

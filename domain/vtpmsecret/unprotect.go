@@ -56,7 +56,7 @@ func PlanUnprotect(f Facts, res Result, dryRun bool, only map[string]bool) Unpro
 		names[g.ServerID] = g.Name
 	}
 	seen := map[string]bool{}
-	for _, s := range f.Secrets {
+	for _, s := range f.Secrets.All() {
 		if only != nil && !only[s.InstanceID] {
 			continue
 		}
