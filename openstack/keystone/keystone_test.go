@@ -85,3 +85,46 @@ func TestGetUser(t *testing.T) {
 		t.Errorf("gone: %v", err)
 	}
 }
+
+// TestListUsers: the pages are followed by their next links, the name
+// filter is asked as a query, and an empty page ends the list.
+func TestListUsers(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		filter  string
+		replies map[string]reply
+		want    []User
+	}{
+		{"two pages", "", map[string]reply{
+			"/v3/users":        {body: `{"users":[{"id":"u1","name":"alice","enabled":true,"domain_id":"default","options":{}}],"links":{"next":"{url}/v3/users?page=2"}}`},
+			"/v3/users?page=2": {body: `{"users":[{"id":"u2","name":"bob","enabled":false}],"links":{"next":null}}`},
+		}, []User{{"u1", "alice", true}, {"u2", "bob", false}}},
+		{"named", "nova", map[string]reply{
+			"/v3/users?name=nova": {body: `{"users":[{"id":"n1","name":"nova","enabled":true}],"links":{"self":"{url}/v3/users?name=nova"}}`},
+		}, []User{{"n1", "nova", true}}},
+		{"an empty page ends it", "", map[string]reply{
+			"/v3/users": {body: `{"users":[],"links":{"next":"{url}/v3/users?page=2"}}`},
+		}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []User
+			err := ListUsers(context.Background(), strictKeystone(t, tc.replies), tc.filter, func(u User) { got = append(got, u) })
+			if err != nil || !slices.Equal(got, tc.want) {
+				t.Errorf("%v, %v; want %v", got, err, tc.want)
+			}
+		})
+	}
+}
+
+// TestProjectMembers: one project's effective list, its pages followed.
+func TestProjectMembers(t *testing.T) {
+	const list = "/v3/role_assignments?effective=true&scope.project.id=p1"
+	ks := strictKeystone(t, map[string]reply{
+		list:             {body: `{"role_assignments":[{"role":{"id":"r"},"scope":{"project":{"id":"p1"}},"user":{"id":"alice"}}],"links":{"next":"{url}` + list + `&page=2"}}`},
+		list + "&page=2": {body: `{"role_assignments":[{"role":{"id":"r"},"scope":{"project":{"id":"p1"}},"user":{"id":"bob"}}],"links":{"next":null}}`},
+	})
+	got, err := ProjectMembers(context.Background(), ks, "p1")
+	if err != nil || len(got) != 2 || !got["alice"] || !got["bob"] {
+		t.Errorf("%v, %v", got, err)
+	}
+}
