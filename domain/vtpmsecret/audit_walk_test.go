@@ -59,8 +59,8 @@ func richFacts() Facts {
 
 // A streamed audit writes what a held one writes, byte for byte: JSON,
 // YAML, a status view, the caller's names, -c, the summary view; its
-// table and value rows too (the command holds those, but a result walked
-// twice must say the same).
+// table (walked three times: the footer, widths, lines), value and CSV
+// rows too.
 func TestStreamedAuditWritesTheHeldOnesBytes(t *testing.T) {
 	names := func(h Hint) string { return "--flag-" + string(h) }
 	views := map[string]func(r Result) any{
@@ -71,11 +71,12 @@ func TestStreamedAuditWritesTheHeldOnesBytes(t *testing.T) {
 	for _, named := range []bool{false, true} {
 		for view, pick := range views {
 			for _, opts := range []output.Options{{Format: "json"}, {Format: "yaml"}, {Format: "json", Columns: []string{"server_id", "findings"}},
-				{Format: "table", MaxWidth: -1}, {Format: "value", Columns: []string{"server_id", "result", "findings"}}} {
-				if view == "summary" && opts.Format == "value" {
+				{Format: "table", MaxWidth: -1}, {Format: "table", MaxWidth: 80}, {Format: "table", MaxWidth: -1, Columns: []string{"server", "owner", "findings"}},
+				{Format: "value", Columns: []string{"server_id", "result", "findings"}}, {Format: "csv"}} {
+				if view == "summary" && (opts.Format == "value" || opts.Format == "csv" || len(opts.Columns) > 0 && opts.Format == "table") {
 					continue // the summary's rows have other columns
 				}
-				name := fmt.Sprintf("%s/%s/%v/names=%v", view, opts.Format, opts.Columns, named)
+				name := fmt.Sprintf("%s/%s/%d/%v/names=%v", view, opts.Format, opts.MaxWidth, opts.Columns, named)
 				t.Run(name, func(t *testing.T) {
 					held, streamed := Audit(richFacts(), now), AuditStreamed(richFacts(), now)
 					if !streamed.Streamed() || held.Streamed() || streamed.Guests != nil {

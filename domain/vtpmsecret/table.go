@@ -28,34 +28,21 @@ func (r *Result) Table() output.Table {
 		"server_id", "name", "project_name", "checks"},
 		Default:   []string{"server_id", "name", "project_name", "mode", "checks"},
 		TableOnly: []string{"server_id", "name", "project_name", "checks"}}
-	cannotOf := map[nova.SecretMode][]string{}
-	for g := range r.EachGuest {
-		failed, notAuditable, lines := false, false, []string{}
-		for _, fd := range g.Findings {
-			switch fd.Status {
-			case result.Fail:
-				failed = true
-				lines = append(lines, string(fd.Check)+": "+fd.Message)
-			case result.Warn, result.Skip:
-				notAuditable = notAuditable || fd.Status == result.Skip && fd.Check == CheckProject
-				lines = append(lines, string(fd.Status)+" "+string(fd.Check)+": "+fd.Message)
+	// The rows are a walk, not a list: a table walks them twice (widths,
+	// then lines), so a streamed result's guests are audited again on
+	// each pass and never held (at 500,000 guests ~1.2 KB each).
+	t.Walk = func(yield func(output.Record) bool) {
+		for g := range r.EachGuest {
+			if !yield(guestRecord(g)) {
+				return
 			}
 		}
-		verdict := "ok"
-		switch {
-		case failed:
-			verdict = "FAILED"
-		case notAuditable:
-			verdict = "not auditable"
-		}
+	}
+	cannotOf := map[nova.SecretMode][]string{}
+	for g := range r.EachGuest {
 		if _, seen := cannotOf[g.Mode]; !seen {
 			cannotOf[g.Mode] = g.Cannot
 		}
-		t.Rows = append(t.Rows, output.Record{{Name: "server", Value: named(g.Name, g.ServerID)}, {Name: "project", Value: named(g.ProjectName, g.ProjectID)},
-			{Name: "owner", Value: named(g.OwnerName, g.UserID)}, {Name: "mode", Value: g.Mode}, {Name: "secret", Value: g.SecretID},
-			{Name: "result", Value: verdict}, {Name: "findings", Value: strings.Join(lines, "; ")}, {Name: "cannot", Value: g.Cannot},
-			{Name: "server_id", Value: g.ServerID}, {Name: "name", Value: g.Name}, {Name: "project_name", Value: cmp.Or(g.ProjectName, g.ProjectID)},
-			{Name: "checks", Value: checks(g)}})
 	}
 	t.Footer = append(t.Footer, cannotLines(cannotOf)...)
 	if len(r.Orphans) > 0 {
@@ -112,6 +99,34 @@ func (r *Result) Table() output.Table {
 	t.Footer = append(t.Footer, fmt.Sprintf("guests %d, secrets %d, ok %d, failed %d, orphans %d, not auditable %d%s (Nova %s)",
 		s.Guests, s.Secrets, s.OK, s.Failed, s.Orphans, s.NotAuditable, protection, nova.Label(r.Release, r.Candidates)))
 	return t
+}
+
+// guestRecord is one guest's row: its checks that did not pass in short,
+// and its verdict.
+func guestRecord(g GuestResult) output.Record {
+	failed, notAuditable, lines := false, false, []string{}
+	for _, fd := range g.Findings {
+		switch fd.Status {
+		case result.Fail:
+			failed = true
+			lines = append(lines, string(fd.Check)+": "+fd.Message)
+		case result.Warn, result.Skip:
+			notAuditable = notAuditable || fd.Status == result.Skip && fd.Check == CheckProject
+			lines = append(lines, string(fd.Status)+" "+string(fd.Check)+": "+fd.Message)
+		}
+	}
+	verdict := "ok"
+	switch {
+	case failed:
+		verdict = "FAILED"
+	case notAuditable:
+		verdict = "not auditable"
+	}
+	return output.Record{{Name: "server", Value: named(g.Name, g.ServerID)}, {Name: "project", Value: named(g.ProjectName, g.ProjectID)},
+		{Name: "owner", Value: named(g.OwnerName, g.UserID)}, {Name: "mode", Value: g.Mode}, {Name: "secret", Value: g.SecretID},
+		{Name: "result", Value: verdict}, {Name: "findings", Value: strings.Join(lines, "; ")}, {Name: "cannot", Value: g.Cannot},
+		{Name: "server_id", Value: g.ServerID}, {Name: "name", Value: g.Name}, {Name: "project_name", Value: cmp.Or(g.ProjectName, g.ProjectID)},
+		{Name: "checks", Value: checks(g)}}
 }
 
 // checks is a guest's findings in short, about as wide as one code: its

@@ -117,19 +117,34 @@ func PrintRecord(w io.Writer, o Options, r Record) error {
 // PrintList prints rows under the given columns. Every record must carry
 // the columns in the same order.
 func PrintList(w io.Writer, o Options, columns []string, recs []Record) error {
+	return printRows(w, o, columns, func(yield func(Record) bool) {
+		for _, r := range recs {
+			if !yield(r) {
+				return
+			}
+		}
+	})
+}
+
+// printRows is PrintList with the records as a walk: a table walks them
+// twice, value once; json and yaml collect them.
+func printRows(w io.Writer, o Options, columns []string, rows func(yield func(Record) bool)) error {
 	idx, err := columnIndexes(columns, o.Columns)
 	if err != nil {
 		return err
 	}
 	switch o.Format {
 	case "json", "yaml":
-		out := make([]orderedMap, len(recs))
-		for i, r := range recs {
+		var out []orderedMap
+		for r := range rows {
 			m := make(orderedMap, 0, len(idx))
 			for _, j := range idx {
 				m = append(m, r[j])
 			}
-			out[i] = m
+			out = append(out, m)
+		}
+		if out == nil {
+			out = []orderedMap{}
 		}
 		if o.Format == "json" {
 			return writeJSON(w, out)
@@ -140,7 +155,7 @@ func PrintList(w io.Writer, o Options, columns []string, recs []Record) error {
 		}
 		return writeYAML(w, ys)
 	case "value":
-		for _, r := range recs {
+		for r := range rows {
 			parts := make([]string, len(idx))
 			for k, j := range idx {
 				parts[k] = valueString(r[j].Value)
@@ -154,11 +169,15 @@ func PrintList(w io.Writer, o Options, columns []string, recs []Record) error {
 		head[k] = columns[j]
 	}
 	cells := make([]string, len(idx))
-	writeTableOf(w, head, len(recs), func(i int) []string {
-		for k, j := range idx {
-			cells[k] = cellString(recs[i][j].Value)
+	writeTableOf(w, head, func(yield func([]string) bool) {
+		for r := range rows {
+			for k, j := range idx {
+				cells[k] = cellString(r[j].Value)
+			}
+			if !yield(cells) {
+				return
+			}
 		}
-		return cells
 	}, o.width)
 	return nil
 }

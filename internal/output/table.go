@@ -10,18 +10,25 @@ import (
 // writeTable draws the openstack client's box table; a cell with newlines
 // spans several lines. max > 0 fits the lines to max columns (fitWidths).
 func writeTable(w io.Writer, head []string, rows [][]string, max int) {
-	writeTableOf(w, head, len(rows), func(i int) []string { return rows[i] }, max)
+	writeTableOf(w, head, func(yield func([]string) bool) {
+		for _, r := range rows {
+			if !yield(r) {
+				return
+			}
+		}
+	}, max)
 }
 
-// writeTableOf draws n rows, asking row(i) for each one twice (widths,
-// then lines): a 50,000-guest audit's cells are never all held at once.
-func writeTableOf(w io.Writer, head []string, n int, row func(int) []string, max int) {
+// writeTableOf draws the rows a walk gives, walking them twice (widths,
+// then lines): a 500,000-guest audit's rows are never all held at once.
+// A row's cells may be reused by the walk after yield returns.
+func writeTableOf(w io.Writer, head []string, rows func(yield func([]string) bool), max int) {
 	width := make([]int, len(head))
 	for i, h := range head {
 		width[i] = utf8.RuneCountInString(h)
 	}
-	for k := 0; k < n; k++ {
-		for i, c := range row(k) {
+	for row := range rows {
+		for i, c := range row {
 			for _, line := range strings.Split(c, "\n") {
 				if n := utf8.RuneCountInString(line); n > width[i] {
 					width[i] = n
@@ -40,8 +47,8 @@ func writeTableOf(w io.Writer, head []string, n int, row func(int) []string, max
 	fmt.Fprintln(w, line)
 	writeRow(w, width, head)
 	fmt.Fprintln(w, line)
-	for k := 0; k < n; k++ {
-		writeRow(w, width, row(k))
+	for row := range rows {
+		writeRow(w, width, row)
 	}
 	fmt.Fprintln(w, line)
 }

@@ -21,6 +21,11 @@ import (
 type Table struct {
 	Columns []string
 	Rows    []Record // each carries Columns, in order
+	// Walk, when set, gives the rows instead of Rows, once per pass (a
+	// table walks them twice: widths, then lines), so that a result that
+	// does not hold its rows (a streamed secrets audit) is drawn without
+	// holding them. A record may not be kept past its yield.
+	Walk func(yield func(Record) bool)
 	// Default are the columns a table shows without -c (nil: all of
 	// them); -c may name any column, and value and csv, which scripts
 	// read, keep every column but TableOnly.
@@ -209,7 +214,7 @@ func write(w io.Writer, o Options, v any) error {
 		if o.Format == "csv" {
 			return writeCSV(w, shown, tb)
 		}
-		if err := PrintList(w, shown, tb.Columns, tb.Rows); err != nil {
+		if err := printRows(w, shown, tb.Columns, tb.rows); err != nil {
 			return err
 		}
 		if o.Format == "value" || len(o.Columns) > 0 {
@@ -299,6 +304,19 @@ func (e *FormatError) Error() string {
 	return fmt.Sprintf("-f %s is not available for this command (choose from table, json, yaml, value, csv)", e.Format)
 }
 
+// rows walks the table's rows: its Walk, or its Rows.
+func (t Table) rows(yield func(Record) bool) {
+	if t.Walk != nil {
+		t.Walk(yield)
+		return
+	}
+	for _, r := range t.Rows {
+		if !yield(r) {
+			return
+		}
+	}
+}
+
 func writeCSV(w io.Writer, o Options, t Table) error {
 	idx, err := columnIndexes(t.Columns, o.Columns)
 	if err != nil {
@@ -310,7 +328,7 @@ func writeCSV(w io.Writer, o Options, t Table) error {
 		head[k] = t.Columns[j]
 	}
 	cw.Write(head)
-	for _, r := range t.Rows {
+	for r := range t.rows {
 		row := make([]string, len(idx))
 		for k, j := range idx {
 			row[k] = quote.CSVCell(cellString(r[j].Value))
