@@ -38,7 +38,7 @@ func TestTraitsHostOffersOnlySomeModes(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			reps, sum := AuditHosts(nova.Gazpacho, []Host{{Host: "a", State: "up", Status: "enabled", Traits: c.traits}}, nil, nil)
+			reps, sum := AuditHosts(nova.Gazpacho, []Host{{Host: "a", State: "up", Status: "enabled", Traits: c.traits}}, nil, nova.GuestList{})
 			got := find(&reps[0], "TRAITS")
 			if got.Status != c.status || sum.Failing != c.failing {
 				t.Errorf("TRAITS %s (%d failing), want %s (%d): %s", got.Status, sum.Failing, c.status, c.failing, got.Message)

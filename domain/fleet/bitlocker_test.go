@@ -26,7 +26,7 @@ func TestFleetBitLocker(t *testing.T) {
 		VTPMGuests: []hostcheck.Guest{{UUID: "s1", Name: "instance-1", BitLocker: &hostcheck.GuestBitLocker{Risk: hostcheck.RiskHigh, Reasons: []string{"NVRAM-KEPT"}}},
 			{UUID: "s9", Name: "gone", BitLocker: &hostcheck.GuestBitLocker{Risk: hostcheck.RiskLow}}}}
 	guests := []nova.VTPMGuest{{ServerID: "s1", Name: "ceo-laptop", Host: "a"}, {ServerID: "s2", Name: "new-vm", Host: "a"}, {ServerID: "s3", Name: "hr-db", Host: "b"}}
-	reps, sum := AuditHosts(nova.Epoxy, hosts, map[string]hostcheck.Report{"a.x": rep}, guests)
+	reps, sum := AuditHosts(nova.Epoxy, hosts, map[string]hostcheck.Report{"a.x": rep}, nova.NewGuestList(guests...))
 
 	if want := map[hostcheck.Risk]int{hostcheck.RiskHigh: 1, hostcheck.RiskUnknown: 2}; !reflect.DeepEqual(sum.BitLocker, want) {
 		t.Errorf("summary %v, want %v", sum.BitLocker, want)
@@ -62,7 +62,7 @@ func TestFleetBitLocker(t *testing.T) {
 		}
 	}
 
-	reps, sum = AuditHosts(nova.Epoxy, hosts, nil, guests)
+	reps, sum = AuditHosts(nova.Epoxy, hosts, nil, nova.NewGuestList(guests...))
 	got, text = gauges(t, NewResult(nova.Epoxy, hosts, reps, sum))
 	if sum.BitLocker != nil || reps[0].AtRisk[0].BitLockerRisk != "" || strings.Contains(text, "bitlocker") {
 		t.Errorf("no reports: %v %+v\n%s", sum.BitLocker, reps[0].AtRisk[0], text)

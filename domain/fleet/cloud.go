@@ -57,9 +57,8 @@ func ReportIndex(reps []hostcheck.Report) map[string]hostcheck.Report {
 // version and model the domain has; why maps each promoted server to why
 // the APIs did not decide it (nil when none was). inv.Guests itself is
 // not changed.
-func withHostEvidence(inv nova.Inventory, reports map[string]hostcheck.Report) (out []nova.VTPMGuest, why promotions) {
-	guests := inv.Guests.Slice()
-	out = guests[:len(guests):len(guests)] // the first append copies
+func withHostEvidence(inv nova.Inventory, reports map[string]hostcheck.Report) (guests nova.GuestList, why promotions) {
+	var out []nova.VTPMGuest // the promoted ones
 	add := func(g nova.VTPMGuest, p promotion) {
 		rep, ok := reports[g.Host]
 		if !ok {
@@ -87,5 +86,5 @@ func withHostEvidence(inv nova.Inventory, reports map[string]hostcheck.Report) (
 	for _, u := range inv.Unconfirmed {
 		add(u.Guest, promotion{unconfirmed: u.Reason})
 	}
-	return out, why
+	return inv.Guests.With(out...), why
 }

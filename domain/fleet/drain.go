@@ -220,7 +220,7 @@ func hasAll(have, need []string) bool {
 
 // addDrain answers the drain question for every guest of every host
 // (out[i] is hosts[i]'s report, its AtRisk in byHost order).
-func addDrain(rel nova.Release, hosts []Host, reports map[string]hostcheck.Report, guests []nova.VTPMGuest, byHost map[string][]int32, out []HostReport, sum *Summary) {
+func addDrain(rel nova.Release, hosts []Host, reports map[string]hostcheck.Report, guests nova.GuestList, byHost map[string][]int32, out []HostReport, sum *Summary) {
 	dh := make([]DrainHost, len(hosts))
 	for i, h := range hosts {
 		dh[i] = DrainHost{Host: h.Host, Usable: h.State == "up" && h.Status == "enabled", Traits: h.Traits}
@@ -258,7 +258,7 @@ func addDrain(rel nova.Release, hosts []Host, reports map[string]hostcheck.Repor
 			if j >= len(on) {
 				break
 			}
-			g := &guests[on[j]]
+			g := guests.At(int(on[j]))
 			k := kind{g.Mode, g.Version, g.Model, unready[g.ServerID]}
 			ans, ok := decided[k]
 			if !ok {

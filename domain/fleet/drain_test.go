@@ -144,7 +144,7 @@ func TestAuditDrain(t *testing.T) {
 		{ServerID: "s2", Host: "a", Mode: nova.SecretUser, Version: "2.0", Model: "tpm-tis"},
 		{ServerID: "s3", Host: "b", Mode: nova.SecretUser, Version: "2.0", Model: "tpm-tis"},
 	}
-	reps, sum := AuditHosts(nova.Gazpacho, hosts, nil, guests)
+	reps, sum := AuditHosts(nova.Gazpacho, hosts, nil, nova.NewGuestList(guests...))
 	if sum.Drain[DrainStays] != 1 || sum.Drain[DrainCold] != 2 || sum.Drain[DrainLive] != 0 {
 		t.Errorf("summary %v", sum.Drain)
 	}
@@ -193,7 +193,7 @@ func TestDrainReasonsBounded(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		guests = append(guests, nova.VTPMGuest{ServerID: fmt.Sprintf("g%d", i), Host: "cmp00", Mode: nova.SecretUser, Version: "2.0", Model: "tpm-tis"})
 	}
-	out, sum := AuditHosts(nova.Gazpacho, hosts, nil, guests)
+	out, sum := AuditHosts(nova.Gazpacho, hosts, nil, nova.NewGuestList(guests...))
 	if sum.Drain[DrainCold] != 3 {
 		t.Fatalf("drain summary %v", sum.Drain)
 	}

@@ -60,7 +60,7 @@ type Summary struct {
 // AuditHosts checks each host's Placement traits against what its Nova
 // release requires and, where a `host check` report exists for the host,
 // against what its configuration makes Nova report.
-func AuditHosts(rel nova.Release, hosts []Host, reports map[string]hostcheck.Report, guests []nova.VTPMGuest) ([]HostReport, Summary) {
+func AuditHosts(rel nova.Release, hosts []Host, reports map[string]hostcheck.Report, guests nova.GuestList) ([]HostReport, Summary) {
 	byHost := guestsByHost(guests)
 	var out []HostReport // nil without hosts: the JSON has always said null
 	if len(hosts) > 0 {
@@ -81,17 +81,17 @@ func AuditHosts(rel nova.Release, hosts []Host, reports map[string]hostcheck.Rep
 
 // guestsByHost holds indexes into guests, not copies: at 50,000 guests a
 // copy each is 8 MB.
-func guestsByHost(guests []nova.VTPMGuest) map[string][]int32 {
+func guestsByHost(guests nova.GuestList) map[string][]int32 {
 	byHost := map[string][]int32{}
-	for i := range guests {
-		byHost[guests[i].Host] = append(byHost[guests[i].Host], int32(i))
+	for i, g := range guests.All() {
+		byHost[g.Host] = append(byHost[g.Host], int32(i))
 	}
 	return byHost
 }
 
 // auditHost is one host's findings (on: its guests' indexes), in the order
 // scripts have always read them, and its share of the summary.
-func auditHost(rel nova.Release, h Host, reports map[string]hostcheck.Report, guests []nova.VTPMGuest, on []int32, sum *Summary) HostReport {
+func auditHost(rel nova.Release, h Host, reports map[string]hostcheck.Report, guests nova.GuestList, on []int32, sum *Summary) HostReport {
 	r := apiView(rel, h, guests, on)
 	usable := h.State == "up" && h.Status == "enabled"
 	r.add(serviceCheck(h, usable))
@@ -121,14 +121,14 @@ func auditHost(rel nova.Release, h Host, reports map[string]hostcheck.Report, gu
 
 // apiView is what the APIs say of the host: its Secure Boot trait and its
 // vTPM guests (an empty list, never null, where it has none).
-func apiView(rel nova.Release, h Host, guests []nova.VTPMGuest, on []int32) HostReport {
+func apiView(rel nova.Release, h Host, guests nova.GuestList, on []int32) HostReport {
 	r := HostReport{Report: hostcheck.Report{Host: h.Host, NovaRelease: rel, Traits: h.Traits, VTPMGuests: []hostcheck.Guest{},
 		Facts: hostcheck.HostInfo{HypervisorHostname: h.Hypervisor, SecureBoot: contains(h.Traits, "COMPUTE_SECURITY_UEFI_SECURE_BOOT")}}}
 	if len(on) > 0 {
 		r.VTPMGuests = make([]hostcheck.Guest, 0, len(on))
 	}
 	for _, i := range on {
-		g := &guests[i]
+		g := guests.At(int(i))
 		r.VTPMGuests = append(r.VTPMGuests, hostcheck.Guest{UUID: g.ServerID, Name: g.Name, Model: g.Model, Version: g.Version})
 	}
 	return r
@@ -146,11 +146,11 @@ func serviceCheck(h Host, usable bool) Check {
 
 // evacuationRisk: Nova refuses evacuate for every vTPM guest, so a dead
 // host strands all of its vTPM guests until the host itself comes back.
-func evacuationRisk(rel nova.Release, guests []nova.VTPMGuest, on []int32, r *HostReport) Check {
+func evacuationRisk(rel nova.Release, guests nova.GuestList, on []int32, r *HostReport) Check {
 	modes := map[nova.SecretMode]int{}
 	r.AtRisk = make([]RiskGuest, 0, len(on))
 	for _, i := range on {
-		g := &guests[i]
+		g := guests.At(int(i))
 		modes[g.Mode]++
 		r.AtRisk = append(r.AtRisk, RiskGuest{ServerID: g.ServerID, Name: g.Name, Owner: g.UserID, Project: g.ProjectID, Mode: g.Mode, Evidence: g.Evidence})
 	}

@@ -39,7 +39,7 @@ func TestAuditFleet(t *testing.T) {
 		if c.report != nil {
 			reports[c.host.Hypervisor] = *c.report
 		}
-		reps, _ := AuditHosts(c.rel, []Host{c.host}, reports, nil)
+		reps, _ := AuditHosts(c.rel, []Host{c.host}, reports, nova.GuestList{})
 		got := find(&reps[0], c.id)
 		if got.Status != c.status || !strings.Contains(got.Message, c.msg) {
 			t.Errorf("%s: %s %s %q, want %s containing %q", c.name, c.id, got.Status, got.Message, c.status, c.msg)
@@ -53,7 +53,7 @@ func TestFleetSummary(t *testing.T) {
 		{Host: "b", State: "up", Status: "enabled", Traits: []string{"COMPUTE_SECURITY_TPM_2_0", "COMPUTE_SECURITY_TPM_CRB", "COMPUTE_SECURITY_TPM_TIS"}},
 		{Host: "c", State: "up", Status: "disabled", Traits: []string{"COMPUTE_SECURITY_TPM_2_0", "COMPUTE_SECURITY_TPM_CRB", "COMPUTE_SECURITY_TPM_TIS"}},
 	}
-	_, sum := AuditHosts(nova.Dalmatian, hosts, nil, []nova.VTPMGuest{{ServerID: "s1", Host: "a", Mode: "user"}})
+	_, sum := AuditHosts(nova.Dalmatian, hosts, nil, nova.NewGuestList([]nova.VTPMGuest{{ServerID: "s1", Host: "a", Mode: "user"}}...))
 	if sum.Hosts != 3 || sum.Usable != 2 || sum.TPM20 != 2 || sum.CRB != 1 || sum.HostMode != 0 || sum.AtRisk != 1 {
 		t.Errorf("summary %+v", sum)
 	}
@@ -63,7 +63,7 @@ func TestEvacuationRiskAndResumeTrap(t *testing.T) {
 	h := Host{Host: "a", Hypervisor: "a.x", State: "up", Status: "enabled", Traits: []string{"COMPUTE_SECURITY_TPM_2_0"}}
 	rep := hostcheck.Report{Host: "a", Traits: h.Traits, Checks: []hostcheck.Check{{ID: "RESUME-ON-BOOT", Status: hostcheck.Fail, Message: "come back in ERROR"}}}
 	guests := []nova.VTPMGuest{{ServerID: "s1", Name: "win1", Host: "a", Mode: "user", UserID: "alice"}, {ServerID: "s2", Host: "b", Mode: "user"}}
-	reps, sum := AuditHosts(nova.Zed, []Host{h}, map[string]hostcheck.Report{"a.x": rep}, guests)
+	reps, sum := AuditHosts(nova.Zed, []Host{h}, map[string]hostcheck.Report{"a.x": rep}, nova.NewGuestList(guests...))
 	r := reps[0]
 	if c := find(&r, "EVACUATION-RISK"); c.Status != hostcheck.Warn || !strings.Contains(c.Message, "1 vTPM guest(s) here (1 user mode) cannot be evacuated") {
 		t.Errorf("evacuation risk: %+v", c)
@@ -76,7 +76,7 @@ func TestEvacuationRiskAndResumeTrap(t *testing.T) {
 	}
 	// Without guests and with the option off, both findings disappear.
 	rep.Checks = []hostcheck.Check{{ID: "RESUME-ON-BOOT", Status: hostcheck.Pass}}
-	reps, _ = AuditHosts(nova.Zed, []Host{h}, map[string]hostcheck.Report{"a.x": rep}, nil)
+	reps, _ = AuditHosts(nova.Zed, []Host{h}, map[string]hostcheck.Report{"a.x": rep}, nova.GuestList{})
 	r = reps[0]
 	if find(&r, "EVACUATION-RISK").Status != "absent" || find(&r, "RESUME-ON-BOOT").Status != "absent" {
 		t.Errorf("findings should be gone: %+v", r.Checks)
@@ -90,7 +90,7 @@ func TestFleetReportFacts(t *testing.T) {
 	traits := []string{"COMPUTE_SECURITY_TPM_1_2", "COMPUTE_SECURITY_TPM_2_0", "COMPUTE_SECURITY_TPM_TIS", "COMPUTE_SECURITY_UEFI_SECURE_BOOT",
 		"COMPUTE_SECURITY_TPM_SECRET_SECURITY_USER", "COMPUTE_SECURITY_TPM_SECRET_SECURITY_DEPLOYMENT"}
 	guests := []nova.VTPMGuest{{ServerID: "s1", Name: "win1", Host: "a", Version: "2.0", Model: "tpm-tis", Mode: "user"}}
-	reps, _ := AuditHosts(nova.Gazpacho, []Host{{Host: "a", State: "up", Status: "enabled", Traits: traits}}, nil, guests)
+	reps, _ := AuditHosts(nova.Gazpacho, []Host{{Host: "a", State: "up", Status: "enabled", Traits: traits}}, nil, nova.NewGuestList(guests...))
 	r := reps[0]
 	if !r.Facts.SecureBoot || len(r.VTPMGuests) != 1 || r.VTPMGuests[0].UUID != "s1" || len(r.AtRisk) != 1 {
 		t.Fatalf("facts %+v guests %+v at risk %+v", r.Facts, r.VTPMGuests, r.AtRisk)
@@ -113,12 +113,12 @@ func TestOwnerNova(t *testing.T) {
 	}
 	hosts := []Host{{Host: "a", State: "up", Status: "enabled", Traits: []string{"COMPUTE_SECURITY_TPM_2_0"}}}
 	for rel, want := range map[nova.Release]bool{nova.Gazpacho: false, nova.Hibiscus: true} {
-		reps, _ := AuditHosts(rel, hosts, nil, nil)
+		reps, _ := AuditHosts(rel, hosts, nil, nova.GuestList{})
 		if got := findID(reps[0].Checks, "OWNER-NOVA") != nil; got != want {
 			t.Errorf("%s: OWNER-NOVA check present = %v", rel, got)
 		}
 	}
-	up := UpgradeImpact(nova.Gazpacho, nova.Hibiscus, hosts, nil)
+	up := UpgradeImpact(nova.Gazpacho, nova.Hibiscus, hosts, nova.GuestList{})
 	if len(up.Stranded) != 0 || !strings.Contains(strings.Join(up.Advice, " "), "OWNER_NOVA") {
 		t.Errorf("upgrade to 2026.2: %+v", up)
 	}
@@ -128,12 +128,12 @@ func TestOwnerNova(t *testing.T) {
 // 2026.1 cell makes Nova refuse host-mode live migration (VTPMOldCompute).
 func TestOldComputeGatesHostModeLiveMigration(t *testing.T) {
 	hosts := []Host{{Host: "a", Hypervisor: "a", State: "up", Status: "enabled"}}
-	reps, _ := AuditHosts(nova.Gazpacho, hosts, map[string]hostcheck.Report{"a": {Host: "a", NovaRelease: nova.Epoxy}}, nil)
+	reps, _ := AuditHosts(nova.Gazpacho, hosts, map[string]hostcheck.Report{"a": {Host: "a", NovaRelease: nova.Epoxy}}, nova.GuestList{})
 	c := findID(reps[0].Checks, "NOVA-RELEASE")
 	if c == nil || !strings.Contains(c.Message, "Upgrade your nova-compute services to Gazpacho (33.0.0) or later.") {
 		t.Errorf("%+v", reps[0].Checks)
 	}
-	reps, _ = AuditHosts(nova.Gazpacho, hosts, map[string]hostcheck.Report{"a": {Host: "a", NovaRelease: nova.Gazpacho}}, nil)
+	reps, _ = AuditHosts(nova.Gazpacho, hosts, map[string]hostcheck.Report{"a": {Host: "a", NovaRelease: nova.Gazpacho}}, nova.GuestList{})
 	if findID(reps[0].Checks, "NOVA-RELEASE") != nil {
 		t.Errorf("same release: no finding: %+v", reps[0].Checks)
 	}
@@ -154,7 +154,7 @@ func BenchmarkAuditFleet50k(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		reps, sum := AuditHosts(nova.Zed, hosts, nil, guests)
+		reps, sum := AuditHosts(nova.Zed, hosts, nil, nova.NewGuestList(guests...))
 		if len(reps) != 2000 || sum.AtRisk != 50000 || len(reps[0].AtRisk) != 25 {
 			b.Fatalf("%d reports, %+v", len(reps), sum)
 		}

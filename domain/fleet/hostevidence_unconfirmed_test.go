@@ -25,7 +25,7 @@ func TestHostEvidenceUnconfirmed(t *testing.T) {
 	}
 	got := map[string]nova.VTPMGuest{}
 	gs, _ := withHostEvidence(c.Inventory, ReportIndex([]hostcheck.Report{rep}))
-	for _, g := range gs {
+	for _, g := range gs.All() {
 		got[g.ServerID] = g
 	}
 	if len(got) != 3 || got["vol"].Evidence != nova.EvidenceHost || got["vol"].Model != "tpm-crb" ||

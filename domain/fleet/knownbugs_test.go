@@ -64,7 +64,7 @@ func TestKnownBugFixes(t *testing.T) {
 		}
 	}
 	// The result and its table carry them.
-	r := UpgradeImpact(nova.Epoxy, nova.Gazpacho, nil, nil)
+	r := UpgradeImpact(nova.Epoxy, nova.Gazpacho, nil, nova.GuestList{})
 	foot := strings.Join(r.Table().Footer, "\n")
 	if len(r.KnownBugs) != len(hostcheck.KnownBugs) || !strings.Contains(foot, "known bug 2125030 (resize revert") || !strings.Contains(foot, "fixed in 2026.1 (nova 33.0.0)") {
 		t.Errorf("upgrade result: %+v\n%s", r.KnownBugs, foot)

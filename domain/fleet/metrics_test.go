@@ -22,7 +22,7 @@ func TestFleetGauges(t *testing.T) {
 	tpm := []string{"COMPUTE_SECURITY_TPM_2_0", "COMPUTE_SECURITY_TPM_TIS"}
 	hosts := []Host{{Host: "a", Hypervisor: "a1", State: "up", Status: "enabled", Traits: tpm}, {Host: "a", Hypervisor: "a2", State: "up", Status: "enabled", Traits: tpm},
 		{Host: "b", Hypervisor: "b", State: "down", Status: "enabled", Traits: []string{}}}
-	reps, sum := AuditHosts(nova.Dalmatian, hosts, nil, []nova.VTPMGuest{{ServerID: "s1", Host: "a", Mode: nova.SecretUser}, {ServerID: "s2", Host: "a", Mode: nova.SecretUser}})
+	reps, sum := AuditHosts(nova.Dalmatian, hosts, nil, nova.NewGuestList([]nova.VTPMGuest{{ServerID: "s1", Host: "a", Mode: nova.SecretUser}, {ServerID: "s2", Host: "a", Mode: nova.SecretUser}}...))
 	var buf bytes.Buffer
 	if err := metrics.Write(&buf, NewResult(nova.Dalmatian, hosts, reps, sum).Gauges()); err != nil {
 		t.Fatal(err)

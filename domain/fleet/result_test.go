@@ -14,7 +14,7 @@ import (
 // inputs and scripts read it; the resolved release is not in it.
 func TestResultShape(t *testing.T) {
 	hosts := []Host{{Host: "a", Hypervisor: "a.x", State: "up", Status: "enabled", Traits: []string{"COMPUTE_SECURITY_TPM_2_0"}}}
-	reps, sum := AuditHosts(nova.Zed, hosts, nil, []nova.VTPMGuest{{ServerID: "s1", Host: "a", Mode: nova.SecretUser}})
+	reps, sum := AuditHosts(nova.Zed, hosts, nil, nova.NewGuestList([]nova.VTPMGuest{{ServerID: "s1", Host: "a", Mode: nova.SecretUser}}...))
 	res := NewResult(nova.Zed, hosts, reps, sum)
 	res.Resolved = nova.ResolvedRelease{Release: nova.Zed}
 	b, err := json.Marshal(res)
@@ -43,7 +43,7 @@ func TestResultShape(t *testing.T) {
 // with its verdict.
 func TestResultViews(t *testing.T) {
 	hosts := []Host{{Host: "a", State: "down", Status: "enabled", Traits: []string{}}}
-	reps, sum := AuditHosts(nova.Zed, hosts, nil, nil)
+	reps, sum := AuditHosts(nova.Zed, hosts, nil, nova.GuestList{})
 	res := NewResult(nova.Zed, hosts, reps, sum)
 	tb := res.Table()
 	if len(tb.Rows) != 1 || !strings.Contains(strings.Join(tb.Footer, ""), "1 host(s), 0 up and enabled") {
@@ -52,7 +52,7 @@ func TestResultViews(t *testing.T) {
 	if su := res.Suites(); len(su) != 1 || su[0].Name != "host a" || len(su[0].Cases) != len(reps[0].Checks) {
 		t.Errorf("suites %+v", su)
 	}
-	u := UpgradeImpact(nova.Zed, nova.Dalmatian, []Host{{Host: "a", State: "up", Status: "enabled", Traits: []string{"COMPUTE_SECURITY_TPM_2_0"}}}, nil)
+	u := UpgradeImpact(nova.Zed, nova.Dalmatian, []Host{{Host: "a", State: "up", Status: "enabled", Traits: []string{"COMPUTE_SECURITY_TPM_2_0"}}}, nova.GuestList{})
 	if ut := u.Table(); len(ut.Rows) != 1 || !strings.Contains(ut.Footer[len(ut.Footer)-1], "upgrade zed -> 2024.2: 1 host(s) stop receiving vTPM guests") {
 		t.Errorf("upgrade table %+v", ut)
 	}
@@ -66,7 +66,7 @@ func TestResultViews(t *testing.T) {
 // nothing where the caller gave none; the counts are the same.
 func TestDrainFooterHint(t *testing.T) {
 	hosts := []Host{{Host: "a", State: "up", Status: "enabled", Traits: []string{"COMPUTE_SECURITY_TPM_2_0"}}}
-	reps, sum := AuditHosts(nova.Zed, hosts, nil, []nova.VTPMGuest{{ServerID: "s1", Host: "a", Version: "2.0", Model: "tpm-tis"}})
+	reps, sum := AuditHosts(nova.Zed, hosts, nil, nova.NewGuestList([]nova.VTPMGuest{{ServerID: "s1", Host: "a", Version: "2.0", Model: "tpm-tis"}}...))
 	res := NewResult(nova.Zed, hosts, reps, sum)
 	const counts = "draining their hosts, vTPM guests would: live-migrate 0, cold-migrate 0, stay 1"
 	footer := func() string { return strings.Join(res.Table().Footer, "\n") }

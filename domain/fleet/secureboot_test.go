@@ -36,7 +36,7 @@ func TestFleetSecureBootCounts(t *testing.T) {
 	}}
 	guests := []nova.VTPMGuest{{ServerID: "s1", Name: "ceo-laptop", Host: "a"}, {ServerID: "s2", Host: "a"}, {ServerID: "s3", Host: "a"}, {ServerID: "s4", Host: "a"},
 		{ServerID: "s5", Name: "new-vm", Host: "a"}, {ServerID: "s6", Name: "hr-db", Host: "b"}}
-	reps, sum := AuditHosts(nova.Gazpacho, hosts, map[string]hostcheck.Report{"a.x": rep}, guests)
+	reps, sum := AuditHosts(nova.Gazpacho, hosts, map[string]hostcheck.Report{"a.x": rep}, nova.NewGuestList(guests...))
 
 	a := map[hostcheck.Certs]int{"2011": 2, "partial": 1, "2023": 1, "unknown": 1, "unreadable": 0, "other": 0, "no-keys": 0, "no-nvram": 0}
 	aRem := map[hostcheck.CertRemedy]int{"update-nvram": 2, "package-update": 1, "unknown": 1, "none": 1}
@@ -88,7 +88,7 @@ func TestFleetSecureBootCounts(t *testing.T) {
 		}
 	}
 
-	reps, sum = AuditHosts(nova.Gazpacho, hosts, nil, guests)
+	reps, sum = AuditHosts(nova.Gazpacho, hosts, nil, nova.NewGuestList(guests...))
 	res = NewResult(nova.Gazpacho, hosts, reps, sum)
 	_, text = secureBootGauges(t, res)
 	js, _ = json.Marshal(res)

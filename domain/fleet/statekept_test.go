@@ -17,7 +17,7 @@ func TestStateKeptReachesEachGuest(t *testing.T) {
 	rep.Checks = []hostcheck.Check{{ID: "KEEP-TPM-STATE", Status: hostcheck.Warn, Message: "a stop wipes the TPM"}}
 	hosts := []Host{{Host: "cmp1", Hypervisor: "cmp1.example", State: "up", Status: "enabled"}}
 	guests := []nova.VTPMGuest{{ServerID: "g1", Host: "cmp1", Mode: nova.SecretUser}}
-	out, _ := AuditHosts(nova.Epoxy, hosts, ReportIndex([]hostcheck.Report{rep}), guests)
+	out, _ := AuditHosts(nova.Epoxy, hosts, ReportIndex([]hostcheck.Report{rep}), nova.NewGuestList(guests...))
 	if len(out) != 1 || len(out[0].AtRisk) != 1 || out[0].AtRisk[0].StateKept != hostcheck.No {
 		t.Fatalf("at-risk guests: %+v", out)
 	}

@@ -34,7 +34,7 @@ func TestTableOneLinePerHostAt100(t *testing.T) {
 			guests = append(guests, nova.VTPMGuest{ServerID: fmt.Sprintf("s-%d-%d", i, g), Host: h.Host, Mode: nova.SecretUser})
 		}
 	}
-	reps, sum := AuditHosts(nova.Zed, hosts, nil, guests)
+	reps, sum := AuditHosts(nova.Zed, hosts, nil, nova.NewGuestList(guests...))
 	res := NewResult(nova.Zed, hosts, reps, sum)
 
 	var b bytes.Buffer

@@ -68,7 +68,7 @@ func (u *UpgradeResult) Table() output.Table {
 
 // UpgradeImpact says what a scheduler upgrade from→to does to vTPM guests,
 // given the hosts' current traits (their nova-compute not yet upgraded).
-func UpgradeImpact(from, to nova.Release, hosts []Host, guests []nova.VTPMGuest) UpgradeResult {
+func UpgradeImpact(from, to nova.Release, hosts []Host, guests nova.GuestList) UpgradeResult {
 	res := UpgradeResult{Schema: UpgradeSchema, From: from.String(), To: to.String(), Hosts: []UpgradeHost{}, Stranded: []StrandedGuest{}, UpgradeNow: []string{},
 		KnownBugs: KnownBugFixes(from, to)}
 	usable := map[string][]string{}
@@ -93,7 +93,7 @@ func UpgradeImpact(from, to nova.Release, hosts []Host, guests []nova.VTPMGuest)
 		}
 		res.Hosts = append(res.Hosts, uh)
 	}
-	for _, g := range guests {
+	for _, g := range guests.All() {
 		var mode nova.SecretMode
 		if to.HasSecretSecurity() {
 			mode = g.Mode

@@ -13,7 +13,7 @@ func UpgradeCloud(c Cloud, to nova.Release) (UpgradeResult, error) {
 	if err != nil {
 		return UpgradeResult{}, err
 	}
-	u := UpgradeImpact(from, to, c.Hosts, c.Inventory.Guests.Slice())
+	u := UpgradeImpact(from, to, c.Hosts, c.Inventory.Guests)
 	u.From = c.Release.Label() // "2025.1 or 2025.2" while the cloud leaves it open
 	u.Resolved = c.Release
 	return u, nil

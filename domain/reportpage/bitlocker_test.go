@@ -67,7 +67,7 @@ func TestUpgradeTileNamesFixedBugs(t *testing.T) {
 		{nova.Epoxy, nova.Gazpacho, "fixes known vTPM/UEFI bug(s) 2118888, 2131730/1633447, 2125030, 2122288"},
 		{nova.Dalmatian, nova.Epoxy, "0 guest(s) stranded</p>"},
 	} {
-		u := fleet.UpgradeImpact(c.from, c.to, nil, nil)
+		u := fleet.UpgradeImpact(c.from, c.to, nil, nova.GuestList{})
 		var b bytes.Buffer
 		if err := Render(&b, Inputs{Upgrade: &u}, nil); err != nil || !strings.Contains(b.String(), c.want) {
 			t.Errorf("%s→%s: %v, page lacks %q", c.from, c.to, err, c.want)
