@@ -13,9 +13,13 @@ import (
 // The ID is kept as its 16 bytes, the few distinct projects, users,
 // hosts, statuses and modes once each; a guest whose ID is not a
 // lowercase UUID is kept whole. At gives back each guest as it was
-// added, field for field. Add is the builder's: a copy that adds shares
-// the rows it copied, so the auditor's promoted guests go to With.
-type GuestList struct {
+// added, field for field. A GuestList is a handle, as a map is: its
+// copies share its guests, and an Add through one is seen through all;
+// With makes a new list (the audits' promoted guests). The zero list is
+// empty.
+type GuestList struct{ *guestRows }
+
+type guestRows struct {
 	rows  []packedGuest
 	whole map[int32]*VTPMGuest
 	strs  packed.Strings
@@ -38,6 +42,9 @@ func NewGuestList(guests ...VTPMGuest) GuestList {
 
 // Add appends guests, in their order.
 func (l *GuestList) Add(guests ...VTPMGuest) {
+	if l.guestRows == nil {
+		l.guestRows = &guestRows{}
+	}
 	for _, g := range guests {
 		i := int32(len(l.rows))
 		if id, ok := packed.UUID(g.ServerID); ok {
@@ -59,11 +66,15 @@ func (l GuestList) With(guests ...VTPMGuest) GuestList {
 	if len(guests) == 0 {
 		return l
 	}
-	out := GuestList{rows: append(l.rows[:len(l.rows):len(l.rows)], make([]packedGuest, 0, len(guests))...), strs: l.strs.Copy()}
-	if l.whole != nil {
-		out.whole = make(map[int32]*VTPMGuest, len(l.whole))
-		for i, g := range l.whole {
-			out.whole[i] = g
+	out := GuestList{&guestRows{}}
+	if l.guestRows != nil {
+		// capacity clipped: out's first Add copies the rows
+		out.rows, out.strs = l.rows[:len(l.rows):len(l.rows)], l.strs.Copy()
+		if l.whole != nil {
+			out.whole = make(map[int32]*VTPMGuest, len(l.whole))
+			for i, g := range l.whole {
+				out.whole[i] = g
+			}
 		}
 	}
 	out.Add(guests...)
@@ -71,7 +82,12 @@ func (l GuestList) With(guests ...VTPMGuest) GuestList {
 }
 
 // Len is the number of guests.
-func (l GuestList) Len() int { return len(l.rows) }
+func (l GuestList) Len() int {
+	if l.guestRows == nil {
+		return 0
+	}
+	return len(l.rows)
+}
 
 // At is the i-th guest as it was added.
 func (l GuestList) At(i int) VTPMGuest {
@@ -87,7 +103,7 @@ func (l GuestList) At(i int) VTPMGuest {
 // All yields each guest with its index, in order.
 func (l GuestList) All() iter.Seq2[int, VTPMGuest] {
 	return func(yield func(int, VTPMGuest) bool) {
-		for i := range l.rows {
+		for i := range l.Len() {
 			if !yield(i, l.At(i)) {
 				return
 			}
@@ -98,7 +114,7 @@ func (l GuestList) All() iter.Seq2[int, VTPMGuest] {
 // Slice is the guests as a slice (a few, for a reader that sorts or
 // filters them; 500,000 take 112 MB this way).
 func (l GuestList) Slice() []VTPMGuest {
-	out := make([]VTPMGuest, 0, len(l.rows))
+	out := make([]VTPMGuest, 0, l.Len())
 	for _, g := range l.All() {
 		out = append(out, g)
 	}

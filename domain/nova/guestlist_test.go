@@ -40,3 +40,23 @@ func TestGuestList(t *testing.T) {
 		t.Errorf("an empty list is %s, want []", empty)
 	}
 }
+
+// A list is a handle: a copy's Add is seen through the original, the zero
+// list is empty and takes an Add.
+func TestGuestListHandle(t *testing.T) {
+	var zero GuestList
+	if zero.Len() != 0 || len(zero.Slice()) != 0 {
+		t.Fatal("the zero list is not empty")
+	}
+	g := VTPMGuest{ServerID: "d1b0c3a2-7e6f-4a5b-9c8d-1e2f3a4b5c6d", Host: "cmp1"}
+	l := NewGuestList(g)
+	c := l
+	c.Add(VTPMGuest{ServerID: "srv2", Host: "cmp2"})
+	if l.Len() != 2 || l.At(1).Host != "cmp2" {
+		t.Errorf("the original sees %d guests after its copy's Add, want 2", l.Len())
+	}
+	zero.Add(g)
+	if zero.Len() != 1 || !reflect.DeepEqual(zero.At(0), g) {
+		t.Errorf("the zero list after an Add: %+v", zero.Slice())
+	}
+}

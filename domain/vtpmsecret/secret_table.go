@@ -17,7 +17,11 @@ import (
 // error, no consumer but Nova's own for the instance); any other is kept
 // whole. At gives back each secret as it was added, field for field: Add
 // unpacks what it packed and keeps the secret whole where the two differ.
-type SecretTable struct {
+// A SecretTable is a handle, as a map is: its copies share its secrets,
+// and an Add through one is seen through all (the zero table is empty).
+type SecretTable struct{ *secretRows }
+
+type secretRows struct {
 	rows  []packedSecret
 	whole map[int32]*Secret
 	strs  packed.Strings // projects, creators, types, statuses, ref prefixes
@@ -65,6 +69,9 @@ func NewSecretTable(secrets ...Secret) SecretTable {
 
 // Add appends secrets, in their order.
 func (t *SecretTable) Add(secrets ...Secret) {
+	if t.secretRows == nil {
+		t.secretRows = &secretRows{}
+	}
 	for _, s := range secrets {
 		i := int32(len(t.rows))
 		if p, ok := t.pack(s); ok {
@@ -83,10 +90,20 @@ func (t *SecretTable) Add(secrets ...Secret) {
 }
 
 // Len is the number of secrets.
-func (t SecretTable) Len() int { return len(t.rows) }
+func (t SecretTable) Len() int {
+	if t.secretRows == nil {
+		return 0
+	}
+	return len(t.rows)
+}
 
 // Whole is how many secrets could not be packed (the bench reports it).
-func (t SecretTable) Whole() int { return len(t.whole) }
+func (t SecretTable) Whole() int {
+	if t.secretRows == nil {
+		return 0
+	}
+	return len(t.whole)
+}
 
 // At is the i-th secret as it was added.
 func (t SecretTable) At(i int) Secret {
@@ -100,7 +117,7 @@ func (t SecretTable) At(i int) Secret {
 // All yields each secret with its index, in order.
 func (t SecretTable) All() iter.Seq2[int, Secret] {
 	return func(yield func(int, Secret) bool) {
-		for i := range t.rows {
+		for i := range t.Len() {
 			if !yield(i, t.At(i)) {
 				return
 			}

@@ -106,3 +106,20 @@ func FuzzSecretTable(f *testing.F) {
 		}
 	})
 }
+
+// A table is a handle: a copy's Add is seen through the original.
+func TestSecretTableHandle(t *testing.T) {
+	var zero SecretTable
+	if zero.Len() != 0 || zero.Whole() != 0 {
+		t.Fatal("the zero table is not empty")
+	}
+	for range zero.All() {
+		t.Fatal("the zero table yields a secret")
+	}
+	tb := NewSecretTable(barbicanSecret("6a4f1f4e-2b9e-4c55-8f1a-0c5b7e3d2a10", "d1b0c3a2-7e6f-4a5b-9c8d-1e2f3a4b5c6d"))
+	c := tb
+	c.Add(Secret{ID: "s2", InstanceID: "srv2"})
+	if tb.Len() != 2 || tb.At(1).ID != "s2" {
+		t.Errorf("the original sees %d secrets after its copy's Add, want 2", tb.Len())
+	}
+}
