@@ -137,7 +137,8 @@ func EffectiveMembers(ctx context.Context, ks *gophercloud.ServiceClient, projec
 }
 
 // ProjectMembers is the set of users with any role (groups included) in
-// a project: one effective assignment list scoped to it.
+// a project: one effective assignment list scoped to it. A list Keystone
+// truncated is ErrTruncated (no set: a missing user proves nothing).
 func ProjectMembers(ctx context.Context, ks *gophercloud.ServiceClient, project string) (map[string]bool, error) {
 	out := map[string]bool{}
 	q := url.Values{"effective": {"true"}}
@@ -145,12 +146,19 @@ func ProjectMembers(ctx context.Context, ks *gophercloud.ServiceClient, project 
 		q.Set("scope.project.id", project)
 	}
 	err := eachPage(ctx, ks, "role assignment list", ks.ServiceURL("role_assignments")+"?"+q.Encode(), func(p *assignments) (*string, error) {
+		// a list cut at list_limit cannot say a user has no role here
+		if p.Truncated {
+			return nil, ErrTruncated
+		}
 		for _, a := range p.RoleAssignments {
 			out[a.User.ID] = true
 		}
 		return p.Links.after(len(p.RoleAssignments)), nil
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // ListProjects returns every project the caller may list, id -> name

@@ -116,7 +116,8 @@ func TestListUsers(t *testing.T) {
 	}
 }
 
-// TestProjectMembers: one project's effective list, its pages followed.
+// TestProjectMembers: one project's effective list, its pages followed;
+// a list Keystone truncated is ErrTruncated, not a set missing users.
 func TestProjectMembers(t *testing.T) {
 	const list = "/v3/role_assignments?effective=true&scope.project.id=p1"
 	ks := strictKeystone(t, map[string]reply{
@@ -126,5 +127,10 @@ func TestProjectMembers(t *testing.T) {
 	got, err := ProjectMembers(context.Background(), ks, "p1")
 	if err != nil || len(got) != 2 || !got["alice"] || !got["bob"] {
 		t.Errorf("%v, %v", got, err)
+	}
+	ks = strictKeystone(t, map[string]reply{list: {body: `{"role_assignments":[
+		{"role":{"id":"r"},"scope":{"project":{"id":"p1"}},"user":{"id":"alice"}}],"links":{"next":null},"truncated":true}`}})
+	if got, err := ProjectMembers(context.Background(), ks, "p1"); !errors.Is(err, ErrTruncated) || got != nil {
+		t.Errorf("truncated: %v, %v; want no set and ErrTruncated", got, err)
 	}
 }
