@@ -53,9 +53,14 @@ start_up() {
   up_t0[$rel]=$(date +%s)
   if [ "$rel" = zed ]; then cmd="bash devcloud/up.sh"; else cmd="bash devcloud/release.sh $rel up"; fi
   rm -f "$EXE/up-end.$rel"
-  setsid bash -c "$cmd; rc=\$?; date +%s > $EXE/up-end.$rel; exit \$rc" &
+  # its output goes through as it comes, and to up.REL.log, whose last
+  # line names why in the run's summary when the cloud did not come up
+  setsid bash -c "set -o pipefail; $cmd 2>&1 | tee $EXE/up.$rel.log; rc=\$?; date +%s > $EXE/up-end.$rel; exit \$rc" &
   up_pid[$rel]=$!
 }
+# why_not_up REL: the last line its bring-up printed (it names the step
+# that failed), so the summary a CI log ends with says why.
+why_not_up() { tail -n 1 "$EXE/up.$1.log" 2>/dev/null | sed 's/^\[[^]]*\] *//; s/^\[devcloud *[0-9.]*s\] *//'; }
 declare -A up_end=()
 finish_up() {
   local rel=$1
@@ -147,7 +152,7 @@ for i in "${!releases[@]}"; do
   t0=$(date +%s)
   finish_up "$rel"; up=${up_rc[$rel]}
   if [ "$rel" = zed ]; then
-    [ $up = 0 ] || { result[$rel]="cloud did not come up"; rc=1; stop_cloud "$rel"; continue; }
+    [ $up = 0 ] || { result[$rel]="cloud did not come up: $(why_not_up "$rel")"; rc=1; stop_cloud "$rel"; continue; }
     run=(env DEVCLOUD_RELEASE=zed)
   else
     if [ $up = 3 ]; then
@@ -156,7 +161,7 @@ for i in "${!releases[@]}"; do
       echo "integration $rel: ${result[$rel]}"
       continue
     fi
-    [ $up = 0 ] || { result[$rel]="cloud did not come up (exit $up)"; rc=1; stop_cloud "$rel"; continue; }
+    [ $up = 0 ] || { result[$rel]="cloud did not come up (exit $up): $(why_not_up "$rel")"; rc=1; stop_cloud "$rel"; continue; }
     root=$(bash devcloud/release.sh "$rel" root)
     run=(bash "$REPO/devcloud/release.sh" "$rel" in env DEVCLOUD_RELEASE="$rel" DEVCLOUD_ROOT="$root" DEVCLOUD_DIR="$root/var/tmp/vtpmctl-devcloud")
   fi

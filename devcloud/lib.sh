@@ -23,6 +23,23 @@ T0=${T0:-$(date +%s.%N)}
 
 log() { printf "[devcloud %6.1fs] %s\n" "$(awk -v a="$(date +%s.%N)" -v b="$T0" 'BEGIN{print a-b}')" "$*"; }
 
+# put_file DEST: stdin becomes DEST, whole. Nothing is written when DEST
+# already holds it, and a change lands as a new file renamed over DEST: a
+# service starting beside the stage that writes it (nova-api beside the
+# compute stages, which write Nova's files again) reads the old file or the
+# new one, never one truncated half-way (CI once saw nova-api die on an
+# api-paste.ini without its sections). DEST must be a regular file or absent.
+put_file() {
+  local dest=$1 tmp
+  if [ -L "$dest" ] || { [ -e "$dest" ] && [ ! -f "$dest" ]; }; then
+    log "$dest is not a regular file: not replaced"; return 1
+  fi
+  tmp=$(mktemp "$dest.XXXXXX")
+  cat > "$tmp" || { rm -f "$tmp"; return 1; }
+  if cmp -s "$tmp" "$dest"; then rm -f "$tmp"; return 0; fi
+  chmod 0644 "$tmp" && mv -f "$tmp" "$dest"
+}
+
 # A PID is alive when it exists and is not a zombie: our daemons are
 # re-parented to PID 1, which may reap them late.
 alive() { [ -n "${1:-}" ] && [ -r "/proc/$1/status" ] && ! grep -q '^State:[[:space:]]*Z' "/proc/$1/status" 2>/dev/null; }

@@ -216,19 +216,24 @@ stage_pg() {
 
 write_nova_conf() {
   mkdir -p "$E/nova" "$D/nova/instances" "$D/nova/lock"
-  cp -f /etc/nova/api-paste.ini "$E/nova/api-paste.ini"
+  put_file "$E/nova/api-paste.ini" < /etc/nova/api-paste.ini
   local resume=False
   [ -f "$D/nova/resume-on-boot" ] && resume=True
-  render nova-common.conf.in RESUME_ON_BOOT=$resume > "$E/nova/nova-cpu.conf"
-  if grep -qs supported_tpm_secret_security /usr/lib/python3/dist-packages/nova/conf/libvirt.py; then
-    local modes=user,host,deployment
-    [ -f "$D/nova/secret-security" ] && modes=$(cat "$D/nova/secret-security")
-    render nova-secret-security.conf.in MODES="$modes" >> "$E/nova/nova-cpu.conf"
-  fi
-  [ -f "$D/cinder/.enabled" ] && render nova-cinder.conf.in >> "$E/nova/nova-cpu.conf"
-  { cat "$E/nova/nova-cpu.conf"; render nova-db.conf.in; render authtoken.conf.in SVC_USER=nova; } > "$E/nova/nova.conf"
-  printf '[DEFAULT]\nlog_file = %s\n' "$L/nova-api.log" > "$E/nova/nova-api.conf"
-  render nova-fake.conf.in > "$E/nova/nova-fake.conf"
+  local cpu
+  cpu=$(
+    render nova-common.conf.in RESUME_ON_BOOT=$resume
+    if grep -qs supported_tpm_secret_security /usr/lib/python3/dist-packages/nova/conf/libvirt.py; then
+      local modes=user,host,deployment
+      [ -f "$D/nova/secret-security" ] && modes=$(cat "$D/nova/secret-security")
+      render nova-secret-security.conf.in MODES="$modes"
+    fi
+    [ -f "$D/cinder/.enabled" ] && render nova-cinder.conf.in
+    true
+  )
+  printf '%s\n' "$cpu" | put_file "$E/nova/nova-cpu.conf"
+  { printf '%s\n' "$cpu"; render nova-db.conf.in; render authtoken.conf.in SVC_USER=nova; } | put_file "$E/nova/nova.conf"
+  printf '[DEFAULT]\nlog_file = %s\n' "$L/nova-api.log" | put_file "$E/nova/nova-api.conf"
+  render nova-fake.conf.in | put_file "$E/nova/nova-fake.conf"
 }
 
 stage_nova() {
