@@ -381,20 +381,6 @@ func blockStyle(n *yaml.Node) {
 	}
 }
 
-// needsQuotes: a string that YAML would read back as another type, or
-// that is empty, keeps its quotes.
-func needsQuotes(s string) bool {
-	if s == "" {
-		return true
-	}
-	var v any
-	if yaml.Unmarshal([]byte(s), &v) != nil {
-		return true
-	}
-	_, isString := v.(string)
-	return !isString || strings.ContainsAny(s, "\n\t") || v.(string) != s
-}
-
 // joinAnd spells a list as prose: "a", "a and b", "a, b and c".
 func joinAnd(l []string) string {
 	if len(l) < 2 {
