@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/vtpmctl/vtpmctl/internal/packed"
 )
 
 // needsQuotes: a string that YAML would read back as another type, or
@@ -41,13 +43,13 @@ func parsedNeedsQuotes(s string) bool {
 }
 
 // plainString reports the strings YAML certainly reads back as themselves:
-// a canonical UUID, or printable ASCII that begins with a letter, is no
+// a lowercase UUID, or printable ASCII that begins with a letter, is no
 // bool or null word, holds neither ": " (a mapping) nor " #" (a comment)
 // and neither ends with ':' (a key) nor with a space (trimmed). False means
 // "ask the parser", never "quote"; FuzzPlainString holds it to
 // parsedNeedsQuotes.
 func plainString(s string) bool {
-	if canonicalUUID(s) {
+	if _, ok := packed.UUID(s); ok { // its dashes keep it from being read as a number or a date
 		return true
 	}
 	if s == "" || !asciiLetter(s[0]) || s[len(s)-1] == ':' || s[len(s)-1] == ' ' {
@@ -69,28 +71,6 @@ func plainString(s string) bool {
 }
 
 func asciiLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
-
-// canonicalUUID: 8-4-4-4-12 hexadecimal digits. The dashes keep it from
-// being read as a number or a date.
-func canonicalUUID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
-				return false
-			}
-		}
-	}
-	return true
-}
 
 // quoteMemo remembers parsedNeedsQuotes' answers. It is emptied when full,
 // so strings that never repeat (an ID in a message) cannot grow it.

@@ -13,7 +13,7 @@ func TestPlainStringAgreesWithParser(t *testing.T) {
 		quote bool // what the parser says
 	}{
 		{"340ca71c-0001-4000-a000-000000000000", true, false},
-		{"340CA71C-0001-4000-A000-00000000000F", true, false},
+		{"340CA71C-0001-4000-A000-00000000000F", false, false},
 		{"340ca71c-0001-4000-a000-00000000000g", false, false},
 		{"340ca71c000000070000000000000002", false, false},
 		{"1e10", false, true},
