@@ -58,8 +58,10 @@ start_up() {
   setsid bash -c "set -o pipefail; $cmd 2>&1 | tee $EXE/up.$rel.log; rc=\$?; date +%s > $EXE/up-end.$rel; exit \$rc" &
   up_pid[$rel]=$!
 }
-# why_not_up REL: the last line its bring-up printed (it names the step
-# that failed), so the summary a CI log ends with says why.
+# why_not_up REL: the last line its bring-up printed, for the summary a CI
+# log ends with: a failure's own line (a timeout, a failed apt-get) or,
+# when a command failed silently into its log (nova-manage), the step it
+# was in.
 why_not_up() { tail -n 1 "$EXE/up.$1.log" 2>/dev/null | sed 's/^\[[^]]*\] *//; s/^\[devcloud *[0-9.]*s\] *//'; }
 declare -A up_end=()
 finish_up() {
@@ -152,7 +154,7 @@ for i in "${!releases[@]}"; do
   t0=$(date +%s)
   finish_up "$rel"; up=${up_rc[$rel]}
   if [ "$rel" = zed ]; then
-    [ $up = 0 ] || { result[$rel]="cloud did not come up: $(why_not_up "$rel")"; rc=1; stop_cloud "$rel"; continue; }
+    [ $up = 0 ] || { result[$rel]="cloud did not come up; the last line of its bring-up: $(why_not_up "$rel")"; rc=1; stop_cloud "$rel"; continue; }
     run=(env DEVCLOUD_RELEASE=zed)
   else
     if [ $up = 3 ]; then
@@ -161,7 +163,7 @@ for i in "${!releases[@]}"; do
       echo "integration $rel: ${result[$rel]}"
       continue
     fi
-    [ $up = 0 ] || { result[$rel]="cloud did not come up (exit $up): $(why_not_up "$rel")"; rc=1; stop_cloud "$rel"; continue; }
+    [ $up = 0 ] || { result[$rel]="cloud did not come up (exit $up); the last line of its bring-up: $(why_not_up "$rel")"; rc=1; stop_cloud "$rel"; continue; }
     root=$(bash devcloud/release.sh "$rel" root)
     run=(bash "$REPO/devcloud/release.sh" "$rel" in env DEVCLOUD_RELEASE="$rel" DEVCLOUD_ROOT="$root" DEVCLOUD_DIR="$root/var/tmp/vtpmctl-devcloud")
   fi

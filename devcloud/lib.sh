@@ -23,21 +23,24 @@ T0=${T0:-$(date +%s.%N)}
 
 log() { printf "[devcloud %6.1fs] %s\n" "$(awk -v a="$(date +%s.%N)" -v b="$T0" 'BEGIN{print a-b}')" "$*"; }
 
-# put_file DEST: stdin becomes DEST, whole. Nothing is written when DEST
-# already holds it, and a change lands as a new file renamed over DEST: a
-# service starting beside the stage that writes it (nova-api beside the
-# compute stages, which write Nova's files again) reads the old file or the
-# new one, never one truncated half-way (CI once saw nova-api die on an
-# api-paste.ini without its sections). DEST must be a regular file or absent.
+# put_file DEST CMD…: CMD's output becomes DEST, whole. Nothing is written
+# when DEST already holds it or when CMD fails (DEST is left as it was), and
+# a change lands as a new file renamed over DEST: a service starting beside
+# the stage that writes it (nova-api beside the compute stages, which write
+# Nova's files again) reads the old file or the new one, never one truncated
+# half-way (CI once saw nova-api die on an api-paste.ini without its
+# sections). DEST must be a regular file or absent. CMD runs as an if's
+# condition, where set -e does not hold: a function given as CMD returns
+# its first failure itself.
 put_file() {
-  local dest=$1 tmp
+  local dest=$1 tmp; shift
   if [ -L "$dest" ] || { [ -e "$dest" ] && [ ! -f "$dest" ]; }; then
     log "$dest is not a regular file: not replaced"; return 1
   fi
   tmp=$(mktemp "$dest.XXXXXX")
-  cat > "$tmp" || { rm -f "$tmp"; return 1; }
+  if ! "$@" > "$tmp"; then rm -f "$tmp"; log "$dest not written: $1 failed"; return 1; fi
   if cmp -s "$tmp" "$dest"; then rm -f "$tmp"; return 0; fi
-  chmod 0644 "$tmp" && mv -f "$tmp" "$dest"
+  chmod 0644 "$tmp" && mv -f "$tmp" "$dest" || { rm -f "$tmp"; log "$dest not replaced"; return 1; }
 }
 
 # A PID is alive when it exists and is not a zombie: our daemons are

@@ -214,26 +214,29 @@ stage_pg() {
   fi
 }
 
+# nova_cpu_conf RESUME: nova-compute's settings (put_file's CMD: each
+# failure returns, as set -e does not hold there).
+nova_cpu_conf() {
+  render nova-common.conf.in RESUME_ON_BOOT="$1" || return
+  if grep -qs supported_tpm_secret_security /usr/lib/python3/dist-packages/nova/conf/libvirt.py; then
+    local modes=user,host,deployment
+    if [ -f "$D/nova/secret-security" ]; then modes=$(cat "$D/nova/secret-security") || return; fi
+    render nova-secret-security.conf.in MODES="$modes" || return
+  fi
+  if [ -f "$D/cinder/.enabled" ]; then render nova-cinder.conf.in || return; fi
+}
+# nova_conf RESUME: the other services' settings, nova-compute's and more.
+nova_conf() { nova_cpu_conf "$1" && render nova-db.conf.in && render authtoken.conf.in SVC_USER=nova; }
+
 write_nova_conf() {
   mkdir -p "$E/nova" "$D/nova/instances" "$D/nova/lock"
-  put_file "$E/nova/api-paste.ini" < /etc/nova/api-paste.ini
   local resume=False
   [ -f "$D/nova/resume-on-boot" ] && resume=True
-  local cpu
-  cpu=$(
-    render nova-common.conf.in RESUME_ON_BOOT=$resume
-    if grep -qs supported_tpm_secret_security /usr/lib/python3/dist-packages/nova/conf/libvirt.py; then
-      local modes=user,host,deployment
-      [ -f "$D/nova/secret-security" ] && modes=$(cat "$D/nova/secret-security")
-      render nova-secret-security.conf.in MODES="$modes"
-    fi
-    [ -f "$D/cinder/.enabled" ] && render nova-cinder.conf.in
-    true
-  )
-  printf '%s\n' "$cpu" | put_file "$E/nova/nova-cpu.conf"
-  { printf '%s\n' "$cpu"; render nova-db.conf.in; render authtoken.conf.in SVC_USER=nova; } | put_file "$E/nova/nova.conf"
-  printf '[DEFAULT]\nlog_file = %s\n' "$L/nova-api.log" | put_file "$E/nova/nova-api.conf"
-  render nova-fake.conf.in | put_file "$E/nova/nova-fake.conf"
+  put_file "$E/nova/api-paste.ini" cat /etc/nova/api-paste.ini
+  put_file "$E/nova/nova-cpu.conf" nova_cpu_conf $resume
+  put_file "$E/nova/nova.conf" nova_conf $resume
+  put_file "$E/nova/nova-api.conf" printf '[DEFAULT]\nlog_file = %s\n' "$L/nova-api.log"
+  put_file "$E/nova/nova-fake.conf" render nova-fake.conf.in
 }
 
 stage_nova() {
