@@ -13,10 +13,11 @@ import (
 // The ID is kept as its 16 bytes, the few distinct projects, users,
 // hosts, statuses and modes once each; a guest whose ID is not a
 // lowercase UUID is kept whole. At gives back each guest as it was
-// added, field for field. A GuestList is a handle, as a map is: its
-// copies share its guests, and an Add through one is seen through all;
-// With makes a new list (the audits' promoted guests). The zero list is
-// empty.
+// added, field for field. A GuestList is a handle, as a map is: once it
+// holds a guest its copies share its guests, and an Add through one is
+// seen through all (a copy of the zero list, which is empty, does not:
+// add through a pointer to it). With makes a new list (the audits'
+// promoted guests).
 type GuestList struct{ *guestRows }
 
 type guestRows struct {
@@ -61,11 +62,10 @@ func (l *GuestList) Add(guests ...VTPMGuest) {
 	}
 }
 
-// With is a new list: l's guests, then guests (l is unchanged).
+// With is a new list: l's guests, then guests (l is unchanged, and an
+// Add to either is not seen in the other). It shares l's rows until its
+// first Add, so it costs l's distinct strings, not its guests.
 func (l GuestList) With(guests ...VTPMGuest) GuestList {
-	if len(guests) == 0 {
-		return l
-	}
 	out := GuestList{&guestRows{}}
 	if l.guestRows != nil {
 		// capacity clipped: out's first Add copies the rows

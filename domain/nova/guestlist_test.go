@@ -31,6 +31,12 @@ func TestGuestList(t *testing.T) {
 	if l.Len() != 3 || !reflect.DeepEqual(l1.At(3), d) || !reflect.DeepEqual(l2.At(3), e) {
 		t.Errorf("With: l has %d, l1's 4th %+v, l2's 4th %+v", l.Len(), l1.At(3), l2.At(3))
 	}
+	// With nothing to add is a list of its own too
+	l3 := l.With()
+	l3.Add(d)
+	if l.Len() != 3 || l3.Len() != 4 {
+		t.Errorf("an Add to l.With() reached l: l has %d, l.With() %d; want 3, 4", l.Len(), l3.Len())
+	}
 	js, err := json.Marshal(l)
 	wantJS, _ := json.Marshal(want)
 	if err != nil || string(js) != string(wantJS) {

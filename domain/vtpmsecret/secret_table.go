@@ -17,8 +17,10 @@ import (
 // error, no consumer but Nova's own for the instance); any other is kept
 // whole. At gives back each secret as it was added, field for field: Add
 // unpacks what it packed and keeps the secret whole where the two differ.
-// A SecretTable is a handle, as a map is: its copies share its secrets,
-// and an Add through one is seen through all (the zero table is empty).
+// A SecretTable is a handle, as a map is: once it holds a secret its
+// copies share its secrets, and an Add through one is seen through all (a
+// copy of the zero table, which is empty, does not: add through a pointer
+// to it).
 type SecretTable struct{ *secretRows }
 
 type secretRows struct {
