@@ -18,7 +18,7 @@ func TestEvidenceFooterHostileName(t *testing.T) {
 		return GuestResult{Guest: Guest{ServerID: id, Name: name, Evidence: nova.EvidenceSecret}, EvidenceReason: "a secret is named for it"}
 	}
 	r := &Result{Guests: []GuestResult{guest("s1", "x\n"+forged), guest("s2", "web-01")}}
-	foot := r.Table().Footer
+	foot := r.Table().FooterLines()
 	for _, l := range foot {
 		if quote.HasControl(l) {
 			t.Errorf("footer line %q holds a control character", l)
@@ -29,6 +29,13 @@ func TestEvidenceFooterHostileName(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("footer lacks %s:\n%s", want, text)
 		}
+	}
+	// gathered while the rows are walked, the footer is the same
+	tb := r.Table()
+	for range tb.Walk {
+	}
+	if walked := strings.Join(tb.FooterLines(), "\n"); walked != text {
+		t.Errorf("the footer gathered by a walk:\n%s\nwithout one:\n%s", walked, text)
 	}
 	for _, l := range strings.Split(tableText(t, r), "\n") {
 		if strings.HasPrefix(l, forged) {

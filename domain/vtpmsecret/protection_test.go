@@ -41,8 +41,8 @@ func TestAuditConsumers(t *testing.T) {
 			if n[tc.state] != 1 || c.Protected+c.Unprotected+c.Mismatched != 1 || r.Summary.Failed != 0 || r.KeyManagerAPI != "1.1" {
 				t.Errorf("summary %+v %+v", r.Summary, c)
 			}
-			tb := r.Table()
-			if last := tb.Footer[len(tb.Footer)-1]; !strings.Contains(last, string(tc.state)+" 1") && !strings.Contains(last, "mismatched consumer 1") {
+			foot := r.Table().FooterLines()
+			if last := foot[len(foot)-1]; !strings.Contains(last, string(tc.state)+" 1") && !strings.Contains(last, "mismatched consumer 1") {
 				t.Errorf("footer %q", last)
 			}
 			var prom strings.Builder

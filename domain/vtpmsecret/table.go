@@ -30,21 +30,31 @@ func (r *Result) Table() output.Table {
 		TableOnly: []string{"server_id", "name", "project_name", "checks"}}
 	// The rows are a walk, not a list: a table walks them twice (widths,
 	// then lines), so a streamed result's guests are audited again on
-	// each pass and never held (at 500,000 guests ~1.2 KB each).
+	// each pass and never held (at 500,000 guests ~1.2 KB each). Each
+	// walk gathers what the footer says of the guests, which a table
+	// prints after its rows: the footer costs no walk of its own, and
+	// value, CSV and -c, which print no footer, none at all.
+	var seen *guestNotes // by the last walk that went to the end
 	t.Walk = func(yield func(output.Record) bool) {
+		var n guestNotes
 		for g := range r.EachGuest {
+			n.add(g)
 			if !yield(guestRecord(g)) {
 				return
 			}
 		}
+		seen = &n
 	}
-	cannotOf := map[nova.SecretMode][]string{}
-	for g := range r.EachGuest {
-		if _, seen := cannotOf[g.Mode]; !seen {
-			cannotOf[g.Mode] = g.Cannot
+	t.FooterOf = func() []string {
+		if seen == nil {
+			var n guestNotes
+			for g := range r.EachGuest {
+				n.add(g)
+			}
+			seen = &n
 		}
+		return r.footer(*seen)
 	}
-	t.Footer = append(t.Footer, cannotLines(cannotOf)...)
 	if len(r.Orphans) > 0 {
 		plan := "a cleanup plan"
 		if r.cleanupPlan != "" {
@@ -59,46 +69,65 @@ func (r *Result) Table() output.Table {
 		}
 		t.Subtables = append(t.Subtables, st)
 	}
-	for g := range r.EachGuest {
-		if g.Evidence == nova.EvidenceSecret {
-			t.Footer = append(t.Footer, fmt.Sprintf("evidence: %s (%s) audited as a vTPM guest because %s", output.ShownName(g.Name), output.ShownName(g.ServerID), g.EvidenceReason))
-		}
+	return t
+}
+
+// guestNotes is what a table's footer says of its guests: what a guest
+// of each mode cannot do, and the guests audited because of a secret.
+type guestNotes struct {
+	cannot   map[nova.SecretMode][]string
+	evidence []string
+}
+
+func (n *guestNotes) add(g GuestResult) {
+	if n.cannot == nil {
+		n.cannot = map[nova.SecretMode][]string{}
 	}
+	if _, seen := n.cannot[g.Mode]; !seen {
+		n.cannot[g.Mode] = g.Cannot
+	}
+	if g.Evidence == nova.EvidenceSecret {
+		n.evidence = append(n.evidence, fmt.Sprintf("evidence: %s (%s) audited as a vTPM guest because %s", output.ShownName(g.Name), output.ShownName(g.ServerID), g.EvidenceReason))
+	}
+}
+
+// footer is the table's footer: the guests' notes, then the audit's.
+func (r *Result) footer(n guestNotes) []string {
+	f := append(cannotLines(n.cannot), n.evidence...)
 	if len(r.Undecided) > 0 {
 		var parts []string
-		n := 0
+		c := 0
 		for _, u := range nova.UndecidedReasons {
-			if c := r.Undecided[u]; c > 0 {
-				parts = append(parts, fmt.Sprintf("%s %d", u, c))
-				n += c
+			if k := r.Undecided[u]; k > 0 {
+				parts = append(parts, fmt.Sprintf("%s %d", u, k))
+				c += k
 			}
 		}
-		t.Footer = append(t.Footer, fmt.Sprintf("undecided: %d server(s) whose vTPM nothing decided (%s)", n, strings.Join(parts, ", ")))
+		f = append(f, fmt.Sprintf("undecided: %d server(s) whose vTPM nothing decided (%s)", c, strings.Join(parts, ", ")))
 	}
 	for _, w := range r.Warnings {
-		t.Footer = append(t.Footer, "warning: "+w)
+		f = append(f, "warning: "+w)
 	}
 	for _, g := range r.Incomplete {
-		t.Footer = append(t.Footer, "partial read: "+g.String())
+		f = append(f, "partial read: "+g.String())
 	}
-	t.Footer = append(t.Footer, notAuditableFooter(r.NotAuditable)...)
+	f = append(f, notAuditableFooter(r.NotAuditable)...)
 	for _, l := range r.SkippedSecrets {
-		t.Footer = append(t.Footer, "not audited: "+l)
+		f = append(f, "not audited: "+l)
 	}
 	if r.ConsumersNotRead != "" {
-		t.Footer = append(t.Footer, "consumers not read: "+r.ConsumersNotRead)
+		f = append(f, "consumers not read: "+r.ConsumersNotRead)
 	}
 	if p := r.PushBack; p.Answers > 0 {
-		t.Footer = append(t.Footer, fmt.Sprintf("the cloud pushed back %d time(s) (429/503, each retried): requests in flight were cut to %d of %d", p.Answers, p.Concurrency, p.AtMost))
+		f = append(f, fmt.Sprintf("the cloud pushed back %d time(s) (429/503, each retried): requests in flight were cut to %d of %d", p.Answers, p.Concurrency, p.AtMost))
 	}
 	s := r.Summary
 	protection := ""
 	if c := s.Consumers; c != nil {
 		protection = fmt.Sprintf(", protected %d, unprotected %d, mismatched consumer %d (key-manager API %s)", c.Protected, c.Unprotected, c.Mismatched, r.KeyManagerAPI)
 	}
-	t.Footer = append(t.Footer, fmt.Sprintf("guests %d, secrets %d, ok %d, failed %d, orphans %d, not auditable %d%s (Nova %s)",
+	return append(f, fmt.Sprintf("guests %d, secrets %d, ok %d, failed %d, orphans %d, not auditable %d%s (Nova %s)",
 		s.Guests, s.Secrets, s.OK, s.Failed, s.Orphans, s.NotAuditable, protection, nova.Label(r.Release, r.Candidates)))
-	return t
 }
 
 // guestRecord is one guest's row: its checks that did not pass in short,

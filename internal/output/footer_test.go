@@ -50,3 +50,53 @@ func TestShownName(t *testing.T) {
 		}
 	}
 }
+
+// walkedFooter counts its walks and when its footer was asked for.
+type walkedFooter struct {
+	walks, footers int
+	walksBefore    int // walks done when the footer was asked for
+}
+
+func (w *walkedFooter) Table() Table {
+	return Table{Columns: []string{"c"}, Footer: []string{"first"},
+		Walk: func(yield func(Record) bool) {
+			w.walks++
+			yield(Record{{Name: "c", Value: "x"}})
+		},
+		FooterOf: func() []string {
+			w.footers++
+			w.walksBefore = w.walks
+			return []string{"gathered"}
+		}}
+}
+
+// TestFooterOfOnlyWhenPrinted: FooterOf is called once, after the rows,
+// by a table that prints its footer; value, CSV and -c never call it.
+func TestFooterOfOnlyWhenPrinted(t *testing.T) {
+	for _, tc := range []struct {
+		o       Options
+		footers int
+	}{
+		{Options{Format: "table"}, 1},
+		{Options{Format: "table", Columns: []string{"c"}}, 0},
+		{Options{Format: "value"}, 0},
+		{Options{Format: "csv"}, 0},
+	} {
+		w := &walkedFooter{}
+		var b bytes.Buffer
+		if err := Write(&b, tc.o, w); err != nil {
+			t.Fatal(err)
+		}
+		if w.footers != tc.footers {
+			t.Errorf("%+v: FooterOf called %d times, want %d", tc.o, w.footers, tc.footers)
+		}
+		if tc.footers == 1 {
+			if w.walksBefore != w.walks || !strings.HasSuffix(b.String(), "first\ngathered\n") {
+				t.Errorf("%+v: footer asked for after %d of %d walks; output\n%s", tc.o, w.walksBefore, w.walks, b.String())
+			}
+		}
+	}
+	if got := (Table{Footer: []string{"a"}}).FooterLines(); len(got) != 1 || got[0] != "a" {
+		t.Errorf("FooterLines without FooterOf: %q", got)
+	}
+}

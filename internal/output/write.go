@@ -44,6 +44,19 @@ type Table struct {
 	// Footer lines follow a table (never value or CSV output, which
 	// scripts read).
 	Footer []string
+	// FooterOf, when set, gives the footer's lines after Footer's. It is
+	// called only when a footer is printed, after the rows: a footer that
+	// needs every row (a streamed audit's) can gather it while they are
+	// walked, and value, CSV and -c, which print none, never pay for it.
+	FooterOf func() []string
+}
+
+// FooterLines are the table's footer: Footer's lines, then FooterOf's.
+func (t Table) FooterLines() []string {
+	if t.FooterOf == nil {
+		return t.Footer
+	}
+	return append(slices.Clip(t.Footer), t.FooterOf()...)
 }
 
 // scriptColumns are the columns value and csv show without -c: all but
@@ -223,7 +236,7 @@ func write(w io.Writer, o Options, v any) error {
 		for _, st := range tb.Subtables {
 			writeSubtable(w, st, o.width)
 		}
-		for _, l := range tb.Footer {
+		for _, l := range tb.FooterLines() {
 			for _, part := range wrapLine(footerLine(l), o.width, "  ") {
 				if _, err := fmt.Fprintln(w, part); err != nil {
 					return err
