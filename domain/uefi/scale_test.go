@@ -35,7 +35,8 @@ func transitionStore(n int) []byte {
 const big7MBVars = 45_000
 
 // TestReadVarStoreLinear: the walk's work is a constant per record (a
-// count, the walk, the compaction: three steps, and one to spare), on
+// count, the walk, and where a record is in transition three passes to
+// settle which copy the firmware reads: five steps), on
 // the 7.2 MB store the quadratic one took two minutes over (each
 // replacement cut its old copy out of the slice and renumbered every
 // pending record).
@@ -49,7 +50,7 @@ func TestReadVarStoreLinear(t *testing.T) {
 	if len(s.Variables) != big7MBVars || s.Variables[0].Name != "V00000" || s.Variables[big7MBVars-1].Name != "V44999" || s.Variables[0].State != varAdded {
 		t.Fatalf("%d variables, want the %d replacements in order", len(s.Variables), big7MBVars)
 	}
-	if records := 2 * big7MBVars; w.steps > 4*records {
+	if records := 2 * big7MBVars; w.steps > 5*records+1 {
 		t.Fatalf("%d steps for %d records: not linear", w.steps, records)
 	}
 }

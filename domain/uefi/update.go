@@ -15,6 +15,13 @@ type CertAddition struct {
 	SHA256   string // hex
 }
 
+// CertSkip is a 2023 certificate AddMicrosoft2023 left out, and why.
+type CertSkip struct {
+	Variable string
+	Subject  string
+	Reason   string
+}
+
 // SecureBootUpdate says what AddMicrosoft2023 did.
 type SecureBootUpdate struct {
 	// Added is empty when nothing was missing: the file is returned
@@ -26,6 +33,9 @@ type SecureBootUpdate struct {
 	// size less its 28-byte header): StoreSize-BytesAfter is what is left.
 	BytesBefore, BytesAfter int
 	StoreSize               int
+	// Skipped are the 2023 certificates missing from the store that are
+	// not added, with why (Microsoft's servicing would not add them).
+	Skipped []CertSkip
 	// Compacted: the update did not fit after the last record, so the
 	// store was rewritten with its live records only (as the firmware's
 	// own reclaim does) and the new KEK and db after them.
@@ -49,6 +59,24 @@ type UnreadableStoreError struct{ Err error }
 func (e *UnreadableStoreError) Error() string        { return "not an OVMF variable file: " + e.Err.Error() }
 func (e *UnreadableStoreError) Unwrap() error        { return e.Err }
 func (e *UnreadableStoreError) Is(target error) bool { return target == ErrNotAuthenticatedStore }
+
+// UnsettledStoreError: the firmware would change the store by itself at
+// the guest's next boot (a reclaim, an unfinished fault-tolerant write)
+// or it holds a record in a state edk2 never writes. A store written now
+// would be undone or lost then; Boot says whether one boot of the guest
+// settles it (the firmware's own repair), after which the update can be
+// run again.
+type UnsettledStoreError struct {
+	Reason string
+	Boot   bool
+}
+
+func (e *UnsettledStoreError) Error() string {
+	if e.Boot {
+		return e.Reason + "; one boot of the guest lets the firmware repair it, then run the update again"
+	}
+	return e.Reason
+}
 
 // NoRoomError: the new KEK and db need Need bytes of records, and even
 // with the store compacted only Free are left for them. Returned as a
@@ -120,6 +148,9 @@ func AddMicrosoft2023(file []byte, now time.Time) ([]byte, SecureBootUpdate, err
 	if err != nil {
 		return nil, up, err
 	}
+	if err := sameAsFirmware(file, s, l); err != nil {
+		return nil, up, err
+	}
 	up.StoreSize, up.BytesBefore = l.size-storeHdrLen, l.end-storeHdrLen
 	up.BytesAfter = up.BytesBefore
 	sb, err := s.SecureBoot()
@@ -133,6 +164,7 @@ func AddMicrosoft2023(file []byte, now time.Time) ([]byte, SecureBootUpdate, err
 	if err != nil {
 		return nil, up, err
 	}
+	up.Skipped = p.skipped
 	if len(p.added) == 0 {
 		return bytes.Clone(file), up, nil
 	}
@@ -146,6 +178,9 @@ func AddMicrosoft2023(file []byte, now time.Time) ([]byte, SecureBootUpdate, err
 	if err := verify(file, out, l, s, sb, p); err != nil {
 		return nil, up, fmt.Errorf("the updated store failed its check, nothing written: %w", err)
 	}
+	if err := CheckAsFirmware(file, out, p.added); err != nil {
+		return nil, up, fmt.Errorf("the updated store failed the firmware's walk, nothing written: %w", err)
+	}
 	up.Added, up.BytesAfter, up.Compacted = p.added, end-storeHdrLen, compacted
 	return out, up, nil
 }
@@ -154,8 +189,36 @@ func AddMicrosoft2023(file []byte, now time.Time) ([]byte, SecureBootUpdate, err
 type update struct {
 	vars  []Variable // the new values, KEK before db
 	old   []*Variable
-	certs [][]MS2023Cert // per var: the certificates appended
-	added []CertAddition
+	certs   [][]MS2023Cert // per var: the certificates appended
+	added   []CertAddition
+	skipped []CertSkip
+}
+
+// The 2011 certificates whose successors Microsoft's servicing adds.
+const (
+	windowsPCA2011 = "Microsoft Windows Production PCA 2011"
+	uefiCA2011     = "Microsoft Corporation UEFI CA 2011"
+)
+
+// servicingLeavesOut says why Microsoft's own Secure Boot servicing would
+// not add c to a store whose db is db, or "" when it would: the 2023 KEK
+// always; Windows UEFI CA 2023 where db trusts Windows Production PCA
+// 2011; Microsoft UEFI CA 2023 and the Option ROM UEFI CA 2023 only
+// where db trusts the third-party Microsoft UEFI CA 2011 (a Windows-only
+// store, Secured-core style, must not start trusting every third-party
+// loader).
+func servicingLeavesOut(c MS2023Cert, db *SignatureDB) string {
+	switch c.Subject {
+	case "Windows UEFI CA 2023":
+		if !db.Has(windowsPCA2011) {
+			return "db does not trust " + windowsPCA2011 + ", which it succeeds"
+		}
+	case "Microsoft UEFI CA 2023", "Microsoft Option ROM UEFI CA 2023":
+		if !db.Has(uefiCA2011) {
+			return "db does not trust the third-party " + uefiCA2011 + ": Microsoft's servicing adds its successors only where it does"
+		}
+	}
+	return ""
 }
 
 func plan(s *VarStore, sb *SecureBoot, now time.Time) (*update, error) {
@@ -178,9 +241,14 @@ func plan(s *VarStore, sb *SecureBoot, now time.Time) (*update, error) {
 		}
 		var missing []MS2023Cert
 		for _, c := range all {
-			if c.Variable == t.name && !have[c.digest()] {
-				missing = append(missing, c)
+			if c.Variable != t.name || have[c.digest()] {
+				continue
 			}
+			if why := servicingLeavesOut(c, sb.DB); why != "" {
+				p.skipped = append(p.skipped, CertSkip{Variable: c.Variable, Subject: c.Subject, Reason: why})
+				continue
+			}
+			missing = append(missing, c)
 		}
 		if len(missing) == 0 {
 			continue
@@ -204,6 +272,32 @@ func plan(s *VarStore, sb *SecureBoot, now time.Time) (*update, error) {
 		p.vars, p.old, p.certs = append(p.vars, nv), append(p.old, old), append(p.certs, missing)
 	}
 	return p, nil
+}
+
+// sameAsFirmware refuses a store the firmware would change by itself at
+// the next boot, and holds the reader's walk to the firmware's: the same
+// end of records, the same values in the same order.
+func sameAsFirmware(file []byte, s *VarStore, l *storeLayout) error {
+	fw, err := ViewAsFirmware(file)
+	if err != nil {
+		return fmt.Errorf("the firmware would not read this store: %w", err)
+	}
+	if ok, why := fw.Settled(); !ok {
+		return &UnsettledStoreError{Reason: why, Boot: fw.PendingWrite || fw.ReclaimAtBoot}
+	}
+	if end := l.base + l.end; end != fw.LastVariable || uint64(l.end) != s.end {
+		return fmt.Errorf("the firmware's walk of the records ends at offset %d, this reader's at %d: not written", fw.LastVariable, end)
+	}
+	for _, v := range s.Variables {
+		f, ok := fw.Value(v.Name, v.Vendor)
+		if !ok || f.AddedCopies <= 1 && !bytes.Equal(f.Data, v.Data) { // several copies: plan names them
+			return fmt.Errorf("the firmware reads %s (%s) differently: not written", v.Name, v.Vendor)
+		}
+	}
+	if len(fw.Values) > len(s.Variables) {
+		return fmt.Errorf("the firmware finds %d variables, this reader %d: not written", len(fw.Values), len(s.Variables))
+	}
+	return nil
 }
 
 func liveCopies(s *VarStore, name string, vendor GUID) int {

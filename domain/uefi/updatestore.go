@@ -45,25 +45,19 @@ func layout(file []byte, s *VarStore) (*storeLayout, error) {
 	}
 	l := &storeLayout{base: base, size: int(le.Uint32(st[16:20])), end: storeHdrLen}
 	st = st[:l.size]
-	pending := map[varKey]int{} // as recordWalk.add: a record in transition until its replacement
 	for off := storeHdrLen; off+authHdrLen <= l.size && le.Uint16(st[off:]) == startID; {
-		nameSize, dataSize := int(le.Uint32(st[off+36:])), int(le.Uint32(st[off+40:]))
-		r := rawRecord{off: off, n: authHdrLen + nameSize + dataSize, state: st[off+2]}
+		state := st[off+2]
+		n, d := recordSizes(state, le.Uint32(st[off+4:]), le.Uint32(st[off+36:]), le.Uint32(st[off+40:]))
+		nameSize, dataSize := int(n), int(d)
+		r := rawRecord{off: off, n: authHdrLen + nameSize + dataSize, state: state}
 		copy(r.key.vendor[:], st[off+44:off+60])
 		r.key.name = utf16Name(st[off+authHdrLen : off+authHdrLen+nameSize])
-		if r.live = r.state == varAdded || r.state == varAddedTran; r.live {
-			if i, ok := pending[r.key]; ok {
-				l.recs[i].live = false
-				delete(pending, r.key)
-			}
-			if r.state == varAddedTran {
-				pending[r.key] = len(l.recs)
-			}
-		}
+		r.live = state == varAdded || state == varAddedTran
 		l.recs = append(l.recs, r)
 		off = align4(off + r.n)
 		l.end = min(off, l.size)
 	}
+	l.firmwareValues()
 	i := 0
 	for _, r := range l.recs {
 		if !r.live {
@@ -78,6 +72,29 @@ func layout(file []byte, s *VarStore) (*storeLayout, error) {
 		return nil, fmt.Errorf("the store's records walk to %d live variables, the reader read %d: not written", i, len(s.Variables))
 	}
 	return l, nil
+}
+
+// firmwareValues clears live on every record the firmware does not read
+// as its name's value: a copy in deleted transition where the name has a
+// VAR_ADDED copy, or a later copy in transition. (The same rule as the
+// reader's resolve, written over raw records: layout holds the two to
+// each other.)
+func (l *storeLayout) firmwareValues() {
+	added := map[varKey]bool{}
+	lastTran := map[varKey]int{}
+	for i, r := range l.recs {
+		switch {
+		case r.state == varAdded:
+			added[r.key] = true
+		case r.state == varAddedTran:
+			lastTran[r.key] = i
+		}
+	}
+	for i := range l.recs {
+		if r := &l.recs[i]; r.state == varAddedTran && (added[r.key] || lastTran[r.key] != i) {
+			r.live = false
+		}
+	}
 }
 
 // write returns the file with p's variables written: appended after the

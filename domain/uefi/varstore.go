@@ -68,7 +68,24 @@ const (
 	startID      = 0x55AA
 	varAdded     = 0x3F // VAR_ADDED: the record holds the variable's value
 	varAddedTran = 0x3E // VAR_ADDED & VAR_IN_DELETED_TRANSITION: valid until its replacement lands
+	// stateErased: the header was written, its State not yet (the first
+	// of edk2's four steps). The firmware gives such a record no name and
+	// no data (NameSizeOfVariable and DataSizeOfVariable answer 0), as
+	// it does a header whose NameSize, DataSize or Attributes is all
+	// ones: the next record is right after the header.
+	stateErased = 0xFF
+	allOnes32   = 0xFFFFFFFF
 )
+
+// recordSizes is a record's name and data sizes as the firmware walks
+// them: both 0 for a header edk2 treats as interrupted (see
+// stateErased), else the header's own.
+func recordSizes(state uint8, attrs, nameSize, dataSize uint32) (uint64, uint64) {
+	if state == stateErased || attrs == allOnes32 || nameSize == allOnes32 || dataSize == allOnes32 {
+		return 0, 0
+	}
+	return uint64(nameSize), uint64(dataSize)
+}
 
 // Variable is one live UEFI variable.
 type Variable struct {
@@ -86,6 +103,7 @@ type Variable struct {
 type VarStore struct {
 	Authenticated bool
 	Variables     []Variable // live records, in file order
+	end           uint64     // store offset where the walk of the records ended
 }
 
 // Get returns the live variable name of vendor.
@@ -138,28 +156,23 @@ func ReadVarStoreContext(ctx context.Context, b []byte) (*VarStore, error) {
 // the check costs nothing measurable.
 const checkEvery = 1024
 
-// recordWalk is one pass over a store's records. steps counts the loop
-// iterations (records walked, records moved when compacting): the tests
-// bound it by the number of records.
+// recordWalk is one pass over a store's records, as edk2's
+// VariableParsing.c walks them. steps counts the loop iterations
+// (records walked, records dropped): the tests bound it by the number of
+// records.
 type recordWalk struct {
-	hdrLen  uint64 // the volume header's: offsets in errors are the file's
-	recHdr  uint64
-	st      []byte // the store, from its header to its size
-	vars    []Variable
-	pending map[varKey]int // a record in deleted transition → its index in vars
-	dropped int            // replaced records, still in vars with State replaced
-	steps   int
+	hdrLen uint64 // the volume header's: offsets in errors are the file's
+	recHdr uint64
+	st     []byte // the store, from its header to its size
+	vars   []Variable
+	tran   int // records in deleted transition among vars
+	steps  int
 }
 
 type varKey struct {
 	name   string
 	vendor GUID
 }
-
-// replaced marks, in State, a record a later one replaced: no record with
-// state 0 is kept (only VAR_ADDED and VAR_ADDED in transition are), so
-// the mark cannot be mistaken for a live record.
-const replaced = 0
 
 func (w *recordWalk) read(ctx context.Context, b []byte) (*VarStore, error) {
 	s, err := w.open(b)
@@ -171,7 +184,8 @@ func (w *recordWalk) read(ctx context.Context, b []byte) (*VarStore, error) {
 	}
 	le := binary.LittleEndian
 	size := uint64(len(w.st))
-	for off, n := uint64(storeHdrLen), 0; off+w.recHdr <= size; n++ {
+	off := uint64(storeHdrLen)
+	for n := 0; off+2 <= size; n++ {
 		if n%checkEvery == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -179,43 +193,42 @@ func (w *recordWalk) read(ctx context.Context, b []byte) (*VarStore, error) {
 		if le.Uint16(w.st[off:off+2]) != startID {
 			break // erased flash: the end of the records
 		}
+		if off+w.recHdr > size {
+			return nil, fmt.Errorf("variable record at offset %d: its header runs past the store's end", w.hdrLen+off)
+		}
 		if off, err = w.record(off, s.Authenticated); err != nil {
 			return nil, err
 		}
 	}
-	s.Variables = w.compact()
+	s.end = min(off, size)
+	s.Variables = w.resolve()
 	return s, nil
 }
 
-// prepare sizes vars and pending for the live records, counted by a
-// first walk over the headers alone: appending to a slice grown by
-// append costs five times its final size in a large store.
+// prepare sizes vars for the live records, counted by a first walk over
+// the headers alone: appending to a slice grown by append costs five
+// times its final size in a large store.
 func (w *recordWalk) prepare(ctx context.Context, auth bool) error {
 	le := binary.LittleEndian
-	sizes := 8 // NameSize, DataSize in a plain header
+	sizes := uint64(8) // NameSize, DataSize in a plain header
 	if auth {
 		sizes = 36
 	}
 	size := uint64(len(w.st))
-	live, tran := 0, 0
+	live := 0
 	for off, k := uint64(storeHdrLen), 0; off+w.recHdr <= size && le.Uint16(w.st[off:]) == startID; k++ {
 		if k%checkEvery == 0 && ctx.Err() != nil {
 			return ctx.Err()
 		}
 		w.steps++
-		switch w.st[off+2] {
-		case varAdded:
+		state := w.st[off+2]
+		if state == varAdded || state == varAddedTran {
 			live++
-		case varAddedTran:
-			live, tran = live+1, tran+1
 		}
-		n, d := uint64(le.Uint32(w.st[off+uint64(sizes):])), uint64(le.Uint32(w.st[off+uint64(sizes)+4:]))
+		n, d := recordSizes(state, le.Uint32(w.st[off+4:]), le.Uint32(w.st[off+sizes:]), le.Uint32(w.st[off+sizes+4:]))
 		off = (off + w.recHdr + n + d + 3) &^ 3 // past the end when the lengths are wrong: read reports it
 	}
 	w.vars = make([]Variable, 0, live)
-	if tran > 0 {
-		w.pending = make(map[varKey]int, tran)
-	}
 	return nil
 }
 
@@ -253,6 +266,11 @@ func (w *recordWalk) open(b []byte) (*VarStore, error) {
 	if size < storeHdrLen || size > uint64(len(st)) {
 		return nil, fmt.Errorf("variable store size %d does not fit the %d bytes after the volume header", size, len(st))
 	}
+	if size%4 != 0 {
+		// GetEndPointer rounds the end up: the firmware would read a
+		// header across the store's end where this walk stops.
+		return nil, fmt.Errorf("variable store size %d is not a multiple of 4", size)
+	}
 	w.st = st[:size]
 	return s, nil
 }
@@ -267,10 +285,10 @@ func (w *recordWalk) record(off uint64, auth bool) (uint64, error) {
 		v.MonotonicCount = le.Uint64(r[8:16])
 		copy(v.TimeStamp[:], r[16:32])
 		v.PubKeyIndex = le.Uint32(r[32:36])
-		nameSize, dataSize = uint64(le.Uint32(r[36:40])), uint64(le.Uint32(r[40:44]))
+		nameSize, dataSize = recordSizes(v.State, v.Attributes, le.Uint32(r[36:40]), le.Uint32(r[40:44]))
 		copy(v.Vendor[:], r[44:60])
 	} else {
-		nameSize, dataSize = uint64(le.Uint32(r[8:12])), uint64(le.Uint32(r[12:16]))
+		nameSize, dataSize = recordSizes(v.State, v.Attributes, le.Uint32(r[8:12]), le.Uint32(r[12:16]))
 		copy(v.Vendor[:], r[16:32])
 	}
 	at := w.hdrLen + off
@@ -283,41 +301,60 @@ func (w *recordWalk) record(off uint64, auth bool) (uint64, error) {
 	name := r[w.recHdr : w.recHdr+nameSize]
 	v.Data = r[w.recHdr+nameSize : w.recHdr+nameSize+dataSize]
 	next := (off + w.recHdr + nameSize + dataSize + 3) &^ 3
-	if v.State == varAdded || v.State == varAddedTran { // else deleted, or only its header was written
+	if v.State == varAdded || v.State == varAddedTran { // else deleted, or not (wholly) written
 		v.Name = utf16Name(name)
-		w.add(v)
+		if v.State == varAddedTran {
+			w.tran++
+		}
+		w.vars = append(w.vars, v)
 	}
 	return next, nil
 }
 
-// add appends a live record. A record in deleted transition is only
-// marked when its replacement comes, not cut out of vars: cutting (and
-// renumbering the other pending records) made the walk quadratic in the
-// number of records: two minutes for a 7.2 MB store.
-func (w *recordWalk) add(v Variable) {
-	k := varKey{v.Name, v.Vendor}
-	if i, ok := w.pending[k]; ok { // its replacement: the old copy goes
-		w.vars[i].State = replaced
-		w.dropped++
-		delete(w.pending, k)
-	}
-	if v.State == varAddedTran {
-		w.pending[k] = len(w.vars)
-	}
-	w.vars = append(w.vars, v)
-}
-
-// compact returns the live records in file order, in one pass.
-func (w *recordWalk) compact() []Variable {
-	if w.dropped == 0 {
+// resolve keeps the records the firmware reads as their variables'
+// values, in file order. FindVariableEx takes the first VAR_ADDED copy
+// of a name; a copy in deleted transition only when the name has no
+// VAR_ADDED copy anywhere, and then the last one. Several VAR_ADDED
+// copies all stay (edk2's reclaim keeps them all too): the callers
+// refuse to write over such a store. Only the names with a copy in
+// transition are mapped, so a store without one costs no map.
+func (w *recordWalk) resolve() []Variable {
+	if w.tran == 0 {
 		return w.vars
 	}
-	out := w.vars[:0]
-	for _, v := range w.vars {
+	type seen struct {
+		added    bool
+		lastTran int
+	}
+	m := make(map[varKey]*seen, w.tran)
+	for i := range w.vars {
 		w.steps++
-		if v.State != replaced {
-			out = append(out, v)
+		if v := &w.vars[i]; v.State == varAddedTran {
+			k := varKey{v.Name, v.Vendor}
+			if e, ok := m[k]; ok {
+				e.lastTran = i
+			} else {
+				m[k] = &seen{lastTran: i}
+			}
 		}
+	}
+	for i := range w.vars {
+		w.steps++
+		if v := &w.vars[i]; v.State == varAdded {
+			if e, ok := m[varKey{v.Name, v.Vendor}]; ok {
+				e.added = true
+			}
+		}
+	}
+	out := w.vars[:0]
+	for i, v := range w.vars {
+		w.steps++
+		if v.State == varAddedTran {
+			if e := m[varKey{v.Name, v.Vendor}]; e.added || e.lastTran != i {
+				continue
+			}
+		}
+		out = append(out, v)
 	}
 	clear(w.vars[len(out):])
 	return out

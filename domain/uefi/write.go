@@ -32,7 +32,7 @@ func AppendVariable(file []byte, v Variable) ([]byte, error) {
 	// already checked every length on it.
 	off := uint64(storeHdrLen)
 	for off+authHdrLen <= size && le.Uint16(st[off:off+2]) == startID {
-		n, d := uint64(le.Uint32(st[off+36:off+40])), uint64(le.Uint32(st[off+40:off+44]))
+		n, d := recordSizes(st[off+2], le.Uint32(st[off+4:]), le.Uint32(st[off+36:off+40]), le.Uint32(st[off+40:off+44]))
 		off = (off + authHdrLen + n + d + 3) &^ 3
 	}
 	var name []byte
