@@ -4,26 +4,30 @@ package secureboot
 
 import (
 	"os"
-	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
-// fOFDGetlk is F_OFD_GETLK (Linux 3.15): it reports a conflicting lock
-// of any kind, open file description or POSIX, held by anyone.
-const fOFDGetlk = 36
-
-// inUse says whether another process holds a lock on the file. QEMU
+// inUse says whether another process holds a lock on f: an fcntl or
+// open file description lock of any kind (F_OFD_GETLK reports both), or
+// a flock(2) lock (tried exclusively and at once, then let go). QEMU
 // locks every image it opens, the firmware's flash included (image
 // locking, on by default since QEMU 2.10), so a running guest's variable
 // file shows locked even where libvirt was not asked.
-func inUse(path string) (bool, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
-	if err != nil {
+func inUse(f *os.File) (bool, error) {
+	lk := unix.Flock_t{Type: unix.F_WRLCK}
+	if err := unix.FcntlFlock(f.Fd(), unix.F_OFD_GETLK, &lk); err != nil {
 		return false, err
 	}
-	defer f.Close()
-	lk := syscall.Flock_t{Type: syscall.F_WRLCK}
-	if err := syscall.FcntlFlock(f.Fd(), fOFDGetlk, &lk); err != nil {
+	if lk.Type != unix.F_UNLCK {
+		return true, nil
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		if err == unix.EWOULDBLOCK {
+			return true, nil
+		}
 		return false, err
 	}
-	return lk.Type != syscall.F_UNLCK, nil
+	unix.Flock(int(f.Fd()), unix.LOCK_UN)
+	return false, nil
 }

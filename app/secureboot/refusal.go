@@ -26,6 +26,10 @@ const (
 	RefuseSetupMode        Refusal = "setup-mode"
 	RefuseSiteKeys         Refusal = "site-keys"         // no Microsoft certificate at all: the site's own keys
 	RefuseUnsupported      Refusal = "unsupported-store" // readable, but not safely writable (two live KEKs, …)
+	// RefuseUnsettled: the firmware would change the store by itself at
+	// the next boot (reclaim, an unfinished fault-tolerant write), or a
+	// record is in a state edk2 never writes.
+	RefuseUnsettled Refusal = "firmware-would-repair"
 )
 
 type refusal struct {
@@ -38,7 +42,10 @@ func refusalOf(err error) *refusal {
 	var room *uefi.NoRoomError
 	var big *uefi.VariableTooLargeError
 	var unreadable *uefi.UnreadableStoreError
+	var unsettled *uefi.UnsettledStoreError
 	switch {
+	case errors.As(err, &unsettled):
+		return &refusal{RefuseUnsettled, unsettled.Error()}
 	case errors.As(err, &room):
 		return &refusal{RefuseNoRoom, fmt.Sprintf("the variable store has %d bytes free (even compacted), the 2023 certificates need %d", room.Free, room.Need)}
 	case errors.As(err, &big):

@@ -57,12 +57,12 @@ func (r *StatusResult) Table() output.Table {
 // Table is one row per file; the counts follow.
 func (r *UpdateResult) Table() output.Table {
 	t := output.Table{Key: "files",
-		Columns: []string{"domain", "uuid", "server_name", "state", "nvram", "action", "refusal", "added", "bytes_before", "bytes_after", "store_size", "backup", "detail"},
+		Columns: []string{"domain", "uuid", "server_name", "state", "nvram", "action", "refusal", "added", "left_out", "bytes_before", "bytes_after", "store_size", "backup", "detail"},
 		Default: []string{"domain", "nvram", "action", "added", "detail"}}
 	for _, f := range r.Files {
 		t.Rows = append(t.Rows, output.Record{{Name: "domain", Value: f.Domain}, {Name: "uuid", Value: f.UUID}, {Name: "server_name", Value: f.ServerName},
 			{Name: "state", Value: string(f.State)}, {Name: "nvram", Value: f.NVRAM}, {Name: "action", Value: string(f.Action)}, {Name: "refusal", Value: string(f.Refusal)},
-			{Name: "added", Value: addLines(f.Added)}, {Name: "bytes_before", Value: f.BytesBefore}, {Name: "bytes_after", Value: f.BytesAfter},
+			{Name: "added", Value: addLines(f.Added)}, {Name: "left_out", Value: leftLines(f.LeftOut)}, {Name: "bytes_before", Value: f.BytesBefore}, {Name: "bytes_after", Value: f.BytesAfter},
 			{Name: "store_size", Value: f.StoreSize}, {Name: "backup", Value: f.Backup}, {Name: "detail", Value: f.Detail}})
 	}
 	s := r.Summary
@@ -123,4 +123,13 @@ func keptText(k hostcheck.TriState) string {
 		return "not asked"
 	}
 	return string(k)
+}
+
+// leftLines is one line per certificate left out: its subject and why.
+func leftLines(l []LeftOut) string {
+	var lines []string
+	for _, c := range l {
+		lines = append(lines, c.Variable+": "+c.Subject+" ("+c.Reason+")")
+	}
+	return strings.Join(lines, "\n")
 }

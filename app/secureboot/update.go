@@ -2,9 +2,11 @@ package secureboot
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
@@ -66,6 +68,9 @@ type FileUpdate struct {
 	Action     Action                `json:"action"`
 	Refusal    Refusal               `json:"refusal,omitempty"`
 	Added      []Addition            `json:"added"`
+	// LeftOut: 2023 certificates the store lacks that are not added,
+	// because Microsoft's own servicing would not add them to it.
+	LeftOut []LeftOut `json:"left_out,omitempty"`
 	// BytesBefore and BytesAfter: the store's bytes in use; StoreSize:
 	// its capacity.
 	BytesBefore int `json:"bytes_before,omitempty"`
@@ -80,6 +85,9 @@ type FileUpdate struct {
 	file          string // where it is on this machine
 	before, after []byte
 	info          os.FileInfo
+	dir           *nvramDir // its directory, opened when planned
+	name          string    // its name in dir
+	planned       []uefi.CertAddition
 }
 
 // Name is the file's guest and path, for a line about it.
@@ -112,6 +120,11 @@ func Update(ctx context.Context, req UpdateRequest) (UpdateResult, error) {
 		now = time.Now()
 	}
 	res := UpdateResult{Schema: UpdateSchema, DryRun: req.DryRun, Files: []FileUpdate{}}
+	defer func() {
+		for i := range res.Files {
+			res.Files[i].dir.close()
+		}
+	}()
 	var h *hostcheck.NVRAMHost
 	if req.NVRAM != "" {
 		f := FileUpdate{NVRAM: req.NVRAM, Added: []Addition{}, file: req.NVRAM}
@@ -167,16 +180,13 @@ func Update(ctx context.Context, req UpdateRequest) (UpdateResult, error) {
 // plan reads f's file and builds its new content in memory, verified:
 // f.Action becomes would update, unchanged or refused.
 func plan(f *FileUpdate, now time.Time) {
-	b, info, err := readStore(f.file)
+	b, info, busy, err := openPlanned(f)
 	if err != nil {
 		f.Action, f.Refusal, f.Detail = ActRefused, RefuseUnreadable, err.Error()
 		return
 	}
-	if locked, err := inUse(f.file); err != nil || locked {
-		f.Action, f.Refusal, f.Detail = ActRefused, RefuseInUse, "another process holds a lock on the file (a running QEMU does): stop the guest first"
-		if err != nil {
-			f.Detail = "its locks could not be read: " + err.Error()
-		}
+	if busy != nil {
+		f.Action, f.Refusal, f.Detail = ActRefused, RefuseInUse, busy.Error()
 		return
 	}
 	if siteKeysOnly(b) {
@@ -189,6 +199,7 @@ func plan(f *FileUpdate, now time.Time) {
 		f.Action, f.Refusal, f.Detail = ActRefused, r.kind, r.detail
 		return
 	}
+	f.LeftOut = leftOut(upd.Skipped)
 	f.Added, f.BytesBefore, f.BytesAfter, f.StoreSize, f.Compacted = additions(upd.Added), upd.BytesBefore, upd.BytesAfter, upd.StoreSize, upd.Compacted
 	if len(upd.Added) == 0 {
 		f.Action, f.Detail = ActUnchanged, "the 2023 certificates are all there: nothing written"
@@ -198,8 +209,51 @@ func plan(f *FileUpdate, now time.Time) {
 		f.Action, f.Detail = ActFailed, "the new content did not verify, so it is not written: "+err.Error()
 		return
 	}
-	f.before, f.after, f.info = b, after, info
+	f.before, f.after, f.info, f.planned = b, after, info, upd.Added
 	f.Action, f.Detail = ActWouldUpdate, fmt.Sprintf("the store would use %d of %d bytes (now %d)", upd.BytesAfter, upd.StoreSize, upd.BytesBefore)
+}
+
+// openPlanned opens f's directory (kept in f.dir for the write: the
+// path is resolved this once) and reads the file through it. busy is
+// why it is in use (a lock held), or nil.
+func openPlanned(f *FileUpdate) (b []byte, info os.FileInfo, busy, err error) {
+	if f.file == "" {
+		return nil, nil, nil, errors.New("no NVRAM file")
+	}
+	if f.dir, err = openNVRAMDir(filepath.Dir(f.file)); err != nil {
+		return nil, nil, nil, err
+	}
+	f.name = filepath.Base(f.file)
+	r, err := f.dir.open(f.name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer r.Close()
+	if b, info, err = readOpen(r); err != nil {
+		return nil, nil, nil, err
+	}
+	switch locked, lerr := inUse(r); {
+	case lerr != nil:
+		busy = fmt.Errorf("its locks could not be read: %v", lerr)
+	case locked:
+		busy = errors.New("another process holds a lock on the file (a running QEMU does): stop the guest first")
+	}
+	return b, info, busy, nil
+}
+
+// LeftOut is a 2023 certificate not added, and why.
+type LeftOut struct {
+	Variable string `json:"variable"`
+	Subject  string `json:"subject"`
+	Reason   string `json:"reason"`
+}
+
+func leftOut(l []uefi.CertSkip) []LeftOut {
+	var out []LeftOut
+	for _, c := range l {
+		out = append(out, LeftOut{Variable: c.Variable, Subject: c.Subject, Reason: c.Reason})
+	}
+	return out
 }
 
 // siteKeysOnly: host check's class "other", keys enrolled but none of

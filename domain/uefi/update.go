@@ -187,8 +187,8 @@ func AddMicrosoft2023(file []byte, now time.Time) ([]byte, SecureBootUpdate, err
 
 // update is the plan: the new KEK and/or db, and what they gain.
 type update struct {
-	vars  []Variable // the new values, KEK before db
-	old   []*Variable
+	vars    []Variable // the new values, KEK before db
+	old     []*Variable
 	certs   [][]MS2023Cert // per var: the certificates appended
 	added   []CertAddition
 	skipped []CertSkip
