@@ -10,7 +10,7 @@ DEVCLOUD_DIR ?= /var/tmp/vtpmctl-devcloud
 export DEVCLOUD_DIR
 
 
-.PHONY: ansible docs ovmf ovmf-boot dist dist-test build test test-releases unit cover lint fuzz bench examples-check browser integration demo devcloud-up devcloud-down devcloud-wipe devcloud-down-all devcloud-status clean
+.PHONY: ansible docs ovmf ovmf-boot pyyaml dist dist-test build test test-releases unit cover lint fuzz bench examples-check browser integration demo devcloud-up devcloud-down devcloud-wipe devcloud-down-all devcloud-status clean
 
 # --version says which build this is (GOFLAGS may turn Go's own VCS stamp off).
 COMMIT     := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
@@ -57,9 +57,15 @@ GOTEST = set -o pipefail; $(GO) test -json
 SUMMARY = $(GO) run ./tools/testsummary
 
 # The uefi package reads the real OVMF variable templates (Debian's ovmf
-# package, installed once as root, as the local cloud also does).
-unit: ovmf
-	@$(GOTEST) -tags '$(TAGS)' -count=1 ./... | $(SUMMARY)
+# package, installed once as root, as the local cloud also does). The
+# output tests read our YAML with PyYAML, as Ansible does: python3-yaml
+# is installed once, and its absence is a failure here, not a skip.
+unit: ovmf pyyaml
+	@export VTPMCTL_REQUIRE_PYYAML=1; $(GOTEST) -tags '$(TAGS)' -count=1 ./... | $(SUMMARY)
+
+pyyaml:
+	@python3 -c 'import yaml' 2> /dev/null || { $(APT_UPDATE) && $(APT_INSTALL) python3-yaml > /dev/null; } || \
+	  echo "pyyaml: python3-yaml could not be installed: TestPyYAMLReadsOurYAML and TestYAMLReadAsYAML11 will fail" >&2
 
 # virt-fw-vars (python3-virt-firmware) is the independent reader uefi's
 # tests compare every template with: TestTemplatesAgainstVirtFwVars fails

@@ -71,7 +71,8 @@ const secureBootStatusExit = `EXIT STATUS:
 
 const secureBootUpdateExit = `EXIT STATUS:
    0  every selected file was updated, or already held the 2023 certificates (nothing written), or --dry-run
-   1  a write or its verification failed (each file says what was left where), not confirmed, or libvirt unreachable
+   1  a write or its verification failed (each file says what was left where), not confirmed, or libvirt unreachable;
+      or the output could not be written after a file was (stderr names each file written and its backup)
    2  usage, or refused with every file untouched: --bitlocker-suspended missing, no --yes in a pipe, a running or
       saved guest, a host whose Nova recreates NVRAM, no authenticated variable store, no room, no PK, only the
       site's own keys, a file in use`

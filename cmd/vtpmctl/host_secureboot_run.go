@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"strings"
 
@@ -81,7 +82,7 @@ func runSecureBootUpdate(ctx context.Context, o *secureBootUpdateOptions) error 
 	switch {
 	case err == nil, errors.As(err, &refused), errors.As(err, &failed):
 		if werr := output.Write(o.IO.Out, o.Global.Output, secureBootUpdateView{&res}); werr != nil {
-			return werr
+			return unshownUpdate(o.IO.Err, res, failed, werr)
 		}
 	default:
 		return secureBootError(err)
@@ -97,6 +98,30 @@ func runSecureBootUpdate(ctx context.Context, o *secureBootUpdateOptions) error 
 		return &reportedError{code: exitFailed, msg: "host secure-boot update: failed: " + failed.Error()}
 	}
 	return nil
+}
+
+// unshownUpdate is an update whose output could not be written (stdout a
+// closed pipe, -c naming no column): the output was the only account of
+// what was written, so stderr names each file written, and where its
+// original is kept, and each that failed, and the exit is 1 whatever the
+// output's error was, never 2's "every file untouched". When no file was
+// written and none failed (refused, a dry run, nothing to add) it is the
+// output's error alone.
+func unshownUpdate(stderr io.Writer, res secureboot.UpdateResult, failed *secureboot.FailedError, werr error) error {
+	written := 0
+	for _, f := range res.Files {
+		switch f.Action {
+		case secureboot.ActUpdated:
+			written++
+			fmt.Fprintln(stderr, "vtpmctl: "+errorLine("host secure-boot update: written: "+f.Name()+"; the original is kept at "+f.Backup))
+		case secureboot.ActFailed:
+			fmt.Fprintln(stderr, "vtpmctl: "+errorLine("host secure-boot update: failed: "+f.Name()+": "+f.Detail))
+		}
+	}
+	if written == 0 && failed == nil {
+		return werr
+	}
+	return &reportedError{code: exitFailed, msg: fmt.Sprintf("host secure-boot update: %d file(s) written, each named above, but the output could not be written: %v", written, werr)}
 }
 
 // secureBootError: the host's configuration is host check's usage

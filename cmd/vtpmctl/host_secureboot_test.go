@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -71,13 +73,20 @@ func (h *sbHost) guest(t *testing.T, name, uuid string, state hostcheck.DomainSt
 }
 
 func (h *sbHost) run(t *testing.T, stdin string, args ...string) (int, string, string) {
-	var out, errb bytes.Buffer
+	var out bytes.Buffer
+	code, errs := h.runTo(t, &out, stdin, args...)
+	return code, out.String(), errs
+}
+
+// runTo is run with stdout out.
+func (h *sbHost) runTo(t *testing.T, out io.Writer, stdin string, args ...string) (int, string) {
+	var errb bytes.Buffer
 	full := append([]string{"vtpmctl", "host", "secure-boot"}, args...)
 	// --nova-root: an empty tree, so that the Nova installed on this
 	// machine (if any) is not what decides NVRAM-KEPT, the release is
 	full = append(full, "--nova-conf", h.conf, "--libvirt-uri", "test:///cmp1", "--nova-root", filepath.Join(h.dir, "nova-root"))
-	code := Main(context.Background(), full, &IOStreams{In: strings.NewReader(stdin), Out: &out, Err: &errb})
-	return code, out.String(), errb.String()
+	code := Main(context.Background(), full, &IOStreams{In: strings.NewReader(stdin), Out: out, Err: &errb})
+	return code, errb.String()
 }
 
 const (
@@ -169,4 +178,51 @@ func TestSecureBootStatusHost(t *testing.T) {
 		!strings.Contains(out, "host cmp1, Nova 2026.1: guests' NVRAM kept across stop/start: yes") {
 		t.Errorf("footer:\n%s", out)
 	}
+}
+
+// closedPipe is a stdout whose reader is gone.
+type closedPipe struct{}
+
+func (closedPipe) Write([]byte) (int, error) { return 0, syscall.EPIPE }
+
+// TestSecureBootUpdateOutputFails: when the output cannot be written after
+// a file was (stdout a closed pipe, -c naming no column), stderr names the
+// file written and where its original is kept, and the exit is 1, never
+// 2 ("every file untouched"). With nothing written it is as before.
+func TestSecureBootUpdateOutputFails(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		out  io.Writer
+		args []string
+	}{
+		{"stdout a closed pipe (table)", closedPipe{}, nil},
+		{"stdout a closed pipe (json)", closedPipe{}, []string{"-f", "json"}},
+		{"stdout a closed pipe (yaml)", closedPipe{}, []string{"-f", "yaml"}},
+		{"-c names no column", &bytes.Buffer{}, []string{"-c", "nosuch"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			h := newSBHost(t)
+			orig := sbtest.Store2011()
+			p := h.guest(t, "instance-0000000a", sbUUID, hostcheck.DomainShutOff, orig)
+			code, errb := h.runTo(t, c.out, "", append([]string{"update", "--server", sbUUID, "--bitlocker-suspended", "--yes", "--nova-release", "2026.1"}, c.args...)...)
+			got, _ := os.ReadFile(p)
+			baks, _ := filepath.Glob(p + ".vtpmctl-*.bak")
+			if bytes.Equal(got, orig) || len(baks) != 1 {
+				t.Fatalf("the file was not written (backups %v): exit %d, %s", baks, code, errb)
+			}
+			want := "vtpmctl: host secure-boot update: written: instance-0000000a (" + sbUUID + ") " + p + "; the original is kept at " + baks[0] + "\n"
+			if code != exitFailed || !strings.Contains(errb, want) || !strings.Contains(errb, "1 file(s) written, each named above, but the output could not be written: ") {
+				t.Errorf("exit %d, want %d; stderr:\n%s\nwant the line\n%s", code, exitFailed, errb, want)
+			}
+		})
+	}
+	t.Run("nothing written", func(t *testing.T) {
+		h := newSBHost(t)
+		orig := sbtest.Store2011()
+		p := h.guest(t, "instance-0000000a", sbUUID, hostcheck.DomainShutOff, orig)
+		code, errb := h.runTo(t, closedPipe{}, "", "update", "--server", sbUUID, "--dry-run", "--nova-release", "2026.1")
+		if got, _ := os.ReadFile(p); code != exitFailed || !bytes.Equal(got, orig) || strings.Contains(errb, "written:") || !strings.Contains(errb, "broken pipe") {
+			t.Errorf("dry run: exit %d, untouched %v, stderr %q", code, bytes.Equal(got, orig), errb)
+		}
+	})
 }

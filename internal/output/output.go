@@ -273,7 +273,9 @@ func jsonValue(v any) any {
 	return v
 }
 
-// MarshalYAML keeps field order in YAML.
+// MarshalYAML keeps field order in YAML, and quotes what needsQuotes
+// says (the encoder quotes only YAML 1.1's bool words it knows, not
+// "yEs", "1_0.5" or "=").
 func (r Record) MarshalYAML() (any, error) {
 	n := &yaml.Node{Kind: yaml.MappingNode}
 	for _, f := range r {
@@ -281,9 +283,26 @@ func (r Record) MarshalYAML() (any, error) {
 		if err := v.Encode(yamlValue(f.Value)); err != nil {
 			return nil, err
 		}
-		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: f.Name}, &v)
+		quoteStrings(&v)
+		k := &yaml.Node{Kind: yaml.ScalarNode, Value: f.Name}
+		if needsQuotes(f.Name) {
+			k.Style = yaml.DoubleQuotedStyle
+		}
+		n.Content = append(n.Content, k, &v)
 	}
 	return n, nil
+}
+
+// quoteStrings double-quotes n's plain strings that needsQuotes says
+// would not read back as themselves.
+func quoteStrings(n *yaml.Node) {
+	if n.Kind == yaml.ScalarNode && n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) == 0 &&
+		n.ShortTag() == "!!str" && needsQuotes(n.Value) {
+		n.Style = yaml.DoubleQuotedStyle
+	}
+	for _, c := range n.Content {
+		quoteStrings(c)
+	}
 }
 
 // yamlValue passes structs through JSON so YAML uses the same keys.

@@ -47,7 +47,9 @@ func fitWidths(width []int, max int) []int {
 	if max <= 0 {
 		return width
 	}
-	budget := max - 1 - 3*len(width)
+	// never below a rune per column (minColumn keeps more, but a narrow
+	// max makes budget negative)
+	budget := maxInt(max-1-3*len(width), len(width))
 	total := 0
 	for _, n := range width {
 		total += n
@@ -108,11 +110,14 @@ func wrapCell(c string, n int) []string {
 }
 
 // wrapLine wraps one line to n runes at spaces, indenting the
-// continuation lines by indent; a word longer than a line is cut.
+// continuation lines by indent; a word longer than a line is cut. n is
+// at least the indent and one rune (--max-width 1 or COLUMNS=1: a
+// continuation line holds a rune of the text, or it would never end).
 func wrapLine(line string, n int, indent string) []string {
 	if n <= 0 || utf8.RuneCountInString(line) <= n {
 		return []string{line}
 	}
+	n = max(n, utf8.RuneCountInString(indent)+1)
 	var out []string
 	cur := []rune{}
 	start := 0 // where the current line's own text begins (after indent)

@@ -2,7 +2,9 @@ package output
 
 import (
 	"bytes"
+	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -22,13 +24,17 @@ func TestWrapLine(t *testing.T) {
 		{"footer words wrap here", 10, "  ", []string{"footer", "  words", "  wrap", "  here"}},
 		{"no limit at all", 0, "", []string{"no limit at all"}},
 		{"", 5, "", []string{""}},
+		// narrower than the indent: a continuation holds one rune
+		{"ab cd", 1, "  ", []string{"ab", "  c", "  d"}},
+		{"ab cd", 2, "  ", []string{"ab", "  c", "  d"}},
+		{"abc", 1, "", []string{"a", "b", "c"}},
 	} {
 		got := wrapLine(c.in, c.n, c.indent)
 		if !reflect.DeepEqual(got, c.want) {
 			t.Errorf("wrapLine(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
 		}
 		for _, l := range got {
-			if c.n > 0 && utf8.RuneCountInString(l) > c.n {
+			if c.n > 0 && utf8.RuneCountInString(l) > max(c.n, len(c.indent)+1) {
 				t.Errorf("%q wider than %d", l, c.n)
 			}
 		}
@@ -75,6 +81,145 @@ func TestTableWidth(t *testing.T) {
 		}
 		if c.widest == 160 && widest < 150 || c.widest != 160 && widest > c.widest {
 			t.Errorf("COLUMNS=%q MaxWidth=%d: widest line %d, want %d", c.columns, c.max, widest, c.widest)
+		}
+	}
+}
+
+// oddTable is a table with a subtable and footers: empty cells and an
+// empty column, wide runes, long IDs, multi-line cells, one-rune words.
+type oddTable struct{}
+
+var oddRows = []Record{
+	{{"id", "340ca71c-0001-4000-a000-000000000000"}, {"", ""}, {"name", "日本語のサーバー名 🙂🙂🙂"}, {"note", "a b c d e f g h i j k l m n o p"}},
+	{{"id", ""}, {"", ""}, {"name", ""}, {"note", ""}},
+	{{"id", strings.Repeat("f", 64)}, {"", ""}, {"name", "two\nlines"}, {"note", "x"}},
+}
+
+func (oddTable) Table() Table {
+	return Table{Columns: []string{"id", "", "name", "note"}, Rows: oddRows,
+		Subtables: []Subtable{{Title: "orphans: " + strings.Repeat("0123456789abcdef", 4), Columns: []string{"x"}, Rows: []Record{{{"x", "ünïcödé wörds"}}}}},
+		Footer:    []string{strings.Repeat("unbroken", 10), "a footer of several words, each short"}}
+}
+
+// TestNarrowWidthsNeverPanic: every width (0 to 10 as --max-width and as
+// COLUMNS, negative, huge) draws every odd table without a panic, and
+// every cell's text, and every footer's, is in what is drawn (wrapped:
+// its runes, in order, in its column).
+func TestNarrowWidthsNeverPanic(t *testing.T) {
+	widths := []int{-5, -1, 1 << 20, int(^uint(0) >> 1)}
+	for w := 0; w <= 10; w++ {
+		widths = append(widths, w)
+	}
+	rec := Record{{"id", strings.Repeat("e", 70)}, {"wide", "漢字漢字漢字漢字"}, {"empty", ""}, {"words", "many short words in one cell"}}
+	for _, w := range widths {
+		for _, env := range []bool{false, true} {
+			o := Options{Format: "table", MaxWidth: w}
+			if env {
+				if w < 0 || w > 10 {
+					continue
+				}
+				o.MaxWidth = 0
+				t.Setenv("COLUMNS", strconv.Itoa(w))
+			} else {
+				t.Setenv("COLUMNS", "")
+			}
+			for name, v := range map[string]any{"odd": oddTable{}, "record": rec,
+				"list":  List{Columns: []string{"a"}, Rows: []Record{{{"a", "x"}}}, Footer: []string{"y"}},
+				"empty": List{Columns: []string{"only"}}} {
+				var b bytes.Buffer
+				func() {
+					defer func() {
+						if p := recover(); p != nil {
+							t.Fatalf("%s at width %d (COLUMNS: %v): panic: %v", name, w, env, p)
+						}
+					}()
+					if err := Write(&b, o, v); err != nil {
+						t.Fatalf("%s at width %d: %v", name, w, err)
+					}
+				}()
+				checkDrawn(t, fmt.Sprintf("%s at width %d (COLUMNS: %v)", name, w, env), b.String(), v)
+			}
+		}
+	}
+}
+
+// checkDrawn: each cell's text, spaces and newlines left out, is in its
+// column's text (every line's slice between its '|'s, in order, the same
+// left out), and each footer and title is in the output.
+func checkDrawn(t *testing.T, what, out string, v any) {
+	t.Helper()
+	var tables [][]Record // the cells each table drew, in order
+	var heads [][]string
+	var extra []string
+	switch x := v.(type) {
+	case Record:
+		var rows []Record
+		for _, f := range x {
+			rows = append(rows, Record{{"Field", f.Name}, {"Value", f.Value}})
+		}
+		tables, heads = append(tables, rows), append(heads, []string{"Field", "Value"})
+	case Tabular:
+		tb := x.Table()
+		tables, heads = append(tables, tb.Rows), append(heads, tb.Columns)
+		for _, st := range tb.Subtables {
+			tables, heads = append(tables, st.Rows), append(heads, st.Columns)
+			extra = append(extra, st.Title)
+		}
+		extra = append(extra, tb.Footer...)
+	}
+	squeeze := func(s string) string { return strings.Join(strings.Fields(s), "") }
+	// the drawn tables: a separator line's '+'s are its columns' borders
+	type drawn struct{ head, body []string }
+	var got []drawn
+	var borders []int
+	seps := 0
+	for _, l := range strings.Split(out, "\n") {
+		r := []rune(l)
+		switch {
+		case strings.HasPrefix(l, "+-"):
+			if seps%3 == 0 {
+				borders = borders[:0]
+				for i, c := range r {
+					if c == '+' {
+						borders = append(borders, i)
+					}
+				}
+				got = append(got, drawn{make([]string, len(borders)-1), make([]string, len(borders)-1)})
+			}
+			seps++
+		case strings.HasPrefix(l, "|") && len(got) > 0:
+			d := got[len(got)-1]
+			for i := 0; i+1 < len(borders); i++ {
+				if borders[i+1] > len(r) {
+					t.Fatalf("%s: a line shorter than its table's border:\n%s", what, out)
+				}
+				cell := squeeze(string(r[borders[i]+1 : borders[i+1]]))
+				if seps%3 == 1 {
+					d.head[i] += cell
+				} else {
+					d.body[i] += cell
+				}
+			}
+		}
+	}
+	if len(got) != len(tables) {
+		t.Fatalf("%s: %d tables drawn, want %d:\n%s", what, len(got), len(tables), out)
+	}
+	for k, rows := range tables {
+		for i, h := range heads[k] {
+			if !strings.Contains(got[k].head[i], squeeze(h)) {
+				t.Errorf("%s: column %q not drawn:\n%s", what, h, out)
+			}
+			for _, r := range rows {
+				if c := squeeze(cellString(r[i].Value)); !strings.Contains(got[k].body[i], c) {
+					t.Errorf("%s: cell %q of column %q not drawn:\n%s", what, c, h, out)
+				}
+			}
+		}
+	}
+	for _, e := range extra {
+		if !strings.Contains(squeeze(out), squeeze(e)) {
+			t.Errorf("%s: %q not drawn:\n%s", what, e, out)
 		}
 	}
 }

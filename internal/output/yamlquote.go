@@ -1,6 +1,7 @@
 package output
 
 import (
+	"regexp"
 	"strings"
 	"sync"
 
@@ -29,9 +30,10 @@ func needsQuotes(s string) bool {
 	return q
 }
 
-// parsedNeedsQuotes is the rule itself: YAML reads s back as s, a string.
+// parsedNeedsQuotes is the rule itself: YAML 1.2 (this package's parser)
+// reads s back as s, a string, and so does YAML 1.1 (yaml11Typed).
 func parsedNeedsQuotes(s string) bool {
-	if s == "" {
+	if s == "" || yaml11Typed(s) {
 		return true
 	}
 	var v any
@@ -42,12 +44,60 @@ func parsedNeedsQuotes(s string) bool {
 	return !isString || strings.ContainsAny(s, "\n\t") || v.(string) != s
 }
 
-// plainString reports the strings YAML certainly reads back as themselves:
-// a lowercase UUID, or printable ASCII that begins with a letter, is no
-// bool or null word, holds neither ": " (a mapping) nor " #" (a comment)
-// and neither ends with ':' (a key) nor with a space (trimmed). False means
-// "ask the parser", never "quote"; FuzzPlainString holds it to
-// parsedNeedsQuotes.
+// yaml11Typed reports the plain scalars a YAML 1.1 reader (PyYAML, so
+// Ansible; SnakeYAML; Ruby's Psych) reads as another type than a string,
+// or refuses to read (PyYAML's safe_load has no type for "="), where
+// YAML 1.2 may read a string: the bool words in any case (nvram_kept:
+// yes, a bug's carried: no), null and ~, ints with _ or , between digits,
+// 0b, 0x and 0-led octals, sexagesimal numbers (1:20 is 80), floats with
+// _ or a bare dot, .inf and .nan in any case, timestamps with a space
+// before the time, the merge key << and the value key =. It is the YAML
+// 1.1 type regexps (yaml.org/type), loosened where a reader is looser
+// and for case, but for the float's [0-9.]* (a typo of [0-9_]*: no
+// reader reads a version such as 31.3.0 as a float).
+func yaml11Typed(s string) bool {
+	if len(s) <= 5 && yaml11Word(s) {
+		return true
+	}
+	if s == "" || !strings.ContainsAny(s[:1], "+-.0123456789<=") {
+		return false // every other form begins with a sign, a digit, a dot, < or =
+	}
+	return yaml11Scalar.MatchString(s)
+}
+
+// yaml11Word: YAML 1.1's bool words (y, n, yes, no, on, off, true,
+// false) and null, in any case, and ~.
+func yaml11Word(s string) bool {
+	switch len(s) {
+	case 1:
+		return s == "~" || s == "y" || s == "Y" || s == "n" || s == "N"
+	case 2:
+		return strings.EqualFold(s, "no") || strings.EqualFold(s, "on")
+	case 3:
+		return strings.EqualFold(s, "yes") || strings.EqualFold(s, "off")
+	case 4:
+		return strings.EqualFold(s, "true") || strings.EqualFold(s, "null")
+	case 5:
+		return strings.EqualFold(s, "false")
+	}
+	return false
+}
+
+var yaml11Scalar = regexp.MustCompile(`^(?:` +
+	`[-+]?0b[01_,]+|[-+]?0x[0-9a-fA-F_,]+|[-+]?[0-9][0-9_,]*` + // int: binary, hex, decimal, 0-led octal
+	`|[-+]?[0-9][0-9_,]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?` + // sexagesimal int and float
+	`|[-+]?(?:[0-9][0-9_,]*)?\.[0-9_]*(?:[eE][-+]?[0-9]+)?|[-+]?[0-9][0-9_,]*[eE][-+]?[0-9]+` + // float
+	`|[-+]?\.(?i:inf)|\.(?i:nan)` +
+	`|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?)?` + // timestamp
+	`|<<|=)$`)
+
+// plainString reports the strings YAML, 1.1 and 1.2, certainly reads back
+// as themselves: a lowercase UUID, or printable ASCII that begins with a
+// letter, is no bool or null word (yaml11Word: every other typed form of
+// YAML 1.1 begins with a digit, a sign, a dot or a symbol), holds neither
+// ": " (a mapping) nor " #" (a comment) and neither ends with ':' (a key)
+// nor with a space (trimmed). False means "ask the parser", never
+// "quote"; FuzzPlainString holds it to parsedNeedsQuotes.
 func plainString(s string) bool {
 	if _, ok := packed.UUID(s); ok { // its dashes keep it from being read as a number or a date
 		return true
@@ -63,11 +113,7 @@ func plainString(s string) bool {
 	if strings.Contains(s, ": ") || strings.Contains(s, " #") {
 		return false
 	}
-	switch strings.ToLower(s) {
-	case "y", "n", "yes", "no", "on", "off", "true", "false", "null":
-		return false
-	}
-	return true
+	return len(s) > 5 || !yaml11Word(s)
 }
 
 func asciiLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
