@@ -114,7 +114,7 @@ func New(fc *fakecloud.Cloud, cfg Config) (*Cloud, error) {
 		if s.Type != "block-storage" {
 			catalog = append(catalog, s)
 		} else if cfg.VolumeBacked > 0 {
-			catalog = append(catalog, s, fakecloud.Service{Type: "volumev3", Path: s.Path})
+			catalog = append(catalog, s, fakecloud.Service{Type: "volumev3", Path: s.Path, Region: s.Region})
 		}
 	}
 	fc.Catalog = catalog
