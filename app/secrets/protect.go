@@ -44,7 +44,7 @@ func writeConsumers(ctx context.Context, secrets []vtpmsecret.ProtectAction, km 
 		a := &secrets[idx[j]]
 		c, err := km(ctx, a.ProjectID)
 		if err == nil {
-			err = write(ctx, c, a.SecretID, vtpmsecret.NovaConsumer(a.ServerID))
+			err = write(ctx, c, a.SecretID, a.Consumer())
 		}
 		if err != nil {
 			a.Action, a.Detail = vtpmsecret.ActFailed, oneLine(err)

@@ -218,7 +218,7 @@ func AuditSecrets(ctx context.Context, sess *cloud.Session, req AuditRequest) (A
 	// instance gone (its server may be another project's), but Nova can,
 	// asked by UUID about those instances only, as the cleanup plan asks.
 	if ids := vtpmsecret.UndeterminedInstances(out.Result); len(ids) > 0 && serverProjects != nil && sc.admin {
-		vtpmsecret.SettleUndetermined(&out.Result, vtpmsecret.ServerProof(compute.ProveGone(ctx, computeClient, ids, true, limit)))
+		vtpmsecret.SettleUndetermined(&out.Result, proveGone(ctx, sess, computeClient, ids, true, limit))
 	}
 	if apiErr != nil {
 		out.Result.ConsumersNotRead = apiErr.Error()

@@ -16,9 +16,9 @@ import (
 )
 
 // scaleSession: a strict synthetic cloud, connected as vtpmctl connects.
-func scaleSession(t *testing.T, cfg scale.Config) (*scale.Cloud, *cloud.Session) {
+func scaleSession(t *testing.T, cfg scale.Config, setup ...func(*scale.Cloud)) (*scale.Cloud, *cloud.Session) {
 	t.Helper()
-	return scale.Session(t, cfg)
+	return scale.Session(t, cfg, setup...)
 }
 
 // TestAuditSecretsAllProjects: one call settles the release from the

@@ -139,7 +139,7 @@ set -eu
 # vtpmctl secrets audit --cleanup-plan, 2026-01-02T03:04:05Z. Review before running.
 # Each vTPM secret of a deleted instance; created by, and age, in the comment.
 # An instance is gone only when Nova says so: GET /servers/{uuid} at compute API 2.69 answered 404 to a token with the admin role, while the service list (2.69) showed every cell up, before and after.
-# Nova asked: https://nova.example:8774/v2.1 (a key manager shared by several regions also holds secrets of the others' instances: run the plan per region).
+# Nova asked: https://nova.example:8774/v2.1, of the one region whose catalog lists this key manager's endpoint. A region that reaches the same key manager at another URL is not seen: its guests' secrets would look orphaned here, so do not run this plan if one does.
 # Of 4 candidate secret(s), Nova proved the instance gone for 4; for 0 it exists; 0 are undetermined.
 # WARNING: 2 project(s) could not be audited; their orphans are not in this plan:
 #   p8: timeout

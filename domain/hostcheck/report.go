@@ -12,6 +12,7 @@ import (
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/infile"
 	"github.com/vtpmctl/vtpmctl/internal/output"
+	"github.com/vtpmctl/vtpmctl/internal/packed"
 	"github.com/vtpmctl/vtpmctl/internal/result"
 )
 
@@ -188,6 +189,12 @@ func ReadReport(path string) (Report, error) {
 	}
 	if r.Host == "" || r.Checks == nil {
 		return Report{}, fmt.Errorf("%s: not a host check JSON report (no host or checks)", path)
+	}
+	// a domain's UUID is matched to its Nova server's: in Nova's form
+	for i, g := range r.VTPMGuests {
+		if id, ok := packed.CanonicalUUID(g.UUID); ok {
+			r.VTPMGuests[i].UUID = id
+		}
 	}
 	r.Finish()
 	return r, nil

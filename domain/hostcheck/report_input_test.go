@@ -45,3 +45,18 @@ func TestReadReportDir(t *testing.T) {
 		t.Errorf("two services on one machine: %v %+v", err, reps)
 	}
 }
+
+// A report's guest UUIDs are read in Nova's (lower-case) form: the fleet
+// audit matches each domain to its server by it.
+func TestReadReportCanonicalUUIDs(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "h.json")
+	body := `{"schema":"` + ReportSchema + `","host":"cmp1","nova_release":"zed","checks":[],"facts":{},` +
+		`"vtpm_guests":[{"uuid":"6F1C52F4-7D39-4C51-9A4F-3A8F0F1A6D11","name":"a"},{"uuid":"not-a-uuid","name":"b"}]}`
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err := ReadReport(path)
+	if err != nil || len(r.VTPMGuests) != 2 || r.VTPMGuests[0].UUID != "6f1c52f4-7d39-4c51-9a4f-3a8f0f1a6d11" || r.VTPMGuests[1].UUID != "not-a-uuid" {
+		t.Errorf("%v %+v", err, r.VTPMGuests)
+	}
+}

@@ -24,6 +24,9 @@ type ExistenceProof struct {
 	Status string `json:"status,omitempty"`
 	// ProjectID is the server's project when it exists.
 	ProjectID string `json:"project_id,omitempty"`
+	// Region is the other region whose Nova has it, when several regions'
+	// Novas were asked (a key manager they share); "" the session's own.
+	Region string `json:"region,omitempty"`
 	// Reason says how it was decided, or why it could not be.
 	Reason string `json:"reason"`
 }

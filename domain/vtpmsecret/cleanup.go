@@ -3,6 +3,7 @@ package vtpmsecret
 import (
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/vtpmctl/vtpmctl/domain/nova"
@@ -59,14 +60,19 @@ type CleanupPlan struct {
 type CleanupProof struct {
 	// Method is how an instance is proven gone, in words.
 	Method string `json:"method"`
-	// ComputeEndpoint is the Nova asked (one region's).
+	// ComputeEndpoint is the Nova asked first: the session's region's.
 	ComputeEndpoint string `json:"compute_endpoint,omitempty"`
-	Asked           int    `json:"asked"`
-	Gone            int    `json:"gone"`
-	Exists          int    `json:"exists"`
-	Undetermined    int    `json:"undetermined"`
+	// Regions, when the catalog lists the key manager's endpoint under
+	// several regions, are those regions, in the order their Novas were
+	// asked: an instance is gone only when every one answered 404.
+	Regions      []RegionAsked `json:"regions,omitempty"`
+	Asked        int           `json:"asked"`
+	Gone         int           `json:"gone"`
+	Exists       int           `json:"exists"`
+	Undetermined int           `json:"undetermined"`
 	// Blocked says why Nova could not be asked (no admin role, a cell
-	// down): every candidate is then undetermined.
+	// down, a region's Nova sharing the key manager not reached): every
+	// candidate it concerns is then undetermined.
 	Blocked completeness.Gaps `json:"blocked,omitempty"`
 	// Incomplete are the audit's partial reads (server list, projects).
 	Incomplete completeness.Gaps `json:"incomplete,omitempty"`
@@ -81,15 +87,19 @@ func cleanupCandidate(o Orphan) bool {
 }
 
 // ServerProof is Nova's word on each server UUID asked about, and how it
-// was asked (what compute.ProveGone answers, field for field).
+// was asked (what compute.ProveGone answers, or AcrossRegions of several
+// regions' answers).
 type ServerProof struct {
-	// Endpoint is the compute endpoint asked: a key manager shared by
-	// several regions' Novas holds secrets this one cannot speak for.
+	// Endpoint is the compute endpoint asked (the first, of several).
 	Endpoint string
 	Servers  map[string]nova.ExistenceProof
 	// Blocked says why no UUID could be proven gone (not admin, a cell
-	// down, the service list unreadable); none: the GETs decided.
+	// down, the service list unreadable, a region's Nova not reached);
+	// none: the GETs decided.
 	Blocked completeness.Gaps
+	// Regions: every region whose catalog lists the key manager's
+	// endpoint, when there are several (AcrossRegions).
+	Regions []RegionAsked
 }
 
 // Origin is where an audit read its secrets: the cloud's name (from
@@ -120,9 +130,13 @@ func CleanupCandidates(r Result) []string {
 // endpoint), never a name or a server-supplied URL.
 func NewCleanupPlan(r Result, at Origin, proof ServerProof, now time.Time) CleanupPlan {
 	p := CleanupPlan{Schema: CleanupSchema, Cloud: at.Cloud, Generated: now.UTC(), SecretsURL: at.SecretsURL, NotAuditable: r.NotAuditable, Steps: []CleanupStep{},
-		Proof: CleanupProof{Method: ProofMethod, ComputeEndpoint: proof.Endpoint, Blocked: proof.Blocked, Incomplete: r.Incomplete}}
+		Proof: CleanupProof{Method: ProofMethod, ComputeEndpoint: proof.Endpoint, Regions: proof.Regions, Blocked: proof.Blocked, Incomplete: r.Incomplete}}
 	if p.NotAuditable == nil {
 		p.NotAuditable = map[string]NotAuditable{}
+	}
+	everyRegion := ""
+	if len(proof.Regions) > 0 {
+		everyRegion = " in every region sharing the key manager: " + strings.Join(regionNames(proof.Regions), ", ")
 	}
 	for _, or := range r.Orphans {
 		st := CleanupStep{SecretID: or.ID, InstanceID: or.InstanceID, ProjectID: or.ProjectID, CreatorID: or.CreatorID, Age: or.AgeStr, Kind: or.Kind, Action: CleanupKeep, Reason: or.Reason}
@@ -148,7 +162,7 @@ func NewCleanupPlan(r Result, at Origin, proof ServerProof, now time.Time) Clean
 		case ex.State == nova.ServerExists:
 			p.Proof.Exists++
 			st.Kind = OrphanLive
-			st.comment = fmt.Sprintf("not deleted, its server exists: %s (instance %s, project %s, status %s)", or.ID, or.InstanceID, ex.ProjectID, ex.Status)
+			st.comment = fmt.Sprintf("not deleted, its server exists: %s (instance %s, project %s, status %s%s)", or.ID, or.InstanceID, ex.ProjectID, ex.Status, inRegion(ex))
 		case ex.State != nova.ServerGone:
 			p.Proof.Undetermined++
 			st.Kind = OrphanUndetermined
@@ -161,7 +175,7 @@ func NewCleanupPlan(r Result, at Origin, proof ServerProof, now time.Time) Clean
 		default:
 			p.Proof.Gone++
 			st.Kind = OrphanGone
-			st.comment = fmt.Sprintf("instance %s gone (Nova: 404); created by %s, %s old", or.InstanceID, or.CreatorID, or.AgeStr)
+			st.comment = fmt.Sprintf("instance %s gone (Nova: 404%s); created by %s, %s old", or.InstanceID, everyRegion, or.CreatorID, or.AgeStr)
 			st.SecretRef = at.SecretsURL + or.ID
 			if quote.HasControl(at.Cloud) || quote.HasControl(or.ProjectID) {
 				st.comment += "\n" + "not written: the cloud name or project ID has control characters; delete " + or.ID + " by hand"
@@ -173,6 +187,15 @@ func NewCleanupPlan(r Result, at Origin, proof ServerProof, now time.Time) Clean
 		p.Steps = append(p.Steps, st)
 	}
 	return p
+}
+
+// inRegion names the region whose Nova has a server, when several were
+// asked.
+func inRegion(ex nova.ExistenceProof) string {
+	if ex.Region == "" {
+		return ""
+	}
+	return ", region " + ex.Region
 }
 
 // Deletes counts the delete commands.

@@ -21,8 +21,22 @@ func (p *CleanupPlan) Script(w io.Writer, command string) error {
 	line(fmt.Sprintf("%s, %s. Review before running.", command, p.Generated.UTC().Format(time.RFC3339)))
 	b.WriteString("# Each vTPM secret of a deleted instance; created by, and age, in the comment.\n")
 	line("An instance is gone only when Nova says so: " + p.Proof.Method + ".")
-	if p.Proof.ComputeEndpoint != "" {
-		line("Nova asked: " + p.Proof.ComputeEndpoint + " (a key manager shared by several regions also holds secrets of the others' instances: run the plan per region).")
+	switch {
+	case len(p.Proof.Regions) > 0:
+		line(fmt.Sprintf("The catalog lists this key manager under %d regions (%s): it holds the secrets of every one's guests, so an instance is gone only when each region's Nova answered 404 for it, every cell up in each (a region that reaches it at another URL is not seen).",
+			len(p.Proof.Regions), strings.Join(regionNames(p.Proof.Regions), ", ")))
+		for _, r := range p.Proof.Regions {
+			switch {
+			case r.Unreachable != "":
+				line(fmt.Sprintf("  region %s: its Nova could not be asked: %s", r.Region, r.Unreachable))
+			case r.ComputeEndpoint == "":
+				line(fmt.Sprintf("  region %s: not asked (no instance was left to ask about)", r.Region))
+			default:
+				line(fmt.Sprintf("  region %s: Nova %s asked about %d instance(s), %d gone", r.Region, r.ComputeEndpoint, r.Asked, r.Gone))
+			}
+		}
+	case p.Proof.ComputeEndpoint != "":
+		line("Nova asked: " + p.Proof.ComputeEndpoint + ", of the one region whose catalog lists this key manager's endpoint. A region that reaches the same key manager at another URL is not seen: its guests' secrets would look orphaned here, so do not run this plan if one does.")
 	}
 	line(fmt.Sprintf("Of %d candidate secret(s), Nova proved the instance gone for %d; for %d it exists; %d are undetermined.", p.Proof.Asked, p.Proof.Gone, p.Proof.Exists, p.Proof.Undetermined))
 	for _, g := range p.Proof.Blocked {

@@ -1,6 +1,10 @@
 package vtpmsecret
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/vtpmctl/vtpmctl/internal/packed"
+)
 
 // API is the key manager's highest microversion, e.g. {1, 2}
 // (barbican/api/controllers/versions.py): 1.1 brought secret consumers
@@ -45,5 +49,34 @@ func NovaConsumer(serverID string) Consumer {
 
 // IsNova says whether c is a nova/instance consumer, of any server.
 func (c Consumer) IsNova() bool { return c.Service == novaService && c.ResourceType == novaResource }
+
+// Server is the server a nova/instance consumer names, its UUID in the
+// canonical (lower-case) form when it is one; as stored otherwise.
+func (c Consumer) Server() string {
+	if id, ok := packed.CanonicalUUID(c.ResourceID); ok {
+		return id
+	}
+	return c.ResourceID
+}
+
+// IsNovaFor says whether c is Nova's consumer for serverID, the UUIDs
+// compared in their canonical form (Barbican keeps what it was given).
+func (c Consumer) IsNovaFor(serverID string) bool {
+	if id, ok := packed.CanonicalUUID(serverID); ok {
+		serverID = id
+	}
+	return c.IsNova() && c.Server() == serverID
+}
+
+// novaConsumerOf is the first of cs that is Nova's consumer for serverID,
+// as stored (what a removal must name).
+func novaConsumerOf(cs []Consumer, serverID string) (Consumer, bool) {
+	for _, c := range cs {
+		if c.IsNovaFor(serverID) {
+			return c, true
+		}
+	}
+	return Consumer{}, false
+}
 
 func (c Consumer) String() string { return c.Service + "/" + c.ResourceType + "/" + c.ResourceID }

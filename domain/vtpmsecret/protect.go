@@ -31,6 +31,18 @@ type ProtectAction struct {
 	SecretID   string `json:"secret_id,omitempty"`
 	Action     Act    `json:"action"`
 	Detail     string `json:"detail,omitempty"`
+	// stored is Nova's consumer as Barbican holds it (unprotect's: a
+	// removal names it so), when its form is not NovaConsumer's.
+	stored *Consumer
+}
+
+// Consumer is the consumer the action writes: Nova's for its server, as
+// Barbican holds it when it is there.
+func (a ProtectAction) Consumer() Consumer {
+	if a.stored != nil {
+		return *a.stored
+	}
+	return NovaConsumer(a.ServerID)
 }
 
 // ProtectSummary counts the actions; Registered are the writes made.
@@ -84,7 +96,7 @@ func PlanProtect(f Facts, res Result, dryRun bool, only map[string]bool) Protect
 			a.Detail = firstFinding(g)
 		case perInstance[g.ServerID] > 1:
 			a.Detail = fmt.Sprintf("%d secrets for this server: find the one in the domain's <encryption secret> (virsh dumpxml) and delete the others first", perInstance[g.ServerID])
-		case hasConsumer(s.Consumers, NovaConsumer(g.ServerID)):
+		case hasNovaConsumer(s.Consumers, g.ServerID):
 			a.ProjectID, a.Action = s.ProjectID, ActAlready
 		default:
 			a.ProjectID, a.Action = s.ProjectID, ActWouldRegister
@@ -137,13 +149,9 @@ func firstFinding(g GuestResult) string {
 	return "no secret found"
 }
 
-func hasConsumer(cs []Consumer, want Consumer) bool {
-	for _, c := range cs {
-		if c == want {
-			return true
-		}
-	}
-	return false
+func hasNovaConsumer(cs []Consumer, serverID string) bool {
+	_, ok := novaConsumerOf(cs, serverID)
+	return ok
 }
 
 // Recount counts the actions again (after the writes).

@@ -40,11 +40,11 @@ func protection(f Facts, serverID string, s Secret, servers map[string]string) (
 	var others, foreign []string
 	for _, c := range s.Consumers {
 		switch {
-		case c.IsNova() && c.ResourceID == serverID:
+		case c.IsNovaFor(serverID):
 			own = true
 		case c.IsNova():
 			what := "server " + c.ResourceID + " is not in the audited projects"
-			if name, ok := servers[c.ResourceID]; ok {
+			if name, ok := servers[c.Server()]; ok {
 				what = "another server, " + name + " (" + c.ResourceID + ")"
 			} else if f.CompleteServers {
 				what = "server " + c.ResourceID + ", which no longer exists"

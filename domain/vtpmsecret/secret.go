@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/internal/packed"
 )
 
 // NamePrefix is how Nova names every vTPM secret (nova/crypto.py).
@@ -78,18 +79,21 @@ func (u User) Why() string {
 	return u.Detail
 }
 
-// InstanceOf returns the instance UUID of a Nova vTPM secret name.
+// InstanceOf returns the instance UUID of a Nova vTPM secret name, in
+// the canonical (lower-case) form Nova stores and is asked with: a
+// secret named for the upper-case form is its guest's, and Nova (on
+// PostgreSQL) answers 404 for that form of a live server's UUID.
 func InstanceOf(name string) (string, bool) {
 	if !strings.HasPrefix(name, NamePrefix) {
 		return "", false
 	}
-	id := strings.TrimPrefix(name, NamePrefix)
 	// Only Nova's own form: anyone may name a secret, and this ID ends up
 	// in a cleanup script an admin runs.
-	return id, IsUUID(id)
+	return packed.CanonicalUUID(strings.TrimPrefix(name, NamePrefix))
 }
 
-// IsUUID says whether s is a UUID in its canonical 8-4-4-4-12 hex form.
+// IsUUID says whether s is a UUID in its 8-4-4-4-12 hex form, of either
+// case (packed.CanonicalUUID gives its canonical form).
 func IsUUID(s string) bool {
 	if len(s) != 36 {
 		return false

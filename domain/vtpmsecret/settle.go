@@ -2,6 +2,7 @@ package vtpmsecret
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
@@ -42,6 +43,12 @@ func SettleUndetermined(r *Result, proof ServerProof) {
 		case ex.State == nova.ServerGone:
 			o.Kind = OrphanGone
 			o.Reason = "instance " + o.InstanceID + " no longer exists: Nova answered 404 to an admin's GET by UUID, every cell up"
+			if len(proof.Regions) > 0 {
+				o.Reason += ", in every region sharing the key manager (" + strings.Join(regionNames(proof.Regions), ", ") + ")"
+			}
+		case ex.State == nova.ServerExists && ex.Region != "":
+			o.Kind, o.Live = OrphanLive, true
+			o.Reason = fmt.Sprintf("its server exists in region %s, project %s (status %s): the key manager is shared by several regions; audit there", ex.Region, ex.ProjectID, ex.Status)
 		case ex.State == nova.ServerExists:
 			o.Kind, o.Live = OrphanLive, true
 			o.Reason = fmt.Sprintf("its server exists in project %s (status %s), which was not read: audit that project", ex.ProjectID, ex.Status)

@@ -61,16 +61,18 @@ func PlanUnprotect(f Facts, res Result, dryRun bool, only map[string]bool) Unpro
 			continue
 		}
 		seen[s.InstanceID] = true
-		ours := NovaConsumer(s.InstanceID)
 		a := ProtectAction{ServerID: s.InstanceID, ServerName: names[s.InstanceID], ProjectID: s.ProjectID, SecretID: s.ID, Action: ActUnprotected}
 		var others []Consumer
 		for _, c := range s.Consumers {
-			if c != ours {
+			if !c.IsNovaFor(s.InstanceID) {
 				others = append(others, c)
 			}
 		}
-		if hasConsumer(s.Consumers, ours) {
+		if c, ok := novaConsumerOf(s.Consumers, s.InstanceID); ok {
 			a.Action = ActWouldRemove
+			if c != NovaConsumer(s.InstanceID) {
+				a.stored = &c
+			}
 		}
 		if len(others) > 0 {
 			a.Detail = "other consumer(s) stay, and Nova's delete of the secret is refused while they do: " + consumerList(others)

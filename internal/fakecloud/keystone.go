@@ -13,9 +13,12 @@ import (
 // added) the project list. Every other service's request must carry a
 // token it issued: a client that lost its token cannot pass.
 
-// Service is one catalog entry: its type and path on the fake's URL,
-// "{project}" standing for the token's project.
-type Service struct{ Type, Path string }
+// Service is one catalog endpoint: its type and path on the fake's URL,
+// "{project}" standing for the token's project, and its region ("": the
+// Cloud's Region, IdentityRegion for identity). Endpoints of one type
+// are listed under one catalog entry, as Keystone does: two regions
+// sharing one key manager are two key-manager Services, one Path.
+type Service struct{ Type, Path, Region string }
 
 // Role is one of the roles a token carries.
 type Role struct{ ID, Name string }
@@ -55,8 +58,8 @@ type keystone struct {
 }
 
 func (k *keystone) init() {
-	k.Catalog = []Service{{"identity", "/identity/v3/"}, {"compute", "/compute/v2.1/"}, {"image", "/image/"},
-		{"key-manager", "/key-manager/"}, {"placement", "/placement/"}, {"block-storage", "/volume/v3/{project}/"}}
+	k.Catalog = []Service{{Type: "identity", Path: "/identity/v3/"}, {Type: "compute", Path: "/compute/v2.1/"}, {Type: "image", Path: "/image/"},
+		{Type: "key-manager", Path: "/key-manager/"}, {Type: "placement", Path: "/placement/"}, {Type: "block-storage", Path: "/volume/v3/{project}/"}}
 	k.Admin = User{UserID, "admin"}
 	k.Roles = []Role{{"r1", "admin"}, {"r2", "member"}}
 	k.AnyProject = true
@@ -225,14 +228,28 @@ func (c *Cloud) issueToken(w http.ResponseWriter, r *http.Request) {
 	c.mu.Unlock()
 	dom := map[string]any{"id": "default", "name": "Default"}
 	var catalog []map[string]any
+	entry := map[string]int{} // type -> index in catalog
 	for _, s := range c.Catalog {
-		region := c.Region
-		if s.Type == "identity" {
+		region := s.Region
+		switch {
+		case region != "":
+		case s.Type == "identity":
 			region = c.IdentityRegion
+		default:
+			region = c.Region
 		}
-		catalog = append(catalog, map[string]any{"type": s.Type, "name": s.Type, "id": s.Type, "endpoints": []map[string]any{
-			{"interface": "public", "region": region, "region_id": region, "id": s.Type + "-public",
-				"url": c.URL + strings.ReplaceAll(s.Path, "{project}", project.ID)}}})
+		i, ok := entry[s.Type]
+		if !ok {
+			i, entry[s.Type] = len(catalog), len(catalog)
+			catalog = append(catalog, map[string]any{"type": s.Type, "name": s.Type, "id": s.Type, "endpoints": []map[string]any{}})
+		}
+		eps := catalog[i]["endpoints"].([]map[string]any)
+		id := s.Type + "-public"
+		if len(eps) > 0 {
+			id = fmt.Sprintf("%s-%s-public-%d", s.Type, region, len(eps))
+		}
+		catalog[i]["endpoints"] = append(eps, map[string]any{"interface": "public", "region": region, "region_id": region, "id": id,
+			"url": c.URL + strings.ReplaceAll(s.Path, "{project}", project.ID)})
 	}
 	var roles []map[string]any
 	for _, ro := range c.Roles {
@@ -290,4 +307,22 @@ func (c *Cloud) getProject(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	Reply(w, 200, map[string]any{"project": c.projectDoc(p)})
+}
+
+// AddRegion lists region in the catalog with a Nova of its own at
+// computePath ("/compute-two/v2.1/", whose routes the test declares)
+// and, when sharedKeyManager, the key manager's endpoint too, at the
+// same URL as the Cloud's Region: one Barbican two regions share. Call
+// it before a session logs in (the catalog is its token's).
+func (c *Cloud) AddRegion(region, computePath string, sharedKeyManager bool) {
+	c.Catalog = append(c.Catalog, Service{Type: "compute", Path: computePath, Region: region})
+	if !sharedKeyManager {
+		return
+	}
+	for _, s := range c.Catalog {
+		if s.Type == "key-manager" && s.Region == "" {
+			c.Catalog = append(c.Catalog, Service{Type: "key-manager", Path: s.Path, Region: region})
+			return
+		}
+	}
 }

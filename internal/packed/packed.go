@@ -65,6 +65,29 @@ func UUID(s string) (u [16]byte, ok bool) {
 	return u, true
 }
 
+// CanonicalUUID is s, a UUID in its 8-4-4-4-12 hex form in either case,
+// in the one form UUID reads (lower case); ok is false for anything
+// else. OpenStack stores its UUIDs in lower case, and a database that
+// compares case (PostgreSQL) finds nothing for another form.
+func CanonicalUUID(s string) (string, bool) {
+	if _, ok := UUID(s); ok {
+		return s, true
+	}
+	if len(s) != 36 {
+		return "", false
+	}
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'F' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	if _, ok := UUID(string(b)); !ok {
+		return "", false
+	}
+	return string(b), true
+}
+
 // FormatUUID is u as UUID reads it.
 func FormatUUID(u [16]byte) string {
 	var b [36]byte

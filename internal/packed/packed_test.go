@@ -1,6 +1,9 @@
 package packed
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // A Copy adds on its own: the original's keys give back what they did.
 func TestStringsCopy(t *testing.T) {
@@ -38,6 +41,38 @@ func FuzzUUID(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		if u, ok := UUID(s); ok && FormatUUID(u) != s {
 			t.Fatalf("%q reads as a UUID that prints as %q", s, FormatUUID(u))
+		}
+	})
+}
+
+// Either case reads as the lower-case form, the one UUID reads; nothing
+// else is a UUID.
+func TestCanonicalUUID(t *testing.T) {
+	const lower = "d1b0c3a2-7e6f-4a5b-9c8d-1e2f3a4b5c6d"
+	for _, tc := range []struct {
+		in, want string
+		ok       bool
+	}{
+		{lower, lower, true},
+		{"D1B0C3A2-7E6F-4A5B-9C8D-1E2F3A4B5C6D", lower, true},
+		{"d1B0c3A2-7e6F-4a5B-9c8D-1e2F3a4B5c6D", lower, true},
+		{"d1b0c3a27e6f4a5b9c8d1e2f3a4b5c6d", "", false},
+		{"G1B0C3A2-7E6F-4A5B-9C8D-1E2F3A4B5C6D", "", false},
+		{"{D1B0C3A2-7E6F-4A5B-9C8D-1E2F3A4B5C}", "", false},
+		{"", "", false},
+	} {
+		if got, ok := CanonicalUUID(tc.in); got != tc.want || ok != tc.ok {
+			t.Errorf("%q: %q %v, want %q %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func FuzzCanonicalUUID(f *testing.F) {
+	f.Add("D1B0C3A2-7E6F-4A5B-9C8D-1E2F3A4B5C6D")
+	f.Fuzz(func(t *testing.T, s string) {
+		c, ok := CanonicalUUID(s)
+		if _, lower := UUID(c); ok != lower || ok && !strings.EqualFold(c, s) {
+			t.Fatalf("%q: canonical %q (%v)", s, c, ok)
 		}
 	})
 }

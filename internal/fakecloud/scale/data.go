@@ -105,6 +105,11 @@ func (c *Cloud) VTPMSecrets(p int) int {
 	return len(c.d.projGuests[p-pTenant0])
 }
 
+// ServerID is the UUID of server i: a guest's below Config().Guests,
+// an orphan secret's instance (which Nova does not have) from
+// NumServers() on.
+func (c *Cloud) ServerID(i int) string { return c.d.uuid(kServer, i) }
+
 // GuestName is the name of guest i (plan verify matches by it).
 func GuestName(i int) string { return fmt.Sprintf("vm-%06d", i) }
 

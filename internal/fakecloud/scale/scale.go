@@ -35,6 +35,10 @@ type Config struct {
 	// Orphans: vTPM secrets, in the first tenant project, of instances
 	// that no longer exist (no list shows them, GET answers 404).
 	Orphans int
+	// UpperCaseNames: the secrets of the first guests, this many, are
+	// named for the upper-case form of their server's UUID (Nova, as on
+	// PostgreSQL, answers 404 for that form).
+	UpperCaseNames int
 }
 
 // Password is admin's (the fake's).
@@ -114,7 +118,7 @@ func New(fc *fakecloud.Cloud, cfg Config) (*Cloud, error) {
 		if s.Type != "block-storage" {
 			catalog = append(catalog, s)
 		} else if cfg.VolumeBacked > 0 {
-			catalog = append(catalog, s, fakecloud.Service{Type: "volumev3", Path: s.Path})
+			catalog = append(catalog, s, fakecloud.Service{Type: "volumev3", Path: s.Path, Region: s.Region})
 		}
 	}
 	fc.Catalog = catalog

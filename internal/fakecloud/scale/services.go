@@ -178,6 +178,9 @@ func (c *Cloud) secretObj(p int, e int32) map[string]any {
 	if e >= 0 {
 		g := d.server(int(e))
 		id, name, creator = d.uuid(kSecret, int(e)), "vTPM secret for instance "+g.id, g.user
+		if int(e) < c.cfg.UpperCaseNames {
+			name = "vTPM secret for instance " + strings.ToUpper(g.id)
+		}
 	} else {
 		j := int(-e - 1)
 		id, name, creator = d.uuid(kOtherSecret, p*100000+j), fmt.Sprintf("backup-key-%d", j), d.kid(kUser, p*d.perProject)
