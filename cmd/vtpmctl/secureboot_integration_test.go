@@ -5,12 +5,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/compute/v2/servers"
 
 	"github.com/vtpmctl/vtpmctl/app/secureboot"
@@ -58,7 +60,7 @@ func TestIntegrationSecureBootUpdate(t *testing.T) {
 	if hostMode { // the EK can be read back from a host-mode guest's state
 		specs["hw:tpm_secret_security"] = "host"
 	}
-	flv := devcloudtest.CreateFlavor(t, acompute, devcloudtest.Unique("sb23-flv"), specs)
+	flv := devcloudtest.CreateFirmwareFlavor(t, acompute, devcloudtest.Unique("sb23-flv"), specs)
 	s, err := servers.Create(ctx, boot, createOnHost{servers.CreateOpts{Name: devcloudtest.Unique("sb23"), ImageRef: img, FlavorRef: flv,
 		Networks: "none"}, host.Name}, nil).Extract()
 	if err != nil {
@@ -83,17 +85,19 @@ func TestIntegrationSecureBootUpdate(t *testing.T) {
 	}
 	t.Logf("%s: the host's own template %s enrols %s; the guest is given the NVRAM of one created before the host's firmware update: bookworm's %s (from the test machine), which enrols %s",
 		devcloudtest.Release(), nv.Template, certsIn(t, own), oldTemplate, certsIn(t, old))
-	host.OverwriteHostFile(t, nv.Path, old)
-
-	t0 := time.Now()
-	// the devcloud's nova-compute config and private libvirtd, as host
-	// check is run on each compute (hostCheckArgs)
 	d := "/var/tmp/vtpmctl-devcloud"
-	out, stderr, code := host.RunCLIExit(t, "host", "secure-boot", "update", "--server", s.ID, "--bitlocker-suspended", "--yes", "-f", "json",
-		"--nova-conf", d+"/etc/nova/nova-cpu.conf", "--libvirt-uri", "qemu+unix:///system?socket="+d+"/run/libvirt/libvirt-sock")
-	took := time.Since(t0)
-	after := host.ReadHostFile(t, nv.Path)
+	update := func() ([]byte, []byte, int, time.Duration) {
+		// the devcloud's nova-compute config and private libvirtd, as host
+		// check is run on each compute (hostCheckArgs)
+		t0 := time.Now()
+		out, stderr, code := host.RunCLIExit(t, "host", "secure-boot", "update", "--server", s.ID, "--bitlocker-suspended", "--yes", "-f", "json",
+			"--nova-conf", d+"/etc/nova/nova-cpu.conf", "--libvirt-uri", "qemu+unix:///system?socket="+d+"/run/libvirt/libvirt-sock")
+		return out, stderr, code, time.Since(t0)
+	}
 	if !kept {
+		host.OverwriteHostFile(t, nv.Path, old)
+		_, stderr, code, _ := update()
+		after := host.ReadHostFile(t, nv.Path)
 		msg := strings.TrimSpace(string(stderr))
 		if code != 2 || !strings.Contains(msg, "recreates every guest's NVRAM from the template") || !bytes.Equal(after, old) {
 			t.Fatalf("%s recreates NVRAM from the template: want a refusal (exit 2) saying so and the file untouched; exit %d, file changed %v\n%s",
@@ -102,6 +106,37 @@ func TestIntegrationSecureBootUpdate(t *testing.T) {
 		t.Logf("%s: refused (exit 2, file untouched): %s", devcloudtest.Release(), msg)
 		return
 	}
+
+	// 1. A store the firmware would reclaim at its next boot (flash
+	// written past its end of records, as a write torn mid-record
+	// leaves it) is refused, untouched; one boot lets the firmware
+	// repair it.
+	dirty := bytes.Clone(old)
+	fw0, err := uefi.ViewAsFirmware(dirty)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirty[fw0.LastVariable+200] = 0
+	host.OverwriteHostFile(t, nv.Path, dirty)
+	_, stderr, code, _ := update()
+	if got := host.ReadHostFile(t, nv.Path); code != 2 || !bytes.Equal(got, dirty) || !strings.Contains(string(stderr), "one boot of the guest lets the firmware repair it") {
+		t.Fatalf("a store the firmware reclaims at boot: exit %d, file changed %v; want exit 2, untouched, saying a boot repairs it\n%s", code, !bytes.Equal(got, dirty), stderr)
+	}
+	repaired := bootFirmware(t, boot, host, s.ID, nv.Path, dirty)
+	if fw, err := uefi.ViewAsFirmware(repaired); err != nil || !settled(fw) {
+		t.Fatalf("after one boot the firmware left a store that is still unsettled (%v)", err)
+	}
+	t.Logf("%s: a store to be reclaimed at boot was refused (exit 2, untouched); one boot later the firmware had reclaimed it", devcloudtest.Release())
+
+	// 2. The same guest's store with an interrupted write (a header whose
+	// State is still 0xFF) after its last record: updated where the
+	// firmware looks.
+	remnant := bytes.Clone(repaired)
+	fw1, _ := uefi.ViewAsFirmware(remnant)
+	putRemnant(remnant, fw1.LastVariable)
+	host.OverwriteHostFile(t, nv.Path, remnant)
+	out, stderr, code, took := update()
+	after := host.ReadHostFile(t, nv.Path)
 	var res secureboot.UpdateResult
 	if err := json.Unmarshal(out, &res); err != nil || len(res.Files) != 1 {
 		t.Fatalf("update on %s: exit %d, JSON %v:\n%s\n%s", host.Name, code, err, out, stderr)
@@ -113,17 +148,73 @@ func TestIntegrationSecureBootUpdate(t *testing.T) {
 	t.Cleanup(func() { host.RemoveHostFile(t, f.Backup) }) // deleting the server leaves it
 	checkBoth(t, "after the update", after)
 
-	serverAction(t, boot, s.ID, "os-start")
-	waitServer(t, boot, s.ID, "ACTIVE", host.Name)
-	started := host.ReadHostFile(t, nv.Path)
-	checkBoth(t, "after the start", started)
+	// 3. The firmware boots it, reads it and writes its own variables
+	// into it: the store it leaves holds KEK and db as written.
+	started := bootFirmware(t, boot, host, s.ID, nv.Path, after)
+	checkBoth(t, "after the firmware ran", started)
+	w, _ := uefi.ViewAsFirmware(after)
+	fw2, err := uefi.ViewAsFirmware(started)
+	if err != nil || !settled(fw2) {
+		t.Fatalf("the store the firmware left: %v", err)
+	}
+	for _, v := range []struct {
+		name   string
+		vendor uefi.GUID
+	}{{"PK", uefi.GlobalVariable}, {"KEK", uefi.GlobalVariable}, {"db", uefi.ImageSecurityDatabase}, {"dbx", uefi.ImageSecurityDatabase}} {
+		a, _ := w.Value(v.name, v.vendor)
+		b, ok := fw2.Value(v.name, v.vendor)
+		if a == nil || !ok || !bytes.Equal(a.Data, b.Data) {
+			t.Errorf("%s: the firmware did not keep it as written", v.name)
+		}
+	}
 	if hostMode {
 		if now := host.ReadTPM(t, s.ID).EK; now != ek {
 			t.Errorf("the EK after the update and start (%s…) is not the one before (%s…): the TPM state was not kept", now[:16], ek[:16])
 		}
 	}
-	t.Logf("%s: updated in %.2fs: NVRAM records %d → %d bytes of %d (compacted %v), backup %s; ACTIVE again, 2011 and 2023 entries kept, EK compared (host mode) %v (%.0fs in all)",
-		devcloudtest.Release(), took.Seconds(), f.BytesBefore, f.BytesAfter, f.StoreSize, f.Compacted, f.Backup, hostMode, time.Since(start).Seconds())
+	t.Logf("%s: updated in %.2fs over an interrupted-write remnant: NVRAM records %d → %d bytes of %d (compacted %v), backup %s; the firmware booted on it, wrote %d bytes of its own, kept the 2011 and 2023 entries; EK compared (host mode) %v (%.0fs in all)",
+		devcloudtest.Release(), took.Seconds(), f.BytesBefore, f.BytesAfter, f.StoreSize, f.Compacted, f.Backup, fw2.LastVariable-w.LastVariable, hostMode, time.Since(start).Seconds())
+}
+
+// bootFirmware starts the stopped guest, waits until its firmware has
+// written to the store (the file differs from was: OVMF writes its own
+// variables on every boot, so a store it never read stays as it is),
+// stops it again and returns the store it left.
+func bootFirmware(t *testing.T, boot *gophercloud.ServiceClient, host devcloudtest.ComputeHost, id, path string, was []byte) []byte {
+	t.Helper()
+	serverAction(t, boot, id, "os-start")
+	waitServer(t, boot, id, "ACTIVE", host.Name)
+	deadline := time.Now().Add(3 * time.Minute)
+	var now []byte
+	for {
+		now = host.ReadHostFile(t, path)
+		if !bytes.Equal(now, was) {
+			// give the firmware a moment to finish its writes
+			time.Sleep(3 * time.Second)
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the firmware wrote nothing to %s in 3 minutes: it never ran (too little RAM under TCG?)", path)
+		}
+		time.Sleep(time.Second)
+	}
+	serverAction(t, boot, id, "os-stop")
+	waitServer(t, boot, id, "SHUTOFF", host.Name)
+	return host.ReadHostFile(t, path)
+}
+
+func settled(v *uefi.FirmwareView) bool { ok, _ := v.Settled(); return ok }
+
+// putRemnant writes, at off, the header of a variable whose write was
+// interrupted after edk2's first step: StartId and sizes written, State
+// still 0xFF, no name or data.
+func putRemnant(b []byte, off int) {
+	h := b[off : off+60]
+	binary.LittleEndian.PutUint16(h, 0x55AA)
+	h[2] = 0xFF
+	binary.LittleEndian.PutUint32(h[4:], 0x27)
+	binary.LittleEndian.PutUint32(h[36:], 10)
+	binary.LittleEndian.PutUint32(h[40:], 100)
 }
 
 // certsIn names what a store enrols (hostcheck's class).

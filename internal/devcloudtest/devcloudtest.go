@@ -155,11 +155,28 @@ func CreateFlavor(t testing.TB, compute *gophercloud.ServiceClient, name string,
 // CreateFlavorSized is CreateFlavor with vcpus vCPUs (a resize target).
 func CreateFlavorSized(t testing.TB, compute *gophercloud.ServiceClient, name string, vcpus int, specs map[string]string) string {
 	t.Helper()
+	return createFlavor(t, compute, name, 64, vcpus, specs)
+}
+
+// FirmwareRAM is the memory a guest needs for OVMF to run to its boot
+// manager under TCG (at 64 MiB it never gets there, and so never reads
+// or writes its variable store).
+const FirmwareRAM = 512
+
+// CreateFirmwareFlavor is CreateFlavor with FirmwareRAM: for the tests
+// whose guests' firmware must run (NVRAM, Secure Boot).
+func CreateFirmwareFlavor(t testing.TB, compute *gophercloud.ServiceClient, name string, specs map[string]string) string {
+	t.Helper()
+	return createFlavor(t, compute, name, FirmwareRAM, 1, specs)
+}
+
+func createFlavor(t testing.TB, compute *gophercloud.ServiceClient, name string, ramMiB, vcpus int, specs map[string]string) string {
+	t.Helper()
 	ctx := context.Background()
 	c := *compute
 	c.Microversion = "2.1"
 	pub := true
-	f, err := flavors.Create(ctx, &c, flavors.CreateOpts{Name: name, RAM: 64, VCPUs: vcpus, Disk: gophercloud.IntToPointer(1), IsPublic: &pub}).Extract()
+	f, err := flavors.Create(ctx, &c, flavors.CreateOpts{Name: name, RAM: ramMiB, VCPUs: vcpus, Disk: gophercloud.IntToPointer(1), IsPublic: &pub}).Extract()
 	if err != nil {
 		t.Fatalf("create flavor %s: %v", name, err)
 	}
