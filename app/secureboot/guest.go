@@ -36,7 +36,7 @@ func inspect(ctx context.Context, g *Guest, b []byte, readErr error, now time.Ti
 	}
 	g.KEK, g.DB = certInfos(sb.KEK, now), certInfos(sb.DB, now)
 	if sb.DBX != nil {
-		g.DBXEntries = len(sb.DBX.Certificates) + sb.DBX.SHA256 + sb.DBX.Other
+		g.DBXEntries = sb.DBX.Entries()
 	}
 	_, upd, aerr := uefi.AddMicrosoft2023(b, now)
 	if aerr != nil {

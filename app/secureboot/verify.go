@@ -126,7 +126,7 @@ func entries(s *uefi.VarStore, name string, vendor uefi.GUID) (entrySet, error) 
 	for _, c := range db.Certificates {
 		e.certs = append(e.certs, c.Owner.String()+" "+c.SHA256.String())
 	}
-	e.hashes, e.other = db.SHA256, db.Other
+	e.hashes, e.other = db.SHA256, db.Other+db.TooShort
 	return e, nil
 }
 

@@ -47,6 +47,23 @@ type SignatureDB struct {
 	Certificates []Certificate `json:"certificates"`
 	SHA256       int           `json:"sha256_hashes"` // EFI_CERT_SHA256 entries
 	Other        int           `json:"other_entries"` // entries of any other type
+	// TooShort: X.509 entries with fewer than minCertDER bytes of DER,
+	// too short to be any certificate: counted, not read, so that a list
+	// of a million 16-byte entries costs nothing per entry.
+	TooShort int `json:"too_short_entries,omitempty"`
+}
+
+// minCertDER is fewer bytes than any X.509 certificate's DER (the
+// smallest, a self-signed Ed25519 one with one-letter names, is over
+// 150): an entry below it is counted in TooShort.
+const minCertDER = 64
+
+// Entries is the number of entries of every kind.
+func (d *SignatureDB) Entries() int {
+	if d == nil {
+		return 0
+	}
+	return len(d.Certificates) + d.SHA256 + d.Other + d.TooShort
 }
 
 // ParseSignatureLists reads a sequence of EFI_SIGNATURE_LISTs.
@@ -139,7 +156,7 @@ func (p *sigParse) count(b []byte) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		if l.typ == CertX509GUID {
+		if l.typ == CertX509GUID && l.sigSize-16 >= minCertDER {
 			n += len(l.body) / l.sigSize
 		}
 		off += l.size
@@ -152,11 +169,13 @@ func (p *sigParse) list(l rawList) error {
 	if err := p.tick(); err != nil {
 		return err
 	}
-	if l.typ != CertX509GUID { // counted, not read: no loop over hashes
-		n := len(l.body) / l.sigSize
-		if l.typ == CertSHA256GUID {
+	if n := len(l.body) / l.sigSize; l.typ != CertX509GUID || l.sigSize-16 < minCertDER { // counted, not read: no loop over hashes
+		switch l.typ {
+		case CertSHA256GUID:
 			p.db.SHA256 += n
-		} else {
+		case CertX509GUID:
+			p.db.TooShort += n
+		default:
 			p.db.Other += n
 		}
 		return nil

@@ -157,7 +157,7 @@ func AddMicrosoft2023(file []byte, now time.Time) ([]byte, SecureBootUpdate, err
 	if err != nil {
 		return nil, up, fmt.Errorf("reading the Secure Boot variables: %w", err)
 	}
-	if sb.PK == nil || len(sb.PK.Certificates)+sb.PK.SHA256+sb.PK.Other == 0 {
+	if sb.PK.Entries() == 0 {
 		return nil, up, ErrSetupMode
 	}
 	p, err := plan(s, sb, now)

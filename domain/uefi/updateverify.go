@@ -77,7 +77,7 @@ func gained(was, is *SignatureDB, certs []MS2023Cert) error {
 	if was == nil {
 		was = &SignatureDB{}
 	}
-	if is == nil || len(is.Certificates) != len(was.Certificates)+len(certs) || is.SHA256 != was.SHA256 || is.Other != was.Other {
+	if is == nil || len(is.Certificates) != len(was.Certificates)+len(certs) || is.SHA256 != was.SHA256 || is.Other != was.Other || is.TooShort != was.TooShort {
 		return errors.New("entries lost or gained beyond the 2023 certificates")
 	}
 	for i, c := range was.Certificates {
