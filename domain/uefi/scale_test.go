@@ -210,7 +210,9 @@ func TestParseSignatureListsMemoryWorst(t *testing.T) {
 		{"entries of an owner alone", SignatureList(CertX509GUID, ownerA, make([][]byte, 100_000)...), 0.01,
 			func(db *SignatureDB) bool { return len(db.Certificates) == 0 && db.TooShort == 100_000 }},
 		{"entries just long enough to read", SignatureList(CertX509GUID, ownerA, junk...), 2,
-			func(db *SignatureDB) bool { return len(db.Certificates) == 100_000 && db.Certificates[0].ParseError != "" }},
+			func(db *SignatureDB) bool {
+				return len(db.Certificates) == 100_000 && db.Certificates[0].ParseError != ""
+			}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var db *SignatureDB
