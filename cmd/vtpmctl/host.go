@@ -124,7 +124,7 @@ func runHostCheck(ctx context.Context, o *hostCheckOptions) error {
 	if err := output.Write(o.IO.Out, o.Global.Output, view); err != nil {
 		return err
 	}
-	if err := writeJUnit(o.IO.Out, o.JUnit, "vtpmctl host check", func() []result.Suite { return hostcheck.Suites([]hostcheck.Report{*rep}) }, fileout.Public); err != nil {
+	if err := writeJUnit(ctx, o.IO.Out, o.JUnit, "vtpmctl host check", func() []result.Suite { return hostcheck.Suites([]hostcheck.Report{*rep}) }, fileout.Public); err != nil {
 		return err
 	}
 	if rep.Failed() {

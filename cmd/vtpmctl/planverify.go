@@ -126,7 +126,7 @@ func runPlanVerify(ctx context.Context, o *planVerifyOptions) error {
 	if err := output.Write(o.IO.Out, o.Global.Output, view); err != nil {
 		return err
 	}
-	if err := writeJUnit(o.IO.Out, o.JUnit, "vtpmctl plan verify", r.Suites, fileout.Public); err != nil {
+	if err := writeJUnit(ctx, o.IO.Out, o.JUnit, "vtpmctl plan verify", r.Suites, fileout.Public); err != nil {
 		return err
 	}
 	if r.Failed() {

@@ -113,7 +113,7 @@ func runReport(ctx context.Context, o *reportOptions) error {
 	}
 	in.Generated = time.Now()
 	// The page names secrets, owners and projects: private to its writer.
-	if err := fileout.Write(o.Out, fileout.Private, o.IO.Out, func(w stdio.Writer) error {
+	if err := fileout.Write(ctx, o.Out, fileout.Private, o.IO.Out, func(w stdio.Writer) error {
 		return reportpage.RenderView(w, in, reportpage.View{Summary: o.View.Summary, Status: o.View.filter}, cliWords{})
 	}); err != nil {
 		return fmt.Errorf("--output: %w", err)

@@ -148,7 +148,7 @@ func runSecretsAudit(ctx context.Context, o *secretsAuditOptions) error {
 	if err := output.Write(o.IO.Out, o.Global.Output, view); err != nil {
 		return err
 	}
-	if err := writeJUnit(o.IO.Out, o.JUnit, "vtpmctl secrets audit", func() []result.Suite { return secretsJUnit(res) }, fileout.Private); err != nil {
+	if err := writeJUnit(ctx, o.IO.Out, o.JUnit, "vtpmctl secrets audit", func() []result.Suite { return secretsJUnit(res) }, fileout.Private); err != nil {
 		return err
 	}
 	s := res.Summary
