@@ -81,7 +81,7 @@ func runSecureBootUpdate(ctx context.Context, o *secureBootUpdateOptions) error 
 	switch {
 	case err == nil, errors.As(err, &refused), errors.As(err, &failed):
 		if werr := output.Write(o.IO.Out, o.Global.Output, secureBootUpdateView{&res}); werr != nil {
-			return werr
+			return withWritesMade(werr, func() string { return nvramMade(res) })
 		}
 	default:
 		return secureBootError(err)
@@ -97,6 +97,25 @@ func runSecureBootUpdate(ctx context.Context, o *secureBootUpdateOptions) error 
 		return &reportedError{code: exitFailed, msg: "host secure-boot update: failed: " + failed.Error()}
 	}
 	return nil
+}
+
+// nvramMade words, for an interruption's line, the NVRAM files the
+// update replaced before the run stopped, and those it left untouched (a
+// file is replaced whole or not at all) ("" for a dry run or no write).
+func nvramMade(res secureboot.UpdateResult) string {
+	if res.DryRun {
+		return ""
+	}
+	var done, rest []string
+	for _, f := range res.Files {
+		switch f.Action {
+		case secureboot.ActUpdated:
+			done = append(done, f.Name())
+		case secureboot.ActWouldUpdate, secureboot.ActFailed:
+			rest = append(rest, f.Name())
+		}
+	}
+	return madeList("NVRAM file(s) updated", done, rest, "untouched")
 }
 
 // secureBootError: the host's configuration is host check's usage

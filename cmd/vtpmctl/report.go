@@ -156,7 +156,7 @@ func reportInputs(ctx context.Context, o *reportOptions, hostReports []hostcheck
 	if err != nil {
 		return reportpage.Inputs{}, err
 	}
-	progress, cleared := auditProgress(o.IO.Err)
+	progress, cleared := auditProgress(ctx, o.IO.Err)
 	in, err := report.Build(ctx, sess, report.Request{
 		Release: nova.ReleaseEvidence{Flag: o.Release, Field: nova.FieldRelease}, UpgradeTo: o.UpgradeTo, HostReports: hostReports,
 		Progress: progress})
