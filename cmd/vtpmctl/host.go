@@ -84,7 +84,7 @@ A --summary or --status document is a view for people: hosts audit
 				"vtpmctl host check --layout kolla --junit host.xml",
 				"vtpmctl host check --status fail,warn",
 				"vtpmctl host check --summary",
-				"vtpmctl host check -f prometheus > /var/lib/node_exporter/textfile/vtpm.prom.tmp; mv /var/lib/node_exporter/textfile/vtpm.prom.tmp /var/lib/node_exporter/textfile/vtpm.prom",
+				"vtpmctl host check -f prometheus > /var/lib/node_exporter/textfile/vtpm.prom.tmp; [ $? -le 1 ] && mv /var/lib/node_exporter/textfile/vtpm.prom.tmp /var/lib/node_exporter/textfile/vtpm.prom",
 			}, auditExit),
 			Flags: append([]cli.Flag{
 				&cli.StringSliceFlag{Name: "nova-conf", Usage: "nova.conf `FILE` (repeatable, in order; default /etc/nova/nova.conf and nova-compute.conf)", Destination: &o.NovaConf},
