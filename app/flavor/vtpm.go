@@ -23,12 +23,19 @@ var RollbackTimeout = 30 * time.Second
 
 // ApplyPlans writes each flavor's changes, a bounded number at a time.
 func ApplyPlans(ctx context.Context, c *gophercloud.ServiceClient, plans []nova.ObjectPlan) {
-	parallel.Do(ctx, len(plans), parallel.DefaultLimit, func(ctx context.Context, i int) error {
+	errs := parallel.Do(ctx, len(plans), parallel.DefaultLimit, func(ctx context.Context, i int) error {
 		if w := nova.Writes(plans[i].Changes); len(w) > 0 {
 			plans[i].Err = writeError(compute.SetFlavorSpecs(ctx, c, plans[i].ID, w))
 		}
 		return nil
 	})
+	// A call never started (ctx ended: Ctrl-C) wrote nothing: its plan
+	// must not be reported as written (as glance's and cinder's).
+	for i, err := range errs {
+		if err != nil && plans[i].Err == nil && len(nova.Writes(plans[i].Changes)) > 0 {
+			plans[i].Err = err
+		}
+	}
 }
 
 func writeError(err error) error {

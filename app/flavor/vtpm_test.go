@@ -89,3 +89,20 @@ func TestApplyPlansNeedsAdmin(t *testing.T) {
 		t.Errorf("403 on a spec write: %v", plans[0].Err)
 	}
 }
+
+// A flavor whose write never started (the run's context ended: Ctrl-C)
+// is not reported as written: its plan carries the context's error.
+// Before, its Err stayed nil and the changes table said "added".
+func TestApplyPlansNotStartedIsNotWritten(t *testing.T) {
+	c := fakecloud.New(t) // no route: a request sent fails the test
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	plans := []nova.ObjectPlan{
+		{ID: "f1", Changes: []nova.Change{{Key: nova.FlavorTPMModel, New: "tpm-crb", Action: nova.Added}}},
+		{ID: "f2", Changes: []nova.Change{{Key: nova.FlavorTPMModel, Old: "tpm-crb", New: "tpm-crb", Action: nova.Unchanged}}},
+	}
+	ApplyPlans(ctx, c.ServiceClient("compute/v2.1"), plans)
+	if !errors.Is(plans[0].Err, context.Canceled) || plans[1].Err != nil {
+		t.Errorf("errors %v, %v; want canceled for the unwritten change, none for the unchanged flavor", plans[0].Err, plans[1].Err)
+	}
+}

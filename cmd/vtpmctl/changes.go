@@ -44,7 +44,8 @@ func printChanges(streams *IOStreams, g *globalOptions, plans []nova.ObjectPlan,
 		}
 	}
 	if err := output.Write(streams.Out, g.Output, output.List{Schema: nova.ChangesSchema, Key: "changes", Columns: changeColumns, Rows: recs}); err != nil {
-		return err
+		// stopped by a signal: the line says which objects were changed
+		return withWritesMade(err, func() string { return changesMade(plans, dryRun) })
 	}
 	for _, p := range plans {
 		var pw *nova.PartialWriteError
@@ -118,4 +119,35 @@ func verb(set bool) string {
 		return "set"
 	}
 	return "unset"
+}
+
+// changesMade words, for an interruption's line, which objects the
+// plans' writes changed before the run stopped ("" for a dry run or no
+// write): written whole, partly (which keys), and not confirmed.
+func changesMade(plans []nova.ObjectPlan, dryRun bool) string {
+	if dryRun {
+		return ""
+	}
+	var done, rest []string
+	var partly []string
+	for _, p := range plans {
+		if len(nova.Writes(p.Changes)) == 0 {
+			continue
+		}
+		var pw *nova.PartialWriteError
+		switch {
+		case p.Err == nil:
+			done = append(done, p.Name)
+		case errors.As(p.Err, &pw):
+			partly = append(partly, fmt.Sprintf("%s (%s written, %s not)", shownName(p.Name), strings.Join(pw.Written, ", "), strings.Join(pw.NotWritten, ", ")))
+			rest = append(rest, p.Name)
+		default:
+			rest = append(rest, p.Name)
+		}
+	}
+	s := madeList("object(s) changed", done, rest, "not confirmed")
+	if len(partly) > 0 {
+		s += "; partly changed: " + named(partly)
+	}
+	return s
 }

@@ -58,6 +58,11 @@ func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
+	var in *interruptedError
+	if errors.As(err, &in) {
+		fmt.Fprintln(stderr, "vtpmctl: "+errorLine(in.line()))
+		return in.in.exitCode()
+	}
 	var rep *reportedError
 	if errors.As(err, &rep) {
 		if rep.msg != "" {

@@ -86,10 +86,13 @@ func (g *globalOptions) connect(ctx context.Context) (*cloud.Session, error) {
 	if g.session != nil {
 		return g.session, nil
 	}
+	run := runOf(ctx)
+	run.note("connecting to the cloud")
 	s, err := cloud.Connect(ctx, g.Cloud)
 	if err != nil {
 		return nil, err
 	}
+	run.note("")
 	if sessionOpened != nil {
 		sessionOpened(s)
 	}
@@ -164,8 +167,17 @@ func commandHelp(about string, examples []string, exit string) string {
 	if exit == "" {
 		exit = exitStatusHelp
 	}
-	b.WriteString(exit)
+	b.WriteString(withInterruptHelp(exit))
 	return b.String()
+}
+
+// withInterruptHelp adds the interrupt's statuses, the same for every
+// command (interrupt.go), to an EXIT STATUS section that lists statuses.
+func withInterruptHelp(exit string) string {
+	if !strings.Contains(exit, "\n   0  ") || strings.Contains(exit, "\n   130  ") {
+		return exit
+	}
+	return strings.TrimRight(exit, "\n") + "\n" + exitInterruptHelp
 }
 
 // noArgs refuses stray positional arguments, which usually are a flag
@@ -215,6 +227,12 @@ func outputFlag(dst *string, usage string) cli.Flag {
 func hiddenAlias(name string, dst *string) cli.Flag {
 	return &cli.StringFlag{Name: name, Hidden: true, Destination: dst}
 }
+
+// exitInterruptHelp are the statuses of a run a signal stopped.
+const exitInterruptHelp = `   130  interrupted by SIGINT (Ctrl-C): nothing published (no file written or
+        replaced, no result printed); one line says how far the run got and,
+        for a write, which writes it made; a second signal stops at once
+   143  interrupted by SIGTERM: as 130`
 
 const exitStatusHelp = `EXIT STATUS:
    0  success

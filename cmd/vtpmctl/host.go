@@ -84,7 +84,7 @@ A --summary or --status document is a view for people: hosts audit
 				"vtpmctl host check --layout kolla --junit host.xml",
 				"vtpmctl host check --status fail,warn",
 				"vtpmctl host check --summary",
-				"vtpmctl host check -f prometheus > /var/lib/node_exporter/textfile/vtpm.prom.tmp; mv /var/lib/node_exporter/textfile/vtpm.prom.tmp /var/lib/node_exporter/textfile/vtpm.prom",
+				"vtpmctl host check -f prometheus > /var/lib/node_exporter/textfile/vtpm.prom.tmp; [ $? -le 1 ] && mv /var/lib/node_exporter/textfile/vtpm.prom.tmp /var/lib/node_exporter/textfile/vtpm.prom",
 			}, auditExit),
 			Flags: append([]cli.Flag{
 				&cli.StringSliceFlag{Name: "nova-conf", Usage: "nova.conf `FILE` (repeatable, in order; default /etc/nova/nova.conf and nova-compute.conf)", Destination: &o.NovaConf},
@@ -124,7 +124,7 @@ func runHostCheck(ctx context.Context, o *hostCheckOptions) error {
 	if err := output.Write(o.IO.Out, o.Global.Output, view); err != nil {
 		return err
 	}
-	if err := writeJUnit(o.IO.Out, o.JUnit, "vtpmctl host check", func() []result.Suite { return hostcheck.Suites([]hostcheck.Report{*rep}) }, fileout.Public); err != nil {
+	if err := writeJUnit(ctx, o.IO.Out, o.JUnit, "vtpmctl host check", func() []result.Suite { return hostcheck.Suites([]hostcheck.Report{*rep}) }, fileout.Public); err != nil {
 		return err
 	}
 	if rep.Failed() {

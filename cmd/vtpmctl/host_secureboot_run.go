@@ -82,6 +82,10 @@ func runSecureBootUpdate(ctx context.Context, o *secureBootUpdateOptions) error 
 	switch {
 	case err == nil, errors.As(err, &refused), errors.As(err, &failed):
 		if werr := output.Write(o.IO.Out, o.Global.Output, secureBootUpdateView{&res}); werr != nil {
+			var stopped *output.InterruptedError
+			if errors.As(werr, &stopped) { // the run was interrupted: its one line says what was written
+				return withWritesMade(werr, func() string { return nvramMade(res) })
+			}
 			return unshownUpdate(o.IO.Err, res, failed, werr)
 		}
 	default:
@@ -122,6 +126,25 @@ func unshownUpdate(stderr io.Writer, res secureboot.UpdateResult, failed *secure
 		return werr
 	}
 	return &reportedError{code: exitFailed, msg: fmt.Sprintf("host secure-boot update: %d file(s) written, each named above, but the output could not be written: %v", written, werr)}
+}
+
+// nvramMade words, for an interruption's line, the NVRAM files the
+// update replaced before the run stopped, and those it left untouched (a
+// file is replaced whole or not at all) ("" for a dry run or no write).
+func nvramMade(res secureboot.UpdateResult) string {
+	if res.DryRun {
+		return ""
+	}
+	var done, rest []string
+	for _, f := range res.Files {
+		switch f.Action {
+		case secureboot.ActUpdated:
+			done = append(done, f.Name())
+		case secureboot.ActWouldUpdate, secureboot.ActFailed:
+			rest = append(rest, f.Name())
+		}
+	}
+	return madeList("NVRAM file(s) updated", done, rest, "untouched")
 }
 
 // secureBootError: the host's configuration is host check's usage

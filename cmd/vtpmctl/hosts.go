@@ -101,13 +101,13 @@ per host: its release, pass/warn/fail/skip counts, failing checks, traits.`, []s
 				if len(report.Reports) == 0 {
 					return usagef("hosts report: name at least one report FILE")
 				}
-				return runHostsReport(report)
+				return runHostsReport(ctx, report)
 			},
 		}},
 	}
 }
 
-func runHostsReport(o *hostsOptions) error {
+func runHostsReport(ctx context.Context, o *hostsOptions) error {
 	reps, err := readReports(o.Reports)
 	if err != nil {
 		return err
@@ -133,7 +133,7 @@ func runHostsReport(o *hostsOptions) error {
 		Columns: []string{"host", "nova_release", "pass", "warn", "fail", "skip", "failed_checks", "vtpm_guests", "traits"}, Rows: recs}); err != nil {
 		return err
 	}
-	if err := writeJUnit(o.IO.Out, o.JUnit, "vtpmctl hosts report", func() []result.Suite { return hostcheck.Suites(reps) }, fileout.Public); err != nil {
+	if err := writeJUnit(ctx, o.IO.Out, o.JUnit, "vtpmctl hosts report", func() []result.Suite { return hostcheck.Suites(reps) }, fileout.Public); err != nil {
 		return err
 	}
 	if failing > 0 {
@@ -186,14 +186,14 @@ func runHostsAudit(ctx context.Context, o *hostsOptions) error {
 	res.DrainHint = "hosts audit --drain HOST"
 	warnRelease(o.IO, res.Resolved)
 	if o.DrainSet {
-		return writeDrain(o, &res)
+		return writeDrain(ctx, o, &res)
 	}
 	view := o.View.pick(o.Global.Output, &res, func() any { return res.SummaryView() },
 		func(f result.Filter) any { r := res.Only(f); return &r })
 	if err := output.Write(o.IO.Out, o.Global.Output, view); err != nil {
 		return err
 	}
-	if err := writeJUnit(o.IO.Out, o.JUnit, "vtpmctl hosts audit", res.Suites, fileout.Private); err != nil {
+	if err := writeJUnit(ctx, o.IO.Out, o.JUnit, "vtpmctl hosts audit", res.Suites, fileout.Private); err != nil {
 		return err
 	}
 	if s := res.Summary; s.Failing > 0 {
@@ -203,7 +203,7 @@ func runHostsAudit(ctx context.Context, o *hostsOptions) error {
 }
 
 // writeDrain prints --drain HOST's answer; a guest that stays fails it.
-func writeDrain(o *hostsOptions, res *fleet.Result) error {
+func writeDrain(ctx context.Context, o *hostsOptions, res *fleet.Result) error {
 	d, ok := res.Drain(o.Drain)
 	if !ok {
 		return usagef("--drain %s: no such compute host in the audit (a nova-compute service host or hypervisor hostname)", o.Drain)
@@ -211,7 +211,7 @@ func writeDrain(o *hostsOptions, res *fleet.Result) error {
 	if err := output.Write(o.IO.Out, o.Global.Output, &d); err != nil {
 		return err
 	}
-	if err := writeJUnit(o.IO.Out, o.JUnit, "vtpmctl hosts audit", res.Suites, fileout.Private); err != nil {
+	if err := writeJUnit(ctx, o.IO.Out, o.JUnit, "vtpmctl hosts audit", res.Suites, fileout.Private); err != nil {
 		return err
 	}
 	if n := d.Summary[fleet.DrainStays]; n > 0 {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -20,11 +21,11 @@ const auditExit = `EXIT STATUS:
 // called only when a file is asked for: an audit's suites hold every
 // guest's findings (~600 bytes a guest, 280 MB at 500,000), which the
 // streamed JSON does not.
-func writeJUnit(stdout io.Writer, path, name string, suites func() []result.Suite, mode os.FileMode) error {
+func writeJUnit(ctx context.Context, stdout io.Writer, path, name string, suites func() []result.Suite, mode os.FileMode) error {
 	if path == "" {
 		return nil
 	}
-	err := fileout.Write(path, mode, stdout, func(w io.Writer) error { return result.WriteJUnit(w, name, suites()) })
+	err := fileout.Write(ctx, path, mode, stdout, func(w io.Writer) error { return result.WriteJUnit(w, name, suites()) })
 	if err != nil {
 		return fmt.Errorf("--junit: %w", err)
 	}

@@ -3,10 +3,8 @@ package main
 import (
 	"context"
 	"os"
-	"os/signal"
 	"runtime/debug"
 	"runtime/pprof"
-	"syscall"
 )
 
 // memoryLimit is a soft heap limit: an audit of 50,000 guests holds
@@ -18,7 +16,9 @@ const memoryLimit = 200 << 20
 func main() { os.Exit(process()) }
 
 // process is the whole program, main's and the test binary's when it
-// runs as vtpmctl (TestMain): SIGINT and SIGTERM cancel the run.
+// runs as vtpmctl (TestMain): SIGINT and SIGTERM stop the run, which then
+// publishes nothing and exits 130 or 143; a second signal exits at once
+// (interrupt.go).
 func process() int {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(memoryLimit)
@@ -31,7 +31,7 @@ func process() int {
 			defer pprof.StopCPUProfile()
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := notifySignals(withRun(context.Background(), &runState{}), os.Stderr, os.Exit)
 	defer stop()
 	return Main(ctx, os.Args, &IOStreams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
 }

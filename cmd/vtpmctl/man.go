@@ -39,9 +39,9 @@ Pages of commands that no longer exist are removed from DIR.`,
 			}
 			switch {
 			case dir != "" && markdown:
-				return writePages(dir, ".md", markdownPages(cmd.Root()))
+				return writePages(ctx, dir, ".md", markdownPages(cmd.Root()))
 			case dir != "":
-				return writePages(dir, ".1", manPages(cmd.Root()))
+				return writePages(ctx, dir, ".1", manPages(cmd.Root()))
 			case markdown:
 				return usagef("man: --markdown needs --dir DIR")
 			}
@@ -52,7 +52,7 @@ Pages of commands that no longer exist are removed from DIR.`,
 
 // writePages writes pages (file name → content) into dir and removes the
 // vtpmctl*ext files there that are no longer generated (a removed command).
-func writePages(dir, ext string, pages map[string]string) error {
+func writePages(ctx context.Context, dir, ext string, pages map[string]string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -68,7 +68,7 @@ func writePages(dir, ext string, pages map[string]string) error {
 		}
 	}
 	for name, text := range pages {
-		if err := fileout.Write(filepath.Join(dir, name), fileout.Public, nil, func(w io.Writer) error {
+		if err := fileout.Write(ctx, filepath.Join(dir, name), fileout.Public, nil, func(w io.Writer) error {
 			_, err := io.WriteString(w, text)
 			return err
 		}); err != nil {

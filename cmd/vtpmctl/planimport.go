@@ -78,7 +78,7 @@ func runPlanImport(ctx context.Context, o *planImportOptions) error {
 	// Said once the inputs are read: a refused input is the one line.
 	say(o.IO.Err, "vtpmctl: plan import: targeting Nova %s (%s)", res.Release.Long(), importReleaseFrom(res))
 	var sum migration.ImportSummary
-	err = fileout.Write(out, fileout.Public, o.IO.Out, func(w stdio.Writer) error {
+	err = fileout.Write(ctx, out, fileout.Public, o.IO.Out, func(w stdio.Writer) error {
 		var err error
 		sum, err = res.Write(ctx, w, planHeader)
 		return err

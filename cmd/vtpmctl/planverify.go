@@ -110,7 +110,7 @@ func runPlanVerify(ctx context.Context, o *planVerifyOptions) error {
 	if err != nil {
 		return err
 	}
-	progress, cleared := auditProgress(o.IO.Err)
+	progress, cleared := auditProgress(ctx, o.IO.Err)
 	r, rel, err := plan.VerifyCutover(ctx, sess, plan.VerifyRequest{
 		Plan: p, Release: nova.ReleaseEvidence{Flag: o.Release, Field: nova.FieldRelease}, Rules: rules, Reports: reports,
 		NoSecrets: o.NoSecrets, NoACLs: o.NoACLs, ServiceProject: o.ServiceProject,
@@ -126,7 +126,7 @@ func runPlanVerify(ctx context.Context, o *planVerifyOptions) error {
 	if err := output.Write(o.IO.Out, o.Global.Output, view); err != nil {
 		return err
 	}
-	if err := writeJUnit(o.IO.Out, o.JUnit, "vtpmctl plan verify", r.Suites, fileout.Public); err != nil {
+	if err := writeJUnit(ctx, o.IO.Out, o.JUnit, "vtpmctl plan verify", r.Suites, fileout.Public); err != nil {
 		return err
 	}
 	if r.Failed() {

@@ -10,21 +10,27 @@ import (
 	"time"
 
 	"github.com/vtpmctl/vtpmctl/app/secrets"
-	"github.com/vtpmctl/vtpmctl/internal/output"
 	"github.com/vtpmctl/vtpmctl/internal/parallel"
 )
 
 // withProgress shows "label: n/N" on stderr while long work runs — only
-// when stderr is a terminal, never in a pipe or a log file.
+// when stderr is a terminal, never in a pipe or a log file — and tells
+// the run (runState) how far it is, for an interruption's line.
 func withProgress(ctx context.Context, w io.Writer, label string) context.Context {
-	w = output.Raw(w) // the line draws with escape sequences of its own
-	if !isTerminal(w) {
+	w = rawWriter(w) // the line draws with escape sequences of its own
+	run, term := runOf(ctx), isTerminal(w)
+	if !term && run == nil {
 		return ctx
 	}
+	run.note(label)
 	var mu sync.Mutex
 	return parallel.WithProgress(ctx, func(done, total int) {
 		mu.Lock()
 		defer mu.Unlock()
+		run.note(fmt.Sprintf("%s: %s/%s", label, thousands(done), thousands(total)))
+		if !term {
+			return
+		}
 		fmt.Fprintf(w, "\r\033[Kvtpmctl: %s %d/%d", label, done, total)
 		if done == total {
 			fmt.Fprint(w, "\r\033[K")
@@ -51,7 +57,7 @@ type progressLine struct {
 // newProgressLine is nil unless w is a terminal: never in a pipe or a
 // log file.
 func newProgressLine(w io.Writer) *progressLine {
-	w = output.Raw(w) // the line draws with escape sequences of its own
+	w = rawWriter(w) // the line draws with escape sequences of its own
 	if !isTerminal(w) {
 		return nil
 	}

@@ -32,7 +32,7 @@ func TestAuditProgressOnlyOnTerminal(t *testing.T) {
 		{"buffer", &buf, false},
 		{"character device", dev, true},
 	} {
-		report, done := auditProgress(tc.w)
+		report, done := auditProgress(context.Background(), tc.w)
 		if got := report != nil; got != tc.draw {
 			t.Errorf("%s: callback %v, want %v", tc.name, got, tc.draw)
 		}
@@ -43,6 +43,15 @@ func TestAuditProgressOnlyOnTerminal(t *testing.T) {
 	}
 	if buf.Len() != 0 {
 		t.Errorf("written to a buffer: %q", buf.String())
+	}
+	// With a run, the audit's progress is its step (an interruption's
+	// line says it), and still nothing is drawn in a pipe.
+	run := &runState{}
+	report, done := auditProgress(withRun(context.Background(), run), &buf)
+	report(secrets.Progress{Phase: secrets.PhaseSecrets, Done: 3, Total: 20})
+	done()
+	if _, step := run.now(); step != "auditing secrets and ACLs: 3/20 projects" || buf.Len() != 0 {
+		t.Errorf("step %q, written %q", step, buf.String())
 	}
 }
 

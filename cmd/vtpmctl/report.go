@@ -113,7 +113,7 @@ func runReport(ctx context.Context, o *reportOptions) error {
 	}
 	in.Generated = time.Now()
 	// The page names secrets, owners and projects: private to its writer.
-	if err := fileout.Write(o.Out, fileout.Private, o.IO.Out, func(w stdio.Writer) error {
+	if err := fileout.Write(ctx, o.Out, fileout.Private, o.IO.Out, func(w stdio.Writer) error {
 		return reportpage.RenderView(w, in, reportpage.View{Summary: o.View.Summary, Status: o.View.filter}, cliWords{})
 	}); err != nil {
 		return fmt.Errorf("--output: %w", err)
@@ -156,7 +156,7 @@ func reportInputs(ctx context.Context, o *reportOptions, hostReports []hostcheck
 	if err != nil {
 		return reportpage.Inputs{}, err
 	}
-	progress, cleared := auditProgress(o.IO.Err)
+	progress, cleared := auditProgress(ctx, o.IO.Err)
 	in, err := report.Build(ctx, sess, report.Request{
 		Release: nova.ReleaseEvidence{Flag: o.Release, Field: nova.FieldRelease}, UpgradeTo: o.UpgradeTo, HostReports: hostReports,
 		Progress: progress})

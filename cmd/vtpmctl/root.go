@@ -2,20 +2,40 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 
 	"github.com/urfave/cli/v3"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 )
 
-// Main runs vtpmctl and returns the exit status.
+// Main runs vtpmctl and returns the exit status. A run whose context a
+// signal ended (interrupt.go) and that did not finish says so in one
+// line and exits 128 + the signal.
 func Main(ctx context.Context, args []string, streams *IOStreams) int {
+	if runOf(ctx) == nil {
+		ctx = withRun(ctx, &runState{})
+	}
+	// stderr as given: the root's Before wraps streams.Err in a writer
+	// that goes quiet at a signal, and the line after it is this one's
+	stderr := output.TerminalWriter(streams.Err)
 	g := &globalOptions{}
 	root := newRootCommand(g, streams)
 	err := root.Run(ctx, args)
 	if err == nil && notFound(root) {
 		return exitUsage // the line is said (commandNotFound)
 	}
-	return exitCode(err, streams.Err)
+	// A reportedError is a command that finished: it published its
+	// result before it said its status, so the signal came after.
+	var rep *reportedError
+	if in, ok := interruptOf(ctx); ok && err != nil && !errors.As(err, &rep) {
+		command, _ := runOf(ctx).now()
+		if isTerminal(output.Raw(stderr)) {
+			fmt.Fprint(output.Raw(stderr), "\r\033[K") // a progress line drawn after the signal
+		}
+		err = &interruptedError{in: in, command: command, err: err}
+	}
+	return exitCode(err, stderr)
 }
 
 func newRootCommand(g *globalOptions, streams *IOStreams) *cli.Command {
@@ -37,7 +57,7 @@ EXAMPLES:
    vtpmctl check --image-property hw_tpm_version=2.0 --flavor-spec hw:tpm_model=tpm-crb --nova-release zed
    vtpmctl --os-cloud mycloud check --image win11 --flavor m1.large -f json
 
-` + exitStatusHelp,
+` + withInterruptHelp(exitStatusHelp),
 		Writer:                streams.Out,
 		ErrWriter:             streams.Err,
 		Reader:                streams.In,
@@ -76,8 +96,14 @@ EXAMPLES:
 				streams.Out = output.TerminalWriter(streams.Out)
 			}
 			if g.DebugLog {
-				g.Cloud.Debug = streams.Err
+				g.Cloud.Debug = streams.Err // what --debug asked for, after a signal too
 			}
+			// A run a signal stopped says one line (Main's): what its
+			// cancelled reads would warn of is no news. Every result it
+			// publishes asks the run's context first (output.Write,
+			// fileout.Write).
+			streams.Err = &quietWriter{ctx: ctx, w: streams.Err}
+			g.Output.Context = ctx
 			g.Cloud.Version = version // the User-Agent's vtpmctl/<version>
 			return ctx, nil
 		},
@@ -107,9 +133,25 @@ EXAMPLES:
 	for _, c := range root.Commands {
 		setUsageHandlers(c)
 	}
+	recordCommands(root)
 	fg = guardFormats(root, g)
 	setHelpTemplates(root)
 	return root
+}
+
+// recordCommands makes every command that acts tell the run its name
+// (runState, for an interruption's line).
+func recordCommands(root *cli.Command) {
+	for _, n := range commandTree(root) {
+		if len(n.cmd.Commands) > 0 || n.cmd.Action == nil {
+			continue
+		}
+		action, path := n.cmd.Action, n.path
+		n.cmd.Action = func(ctx context.Context, cmd *cli.Command) error {
+			runOf(ctx).start(path)
+			return action(ctx, cmd)
+		}
+	}
 }
 
 // setUsageHandlers gives every command the one wording of flag and

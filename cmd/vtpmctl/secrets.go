@@ -148,7 +148,7 @@ func runSecretsAudit(ctx context.Context, o *secretsAuditOptions) error {
 	if err := output.Write(o.IO.Out, o.Global.Output, view); err != nil {
 		return err
 	}
-	if err := writeJUnit(o.IO.Out, o.JUnit, "vtpmctl secrets audit", func() []result.Suite { return secretsJUnit(res) }, fileout.Private); err != nil {
+	if err := writeJUnit(ctx, o.IO.Out, o.JUnit, "vtpmctl secrets audit", func() []result.Suite { return secretsJUnit(res) }, fileout.Private); err != nil {
 		return err
 	}
 	s := res.Summary
@@ -198,6 +198,8 @@ func writeCleanupPlan(o *secretsAuditOptions, plan vtpmsecret.CleanupPlan) error
 		if err := output.Write(o.IO.Out, o.Global.Output, &plan); err != nil {
 			return err
 		}
+	} else if err := stillPublishing(o.Global.Output); err != nil {
+		return err
 	} else if err := plan.Script(o.IO.Out, "vtpmctl secrets audit --cleanup-plan"); err != nil {
 		return err
 	}
@@ -250,11 +252,9 @@ func secretsJUnit(res vtpmsecret.Result) []result.Suite {
 // (stderr) while it runs, requests done of those known, and cleared when
 // it returns.
 func auditSecrets(ctx context.Context, w io.Writer, sess *cloud.Session, req secrets.AuditRequest) (secrets.Audited, error) {
-	line := newProgressLine(w)
-	if line != nil {
-		req.Progress = line.report
-		defer line.clear()
-	}
+	var clear func()
+	req.Progress, clear = auditProgress(ctx, w)
+	defer clear()
 	a, err := secrets.AuditSecrets(ctx, sess, req)
 	a.Result.Name(secretsFlag)
 	return a, err

@@ -83,8 +83,8 @@ func secretsScope(all bool, projects, servers []string) string {
 // audit's scope from the flags, the gate's question (question has a %d
 // for the count) asked before the first write, the writes' progress
 // drawn under label.
-func (o *secretsProtectOptions) consumerRequest(only map[string]bool, gate writeGate, label, question string) (secrets.ConsumerRequest, func()) {
-	report, clear := auditProgress(o.IO.Err)
+func (o *secretsProtectOptions) consumerRequest(ctx context.Context, only map[string]bool, gate writeGate, label, question string) (secrets.ConsumerRequest, func()) {
+	report, clear := auditProgress(ctx, o.IO.Err)
 	req := secrets.ConsumerRequest{Audit: o.request(), Only: only, DryRun: o.DryRun, Concurrency: o.Concurrency,
 		Writing: func(ctx context.Context) context.Context { clear(); return withProgress(ctx, o.IO.Err, label) }}
 	req.Audit.Progress = report
@@ -164,4 +164,27 @@ func concurrencyFlag(dst *int) cli.Flag {
 			"The default suits a cloud with a few API workers per service. Where each request costs tens of milliseconds (Barbican, Keystone tokens) " +
 			"and the services run more workers behind a load balancer, 16–32 shortens a large audit several times over. " +
 			"A 429 or 503 from the cloud halves the number for the run, and answers that follow raise it again, never above N"}
+}
+
+// consumersMade words, for an interruption's line, the secrets protect
+// or unprotect wrote (action done) before the run stopped, by server,
+// and those planned or failed ("" for a dry run or no write).
+func consumersMade(rows []vtpmsecret.ProtectAction, dryRun bool, done, planned vtpmsecret.Act, verb string) string {
+	if dryRun {
+		return ""
+	}
+	var made, rest []string
+	for _, a := range rows {
+		name := a.ServerName
+		if name == "" {
+			name = a.ServerID
+		}
+		switch a.Action {
+		case done:
+			made = append(made, name)
+		case planned, vtpmsecret.ActFailed:
+			rest = append(rest, name)
+		}
+	}
+	return madeList(verb, made, rest, "not confirmed")
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/vtpmctl/vtpmctl/app/secrets"
+	"github.com/vtpmctl/vtpmctl/domain/vtpmsecret"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 )
 
@@ -83,7 +84,7 @@ func runSecretsProtect(ctx context.Context, o *secretsProtectOptions) error {
 		return err
 	}
 	sess.SetConcurrency(o.Concurrency)
-	req, clear := o.consumerRequest(only, gate, "registering consumers", "register Nova's consumer on these %d secret(s)")
+	req, clear := o.consumerRequest(ctx, only, gate, "registering consumers", "register Nova's consumer on these %d secret(s)")
 	plan, rel, err := secrets.ProtectGuests(ctx, sess, req)
 	clear()
 	warnRelease(o.IO, rel)
@@ -94,7 +95,9 @@ func runSecretsProtect(ctx context.Context, o *secretsProtectOptions) error {
 		plan.BeforeDelete = unprotectHint
 	}
 	if err := output.Write(o.IO.Out, o.Global.Output, &plan); err != nil {
-		return err
+		return withWritesMade(err, func() string {
+			return consumersMade(plan.Secrets, plan.DryRun, vtpmsecret.ActRegistered, vtpmsecret.ActWouldRegister, "guest secret(s) protected")
+		})
 	}
 	if s := plan.Summary; s.Failed > 0 || len(plan.NotAuditable) > 0 || len(plan.Unmatched) > 0 {
 		msg := fmt.Sprintf("secrets protect: %d write(s) failed, %d project(s) not auditable", s.Failed, len(plan.NotAuditable))

@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/vtpmctl/vtpmctl/app/secrets"
+	"github.com/vtpmctl/vtpmctl/domain/vtpmsecret"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 )
 
@@ -74,7 +75,7 @@ func runSecretsUnprotect(ctx context.Context, o *secretsProtectOptions) error {
 		return err
 	}
 	sess.SetConcurrency(o.Concurrency)
-	req, clear := o.consumerRequest(only, gate, "removing consumers", "remove Nova's consumer from these %d secret(s)")
+	req, clear := o.consumerRequest(ctx, only, gate, "removing consumers", "remove Nova's consumer from these %d secret(s)")
 	plan, rel, err := secrets.UnprotectGuests(ctx, sess, req)
 	clear()
 	warnRelease(o.IO, rel)
@@ -82,7 +83,9 @@ func runSecretsUnprotect(ctx context.Context, o *secretsProtectOptions) error {
 		return secretsError(err)
 	}
 	if err := output.Write(o.IO.Out, o.Global.Output, &plan); err != nil {
-		return err
+		return withWritesMade(err, func() string {
+			return consumersMade(plan.Secrets, plan.DryRun, vtpmsecret.ActRemoved, vtpmsecret.ActWouldRemove, "guest secret(s) unprotected")
+		})
 	}
 	if s := plan.Summary; s.Failed > 0 || len(plan.NotAuditable) > 0 || len(plan.Unmatched) > 0 {
 		msg := fmt.Sprintf("secrets unprotect: %d write(s) failed, %d project(s) not auditable", s.Failed, len(plan.NotAuditable))

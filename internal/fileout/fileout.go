@@ -1,6 +1,7 @@
 package fileout
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -23,43 +24,108 @@ const (
 // Write calls fill with a writer for path. Nothing is left behind and the
 // old content stays when fill fails. What fill writes passes through
 // redact: a report or JUnit file may carry a server's error text.
-func Write(path string, mode os.FileMode, stdout io.Writer, fill func(io.Writer) error) error {
-	return write(path, mode, stdout, func(w io.Writer) error {
-		rw := redact.NewWriter(w)
-		if err := fill(rw); err != nil {
-			return err
+//
+// ctx is the run's: a run that did not finish publishes nothing. Once
+// ctx is done, Write neither creates nor replaces a file (the old one
+// stays byte for byte) and writes nothing to stdout or a device; done
+// while fill runs, the temp file is removed instead of renamed, and
+// what is written in place (stdout, a device) stops at fill's next
+// write. Either way the error is an InterruptedError.
+func Write(ctx context.Context, path string, mode os.FileMode, stdout io.Writer, fill func(io.Writer) error) error {
+	if ctx.Err() != nil {
+		return &InterruptedError{Path: path, Cause: context.Cause(ctx)}
+	}
+	stopped := func() error {
+		if ctx.Err() != nil {
+			return &InterruptedError{Path: path, Cause: context.Cause(ctx)}
 		}
-		return rw.Flush()
+		return nil
+	}
+	var sw *stopWriter
+	inPlace, err := write(path, mode, stdout, stopped, func(w io.Writer) error {
+		sw = &stopWriter{ctx: ctx, w: w}
+		rw := redact.NewWriter(sw)
+		err := fill(rw)
+		if err == nil {
+			err = rw.Flush()
+		}
+		if ctx.Err() != nil {
+			return &InterruptedError{Path: path, Cause: context.Cause(ctx)}
+		}
+		return err
 	})
+	if ie := (*InterruptedError)(nil); errors.As(err, &ie) && inPlace && sw != nil {
+		ie.Partial = sw.wrote // the temp file is removed; in place, a part may be out
+	}
+	return err
 }
 
-func write(path string, mode os.FileMode, stdout io.Writer, fill func(io.Writer) error) error {
+// InterruptedError is a Write the run's context stopped: the file was
+// not created or replaced (Partial: a part went to stdout or a device,
+// written in place).
+type InterruptedError struct {
+	Path    string
+	Cause   error
+	Partial bool
+}
+
+func (e *InterruptedError) Error() string {
+	if e.Partial {
+		return fmt.Sprintf("%s: %v: cut short", e.Path, e.Cause)
+	}
+	return fmt.Sprintf("%s: %v: not written", e.Path, e.Cause)
+}
+
+func (e *InterruptedError) Unwrap() error { return e.Cause }
+
+// stopWriter refuses every write once ctx is done.
+type stopWriter struct {
+	ctx   context.Context
+	w     io.Writer
+	wrote bool
+}
+
+func (s *stopWriter) Write(p []byte) (int, error) {
+	if s.ctx.Err() != nil {
+		return 0, context.Cause(s.ctx)
+	}
+	n, err := s.w.Write(p)
+	if n > 0 {
+		s.wrote = true
+	}
+	return n, err
+}
+
+// write is Write's work; stopped, asked last before a rename, keeps
+// the old file when the run stopped meanwhile. inPlace: fill wrote to
+// stdout or into a device, not to a temp file.
+func write(path string, mode os.FileMode, stdout io.Writer, stopped func() error, fill func(io.Writer) error) (inPlace bool, err error) {
 	if path == "-" {
-		return fill(stdout)
+		return true, fill(stdout)
 	}
 	if path == "" {
-		return errors.New("empty output path")
+		return false, errors.New("empty output path")
 	}
 	target := path
 	if lst, err := os.Lstat(path); err == nil && lst.Mode()&os.ModeSymlink != 0 {
 		// Write where the link points, and keep the link.
 		if target, err = filepath.EvalSymlinks(path); err != nil {
-			return fmt.Errorf("%s: a symlink to nothing (%v)", path, err)
+			return false, fmt.Errorf("%s: a symlink to nothing (%v)", path, err)
 		}
 	}
 	st, err := os.Stat(target)
 	switch {
 	case err == nil && st.IsDir():
-		return fmt.Errorf("%s: is a directory", path)
+		return false, fmt.Errorf("%s: is a directory", path)
 	case err == nil && !st.Mode().IsRegular():
-		return writeInPlace(path, target, fill)
+		return true, writeInPlace(path, target, fill)
 	case err != nil && !errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("%s: %v", path, err)
+		return false, fmt.Errorf("%s: %v", path, err)
 	}
 	if err != nil {
 		st = nil // a new file
 	}
-	return writeAtomic(path, target, mode, st, fill)
+	return false, writeAtomic(path, target, mode, st, fill, stopped)
 }
 
 func writeInPlace(path, target string, fill func(io.Writer) error) error {
@@ -92,7 +158,7 @@ func keepAccess(f *os.File, old os.FileInfo, mode os.FileMode) error {
 	return f.Chmod(perm)
 }
 
-func writeAtomic(path, target string, mode os.FileMode, old os.FileInfo, fill func(io.Writer) error) error {
+func writeAtomic(path, target string, mode os.FileMode, old os.FileInfo, fill func(io.Writer) error, stopped func() error) error {
 	dir, base := filepath.Split(target)
 	if dir == "" {
 		dir = "."
@@ -140,6 +206,11 @@ func writeAtomic(path, target string, mode os.FileMode, old os.FileInfo, fill fu
 		os.Remove(tmp)
 		ok = true
 		return fmt.Errorf("%s: changed into a non-regular file while writing; not replaced", path)
+	}
+	if stopped != nil {
+		if err := stopped(); err != nil {
+			return err // the deferred cleanup removes the temp file
+		}
 	}
 	if err := os.Rename(tmp, target); err != nil {
 		return fmt.Errorf("%s: %v", path, err)

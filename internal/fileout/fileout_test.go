@@ -2,6 +2,7 @@ package fileout
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"os"
@@ -13,6 +14,8 @@ import (
 )
 
 func hello(w io.Writer) error { _, err := io.WriteString(w, "hello\n"); return err }
+
+var ctx = context.Background()
 
 // TestCharDeviceKept: a character device (a /dev/null made with mknod)
 // is written through, never replaced by a regular file.
@@ -28,7 +31,7 @@ func TestCharDeviceKept(t *testing.T) {
 	link := filepath.Join(dir, "link-to-null")
 	os.Symlink(null, link)
 	for _, p := range []string{null, link} {
-		if err := Write(p, Public, nil, hello); err != nil {
+		if err := Write(ctx, p, Public, nil, hello); err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
 		st, err := os.Stat(null)
@@ -57,7 +60,7 @@ func TestFIFOWrittenInPlace(t *testing.T) {
 		f.Close()
 		got <- b
 	}()
-	if err := Write(fifo, Public, nil, hello); err != nil {
+	if err := Write(ctx, fifo, Public, nil, hello); err != nil {
 		t.Fatal(err)
 	}
 	if b := <-got; string(b) != "hello\n" {
@@ -75,13 +78,13 @@ func TestRegularFileAtomicAndUmask(t *testing.T) {
 	p := filepath.Join(dir, "out.xml")
 	os.WriteFile(p, []byte("old"), 0o600)
 	boom := errors.New("boom")
-	if err := Write(p, Public, nil, func(w io.Writer) error { io.WriteString(w, "half"); return boom }); err != boom {
+	if err := Write(ctx, p, Public, nil, func(w io.Writer) error { io.WriteString(w, "half"); return boom }); err != boom {
 		t.Fatalf("err %v", err)
 	}
 	if b, _ := os.ReadFile(p); string(b) != "old" {
 		t.Errorf("failed write changed the file: %q", b)
 	}
-	if err := Write(p, Public, nil, hello); err != nil {
+	if err := Write(ctx, p, Public, nil, hello); err != nil {
 		t.Fatal(err)
 	}
 	st, _ := os.Stat(p)
@@ -101,7 +104,7 @@ func TestPlantedTempSymlink(t *testing.T) {
 	os.WriteFile(victim, []byte("precious"), 0o600)
 	p := filepath.Join(dir, "junit.xml")
 	os.Symlink(victim, p+".tmp")
-	if err := Write(p, Public, nil, hello); err != nil {
+	if err := Write(ctx, p, Public, nil, hello); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(victim); string(b) != "precious" {
@@ -111,10 +114,10 @@ func TestPlantedTempSymlink(t *testing.T) {
 
 func TestStdoutAndDirectory(t *testing.T) {
 	var b bytes.Buffer
-	if err := Write("-", Public, &b, hello); err != nil || b.String() != "hello\n" {
+	if err := Write(ctx, "-", Public, &b, hello); err != nil || b.String() != "hello\n" {
 		t.Errorf("stdout: %v %q", err, b.String())
 	}
-	if err := Write(t.TempDir(), Public, nil, hello); err == nil {
+	if err := Write(ctx, t.TempDir(), Public, nil, hello); err == nil {
 		t.Error("a directory was accepted")
 	}
 }
@@ -156,7 +159,7 @@ func TestReplaceKeepsAccess(t *testing.T) {
 		}
 		var before syscall.Stat_t
 		syscall.Stat(p, &before)
-		if err := Write(p, tc.mode, nil, hello); err != nil {
+		if err := Write(ctx, p, tc.mode, nil, hello); err != nil {
 			t.Fatal(err)
 		}
 		var st syscall.Stat_t
@@ -189,7 +192,7 @@ func TestWriteRedacts(t *testing.T) {
 	var stdout bytes.Buffer
 	p := filepath.Join(t.TempDir(), "junit.xml")
 	for _, path := range []string{p, "-"} {
-		if err := Write(path, Public, &stdout, fill); err != nil {
+		if err := Write(ctx, path, Public, &stdout, fill); err != nil {
 			t.Fatal(err)
 		}
 	}

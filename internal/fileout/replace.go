@@ -31,7 +31,7 @@ func Replace(path string, data []byte) error {
 	if err := writeAtomic(path, target, st.Mode().Perm(), st, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
-	}); err != nil {
+	}, nil); err != nil {
 		return err
 	}
 	return SyncDir(filepath.Dir(target))

@@ -239,7 +239,7 @@ func narrowJSON(v reflect.Value, want []string) (orderedMap, error) {
 }
 
 // streamFields writes a document's keys as MarshalIndent would at prefix.
-func streamFields(w *bufio.Writer, fs []docField, prefix string) error {
+func streamFields(w *jsonWriter, fs []docField, prefix string) error {
 	if len(fs) == 0 {
 		_, err := w.WriteString("{}")
 		return err
@@ -262,7 +262,7 @@ func streamFields(w *bufio.Writer, fs []docField, prefix string) error {
 }
 
 func writeJSONDoc(w io.Writer, fs []docField) error {
-	bw := bufio.NewWriterSize(w, 64<<10)
+	bw := &jsonWriter{Writer: bufio.NewWriterSize(w, 64<<10)}
 	if err := streamFields(bw, fs, ""); err != nil {
 		return err
 	}
@@ -271,8 +271,10 @@ func writeJSONDoc(w io.Writer, fs []docField) error {
 }
 
 // writeYAMLDoc writes a document's keys, a list under a key an element at
-// a time (see streamYAML).
-func writeYAMLDoc(w io.Writer, fs []docField) error {
+// a time (see streamYAML). Stopped (the run's context done) in a
+// streamed list, it writes out the elements written whole, then cutYAML
+// (interrupt.go).
+func writeYAMLDoc(w io.Writer, fs []docField, stop stopper) error {
 	if len(fs) == 0 {
 		return yamlOfJSON(w, []byte("{}"))
 	}
@@ -281,6 +283,11 @@ func writeYAMLDoc(w io.Writer, fs []docField) error {
 		if f.val.IsValid() && f.val.Type() == walkedType {
 			n := 0
 			err := f.val.Interface().(walkedList).each(func(i int, e reflect.Value) error {
+				if err := stop.stopped(); err != nil {
+					bw.WriteString(cutYAML)
+					bw.Flush()
+					return cut(err, n)
+				}
 				n++
 				return yamlKey(bw, f.key, jsonOf(e.Elem()), true, i > 0)
 			})

@@ -1,6 +1,7 @@
 package output
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -50,6 +51,10 @@ type Options struct {
 	// MaxWidth is the width tables are fitted to: 0 the terminal's (or
 	// $COLUMNS; none in a pipe), < 0 never wrap.
 	MaxWidth int
+	// Context, when set, is the run's: once it is done Write publishes
+	// nothing, and stops a list it streams at the element it is on
+	// (InterruptedError, interrupt.go).
+	Context context.Context
 
 	width int // MaxWidth resolved by Write against its writer
 }
@@ -155,7 +160,12 @@ func printRows(w io.Writer, o Options, columns []string, rows func(yield func(Re
 		}
 		return writeYAML(w, ys)
 	case "value":
+		stop, n := o.stopper(), 0
 		for r := range rows {
+			if err := stop.stopped(); err != nil {
+				return cut(err, n)
+			}
+			n++
 			parts := make([]string, len(idx))
 			for k, j := range idx {
 				parts[k] = valueString(r[j].Value)
@@ -169,7 +179,7 @@ func printRows(w io.Writer, o Options, columns []string, rows func(yield func(Re
 		head[k] = columns[j]
 	}
 	cells := make([]string, len(idx))
-	writeTableOf(w, head, func(yield func([]string) bool) {
+	return writeTableOf(w, head, func(yield func([]string) bool) {
 		for r := range rows {
 			for k, j := range idx {
 				cells[k] = cellString(r[j].Value)
@@ -178,8 +188,7 @@ func printRows(w io.Writer, o Options, columns []string, rows func(yield func(Re
 				return
 			}
 		}
-	}, o.width)
-	return nil
+	}, o.width, o.stopper())
 }
 
 func selectFields(r Record, want []string) (Record, error) {

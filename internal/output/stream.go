@@ -14,14 +14,17 @@ import (
 // field at a time, each with json.MarshalIndent at its depth, so the
 // bytes are exactly MarshalIndent's and no more than one element is held.
 
-func writeJSON(w io.Writer, v any) error {
+func writeJSON(w io.Writer, v any) error { return typedJSON(w, v, nil) }
+
+// typedJSON is writeJSON, a streamed list stopped by stop.
+func typedJSON(w io.Writer, v any, stop stopper) error {
 	if l, ok := asList(v); ok { // its MarshalJSON is the document, or the rows
 		if l.Schema != "" {
 			return writeJSONDoc(w, l.fields(l.Rows))
 		}
 		v = rowsOf(l.Rows)
 	}
-	bw := bufio.NewWriterSize(w, 64<<10)
+	bw := &jsonWriter{bufio.NewWriterSize(w, 64<<10), stop}
 	if err := streamJSON(bw, reflect.ValueOf(v), ""); err != nil {
 		return err
 	}
@@ -43,7 +46,14 @@ func custom(t reflect.Type) bool {
 
 const maxDepth = 200
 
-func streamJSON(w *bufio.Writer, v reflect.Value, prefix string) error {
+// jsonWriter is the buffer JSON streams through, and the run's stopper
+// a streamed list asks before each element.
+type jsonWriter struct {
+	*bufio.Writer
+	stop stopper
+}
+
+func streamJSON(w *jsonWriter, v reflect.Value, prefix string) error {
 	// past maxDepth (a pointer cycle) encoding/json reports the error
 	if v.IsValid() && v.Type() == walkedType {
 		return streamWalk(w, v.Interface().(walkedList), prefix)
@@ -74,7 +84,7 @@ func streamJSON(w *bufio.Writer, v reflect.Value, prefix string) error {
 	return err
 }
 
-func streamList(w *bufio.Writer, v reflect.Value, prefix string) error {
+func streamList(w *jsonWriter, v reflect.Value, prefix string) error {
 	if v.Len() == 0 {
 		_, err := w.WriteString("[]")
 		return err
@@ -94,9 +104,15 @@ func streamList(w *bufio.Writer, v reflect.Value, prefix string) error {
 }
 
 // streamWalk writes a streamed list as streamList writes a held one.
-func streamWalk(w *bufio.Writer, l walkedList, prefix string) error {
+// Stopped (the run's context done), it writes out the elements written
+// whole and returns: no closing bracket follows (interrupt.go).
+func streamWalk(w *jsonWriter, l walkedList, prefix string) error {
 	n := 0
 	err := l.each(func(i int, e reflect.Value) error {
+		if err := w.stop.stopped(); err != nil {
+			w.Flush()
+			return cut(err, n)
+		}
 		if i == 0 {
 			w.WriteString("[")
 		} else {
@@ -126,7 +142,7 @@ func streamWalk(w *bufio.Writer, l walkedList, prefix string) error {
 }
 
 // streamStruct writes the keys structFields finds, a field at a time.
-func streamStruct(w *bufio.Writer, v reflect.Value, prefix string, fields []jsonField) error {
+func streamStruct(w *jsonWriter, v reflect.Value, prefix string, fields []jsonField) error {
 	return streamFields(w, streamedDoc(v, fields, false), prefix)
 }
 

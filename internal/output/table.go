@@ -16,18 +16,24 @@ func writeTable(w io.Writer, head []string, rows [][]string, max int) {
 				return
 			}
 		}
-	}, max)
+	}, max, nil)
 }
 
 // writeTableOf draws the rows a walk gives, walking them twice (widths,
 // then lines): a 500,000-guest audit's rows are never all held at once.
-// A row's cells may be reused by the walk after yield returns.
-func writeTableOf(w io.Writer, head []string, rows func(yield func([]string) bool), max int) {
+// A row's cells may be reused by the walk after yield returns. Stopped
+// (the run's context done) while it measures, it draws nothing; while it
+// draws, it ends after the last whole row, without the bottom border.
+func writeTableOf(w io.Writer, head []string, rows func(yield func([]string) bool), max int, stop stopper) error {
 	width := make([]int, len(head))
 	for i, h := range head {
 		width[i] = utf8.RuneCountInString(h)
 	}
+	var stopped error
 	for row := range rows {
+		if stopped = stop.stopped(); stopped != nil {
+			return &InterruptedError{Cause: stopped}
+		}
 		for i, c := range row {
 			for _, line := range strings.Split(c, "\n") {
 				if n := utf8.RuneCountInString(line); n > width[i] {
@@ -47,10 +53,16 @@ func writeTableOf(w io.Writer, head []string, rows func(yield func([]string) boo
 	fmt.Fprintln(w, line)
 	writeRow(w, width, head)
 	fmt.Fprintln(w, line)
+	n := 0
 	for row := range rows {
+		if stopped = stop.stopped(); stopped != nil {
+			return cut(stopped, n)
+		}
 		writeRow(w, width, row)
+		n++
 	}
 	fmt.Fprintln(w, line)
+	return nil
 }
 
 // writeRow draws one row, each cell wrapped to its column's width.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -176,12 +177,23 @@ func rowsOf(rs []Record) []orderedMap {
 // Tables are fitted to o.MaxWidth (tableWidth). Every format passes
 // through redact: a server's error text copied into a result (a "not
 // auditable" reason) may echo a token.
+//
+// A run that did not finish publishes nothing: once o.Context is done,
+// Write writes no byte, and a list it streams stops at an element
+// without ending the document (InterruptedError, interrupt.go).
 func Write(w io.Writer, o Options, v any) error {
+	if err := o.stopper().stopped(); err != nil {
+		return &InterruptedError{Cause: err, Format: o.Format}
+	}
 	o.width = tableWidth(w, o)
 	rw := redact.NewWriter(w)
 	err := write(rw, o, v)
 	if ferr := rw.Flush(); err == nil {
 		err = ferr
+	}
+	var ie *InterruptedError
+	if errors.As(err, &ie) {
+		ie.Format = o.Format
 	}
 	return err
 }
@@ -249,14 +261,19 @@ func write(w io.Writer, o Options, v any) error {
 		if err != nil {
 			return err
 		}
+		// narrowing walked a streamed list into memory: the run may have
+		// stopped meanwhile
+		if err := o.stopper().stopped(); err != nil {
+			return &InterruptedError{Cause: err}
+		}
 		if o.Format == "json" {
 			return writeJSONDoc(w, doc)
 		}
-		return writeYAMLDoc(w, doc)
+		return writeYAMLDoc(w, doc, o.stopper())
 	case o.Format == "json":
-		return writeJSON(w, v)
+		return typedJSON(w, v, o.stopper())
 	case o.Format == "yaml":
-		return writeTypedYAML(w, v)
+		return typedYAML(w, v, o.stopper())
 	}
 	return &FormatError{Format: o.Format}
 }
@@ -335,18 +352,25 @@ func writeCSV(w io.Writer, o Options, t Table) error {
 	if err != nil {
 		return err
 	}
+	stop := o.stopper()
 	cw := csv.NewWriter(w)
 	head := make([]string, len(idx))
 	for k, j := range idx {
 		head[k] = t.Columns[j]
 	}
 	cw.Write(head)
+	n := 0
 	for r := range t.rows {
+		if err := stop.stopped(); err != nil {
+			cw.Flush()
+			return cut(err, n)
+		}
 		row := make([]string, len(idx))
 		for k, j := range idx {
 			row[k] = quote.CSVCell(cellString(r[j].Value))
 		}
 		cw.Write(row)
+		n++
 	}
 	cw.Flush()
 	return cw.Error()
@@ -354,12 +378,15 @@ func writeCSV(w io.Writer, o Options, t Table) error {
 
 // writeTypedYAML writes v's JSON form as YAML: the same keys, in the same
 // order, as -f json.
-func writeTypedYAML(w io.Writer, v any) error {
+func writeTypedYAML(w io.Writer, v any) error { return typedYAML(w, v, nil) }
+
+// typedYAML is writeTypedYAML, a streamed list stopped by stop.
+func typedYAML(w io.Writer, v any, stop stopper) error {
 	if l, ok := v.(*List); ok {
 		v = *l
 	}
 	if l, ok := v.(List); ok && l.Schema != "" {
-		return writeYAMLDoc(w, l.fields(l.Rows))
+		return writeYAMLDoc(w, l.fields(l.Rows), stop)
 	}
 	if l, ok := v.(List); ok && len(l.Rows) > 0 {
 		// one row at a time: block sequence items concatenate
@@ -371,7 +398,7 @@ func writeTypedYAML(w io.Writer, v any) error {
 		}
 		return bw.Flush()
 	}
-	return streamYAML(w, v)
+	return streamYAML(w, v, stop)
 }
 
 func writeTypedYAMLWhole(w io.Writer, v any) error {

@@ -15,7 +15,7 @@ import (
 // (5 GB peak). Each element is written as {key: [element]} and, after
 // the first, without the "key:" line: block style puts it at the column
 // the whole document would, so the bytes are writeTypedYAMLWhole's.
-func streamYAML(w io.Writer, v any) error {
+func streamYAML(w io.Writer, v any, stop stopper) error {
 	rv := reflect.ValueOf(v)
 	for rv.Kind() == reflect.Pointer && !rv.IsNil() && !custom(rv.Type()) {
 		rv = rv.Elem()
@@ -31,7 +31,7 @@ func streamYAML(w io.Writer, v any) error {
 	if len(doc) == 0 {
 		return writeTypedYAMLWhole(w, v)
 	}
-	return writeYAMLDoc(w, doc)
+	return writeYAMLDoc(w, doc, stop)
 }
 
 // listOfRows: a non-empty slice or array encoding/json writes as a list.
