@@ -27,10 +27,13 @@ type writeGate struct {
 }
 
 // canAsk says whether the user can be asked: stdin and stderr are a
-// terminal. A variable so a test can stand in for a terminal.
-var canAsk = func(s *IOStreams) bool {
+// terminal. stderr is asked as it was handed to vtpmctl, under the
+// writers that escape and quieten it (a wrapped writer is no terminal:
+// the question was never asked, so --yes, which skips the list of what
+// will change, was the only way forward).
+func canAsk(s *IOStreams) bool {
 	f, ok := s.In.(io.Writer) // *os.File is both; isTerminal takes a Writer
-	return ok && isTerminal(f) && isTerminal(s.Err)
+	return ok && isTerminal(f) && isTerminal(rawWriter(s.Err))
 }
 
 // check refuses, before any cloud is contacted, a bulk write nobody can
@@ -46,13 +49,26 @@ func (g writeGate) check() error {
 func (g writeGate) needed() bool { return g.bulk && !g.yes && !g.dryRun }
 
 // ask shows the lines on the terminal and asks; anything but y or yes
-// is a no, which ends the command (exit 1) with nothing written.
-func (g writeGate) ask(lines []string, question string) error {
+// is a no, which ends the command (exit 1) with nothing written. A
+// signal while it waits ends the wait at once (ctx's error: the run's
+// interruption line says nothing was written), not at the next line
+// typed.
+func (g writeGate) ask(ctx context.Context, lines []string, question string) error {
 	for _, l := range lines {
 		say(g.streams.Err, "  %s", l)
 	}
 	fmt.Fprintf(g.streams.Err, "vtpmctl: %s? [y/N] ", question)
-	answer, _ := bufio.NewReader(g.streams.In).ReadString('\n')
+	got := make(chan string, 1)
+	go func() { // left blocked on the terminal if ctx ends first: the process is ending
+		answer, _ := bufio.NewReader(g.streams.In).ReadString('\n')
+		got <- answer
+	}()
+	var answer string
+	select {
+	case answer = <-got:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 	switch strings.ToLower(strings.TrimSpace(answer)) {
 	case "y", "yes":
 		return nil
@@ -66,7 +82,7 @@ func (g writeGate) confirmPlans(noun string) func(context.Context, []nova.Object
 	if !g.needed() {
 		return nil
 	}
-	return func(_ context.Context, plans []nova.ObjectPlan) error {
+	return func(ctx context.Context, plans []nova.ObjectPlan) error {
 		var lines []string
 		objects := 0
 		for _, p := range plans {
@@ -78,6 +94,6 @@ func (g writeGate) confirmPlans(noun string) func(context.Context, []nova.Object
 				lines = append(lines, fmt.Sprintf("%s: %s: %s %q → %q", p.Name, c.Key, c.Action, c.Old, c.New))
 			}
 		}
-		return g.ask(lines, fmt.Sprintf("write these %d change(s) to %d %s(s)", len(lines), objects, noun))
+		return g.ask(ctx, lines, fmt.Sprintf("write these %d change(s) to %d %s(s)", len(lines), objects, noun))
 	}
 }

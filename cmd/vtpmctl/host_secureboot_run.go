@@ -64,7 +64,7 @@ func runSecureBootUpdate(ctx context.Context, o *secureBootUpdateOptions) error 
 	}
 	req := secureboot.UpdateRequest{Servers: servers, AllStopped: o.AllStopped, NVRAM: o.NVRAM, Host: o.Host.options(), DryRun: o.DryRun, Connect: o.Connect}
 	if gate.needed() {
-		req.Confirm = func(_ context.Context, files []secureboot.FileUpdate) error {
+		req.Confirm = func(ctx context.Context, files []secureboot.FileUpdate) error {
 			lines := make([]string, len(files))
 			for i, f := range files {
 				var adds []string
@@ -73,7 +73,7 @@ func runSecureBootUpdate(ctx context.Context, o *secureBootUpdateOptions) error 
 				}
 				lines[i] = fmt.Sprintf("%s: add %s", f.Name(), strings.Join(adds, ", "))
 			}
-			return gate.ask(lines, fmt.Sprintf("write these %d NVRAM file(s), keeping a backup of each", len(files)))
+			return gate.ask(ctx, lines, fmt.Sprintf("write these %d NVRAM file(s), keeping a backup of each", len(files)))
 		}
 	}
 	res, err := secureboot.Update(ctx, req)

@@ -81,12 +81,17 @@ func (h *sbHost) run(t *testing.T, stdin string, args ...string) (int, string, s
 // runTo is run with stdout out.
 func (h *sbHost) runTo(t *testing.T, out io.Writer, stdin string, args ...string) (int, string) {
 	var errb bytes.Buffer
+	code := h.runOn(&IOStreams{In: strings.NewReader(stdin), Out: out, Err: &errb}, args...)
+	return code, errb.String()
+}
+
+// runOn runs `host secure-boot ARGS` on streams.
+func (h *sbHost) runOn(streams *IOStreams, args ...string) int {
 	full := append([]string{"vtpmctl", "host", "secure-boot"}, args...)
 	// --nova-root: an empty tree, so that the Nova installed on this
 	// machine (if any) is not what decides NVRAM-KEPT, the release is
 	full = append(full, "--nova-conf", h.conf, "--libvirt-uri", "test:///cmp1", "--nova-root", filepath.Join(h.dir, "nova-root"))
-	code := Main(context.Background(), full, &IOStreams{In: strings.NewReader(stdin), Out: out, Err: &errb})
-	return code, errb.String()
+	return Main(context.Background(), full, streams)
 }
 
 const (
@@ -135,20 +140,21 @@ func TestSecureBootUpdateServer(t *testing.T) {
 		}
 	})
 	t.Run("asked on a terminal", func(t *testing.T) {
-		old := canAsk
-		canAsk = func(*IOStreams) bool { return true }
-		defer func() { canAsk = old }()
+		// a real terminal (a pty) on stdin and stderr, no stand-in
 		h := newSBHost(t)
 		orig := sbtest.Store2011()
 		p := h.guest(t, "instance-0000000a", sbUUID, hostcheck.DomainShutOff, orig)
-		code, _, errb := h.run(t, "n\n", "update", "--server", sbUUID, "--bitlocker-suspended", "--nova-release", "2026.1")
-		if got, _ := os.ReadFile(p); code != exitFailed || !bytes.Equal(got, orig) || !strings.Contains(errb, "add KEK Microsoft Corporation KEK 2K CA 2023, db Windows UEFI CA 2023") ||
-			!strings.Contains(errb, "write these 1 NVRAM file(s), keeping a backup of each? [y/N]") || !strings.Contains(errb, "not confirmed; nothing was written") {
-			t.Errorf("declined: exit %d, %q", code, errb)
+		args := []string{"update", "--server", sbUUID, "--bitlocker-suspended", "--nova-release", "2026.1"}
+		var out bytes.Buffer
+		code, screen := onTerminal(t, "n", func(s *IOStreams) int { s.Out = &out; return h.runOn(s, args...) })
+		if got, _ := os.ReadFile(p); code != exitFailed || !bytes.Equal(got, orig) || !strings.Contains(screen, "add KEK Microsoft Corporation KEK 2K CA 2023, db Windows UEFI CA 2023") ||
+			!strings.Contains(screen, "write these 1 NVRAM file(s), keeping a backup of each? [y/N]") || !strings.Contains(screen, "not confirmed; nothing was written") {
+			t.Errorf("declined: exit %d, %q", code, screen)
 		}
-		code, out, errb := h.run(t, "y\n", "update", "--server", sbUUID, "--bitlocker-suspended", "--nova-release", "2026.1")
-		if got, _ := os.ReadFile(p); code != exitOK || bytes.Equal(got, orig) || !strings.Contains(out, "next: start each guest") {
-			t.Errorf("confirmed: exit %d, %s%s", code, out, errb)
+		out.Reset()
+		code, screen = onTerminal(t, "y", func(s *IOStreams) int { s.Out = &out; return h.runOn(s, args...) })
+		if got, _ := os.ReadFile(p); code != exitOK || bytes.Equal(got, orig) || !strings.Contains(out.String(), "next: start each guest") {
+			t.Errorf("confirmed: exit %d, %s%s", code, out.String(), screen)
 		}
 	})
 }

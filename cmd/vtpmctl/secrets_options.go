@@ -89,9 +89,9 @@ func (o *secretsProtectOptions) consumerRequest(ctx context.Context, only map[st
 		Writing: func(ctx context.Context) context.Context { clear(); return withProgress(ctx, o.IO.Err, label) }}
 	req.Audit.Progress = report
 	if gate.needed() {
-		req.Confirm = func(_ context.Context, would []vtpmsecret.ProtectAction) error {
+		req.Confirm = func(ctx context.Context, would []vtpmsecret.ProtectAction) error {
 			clear()
-			return gate.ask(secretLines(would), fmt.Sprintf(question, len(would)))
+			return gate.ask(ctx, secretLines(would), fmt.Sprintf(question, len(would)))
 		}
 	}
 	return req, clear

@@ -16,7 +16,12 @@ import (
 func runWithUnprotect(t *testing.T, in string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	streams := &IOStreams{In: strings.NewReader(in), Out: &out, Err: &errb}
+	code = runUnprotectOn(&IOStreams{In: strings.NewReader(in), Out: &out, Err: &errb}, args...)
+	return out.String(), errb.String(), code
+}
+
+// runUnprotectOn runs the CLI with secrets unprotect on streams.
+func runUnprotectOn(streams *IOStreams, args ...string) int {
 	g := &globalOptions{}
 	root := newRootCommand(g, streams)
 	for _, c := range root.Commands {
@@ -25,8 +30,7 @@ func runWithUnprotect(t *testing.T, in string, args ...string) (stdout, stderr s
 		}
 	}
 	err := root.Run(context.Background(), append([]string{"vtpmctl"}, args...))
-	code = exitCode(err, streams.Err) // writes the error line first
-	return out.String(), errb.String(), code
+	return exitCode(err, streams.Err) // writes the error line first
 }
 
 // deletes records each consumer DELETE: path, microversion, body.
@@ -73,13 +77,16 @@ func TestUnprotectBulkGate(t *testing.T) {
 	if code != 2 || errs != "vtpmctl: secrets unprotect: would remove Nova's consumer from the secrets of every vTPM guest in the token's project; pass --yes to write, or --dry-run to see the changes\n" || len(c.Requests) != 0 {
 		t.Fatalf("no terminal: exit %d, %d requests\n%q", code, len(c.Requests), errs)
 	}
-	defer func(f func(*IOStreams) bool) { canAsk = f }(canAsk)
-	canAsk = func(*IOStreams) bool { return true }
-	_, errs, code = runWithUnprotect(t, "n\n", "--os-cloud", "fake", "secrets", "unprotect")
+	// a real terminal (a pty) on stdin and stderr, no stand-in
+	run := func(s *IOStreams) int {
+		s.Out = io.Discard
+		return runUnprotectOn(s, "--os-cloud", "fake", "secrets", "unprotect")
+	}
+	code, errs = onTerminal(t, "n", run)
 	if code != 1 || len(*sent) != 0 || !strings.Contains(errs, goneID) || !strings.Contains(errs, "remove Nova's consumer from these 1 secret(s)? [y/N]") {
 		t.Fatalf("declined: exit %d, writes %q\n%s", code, *sent, errs)
 	}
-	_, errs, code = runWithUnprotect(t, "y\n", "--os-cloud", "fake", "secrets", "unprotect")
+	code, errs = onTerminal(t, "y", run)
 	if code != 0 || len(*sent) != 1 {
 		t.Fatalf("confirmed: exit %d, writes %q\n%s", code, *sent, errs)
 	}
