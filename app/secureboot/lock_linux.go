@@ -3,6 +3,7 @@
 package secureboot
 
 import (
+	"fmt"
 	"os"
 
 	"golang.org/x/sys/unix"
@@ -30,4 +31,23 @@ func inUse(f *os.File) (bool, error) {
 	}
 	unix.Flock(int(f.Fd()), unix.LOCK_UN)
 	return false, nil
+}
+
+// holdExclusive takes, on f (opened for writing), an exclusive open file
+// description lock over the whole file, which conflicts with QEMU's own
+// image locks (so a guest starting now fails to take its lock), and an
+// exclusive flock(2), which conflicts with tools that lock that way. It
+// fails at once, taking neither, when another process holds either. The
+// locks go with f's close.
+func holdExclusive(f *os.File) error {
+	lk := unix.Flock_t{Type: unix.F_WRLCK, Whence: 0, Start: 0, Len: 0}
+	if err := unix.FcntlFlock(f.Fd(), unix.F_OFD_SETLK, &lk); err != nil {
+		return fmt.Errorf("a lock is held on it (%v)", err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		lk.Type = unix.F_UNLCK
+		unix.FcntlFlock(f.Fd(), unix.F_OFD_SETLK, &lk)
+		return fmt.Errorf("a flock(2) lock is held on it (%v)", err)
+	}
+	return nil
 }

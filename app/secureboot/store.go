@@ -14,6 +14,7 @@ import (
 
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
 	"github.com/vtpmctl/vtpmctl/domain/uefi"
+	"github.com/vtpmctl/vtpmctl/internal/fileout"
 )
 
 // readStore reads a variable file by path (status, which writes
@@ -76,7 +77,7 @@ func write(f *FileUpdate, req UpdateRequest, h *hostcheck.NVRAMHost, now time.Ti
 			return
 		}
 	}
-	held, err := f.dir.open(f.name, os.O_RDWR|syscall.O_NONBLOCK, 0)
+	held, err := f.dir.Open(f.name, os.O_RDWR|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		fail("opening it again before writing: %v; untouched", err)
 		return
@@ -91,7 +92,7 @@ func write(f *FileUpdate, req UpdateRequest, h *hostcheck.NVRAMHost, now time.Ti
 	case err != nil:
 		fail("reading it again before writing: %v; untouched", err)
 		return
-	case !sameFile(info, f.info) || !bytes.Equal(cur, f.before):
+	case !os.SameFile(info, f.info) || !bytes.Equal(cur, f.before):
 		fail("it changed since it was read: not written, untouched")
 		return
 	}
@@ -133,7 +134,7 @@ func write(f *FileUpdate, req UpdateRequest, h *hostcheck.NVRAMHost, now time.Ti
 
 // readBack reads the file again through the directory and verifies it.
 func readBack(f *FileUpdate) error {
-	r, err := f.dir.open(f.name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	r, err := f.dir.Open(f.name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return err
 	}
@@ -155,42 +156,42 @@ var verifyWritten = verify
 // replaceIn writes data to a new temporary file in dir (created
 // exclusively, info's owner, group and mode, synced) and renames it over
 // name; the temporary file is removed on any failure.
-func replaceIn(dir *nvramDir, name string, data []byte, info os.FileInfo) error {
+func replaceIn(dir *fileout.Dir, name string, data []byte, info os.FileInfo) error {
 	var rnd [8]byte
 	rand.Read(rnd[:])
 	tmp := "." + name + "." + hex.EncodeToString(rnd[:]) + ".tmp"
-	t, err := dir.open(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	t, err := dir.Open(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
 	if err := fill(t, data, info); err != nil {
 		t.Close()
-		dir.remove(tmp)
+		dir.Remove(tmp)
 		return err
 	}
 	if err := t.Close(); err != nil {
-		dir.remove(tmp)
+		dir.Remove(tmp)
 		return err
 	}
-	if err := dir.rename(tmp, name); err != nil {
-		dir.remove(tmp)
+	if err := dir.Rename(tmp, name); err != nil {
+		dir.Remove(tmp)
 		return err
 	}
-	return dir.sync()
+	return dir.Sync()
 }
 
 // backup keeps the original beside the file, NAME.vtpmctl-<time>.bak
 // (-1, -2, … when taken), created exclusively in the directory: no
 // existing path is ever overwritten or followed. It gets the file's
 // owner, group and mode; its name is returned.
-func backup(dir *nvramDir, name string, data []byte, info os.FileInfo, now time.Time) (string, error) {
+func backup(dir *fileout.Dir, name string, data []byte, info os.FileInfo, now time.Time) (string, error) {
 	base := name + ".vtpmctl-" + now.UTC().Format("20060102T150405Z")
 	for i := 0; i < 100; i++ {
 		p := base + ".bak"
 		if i > 0 {
 			p = fmt.Sprintf("%s-%d.bak", base, i)
 		}
-		f, err := dir.open(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		f, err := dir.Open(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if errors.Is(err, os.ErrExist) {
 			continue
 		}
@@ -199,14 +200,14 @@ func backup(dir *nvramDir, name string, data []byte, info os.FileInfo, now time.
 		}
 		if err := fill(f, data, info); err != nil {
 			f.Close()
-			dir.remove(p)
+			dir.Remove(p)
 			return "", fmt.Errorf("%s: %v", p, err)
 		}
 		if err := f.Close(); err != nil {
-			dir.remove(p)
+			dir.Remove(p)
 			return "", fmt.Errorf("%s: %v", p, err)
 		}
-		return p, dir.sync()
+		return p, dir.Sync()
 	}
 	return "", fmt.Errorf("%s: 100 backups of this second already exist", base)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/domain/uefi"
+	"github.com/vtpmctl/vtpmctl/internal/fileout"
 )
 
 // UpdateSchema names the JSON of `host secure-boot update`.
@@ -85,7 +86,7 @@ type FileUpdate struct {
 	file          string // where it is on this machine
 	before, after []byte
 	info          os.FileInfo
-	dir           *nvramDir // its directory, opened when planned
+	dir           *fileout.Dir // its directory, opened when planned
 	name          string    // its name in dir
 	planned       []uefi.CertAddition
 }
@@ -122,7 +123,7 @@ func Update(ctx context.Context, req UpdateRequest) (UpdateResult, error) {
 	res := UpdateResult{Schema: UpdateSchema, DryRun: req.DryRun, Files: []FileUpdate{}}
 	defer func() {
 		for i := range res.Files {
-			res.Files[i].dir.close()
+			res.Files[i].dir.Close()
 		}
 	}()
 	var h *hostcheck.NVRAMHost
@@ -220,11 +221,11 @@ func openPlanned(f *FileUpdate) (b []byte, info os.FileInfo, busy, err error) {
 	if f.file == "" {
 		return nil, nil, nil, errors.New("no NVRAM file")
 	}
-	if f.dir, err = openNVRAMDir(filepath.Dir(f.file)); err != nil {
+	if f.dir, err = fileout.OpenDir(filepath.Dir(f.file)); err != nil {
 		return nil, nil, nil, err
 	}
 	f.name = filepath.Base(f.file)
-	r, err := f.dir.open(f.name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	r, err := f.dir.Open(f.name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -158,18 +158,30 @@ func keepAccess(f *os.File, old os.FileInfo, mode os.FileMode) error {
 	return f.Chmod(perm)
 }
 
+// writeAtomic writes a new file beside target and renames it over
+// target. The directory is opened once and every step after names its
+// file relative to it, following no symlink (Dir): a directory swapped
+// for a link while fill runs (minutes, for a report) does not move the
+// write elsewhere, and the target is checked, by the kernel, to be a
+// regular file or nothing right before the rename.
 func writeAtomic(path, target string, mode os.FileMode, old os.FileInfo, fill func(io.Writer) error, stopped func() error) error {
-	dir, base := filepath.Split(target)
-	if dir == "" {
-		dir = "."
+	dirPath, base := filepath.Split(target)
+	if dirPath == "" {
+		dirPath = "."
 	}
+	dir, err := OpenDir(dirPath)
+	if err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	defer dir.Close()
 	var f *os.File
-	var err error
+	var tmp string
 	for try := 0; try < 10; try++ {
 		var rnd [8]byte
 		rand.Read(rnd[:])
 		// O_EXCL: a planted file or symlink at the temp name is never followed.
-		f, err = os.OpenFile(filepath.Join(dir, "."+base+"."+hex.EncodeToString(rnd[:])+".tmp"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+		tmp = "." + base + "." + hex.EncodeToString(rnd[:]) + ".tmp"
+		f, err = dir.Open(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 		if !errors.Is(err, os.ErrExist) {
 			break
 		}
@@ -177,12 +189,11 @@ func writeAtomic(path, target string, mode os.FileMode, old os.FileInfo, fill fu
 	if err != nil {
 		return fmt.Errorf("%s: %v", path, err)
 	}
-	tmp := f.Name()
 	ok := false
 	defer func() {
 		if !ok {
 			f.Close()
-			os.Remove(tmp)
+			dir.Remove(tmp)
 		}
 	}()
 	if old != nil {
@@ -202,8 +213,8 @@ func writeAtomic(path, target string, mode os.FileMode, old os.FileInfo, fill fu
 	}
 	// The target may have become something else since the Stat: only a
 	// regular file or nothing may be replaced.
-	if st, err := os.Lstat(target); err == nil && !st.Mode().IsRegular() {
-		os.Remove(tmp)
+	if kind, err := dir.Lstat(base); err == nil && kind != 0 {
+		dir.Remove(tmp)
 		ok = true
 		return fmt.Errorf("%s: changed into a non-regular file while writing; not replaced", path)
 	}
@@ -212,9 +223,9 @@ func writeAtomic(path, target string, mode os.FileMode, old os.FileInfo, fill fu
 			return err // the deferred cleanup removes the temp file
 		}
 	}
-	if err := os.Rename(tmp, target); err != nil {
+	if err := dir.Rename(tmp, base); err != nil {
 		return fmt.Errorf("%s: %v", path, err)
 	}
 	ok = true
-	return nil
+	return dir.Sync()
 }

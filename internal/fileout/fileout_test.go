@@ -203,3 +203,39 @@ func TestWriteRedacts(t *testing.T) {
 		}
 	}
 }
+
+// TestWriteFollowsNoSwappedDirectory: the output's directory swapped for
+// a symlink while the report is being written (fill runs for minutes on
+// a large fleet) does not move the write: the file lands in the directory
+// opened first, and the link's target is untouched.
+func TestWriteFollowsNoSwappedDirectory(t *testing.T) {
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "reports")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := t.TempDir()
+	victim := filepath.Join(elsewhere, "r.html")
+	if err := os.WriteFile(victim, []byte("someone else's file"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := Write(context.Background(), filepath.Join(dir, "r.html"), Public, nil, func(w io.Writer) error {
+		if err := os.Rename(dir, dir+".moved"); err != nil {
+			return err
+		}
+		if err := os.Symlink(elsewhere, dir); err != nil {
+			return err
+		}
+		_, err := io.WriteString(w, "the report")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "someone else's file" {
+		t.Fatalf("the link's target was replaced: %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir+".moved", "r.html")); string(b) != "the report" {
+		t.Fatalf("the report is not in the directory opened first: %q", b)
+	}
+}
