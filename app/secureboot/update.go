@@ -87,7 +87,7 @@ type FileUpdate struct {
 	before, after []byte
 	info          os.FileInfo
 	dir           *fileout.Dir // its directory, opened when planned
-	name          string    // its name in dir
+	name          string       // its name in dir
 	planned       []uefi.CertAddition
 }
 
