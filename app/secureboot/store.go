@@ -101,7 +101,7 @@ func write(f *FileUpdate, req UpdateRequest, h *hostcheck.NVRAMHost, now time.Ti
 		fail("its backup could not be written (%v): not written, untouched", err)
 		return
 	}
-	f.Backup = filepath.Join(filepath.Dir(f.NVRAM), bak)
+	f.Backup = filepath.Join(filepath.Dir(f.file), bak) // beside the file itself (f.NVRAM may be a link to it)
 	if err := uefi.CheckAsFirmware(cur, f.after, f.planned); err != nil {
 		fail("the new content failed the firmware's walk (%v): not written, untouched (a copy is at %s)", err, f.Backup)
 		return

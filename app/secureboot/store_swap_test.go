@@ -166,3 +166,25 @@ func TestHoldExclusiveConflictsWithQEMU(t *testing.T) {
 		t.Fatal("a flock(2) was granted while update holds the file")
 	}
 }
+
+// TestBackupNamedWhereItIs: --nvram given as a link in another directory
+// writes the file the link points to, and the backup reported is the one
+// beside that file.
+func TestBackupNamedWhereItIs(t *testing.T) {
+	real := writeFile(t, t.TempDir(), "guest_VARS.fd", store2011(t))
+	link := filepath.Join(t.TempDir(), "vars-link.fd")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Update(context.Background(), UpdateRequest{NVRAM: link, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := res.Files[0]
+	if b, err := os.ReadFile(f.Backup); err != nil || !bytes.Equal(b, store2011(t)) || filepath.Dir(f.Backup) != filepath.Dir(real) {
+		t.Fatalf("backup %q: %v", f.Backup, err)
+	}
+	if lst, _ := os.Lstat(link); lst.Mode()&os.ModeSymlink == 0 {
+		t.Fatal("the link was replaced")
+	}
+}
