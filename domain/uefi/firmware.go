@@ -83,6 +83,12 @@ type FirmwareView struct {
 	FirstDirty    int
 	// Odd lists the records in a state edk2 never writes.
 	Odd []OddRecord
+	// BadNames are the offsets of live records whose name is not one
+	// NUL-terminated UTF-16 string. edk2 always writes names so; it
+	// compares a record's NameSize bytes with the name looked up, so
+	// such a record answers for a name it only begins (a record "K"
+	// for "KEK"), and no reader can say which value the firmware uses.
+	BadNames []int
 	// PendingWrite: the fault-tolerant-write working block holds a write
 	// that did not complete; the firmware finishes or undoes it at boot,
 	// overwriting the store from its spare copy. PendingAt is the write
@@ -111,6 +117,8 @@ func (v *FirmwareView) Settled() (bool, string) {
 		return false, fmt.Sprintf("its fault-tolerant-write area holds an unfinished write (header at offset %d), which the firmware completes or undoes at the next boot, overwriting the variable store", v.PendingAt)
 	case v.ReclaimAtBoot:
 		return false, fmt.Sprintf("the firmware's walk of the records ends at offset %d, but offset %d after it is not erased flash: the firmware reclaims the store at the next boot, dropping whatever its walk did not reach", v.LastVariable, v.FirstDirty)
+	case len(v.BadNames) > 0:
+		return false, fmt.Sprintf("the variable at offset %d has a name that is not one NUL-terminated UTF-16 string, which the firmware may match against another name (%d such record(s))", v.BadNames[0], len(v.BadNames))
 	case len(v.Odd) > 0:
 		return false, fmt.Sprintf("the record at offset %d is in state %#02x, which edk2 never writes (%d such record(s))", v.Odd[0].Offset, v.Odd[0].State, len(v.Odd))
 	}
@@ -182,6 +190,9 @@ func ViewAsFirmware(file []byte) (*FirmwareView, error) {
 		}
 		if state == fwAdded || state == fwAdded&fwInDeletedTrans {
 			raw := file[p+header : p+header+int(nameSize)]
+			if !oneTerminatedName(raw) {
+				v.BadNames = append(v.BadNames, p)
+			}
 			val.Name, val.Attributes, val.Offset = utf16z(raw), attrs, p
 			val.Data = file[p+header+int(nameSize) : next]
 			key := string(raw) + string(val.Vendor[:])
@@ -254,6 +265,20 @@ func pendingFTW(file []byte, from int) (bool, int) {
 
 func sortByOffset(vs []FirmwareValue) {
 	slices.SortFunc(vs, func(a, b FirmwareValue) int { return a.Offset - b.Offset })
+}
+
+// oneTerminatedName: at least one UTF-16 unit, the last one NUL and no
+// other.
+func oneTerminatedName(raw []byte) bool {
+	if len(raw) < 2 || len(raw)%2 != 0 {
+		return false
+	}
+	for i := 0; i+1 < len(raw); i += 2 {
+		if nul := raw[i] == 0 && raw[i+1] == 0; nul != (i == len(raw)-2) {
+			return false
+		}
+	}
+	return true
 }
 
 // utf16z decodes a UTF-16LE name up to its NUL, rune by rune.

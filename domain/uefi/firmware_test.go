@@ -159,6 +159,7 @@ func TestUnsettledStoresRefused(t *testing.T) {
 		t.Fatal("the 4 MiB template has no FTW working block at 0x41000")
 	}
 	ftw[0x41000+32] = 0xFE // a write header allocated, not complete
+	badName := buildStore([]testVar{{Vendor: GlobalVariable, State: varAdded, Data: []byte("x"), rawName: []byte("K\x00E\x00")}})
 	for _, tc := range []struct {
 		name  string
 		store []byte
@@ -166,6 +167,7 @@ func TestUnsettledStoresRefused(t *testing.T) {
 		says  string
 	}{
 		{"dirty tail", dirty, true, "reclaims the store at the next boot"},
+		{"name without its NUL", badName, false, "not one NUL-terminated UTF-16 string"},
 		{"odd state", odd, false, "state 0x12"},
 		{"pending write", ftw, true, "unfinished write"},
 	} {
