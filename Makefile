@@ -5,7 +5,7 @@ GO         ?= go
 # libvirt-go-module loads libvirt.so at run time, so vtpmctl builds and
 # starts on machines without libvirt.
 TAGS       := libvirt_dlopen
-FUZZTIME   ?= 10s
+FUZZTIME   ?= 8s
 DEVCLOUD_DIR ?= /var/tmp/vtpmctl-devcloud
 export DEVCLOUD_DIR
 
@@ -118,6 +118,7 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet -tags '$(TAGS)' ./...
 	$(GO) vet -tags '$(TAGS) integration' ./...
+	$(GO) vet -tags '$(TAGS) ovmf' ./app/secureboot
 
 ## fuzz: every fuzz target for FUZZTIME each (scripts/fuzz.sh: how targets
 ## are found, and the one failure that is Go's, not the target's).
