@@ -17,7 +17,6 @@ package secureboot
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"fmt"
 	"os"
 	"os/exec"
@@ -26,6 +25,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vtpmctl/vtpmctl/app/secureboot/sbtest"
 	"github.com/vtpmctl/vtpmctl/domain/uefi"
 )
 
@@ -112,21 +112,14 @@ func copyTemplate(t *testing.T, dir, from string) string {
 	return writeFile(t, dir, "guest_VARS.fd", b)
 }
 
-// withRemnantFile leaves an interrupted record after the last one: a
-// 60-byte header whose State is still 0xFF, NameSize 10, DataSize 100.
+// withRemnantFile leaves an interrupted write after the last record.
 func withRemnantFile(t *testing.T, p string) {
 	b, _ := os.ReadFile(p)
-	fw, err := uefi.ViewAsFirmware(b)
+	out, err := sbtest.WithRemnant(b)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := b[fw.LastVariable : fw.LastVariable+60]
-	binary.LittleEndian.PutUint16(h, 0x55AA)
-	h[2] = 0xFF
-	binary.LittleEndian.PutUint32(h[4:], 0x27)
-	binary.LittleEndian.PutUint32(h[36:], 10)
-	binary.LittleEndian.PutUint32(h[40:], 100)
-	os.WriteFile(p, b, 0o600)
+	os.WriteFile(p, out, 0o600)
 }
 
 // fillDeleted fills the store's free space with deleted records until
@@ -204,15 +197,8 @@ func TestOVMFBootsUpdatedStores(t *testing.T) {
 			if err != nil {
 				t.Fatalf("the store the firmware left: %v", err)
 			}
-			for _, sb := range []struct {
-				name   string
-				vendor uefi.GUID
-			}{{"PK", uefi.GlobalVariable}, {"KEK", uefi.GlobalVariable}, {"db", uefi.ImageSecurityDatabase}, {"dbx", uefi.ImageSecurityDatabase}} {
-				was, _ := w.Value(sb.name, sb.vendor)
-				is, ok := fw.Value(sb.name, sb.vendor)
-				if was == nil || !ok || !bytes.Equal(was.Data, is.Data) {
-					t.Errorf("%s: the firmware did not keep it as written", sb.name)
-				}
+			if err := sbtest.SecureBootKept(written, booted); err != nil {
+				t.Error(err)
 			}
 			var lost []string
 			for _, v := range w.Values {
