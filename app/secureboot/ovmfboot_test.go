@@ -32,7 +32,7 @@ import (
 const (
 	code4M   = "/usr/share/OVMF/OVMF_CODE_4M.secboot.fd"
 	vars4M   = "/usr/share/OVMF/OVMF_VARS_4M.ms.fd"
-	bootWait = 120 * time.Second
+	bootWait = 300 * time.Second // 4 s on an idle machine; minutes when TCG shares two cores
 )
 
 // bootOVMF boots code on the variable file vars (512 MiB: under TCG,
