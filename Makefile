@@ -102,7 +102,9 @@ ovmf:
 ## to its boot manager on each store shape update wrote (the 4 MiB
 ## template, a compacted store, an interrupted-write remnant, a store the
 ## firmware itself wrote after one), then the store it left read back:
-## PK, KEK, db and dbx as written, no variable lost (~20 s).
+## PK, KEK, db and dbx as written, no variable lost; and a store update
+## refuses (flash written past the records) repaired by one boot, then
+## updated and booted (~30 s).
 ovmf-boot: ovmf
 	@$(GOTEST) -tags '$(TAGS) ovmf' -count=1 -run 'TestOVMF' -v ./app/secureboot | $(SUMMARY)
 

@@ -225,3 +225,40 @@ func TestOVMFBootsUpdatedStores(t *testing.T) {
 	}
 	t.Logf("OVMF boots: %d shapes in %.1f s\n%s", len(cases), time.Since(start).Seconds(), strings.Join(lines, "\n"))
 }
+
+// TestOVMFRepairsWhatUpdateRefuses: a store with flash written past the
+// firmware's end of records is refused, untouched, saying one boot
+// repairs it; the firmware, booted on it, reclaims it; then the update
+// goes through and the firmware keeps what it wrote.
+func TestOVMFRepairsWhatUpdateRefuses(t *testing.T) {
+	p := copyTemplate(t, t.TempDir(), vars4M)
+	b, _ := os.ReadFile(p)
+	fw, err := uefi.ViewAsFirmware(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[fw.LastVariable+200] = 0 // a torn write past the records
+	os.WriteFile(p, b, 0o600)
+	res, err := Update(context.Background(), UpdateRequest{NVRAM: p, Now: time.Now()})
+	if got, _ := os.ReadFile(p); err == nil || res.Files[0].Refusal != RefuseUnsettled || !bytes.Equal(got, b) ||
+		!strings.Contains(res.Files[0].Detail, "one boot of the guest lets the firmware repair it") {
+		t.Fatalf("want a refusal, file untouched: %v %+v", err, res.Files[0])
+	}
+	bootOVMF(t, code4M, p)
+	repaired, _ := os.ReadFile(p)
+	if fw, err := uefi.ViewAsFirmware(repaired); err != nil {
+		t.Fatal(err)
+	} else if ok, why := fw.Settled(); !ok {
+		t.Fatalf("one boot did not settle it: %s", why)
+	}
+	res, err = Update(context.Background(), UpdateRequest{NVRAM: p, Now: time.Now()})
+	if err != nil || res.Files[0].Action != ActUpdated {
+		t.Fatalf("after the firmware's repair: %v %+v", err, res.Files[0])
+	}
+	written, _ := os.ReadFile(p)
+	bootOVMF(t, code4M, p)
+	booted, _ := os.ReadFile(p)
+	if err := sbtest.SecureBootKept(written, booted); err != nil {
+		t.Fatal(err)
+	}
+}
