@@ -187,21 +187,18 @@ func listServerPages(ctx context.Context, c *gophercloud.ServiceClient, rel nova
 		if n > 0 {
 			tries = []string{settled}
 		}
-		var err error
-		for i, mv := range tries {
+		mv, err := downTheLadder(tries, func(mv string) (int, error) {
 			q.Microversion = mv
-			err = compute.EachServerPage(ctx, c, q, func(l []compute.ListedServer) {
+			err := compute.EachServerPage(ctx, c, q, func(l []compute.ListedServer) {
 				got++
 				select {
 				case pages <- serverPage{servers: l, project: p, microversion: mv}:
 				case <-ctx.Done():
 				}
 			})
-			if err == nil || got > 0 || i == len(tries)-1 || !gophercloud.ResponseCodeIs(err, http.StatusNotAcceptable) {
-				settled = mv
-				break
-			}
-		}
+			return got, err
+		})
+		settled = mv
 		if err != nil {
 			if p != "" {
 				err = fmt.Errorf("listing servers of project %s: %w", p, err)
@@ -215,6 +212,22 @@ func listServerPages(ctx context.Context, c *gophercloud.ServiceClient, rel nova
 			return
 		}
 	}
+}
+
+// downTheLadder lists at each microversion of tries in turn, newest
+// first, while Nova refuses it (406) before any page came: list returns
+// the pages read so far and its error. It returns the microversion that
+// was listed at (or failed last).
+func downTheLadder(tries []string, list func(mv string) (pages int, err error)) (string, error) {
+	var err error
+	for i, mv := range tries {
+		var got int
+		got, err = list(mv)
+		if err == nil || got > 0 || i == len(tries)-1 || !gophercloud.ResponseCodeIs(err, http.StatusNotAcceptable) {
+			return mv, err
+		}
+	}
+	return "", err
 }
 
 // serverListLadder is the microversions the server list is tried at,

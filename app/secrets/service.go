@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
 
+	"github.com/vtpmctl/vtpmctl/app/inventory"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/domain/vtpmsecret"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
@@ -198,9 +200,23 @@ func AuditSecrets(ctx context.Context, sess *cloud.Session, req AuditRequest) (A
 		Projects: projects, ServerProjects: serverProjects, ReadACLs: req.ReadACLs, ACLInstances: req.ACLInstances, API: api, Limit: limit,
 		ServiceUserID: req.ServiceUser, ServiceProject: sc.service, ProjectNames: names, Inventory: req.Inventory,
 		KeyManager: projectKeyManagers(sess, km, own), Progress: req.Progress}
+	// A key manager the catalog lists under other regions too holds their
+	// guests' secrets: an instance this region's Nova does not list may
+	// be theirs. Where this region's servers are every project's, each
+	// such region's are listed once, beside the gathering (nothing is
+	// sent for a key manager of this region's alone).
+	var regions <-chan []vtpmsecret.RegionServers
+	if allTenants && serverProjects == nil {
+		rctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		regions = otherRegions(rctx, sess)
+	}
 	facts, err := Gather(ctx, src)
 	if err != nil {
 		return out, err
+	}
+	if regions != nil {
+		facts.Regions = <-regions
 	}
 	// The token's own project's servers are not every server a secret
 	// there can belong to (a deployment-mode secret lives in Nova's
@@ -229,4 +245,46 @@ func AuditSecrets(ctx context.Context, sess *cloud.Session, req AuditRequest) (A
 		out.Result.ReleaseContext = out.Release.Context()
 	}
 	return out, nil
+}
+
+// otherRegions lists the servers of every other region whose catalog
+// lists the session's key-manager endpoint (cloud.SharedRegions), each
+// region's once and all at once (inventory.ListIDs: IDs only), and sends
+// them when all are in: none, with nothing sent, when the key manager is
+// this region's alone. A region with no compute endpoint, a list that
+// fails, or a catalog that cannot say which regions share the key
+// manager is named in what it sends, never left out.
+func otherRegions(ctx context.Context, sess *cloud.Session) <-chan []vtpmsecret.RegionServers {
+	out := make(chan []vtpmsecret.RegionServers, 1)
+	regions, err := sess.SharedRegions("key-manager")
+	switch {
+	case err != nil:
+		out <- []vtpmsecret.RegionServers{{Err: oneLine(err)}}
+		return out
+	case len(regions) < 2:
+		out <- nil
+		return out
+	}
+	lists := make([]vtpmsecret.RegionServers, len(regions)-1)
+	var wg sync.WaitGroup
+	for i, r := range regions[1:] {
+		lists[i].Region = r
+		c, err := sess.ComputeIn(r)
+		if err != nil {
+			lists[i].Err = oneLine(err)
+			continue
+		}
+		wg.Go(func() {
+			ids, gaps, err := inventory.ListIDs(ctx, c)
+			lists[i].Servers, lists[i].Gaps = ids, gaps
+			if err != nil {
+				lists[i].Err = oneLine(err)
+			}
+		})
+	}
+	go func() {
+		wg.Wait()
+		out <- lists
+	}()
+	return out
 }

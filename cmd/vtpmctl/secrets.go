@@ -58,9 +58,14 @@ vTPM secrets whose instance no longer exists, and duplicates. Nothing is
 deleted: --cleanup-plan prints the delete commands instead of the report
 (a shell script to review; with -f, the plan's steps as json, yaml, a table…).
 A secret whose instance is missing from a partial read (the token's own
-project, a down cell, a truncated list) is undetermined, never an orphan;
-the plan writes a delete only where Nova's GET /servers/{uuid} answered 404
-to an admin with every cell up, and says in its header what it proved.
+project, a down cell, a truncated list) is undetermined, never an orphan.
+A key manager the catalog lists under other regions too holds their guests'
+secrets: each such region's servers are listed once, a secret whose instance
+one lists is that region's live guest, and an instance none lists is an
+orphan only when every region's list was complete (undetermined otherwise,
+naming the region). The plan writes a delete only where Nova's
+GET /servers/{uuid} answered 404 to an admin with every cell up (in each
+such region), and says in its header what it proved.
 No request for a secret's payload can leave vtpmctl.
 `+viewHelp("guests (a guest's status: its worst finding)"), []string{
 				"vtpmctl --os-cloud prod secrets audit",
@@ -74,7 +79,8 @@ No request for a secret's payload can leave vtpmctl.
    0  every audited guest passed (warnings allowed), no project was left unaudited,
       and with --include-orphans there is no orphan
    1  a guest failed a check, a project was not auditable, a read was partial (a down
-      cell, a truncated project list), or (--include-orphans) an orphan exists
+      cell, a truncated project list, another region's server list), or
+      (--include-orphans) an orphan exists
    2  usage or configuration error`),
 			Flags: append([]cli.Flag{
 				&cli.StringSliceFlag{Name: "project", Usage: "audit `PROJECT` (name or ID; repeatable); default: the token's project", Destination: &o.Projects},

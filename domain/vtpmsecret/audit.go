@@ -90,9 +90,10 @@ func audit(f Facts, now time.Time, keep bool) Result {
 	if f.API.HasConsumers() {
 		res.Summary.Consumers, res.KeyManagerAPI = consumers, f.API.String()
 	}
+	absent := a.f.absence()
 	for _, i := range a.instances {
 		id := a.f.Secrets.At(int(i)).InstanceID
-		res.Orphans = append(res.Orphans, orphans(a.f, id, a.secretsOf(id), a.isGuest(id), now)...)
+		res.Orphans = append(res.Orphans, orphans(a.f, id, a.secretsOf(id), a.isGuest(id), absent, now)...)
 	}
 	for i := range res.Orphans {
 		if o := &res.Orphans[i]; len(o.Consumers) > 0 {
@@ -110,17 +111,23 @@ func audit(f Facts, now time.Time, keep bool) Result {
 	})
 	res.Summary.Guests, res.Summary.Secrets = a.f.Guests.Len(), f.Secrets.Len()
 	res.Summary.recountOrphans(res.Orphans)
-	res.Incomplete = append(append(append(res.Incomplete, f.ServerGaps...), f.ProjectGaps...), f.ReadGaps...)
+	res.Incomplete = append(append(append(append(res.Incomplete, f.ServerGaps...), f.regionGaps()...), f.ProjectGaps...), f.ReadGaps...)
 	res.Summary.NotAuditable = len(f.NotAuditable)
 	return res
 }
 
 // orphans are the secrets of one instance that are no guest's one
-// secret: a live server's, a gone instance's, an undetermined one's, or
-// a guest's duplicates (guest: the instance is an audited guest).
-func orphans(f Facts, id string, secs []Secret, guest bool, now time.Time) []Orphan {
+// secret: a live server's (here, or in another region sharing the key
+// manager), a gone instance's, an undetermined one's, or a guest's
+// duplicates (guest: the instance is an audited guest; absent: what the
+// lists read say of an instance none of them holds).
+func orphans(f Facts, id string, secs []Secret, guest bool, absent absence, now time.Time) []Orphan {
 	var out []Orphan
 	other, exists := f.OtherServers[id]
+	region := ""
+	if !guest && !exists {
+		region = f.liveIn(id)
+	}
 	switch {
 	case !guest && exists:
 		why := "server " + other.Name + " exists but asks for no vTPM (resized away? the secret may still be needed by a pending resize revert)"
@@ -132,16 +139,20 @@ func orphans(f Facts, id string, secs []Secret, guest bool, now time.Time) []Orp
 			o.Live = true
 			out = append(out, o)
 		}
-	case !guest && f.CompleteServers:
+	case region != "":
+		// another region's guest: its secret is its own, audited there
+		why := "live in region " + region + ": its Nova lists the server, and this key manager is that region's too; audit it there"
 		for _, s := range secs {
-			out = append(out, orphan(s, OrphanGone, "instance "+id+" no longer exists: it is in no project's server list", now))
+			o := orphan(s, OrphanLive, why, now)
+			o.Live, o.Region = true, region
+			out = append(out, o)
+		}
+	case !guest && absent.proves:
+		for _, s := range secs {
+			out = append(out, orphan(s, OrphanGone, "instance "+id+" no longer exists: it is in no project's server list"+absent.elsewhere, now))
 		}
 	case !guest:
-		gaps := f.ServerGaps.String()
-		if gaps == "" {
-			gaps = "not every project's servers were listed"
-		}
-		why := "instance " + id + " is not among the servers read, which cannot prove it gone (" + gaps + ")"
+		why := "instance " + id + " is not among the servers read, which cannot prove it gone (" + absent.why + ")"
 		for _, s := range secs {
 			out = append(out, orphan(s, OrphanUndetermined, why, now))
 		}

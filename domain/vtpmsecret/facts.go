@@ -23,6 +23,12 @@ type Facts struct {
 	CompleteServers bool
 	// ServerGaps say why the server list cannot prove an instance gone.
 	ServerGaps completeness.Gaps
+	// Regions are the other regions whose catalog lists this key
+	// manager's endpoint (none: it is this region's alone), each with the
+	// servers its Nova listed: a secret's instance one of them lists is
+	// that region's live guest, and one no list holds is gone only when
+	// every one of them is complete too (see RegionServers).
+	Regions []RegionServers
 	// ProjectGaps say why the audited projects may not be all that were
 	// asked for (Keystone truncated its project list).
 	ProjectGaps completeness.Gaps

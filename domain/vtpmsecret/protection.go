@@ -46,7 +46,9 @@ func protection(f Facts, serverID string, s Secret, servers map[string]string) (
 			what := "server " + c.ResourceID + " is not in the audited projects"
 			if name, ok := servers[c.Server()]; ok {
 				what = "another server, " + name + " (" + c.ResourceID + ")"
-			} else if f.CompleteServers {
+			} else if r := f.liveIn(c.Server()); r != "" {
+				what = "server " + c.ResourceID + ", live in region " + r
+			} else if f.serversComplete() {
 				what = "server " + c.ResourceID + ", which no longer exists"
 			}
 			foreign = append(foreign, what)

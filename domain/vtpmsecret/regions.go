@@ -14,6 +14,112 @@ import (
 // another's guest. An instance is gone only when each of those regions'
 // Novas proved it gone.
 
+// RegionServers is another region's server list as the audit reads it:
+// the servers its Nova listed (every project's, IDs only), and why that
+// list cannot prove a server absent.
+type RegionServers struct {
+	// Region is its name; "" stands for the regions the catalog could not
+	// name (Err says why).
+	Region  string
+	Servers nova.ServerIDs
+	// Err says why its servers could not be listed, or not to the end (no
+	// compute endpoint, a failed or cut list); Servers are those read
+	// before.
+	Err string
+	// Gaps are the list's own (below 2.69, a cell down), in its words.
+	Gaps completeness.Gaps
+}
+
+// complete says whether the list can prove a server absent.
+func (r RegionServers) complete() bool { return r.Region != "" && r.Err == "" && r.Gaps.Complete() }
+
+// gaps are the list's reasons to be incomplete, each naming its region.
+func (r RegionServers) gaps() completeness.Gaps {
+	var gs completeness.Gaps
+	switch {
+	case r.Region == "":
+		gs.Add(completeness.Failed, "which regions share the key manager cannot be read from the catalog (%s): another region's Nova may hold the instances", r.Err)
+	case r.Err != "":
+		gs.Add(completeness.Failed, "region %s's servers could not be listed: %s: it shares the key manager, so its guests' secrets are here too", r.Region, r.Err)
+	}
+	for _, g := range r.Gaps {
+		gs = append(gs, completeness.Gap{Kind: g.Kind, Detail: "region " + r.Region + ": " + g.Detail})
+	}
+	return gs
+}
+
+// liveIn is the first other region whose Nova lists server id ("": none).
+func (f Facts) liveIn(id string) string {
+	for _, r := range f.Regions {
+		if r.Region != "" && r.Servers.Has(id) {
+			return r.Region
+		}
+	}
+	return ""
+}
+
+// serversComplete says whether a server no list read holds is gone:
+// this region's list is every project's and complete, and so is every
+// other region's that shares the key manager.
+func (f Facts) serversComplete() bool {
+	if !f.CompleteServers {
+		return false
+	}
+	for _, r := range f.Regions {
+		if !r.complete() {
+			return false
+		}
+	}
+	return true
+}
+
+// regionGaps are the other regions' lists' gaps, in their order.
+func (f Facts) regionGaps() completeness.Gaps {
+	var gs completeness.Gaps
+	for _, r := range f.Regions {
+		gs = append(gs, r.gaps()...)
+	}
+	return gs
+}
+
+// absence is what the servers read say of an instance none of them
+// lists, worked out once an audit.
+type absence struct {
+	// proves: every list is complete (serversComplete).
+	proves bool
+	// why they cannot prove it, when they cannot.
+	why string
+	// elsewhere names the other regions' lists, for the words of a gone
+	// instance ("" with none).
+	elsewhere string
+}
+
+func (f Facts) absence() absence {
+	a := absence{proves: f.serversComplete()}
+	for _, r := range f.Regions {
+		if r.Region != "" {
+			a.elsewhere += " nor region " + r.Region + "'s"
+		}
+	}
+	if a.elsewhere != "" {
+		a.elsewhere = ", neither this region's" + a.elsewhere + " (the key manager is theirs too)"
+	}
+	if a.proves {
+		return a
+	}
+	why := f.ServerGaps.String()
+	if why == "" && !f.CompleteServers {
+		why = "not every project's servers were listed"
+	}
+	if rg := f.regionGaps().String(); rg != "" && why != "" {
+		why += "; " + rg
+	} else if rg != "" {
+		why = rg
+	}
+	a.why = why
+	return a
+}
+
 // RegionAsked is one region whose catalog lists the key manager's
 // endpoint, and what its Nova was asked.
 type RegionAsked struct {

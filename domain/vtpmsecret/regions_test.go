@@ -108,7 +108,98 @@ func TestSettleUndeterminedAcrossRegions(t *testing.T) {
 		{Region: "RegionTwo", Proof: ServerProof{Servers: map[string]nova.ExistenceProof{instance: {State: nova.ServerExists, ProjectID: "t2", Status: "ACTIVE"}}}},
 	})
 	SettleUndetermined(&r, proof)
-	if o := r.Orphans[0]; o.Kind != OrphanLive || !strings.Contains(o.Reason, "exists in region RegionTwo") {
+	if o := r.Orphans[0]; o.Kind != OrphanLive || o.Region != "RegionTwo" || !strings.Contains(o.Reason, "exists in region RegionTwo") {
 		t.Errorf("%s %q", o.Kind, o.Reason)
+	}
+}
+
+// The audit, when the key manager is shared: a secret whose instance
+// another sharing region's Nova lists is that region's live guest's; an
+// instance no list holds is gone only when every list is complete, and
+// undetermined otherwise, its reason and a partial read naming the
+// region. A nova/instance consumer is worded the same way. Pure: the
+// lists are in Facts.Regions.
+func TestAuditOtherRegions(t *testing.T) {
+	const there, nowhere = "aaaaaaaa-0000-4000-8000-000000000001", "bbbbbbbb-0000-4000-8000-000000000002"
+	var two nova.ServerIDs
+	two.Add(there)
+	cellDown := completeness.Gaps{{Kind: completeness.CellDown, Detail: "Nova listed 1 server(s) as partial records (status UNKNOWN): a cell is not answering"}}
+	scope := completeness.Gaps{{Kind: completeness.Scope, Detail: "the servers of the token's own project only"}}
+	for _, c := range []struct {
+		name      string
+		regions   []RegionServers
+		ownGaps   completeness.Gaps // this region's list's (none: complete)
+		there     OrphanKind
+		nowhere   OrphanKind
+		reason    string // in nowhere's reason
+		gap       completeness.Kind
+		gapDetail string // in the result's Incomplete
+		consumer  string // the guest's consumer naming nowhere, in its finding
+	}{
+		{"this region's key manager alone", nil, nil, OrphanGone, OrphanGone, "instance " + nowhere + " no longer exists: it is in no project's server list", "", "", "which no longer exists"},
+		{"RegionTwo lists one", []RegionServers{{Region: "RegionTwo", Servers: two}}, nil, OrphanLive, OrphanGone,
+			"no project's server list, neither this region's nor region RegionTwo's (the key manager is theirs too)", "", "", "which no longer exists"},
+		{"RegionTwo's list failed after a page", []RegionServers{{Region: "RegionTwo", Servers: two, Err: "listing servers: 500"}}, nil, OrphanLive, OrphanUndetermined,
+			"cannot prove it gone (failed: region RegionTwo's servers could not be listed: listing servers: 500", completeness.Failed, "region RegionTwo's servers could not be listed", "is not in the audited projects"},
+		{"RegionTwo has a cell down", []RegionServers{{Region: "RegionTwo", Servers: two, Gaps: cellDown}}, nil, OrphanLive, OrphanUndetermined,
+			"(cell_down: region RegionTwo: Nova listed 1 server(s) as partial records", completeness.CellDown, "region RegionTwo: Nova listed", "is not in the audited projects"},
+		{"the catalog cannot say", []RegionServers{{Err: "not a Keystone v3 token: the catalog's regions cannot be read"}}, nil, OrphanUndetermined, OrphanUndetermined,
+			"which regions share the key manager cannot be read from the catalog (not a Keystone v3 token", completeness.Failed, "cannot be read from the catalog", "is not in the audited projects"},
+		{"this region's list is partial", []RegionServers{{Region: "RegionTwo", Servers: two}}, scope, OrphanLive, OrphanUndetermined,
+			"cannot prove it gone (scope: the servers of the token's own project only)", completeness.Scope, "own project only", "is not in the audited projects"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := baseFacts()
+			f.API = API{1, 1}
+			f.Regions, f.ServerGaps, f.CompleteServers = c.regions, c.ownGaps, c.ownGaps.Complete()
+			f.Secrets.mut(0).Consumers = []Consumer{NovaConsumer("srv1"), NovaConsumer(nowhere)}
+			f.Secrets.Add(Secret{ID: "s-there", InstanceID: there, ProjectID: "p1", CreatorID: "nova", Created: now},
+				Secret{ID: "s-nowhere", InstanceID: nowhere, ProjectID: "p1", CreatorID: "nova", Created: now})
+			for _, r := range []Result{Audit(f, now), AuditStreamed(f, now)} {
+				if len(r.Orphans) != 2 {
+					t.Fatalf("orphans %+v", r.Orphans)
+				}
+				got := map[string]Orphan{r.Orphans[0].InstanceID: r.Orphans[0], r.Orphans[1].InstanceID: r.Orphans[1]}
+				th, no := got[there], got[nowhere]
+				if th.Kind != c.there || th.Live != (c.there == OrphanLive) || c.there == OrphanLive && (th.Region != "RegionTwo" || !strings.HasPrefix(th.Reason, "live in region RegionTwo: ")) {
+					t.Errorf("listed by RegionTwo: %s live=%v region %q %q", th.Kind, th.Live, th.Region, th.Reason)
+				}
+				if no.Kind != c.nowhere || no.Live || no.Region != "" || !strings.Contains(no.Reason, c.reason) {
+					t.Errorf("in no list: %s %q, want %s %q", no.Kind, no.Reason, c.nowhere, c.reason)
+				}
+				wantOrphans, wantUndetermined := 0, 0
+				for _, k := range []OrphanKind{c.there, c.nowhere} {
+					wantOrphans += map[bool]int{true: 1}[k == OrphanGone]
+					wantUndetermined += map[bool]int{true: 1}[k == OrphanUndetermined]
+				}
+				if s := r.Summary; s.Orphans != wantOrphans || s.Undetermined != wantUndetermined {
+					t.Errorf("summary %+v", s)
+				}
+				if c.gap == "" && len(r.Incomplete) != 0 || c.gap != "" && !strings.Contains(r.Incomplete.String(), string(c.gap)+": ") ||
+					!strings.Contains(r.Incomplete.String(), c.gapDetail) {
+					t.Errorf("incomplete %q, want %s %q", r.Incomplete, c.gap, c.gapDetail)
+				}
+				var consumer Finding
+				r.EachGuest(func(g GuestResult) bool {
+					for _, fd := range g.Findings {
+						if fd.Check == CheckSecretConsumer {
+							consumer = fd
+						}
+					}
+					return false
+				})
+				if !strings.Contains(consumer.Message, "server "+nowhere+", "+c.consumer) && !strings.Contains(consumer.Message, "server "+nowhere+" "+c.consumer) {
+					t.Errorf("consumer: %q, want %q", consumer.Message, c.consumer)
+				}
+			}
+		})
+	}
+	// a consumer naming RegionTwo's guest says where it lives
+	f := baseFacts()
+	f.API = API{1, 1}
+	f.Regions = []RegionServers{{Region: "RegionTwo", Servers: two}}
+	f.Secrets.mut(0).Consumers = []Consumer{NovaConsumer(there)}
+	if got := finding(Audit(f, now), CheckSecretConsumer); !strings.Contains(got.Message, "server "+there+", live in region RegionTwo") {
+		t.Errorf("consumer of RegionTwo's guest: %q", got.Message)
 	}
 }

@@ -57,6 +57,9 @@ type Orphan struct {
 	Reason string        `json:"reason"`
 	Age    time.Duration `json:"-"`
 	AgeStr string        `json:"age"`
+	// Region is the other region whose Nova has its server, when the key
+	// manager is shared by several regions ("": this one's, or none).
+	Region string `json:"region,omitempty"`
 }
 
 // OrphanKind says why a secret is an orphan: what a cleanup may do.
@@ -68,7 +71,8 @@ const (
 	OrphanGone OrphanKind = "instance-gone"
 	// OrphanDuplicate: one of several secrets of an existing guest.
 	OrphanDuplicate OrphanKind = "duplicate"
-	// OrphanLive: its server exists but asks for no (visible) vTPM.
+	// OrphanLive: its server exists but asks for no (visible) vTPM, or
+	// is another region's guest (Region: a key manager regions share).
 	OrphanLive OrphanKind = "server-exists"
 	// OrphanUndetermined: its instance is not among the servers read, but
 	// that read cannot prove it gone (another project's server, a down

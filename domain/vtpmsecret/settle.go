@@ -47,7 +47,7 @@ func SettleUndetermined(r *Result, proof ServerProof) {
 				o.Reason += ", in every region sharing the key manager (" + strings.Join(regionNames(proof.Regions), ", ") + ")"
 			}
 		case ex.State == nova.ServerExists && ex.Region != "":
-			o.Kind, o.Live = OrphanLive, true
+			o.Kind, o.Live, o.Region = OrphanLive, true, ex.Region
 			o.Reason = fmt.Sprintf("its server exists in region %s, project %s (status %s): the key manager is shared by several regions; audit there", ex.Region, ex.ProjectID, ex.Status)
 		case ex.State == nova.ServerExists:
 			o.Kind, o.Live = OrphanLive, true

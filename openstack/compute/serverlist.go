@@ -104,6 +104,30 @@ type ServerQuery struct {
 // never waits on a decode. f is called in order, from one goroutine at a
 // time. The transport's paging guard applies as to any list.
 func EachServerPage(ctx context.Context, c *gophercloud.ServiceClient, sq ServerQuery, f func([]ListedServer)) error {
+	return eachServerPage(ctx, c, sq, f)
+}
+
+// ServerRef is what a list of IDs keeps of a server: its ID, and whether
+// Nova listed it as a partial record (2.69+: a server of a cell it
+// cannot reach, without its flavor). Decoding into it skips the rest of
+// each server's record.
+type ServerRef struct {
+	ID     string    `json:"id"`
+	Flavor *struct{} `json:"flavor"`
+}
+
+// Partial says whether Nova listed the server as a partial record.
+func (s ServerRef) Partial() bool { return s.Flavor == nil }
+
+// EachServerIDPage is EachServerPage (the same requests, pages and
+// guard) decoding each server's ID alone: another region's Nova asked
+// which servers it holds.
+func EachServerIDPage(ctx context.Context, c *gophercloud.ServiceClient, sq ServerQuery, f func([]ServerRef)) error {
+	return eachServerPage(ctx, c, sq, f)
+}
+
+// eachServerPage follows the server list, decoding each page into a []T.
+func eachServerPage[T any](ctx context.Context, c *gophercloud.ServiceClient, sq ServerQuery, f func([]T)) error {
 	q, err := servers.ListOpts{AllTenants: sq.AllTenants, Limit: 1000}.ToServerListQuery()
 	if err != nil {
 		return err
@@ -140,7 +164,7 @@ func EachServerPage(ctx context.Context, c *gophercloud.ServiceClient, sq Server
 			}
 		}
 		go func() {
-			var list []ListedServer
+			var list []T
 			if err := json.Unmarshal(page.Servers, &list); err != nil {
 				decoded <- fmt.Errorf("server list page %s: %w", this, err)
 				return
