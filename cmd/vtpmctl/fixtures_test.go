@@ -132,7 +132,7 @@ func TestFixtureFleetAndUpgrade(t *testing.T) {
 		} `json:"hosts"`
 	}
 	jsonOut(t, out, &fleet)
-	if fleet.Schema != "vtpmctl.hosts-audit/1" || fleet.Release != "zed" || len(fleet.Hosts) != 2 {
+	if fleet.Schema != "vtpmctl.hosts-audit/2" || fleet.Release != "zed" || len(fleet.Hosts) != 2 {
 		t.Fatalf("hosts audit: exit %d %+v %s", code, fleet, errs)
 	}
 	// the traits come from Placement's required= filter, which needs 1.18

@@ -286,14 +286,12 @@ type DrainResult struct {
 // Drain picks one host's answers from the audit; ok false when the audit
 // has no such host (by service host or hypervisor name).
 func (f *Result) Drain(host string) (DrainResult, bool) {
-	for i, h := range f.Hosts {
+	for _, h := range f.Hosts {
 		if h.Host != host && h.Hypervisor != host {
 			continue
 		}
 		d := DrainResult{Schema: DrainSchema, Host: h.Host, Guests: []RiskGuest{}, Summary: map[DrainAction]int{}}
-		if i < len(f.Reports) {
-			d.Guests = append(d.Guests, f.Reports[i].AtRisk...)
-		}
+		d.Guests = append(d.Guests, h.AtRisk...)
 		for _, a := range DrainActions {
 			d.Summary[a] = 0
 		}

@@ -42,40 +42,30 @@ func (r HostReport) Short() string {
 	return string(worst) + " " + first
 }
 
-// Only is the audit with only the hosts whose status f keeps (a host and
-// its report go together); the summary stays the whole run's.
+// Only is the audit with only the hosts whose status f keeps; the
+// summary stays the whole run's.
 func (f Result) Only(keep result.Filter) Result {
 	if len(keep) == 0 {
 		return f
 	}
-	hosts := make([]Host, 0, len(f.Hosts))
-	reps := make([]HostReport, 0, len(f.Reports))
-	for i, h := range f.Hosts {
-		s := result.Pass // a host without a report has no finding
-		if i < len(f.Reports) {
-			s = f.Reports[i].RowStatus()
-		}
-		if !keep.Keeps(s) {
-			continue
-		}
-		hosts = append(hosts, h)
-		if i < len(f.Reports) {
-			reps = append(reps, f.Reports[i])
+	hosts := make([]HostReport, 0, len(f.Hosts))
+	for _, h := range f.Hosts {
+		if keep.Keeps(h.RowStatus()) {
+			hosts = append(hosts, h)
 		}
 	}
-	f.Hosts, f.Reports = hosts, reps
+	f.Hosts = hosts
 	return f
 }
 
 // SummaryView is the audit's summary alone. Its JSON is the audit's
-// document, same schema, with hosts and reports empty; its table is the
-// summary's counts.
+// document, same schema, with hosts empty; its table is the summary's
+// counts.
 type SummaryView struct{ *Result }
 
-// SummaryView leaves out the lists; f is not changed.
+// SummaryView leaves out the list; f is not changed.
 func (f Result) SummaryView() SummaryView {
-	f.Hosts = []Host{}
-	f.Reports = []HostReport{}
+	f.Hosts = []HostReport{}
 	return SummaryView{&f}
 }
 
@@ -84,8 +74,8 @@ func (v SummaryView) Table() output.Table {
 	s := v.Summary
 	t := output.NewSummary("hosts")
 	add := t.Add
-	add("hosts", s.Hosts)
-	add("up_and_enabled", s.Usable)
+	add("compute_hosts", s.Hosts)
+	add("hosts_up_and_enabled", s.Usable)
 	add("can_take_tpm_2_0", s.TPM20)
 	add("can_take_crb", s.CRB)
 	add("can_take_host_mode", s.HostMode)

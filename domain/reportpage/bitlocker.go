@@ -34,7 +34,7 @@ func bitLockerRows(hosts []hostcheck.Report, fl *fleet.Result) []RiskRow {
 		}
 	}
 	if fl != nil {
-		for _, r := range fl.Reports {
+		for _, r := range fl.Hosts {
 			for i, g := range r.AtRisk {
 				if g.BitLockerRisk == "" {
 					continue

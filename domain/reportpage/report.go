@@ -174,7 +174,7 @@ func (p *page) build() {
 		s := f.Summary
 		p.Areas = append(p.Areas, Area{"Fleet and scheduling", verdict(s.Failing == 0),
 			fmt.Sprintf("%d host(s), %d up; %d take TPM 2.0, %d CRB, %d host mode; %d guest(s) cannot be evacuated", s.Hosts, s.Usable, s.TPM20, s.CRB, s.HostMode, s.AtRisk), s.Failing == 0})
-		for _, r := range f.Reports {
+		for _, r := range f.Hosts {
 			for _, c := range r.Checks {
 				p.add("Fleet", r.Host, c)
 			}

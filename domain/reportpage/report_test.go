@@ -26,7 +26,7 @@ func write(t *testing.T, dir, name string, v any) string {
 func TestLoadAndRender(t *testing.T) {
 	dir := t.TempDir()
 	host := hostcheck.Report{Schema: hostcheck.ReportSchema, Host: "cmp1", Checks: []hostcheck.Check{{ID: "KVM-NESTED", Status: hostcheck.Warn, Message: "nested", Remedy: "none"}, {ID: "VIRT-TYPE", Status: hostcheck.Fail, Message: "found 'lxc' <script>x</script>", Remedy: "use kvm"}}}
-	fl := fleet.NewResult(nova.Zed, []fleet.Host{}, []fleet.HostReport{}, fleet.Summary{Hosts: 3, Usable: 3, TPM20: 2, AtRisk: 4})
+	fl := fleet.NewResult(nova.Zed, []fleet.HostReport{}, fleet.Summary{Hosts: 3, Usable: 3, TPM20: 2, AtRisk: 4})
 	sec := vtpmsecret.Result{Schema: vtpmsecret.ResultSchema, Summary: vtpmsecret.Summary{Guests: 5, Secrets: 5, OK: 4, Failed: 1}, Guests: []vtpmsecret.GuestResult{{Guest: vtpmsecret.Guest{ServerID: "s1", Name: "win1"},
 		Findings: []vtpmsecret.Finding{{Check: "SECRET-EXISTS", Status: "fail", Message: "gone"}}}}, NotAuditable: map[string]vtpmsecret.NotAuditable{"p9": {Detail: "403"}}}
 	up := fleet.UpgradeResult{Schema: fleet.UpgradeSchema, From: "zed", To: "2024.2", Hosts: []fleet.UpgradeHost{}, Stranded: []fleet.StrandedGuest{{VTPMGuest: nova.VTPMGuest{ServerID: "s2", Name: "win2", Host: "cmp1"}, Requires: []string{"COMPUTE_SECURITY_TPM_TIS"}}}}

@@ -103,13 +103,13 @@ func TestTablesFitWidth(t *testing.T) {
 	}
 	rep.Finish()
 	traits := []string{"COMPUTE_SECURITY_TPM_2_0", "COMPUTE_SECURITY_TPM_1_2", "COMPUTE_SECURITY_TPM_CRB", "COMPUTE_SECURITY_TPM_TIS", "COMPUTE_SECURITY_TPM_SECRET_SECURITY_HOST"}
-	var hosts []fleet.Host
 	var reports []fleet.HostReport
 	for _, h := range []string{"compute-0.example.org", "compute-1.example.org"} {
-		hosts = append(hosts, fleet.Host{Host: h, Hypervisor: h, State: "up", Status: "enabled", Traits: traits})
-		reports = append(reports, fleet.HostReport{Report: *rep})
+		r := fleet.HostReport{Report: *rep, Hypervisor: h, ServiceState: "up", ServiceStatus: "enabled"}
+		r.Host, r.Traits = h, traits
+		reports = append(reports, r)
 	}
-	audit := fleet.NewResult(nova.Gazpacho, hosts, reports, fleet.Summary{Hosts: 2})
+	audit := fleet.NewResult(nova.Gazpacho, reports, fleet.Summary{Hosts: 2})
 	sec := &vtpmsecret.Result{Schema: vtpmsecret.ResultSchema, NotAuditable: map[string]vtpmsecret.NotAuditable{"p-1": {Detail: long}}}
 	for _, n := range []string{"win11-finance-terminal-server-01", "win2022-sql-cluster-node-b"} {
 		sec.Guests = append(sec.Guests, vtpmsecret.GuestResult{Guest: nova.VTPMGuest{ServerID: "9c1f0a52-8d1e-4b53-a1a8-0c3e5f7b2d11", Name: n, ProjectID: "0f2c6c1e4b0a4c6f9f3e2d1c0b9a8f7e", UserID: "5d4c3b2a1f0e4d3c2b1a0f9e8d7c6b5a", Mode: nova.SecretHost},

@@ -61,4 +61,6 @@ var docs = []doc{
 // new version: its file stays in docs/schemas as it was (a script may
 // still hold such a document), schemagen no longer writes it, and the
 // index lists it with what replaced it.
-var retired = []struct{ Schema, By string }{}
+var retired = []struct{ Schema, By string }{
+	{"vtpmctl.hosts-audit/1", fleet.Schema},
+}
