@@ -150,7 +150,7 @@ func TestFixtureFleetAndUpgrade(t *testing.T) {
 	if !strings.Contains(out, "2 host(s)") {
 		t.Errorf("table footer missing:\n%s", out)
 	}
-	out, errs, code = runCLI(t, "--os-cloud", "fake", "upgrade", "check", "--to", "2024.2")
+	out, errs, code = runCLI(t, "--os-cloud", "fake", "upgrade", "check", "--to", "2024.2", "--long")
 	if code != 1 || !strings.Contains(out, "stranded: "+fakecloud.FixtureServer) {
 		t.Errorf("upgrade to 2024.2: exit %d\n%s%s", code, out, errs)
 	}

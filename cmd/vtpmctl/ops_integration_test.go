@@ -92,7 +92,7 @@ func TestIntegrationUpgradeAndEvacuation(t *testing.T) {
 		return h.run(func(streams *IOStreams) error {
 			g := h.global("devcloud-admin")
 			g.Output.Format = "table"
-			return runUpgradeCheck(ctx, &upgradeOptions{IO: streams, Global: g, To: rel})
+			return runUpgradeCheck(ctx, &upgradeOptions{IO: streams, Global: g, To: rel, Long: true}) // every stranded guest by ID
 		})
 	}
 	cur := devcloudtest.Release()

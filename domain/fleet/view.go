@@ -129,34 +129,15 @@ func (u UpgradeResult) Only(f result.Filter) UpgradeResult {
 	return u
 }
 
-// UpgradeSummary counts what the upgrade check's lists hold: the upgrade
-// check's document has no summary of its own.
-type UpgradeSummary struct {
-	Hosts     int `json:"hosts"`
-	Losing    int `json:"hosts_losing_vtpm"`
-	Stranded  int `json:"stranded_guests"`
-	KnownBugs int `json:"known_bugs"`
-	Fixed     int `json:"known_bugs_fixed_by_upgrade"`
-}
-
 // UpgradeSummaryView is the upgrade check's summary alone: its document,
-// same schema, with hosts, stranded guests and upgrade_first empty, and a
-// "summary" with their counts (advice and known bugs stay).
-type UpgradeSummaryView struct {
-	*UpgradeResult
-	Summary UpgradeSummary `json:"summary"`
-}
+// same schema and shape, with hosts, stranded guests and upgrade_first
+// empty (summary, advice and known bugs stay).
+type UpgradeSummaryView struct{ *UpgradeResult }
 
-// SummaryView counts, then leaves out the lists; u is not changed.
+// SummaryView leaves out the lists; u is not changed.
 func (u UpgradeResult) SummaryView() UpgradeSummaryView {
-	s := UpgradeSummary{Hosts: len(u.Hosts), Losing: len(u.UpgradeNow), Stranded: len(u.Stranded), KnownBugs: len(u.KnownBugs)}
-	for _, k := range u.KnownBugs {
-		if k.FixedByUpgrade {
-			s.Fixed++
-		}
-	}
 	u.Hosts, u.Stranded, u.UpgradeNow = []UpgradeHost{}, []StrandedGuest{}, []string{}
-	return UpgradeSummaryView{UpgradeResult: &u, Summary: s}
+	return UpgradeSummaryView{&u}
 }
 
 // Table is the counts, one a line.
@@ -166,8 +147,9 @@ func (v UpgradeSummaryView) Table() output.Table {
 	add := t.Add
 	add("from", v.From)
 	add("to", v.To)
-	add("hosts", s.Hosts)
+	add("hosts_up_and_enabled", s.Hosts)
 	add("hosts_losing_vtpm", s.Losing)
+	add("vtpm_guests", s.VTPMGuests)
 	add("stranded_guests", s.Stranded)
 	add("known_bugs", s.KnownBugs)
 	add("known_bugs_fixed_by_upgrade", s.Fixed)

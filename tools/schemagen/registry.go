@@ -63,4 +63,5 @@ var docs = []doc{
 // index lists it with what replaced it.
 var retired = []struct{ Schema, By string }{
 	{"vtpmctl.hosts-audit/1", fleet.Schema},
+	{"vtpmctl.upgrade-check/1", fleet.UpgradeSchema},
 }
