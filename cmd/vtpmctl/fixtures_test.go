@@ -177,7 +177,7 @@ func TestFixtureSecretsAndReport(t *testing.T) {
 		} `json:"guests"`
 	}
 	jsonOut(t, out, &res)
-	if res.Schema != "vtpmctl.secrets-audit/1" || len(res.Guests) != 1 || res.Guests[0].SecretID == "" || demo == "" {
+	if res.Schema != "vtpmctl.secrets-audit/2" || len(res.Guests) != 1 || res.Guests[0].SecretID == "" || demo == "" {
 		t.Fatalf("secrets audit: exit %d %+v %s", code, res, errs)
 	}
 	dir := t.TempDir()

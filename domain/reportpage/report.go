@@ -210,7 +210,7 @@ func (p *page) build() {
 		// An orphan's remedy is the audit's reviewable delete script.
 		cleanup := p.words.Command(advice.SecretsAudit) + " " + p.words.Option(advice.CleanupPlan)
 		for _, o := range sec.Orphans {
-			p.Findings = append(p.Findings, Finding{"Secrets", "secret " + o.ID, "ORPHAN", "warn", o.Reason + ", created by " + o.CreatorID + ", " + o.AgeStr + " old", cleanup})
+			p.Findings = append(p.Findings, Finding{"Secrets", "secret " + o.ID, "ORPHAN", "warn", o.Reason + ", created by " + o.CreatorID + ", " + o.AgeText() + " old", cleanup})
 		}
 	}
 	if u := p.Upgrade; u != nil {

@@ -88,7 +88,7 @@ func (cliLike) Command(c advice.Command) string { return "prog " + string(c) }
 // secrets audit's cleanup plan, spelled by the caller's words; without
 // words, plainly.
 func TestOrphanRemedyInCallersWords(t *testing.T) {
-	sec := vtpmsecret.Result{Schema: vtpmsecret.ResultSchema, Orphans: []vtpmsecret.Orphan{{Secret: vtpmsecret.Secret{ID: "o1", CreatorID: "u"}, Reason: "no server", AgeStr: "9d"}}}
+	sec := vtpmsecret.Result{Schema: vtpmsecret.ResultSchema, Orphans: []vtpmsecret.Orphan{{Secret: vtpmsecret.Secret{ID: "o1", CreatorID: "u"}, Reason: "no server", AgeSeconds: 9 * 86400}}}
 	for words, want := range map[advice.Words]string{cliLike{}: "prog secrets audit --cleanup-plan", nil: "secrets audit cleanup_plan"} {
 		var b bytes.Buffer
 		if err := Render(&b, Inputs{Secrets: &sec}, words); err != nil || !strings.Contains(b.String(), "Remedy: "+want) {

@@ -116,7 +116,7 @@ func TestTablesFitWidth(t *testing.T) {
 			ProjectName: "finance", OwnerName: "svc-deploy", SecretID: "4e3d2c1b-0a9f-4e8d-7c6b-5a4f3e2d1c0b",
 			Findings: []vtpmsecret.Finding{{Check: "SECRET-OWNER", Status: result.Fail, Message: long}}, Cannot: []string{"evacuate", "shelve", "rebuild", "rescue"}})
 	}
-	sec.Orphans = []vtpmsecret.Orphan{{Secret: vtpmsecret.Secret{ID: "4e3d2c1b-0a9f-4e8d-7c6b-5a4f3e2d1c0b", ProjectID: "0f2c6c1e4b0a4c6f9f3e2d1c0b9a8f7e", InstanceID: "9c1f0a52-8d1e-4b53-a1a8-0c3e5f7b2d11", CreatorID: "5d4c3b2a1f0e4d3c2b1a0f9e8d7c6b5a"}, Kind: vtpmsecret.OrphanGone, Reason: long, AgeStr: "3d"}}
+	sec.Orphans = []vtpmsecret.Orphan{{Secret: vtpmsecret.Secret{ID: "4e3d2c1b-0a9f-4e8d-7c6b-5a4f3e2d1c0b", ProjectID: "0f2c6c1e4b0a4c6f9f3e2d1c0b9a8f7e", InstanceID: "9c1f0a52-8d1e-4b53-a1a8-0c3e5f7b2d11", CreatorID: "5d4c3b2a1f0e4d3c2b1a0f9e8d7c6b5a"}, Kind: vtpmsecret.OrphanGone, Reason: long, AgeSeconds: 3 * 86400}}
 	// the columns with the long words, where the default table leaves
 	// them out (-c brings them back)
 	longCols := map[string][]string{"hosts audit": {"host", "traits", "findings"}, "secrets audit": {"server", "project", "owner", "secret", "findings"}}

@@ -64,4 +64,6 @@ var docs = []doc{
 var retired = []struct{ Schema, By string }{
 	{"vtpmctl.hosts-audit/1", fleet.Schema},
 	{"vtpmctl.upgrade-check/1", fleet.UpgradeSchema},
+	{"vtpmctl.secrets-audit/1", vtpmsecret.ResultSchema},
+	{"vtpmctl.secrets-cleanup-plan/1", vtpmsecret.CleanupSchema},
 }
