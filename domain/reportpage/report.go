@@ -87,6 +87,12 @@ func (in *Inputs) LoadBytes(path string, data []byte) error {
 	case "":
 		return result.CheckSchema(path, "", "one of "+strings.Join([]string{hostcheck.ReportSchema, fleet.Schema, vtpmsecret.ResultSchema, fleet.UpgradeSchema}, ", "))
 	default:
+		for _, known := range []string{hostcheck.ReportSchema, fleet.Schema, vtpmsecret.ResultSchema, fleet.UpgradeSchema} {
+			if kind, _, _ := strings.Cut(known, "/"); strings.HasPrefix(head.Schema, kind+"/") {
+				// another version of a document the page reads
+				return result.CheckSchema(path, head.Schema, known)
+			}
+		}
 		return fmt.Errorf("%s: schema %q is not the JSON of host check, hosts audit, secrets audit or upgrade check of this vtpmctl", path, head.Schema)
 	}
 	return nil

@@ -41,8 +41,10 @@ func TestLoadAndRender(t *testing.T) {
 		t.Fatalf("not every kind recognised: %+v", in)
 	}
 	for name, v := range map[string]any{
-		"written by an older vtpmctl": map[string]any{"host": "cmp1", "checks": []any{}}, // a host check report before schemas
-		"not the JSON of":             map[string]any{"schema": "vtpmctl.host-check/9"},
+		"written by an older vtpmctl":                               map[string]any{"host": "cmp1", "checks": []any{}}, // a host check report before schemas
+		"another vtpmctl version":                                   map[string]any{"schema": "vtpmctl.host-check/9"},
+		`"vtpmctl.hosts-audit/1", expected "vtpmctl.hosts-audit/2"`: map[string]any{"schema": "vtpmctl.hosts-audit/1", "reports": []any{}},
+		"not the JSON of":                                           map[string]any{"schema": "vtpmctl.check/1"},
 	} {
 		if err := in.Load(write(t, dir, "x.json", v)); err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s: %v", name, err)
