@@ -106,7 +106,11 @@ func (b UpgradeBrief) Table() output.Table {
 		return fmt.Sprint(h.Now.TPM20 || h.Now.CRB, h.After.TPM20 || h.After.CRB, h.Missing)
 	}, func(h UpgradeHost) string { return h.Host }, func(h UpgradeHost) bool { return h.Loses })
 	if len(hg) > 0 {
-		st := output.Subtable{Title: fmt.Sprintf("%d host(s) up and enabled, by what the upgrade does to them:", len(u.Hosts)),
+		shown := fmt.Sprint(len(u.Hosts))
+		if len(u.Hosts) != u.Summary.Hosts {
+			shown = fmt.Sprintf("%d of %d", len(u.Hosts), u.Summary.Hosts) // a --status view
+		}
+		st := output.Subtable{Title: shown + " host(s) up and enabled, by what the upgrade does to them:",
 			Columns: []string{"count", "vtpm_now", "vtpm_after", "missing_after", "hosts"}}
 		for _, g := range hg[:min(len(hg), briefGroups)] {
 			h := g.first
