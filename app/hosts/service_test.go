@@ -40,14 +40,14 @@ func TestAudit(t *testing.T) {
 			t.Errorf("%s: %d requests, want %d (%v)", route, st.ByRoute[route], want, st.Routes())
 		}
 	}
-	if res.Release != nova.Zed || res.Resolved.Release != nova.Zed || res.Summary.Hosts != 60 || len(res.Reports) != 60 || res.Summary.AtRisk != 120 {
-		t.Errorf("release %s, summary %+v, %d reports", res.Release, res.Summary, len(res.Reports))
+	if res.Release != nova.Zed || res.Resolved.Release != nova.Zed || res.Summary.Hosts != 60 || len(res.Hosts) != 60 || res.Summary.AtRisk != 120 {
+		t.Errorf("release %s, summary %+v, %d hosts", res.Release, res.Summary, len(res.Hosts))
 	}
 	if res.Schema != fleet.Schema {
 		t.Errorf("schema %q", res.Schema)
 	}
 	compared := 0
-	for _, r := range res.Reports {
+	for _, r := range res.Hosts {
 		c := findID(r.Checks, "CONFIG-DRIFT")
 		if joined := r.Host == rep.Host; (c != nil && c.Status != hostcheck.Warn) != joined {
 			t.Errorf("%s: CONFIG-DRIFT %+v (report given: %v)", r.Host, c, joined)

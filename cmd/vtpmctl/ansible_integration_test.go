@@ -126,13 +126,9 @@ func TestIntegrationAnsibleHostAudit(t *testing.T) {
 	if err != nil && !errors.As(err, &exit) {
 		t.Fatal(err)
 	}
-	var res struct {
-		Summary fleet.Summary      `json:"summary"`
-		Hosts   []fleet.Host       `json:"hosts"`
-		Reports []hostcheck.Report `json:"reports"`
-	}
-	if jerr := json.Unmarshal(stdout.Bytes(), &res); jerr != nil || len(res.Reports) != len(res.Hosts) {
-		t.Fatalf("hosts audit: %v, JSON %v (%d hosts, %d reports)\n%s\n%s", err, jerr, len(res.Hosts), len(res.Reports), stdout.String(), stderr.String())
+	var res fleet.Result
+	if jerr := json.Unmarshal(stdout.Bytes(), &res); jerr != nil || len(res.Hosts) == 0 {
+		t.Fatalf("hosts audit: %v, JSON %v (%d hosts)\n%s\n%s", err, jerr, len(res.Hosts), stdout.String(), stderr.String())
 	}
 	// Both computes pass their checks and Placement holds what their
 	// configuration gives: a clean fleet, exit 0, nothing to warn about
@@ -141,8 +137,8 @@ func TestIntegrationAnsibleHostAudit(t *testing.T) {
 		t.Errorf("hosts audit: %v, %d host(s) failing; stderr: %s\n%s", err, res.Summary.Failing, stderr.String(), stdout.String())
 	}
 	matched := map[string]bool{}
-	for i, h := range res.Hosts {
-		drift := findCheck(res.Reports[i], "CONFIG-DRIFT")
+	for _, h := range res.Hosts {
+		drift := findCheck(h.Report, "CONFIG-DRIFT")
 		rep, ours := collected[h.Host]
 		if !ours {
 			// a compute the play did not visit (the fake driver's)
@@ -157,7 +153,7 @@ func TestIntegrationAnsibleHostAudit(t *testing.T) {
 			t.Errorf("hosts audit: %s (hypervisor %s): CONFIG-DRIFT %s %s; its report names hypervisor %s",
 				h.Host, h.Hypervisor, drift.Status, drift.Message, rep.Facts.HypervisorHostname)
 		}
-		if c := findCheck(res.Reports[i], "HOST-REPORT"); c.Status != "absent" {
+		if c := findCheck(h.Report, "HOST-REPORT"); c.Status != "absent" {
 			t.Errorf("hosts audit: %s: %s %s", h.Host, c.Status, c.Message)
 		}
 		matched[h.Host] = true

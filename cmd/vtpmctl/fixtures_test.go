@@ -132,7 +132,7 @@ func TestFixtureFleetAndUpgrade(t *testing.T) {
 		} `json:"hosts"`
 	}
 	jsonOut(t, out, &fleet)
-	if fleet.Schema != "vtpmctl.hosts-audit/1" || fleet.Release != "zed" || len(fleet.Hosts) != 2 {
+	if fleet.Schema != "vtpmctl.hosts-audit/2" || fleet.Release != "zed" || len(fleet.Hosts) != 2 {
 		t.Fatalf("hosts audit: exit %d %+v %s", code, fleet, errs)
 	}
 	// the traits come from Placement's required= filter, which needs 1.18
@@ -150,7 +150,7 @@ func TestFixtureFleetAndUpgrade(t *testing.T) {
 	if !strings.Contains(out, "2 host(s)") {
 		t.Errorf("table footer missing:\n%s", out)
 	}
-	out, errs, code = runCLI(t, "--os-cloud", "fake", "upgrade", "check", "--to", "2024.2")
+	out, errs, code = runCLI(t, "--os-cloud", "fake", "upgrade", "check", "--to", "2024.2", "--long")
 	if code != 1 || !strings.Contains(out, "stranded: "+fakecloud.FixtureServer) {
 		t.Errorf("upgrade to 2024.2: exit %d\n%s%s", code, out, errs)
 	}
@@ -177,7 +177,7 @@ func TestFixtureSecretsAndReport(t *testing.T) {
 		} `json:"guests"`
 	}
 	jsonOut(t, out, &res)
-	if res.Schema != "vtpmctl.secrets-audit/1" || len(res.Guests) != 1 || res.Guests[0].SecretID == "" || demo == "" {
+	if res.Schema != "vtpmctl.secrets-audit/2" || len(res.Guests) != 1 || res.Guests[0].SecretID == "" || demo == "" {
 		t.Fatalf("secrets audit: exit %d %+v %s", code, res, errs)
 	}
 	dir := t.TempDir()

@@ -27,7 +27,7 @@ func cleanupPlan(t testing.TB, name string) string {
 	var out bytes.Buffer
 	res := vtpmsecret.Result{NotAuditable: map[string]vtpmsecret.NotAuditable{name: {Detail: "why " + name}}}
 	res.Orphans = []vtpmsecret.Orphan{
-		{Secret: vtpmsecret.Secret{ID: orphanID, InstanceID: orphanInstance, ProjectID: name, CreatorID: name}, Kind: vtpmsecret.OrphanGone, Reason: name, AgeStr: name},
+		{Secret: vtpmsecret.Secret{ID: orphanID, InstanceID: orphanInstance, ProjectID: name, CreatorID: name}, Kind: vtpmsecret.OrphanGone, Reason: name, AgeSeconds: 3 * 86400},
 		{Secret: vtpmsecret.Secret{ID: orphanID, InstanceID: name, ProjectID: name}, Kind: vtpmsecret.OrphanDuplicate, Reason: "duplicate " + name},
 		{Secret: vtpmsecret.Secret{ID: name, InstanceID: name, ProjectID: name}, Kind: vtpmsecret.OrphanLive, Live: true, Reason: name},
 		{Secret: vtpmsecret.Secret{ID: name, InstanceID: orphanInstance, ProjectID: name}, Kind: vtpmsecret.OrphanGone, Reason: name}, // not Nova's form: no delete line

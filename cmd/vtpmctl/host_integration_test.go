@@ -122,12 +122,12 @@ func TestIntegrationHostsAudit(t *testing.T) {
 	}
 	var out struct {
 		Summary fleet.Summary      `json:"summary"`
-		Reports []hostcheck.Report `json:"reports"`
+		Hosts   []hostcheck.Report `json:"hosts"`
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
 		t.Fatalf("JSON: %v\n%s", err, r.stdout)
 	}
-	for _, rep := range out.Reports {
+	for _, rep := range out.Hosts {
 		c := findCheck(rep, "CONFIG-DRIFT")
 		switch rep.Host {
 		case "devcloud":

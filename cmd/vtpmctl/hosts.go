@@ -26,6 +26,7 @@ type hostsOptions struct {
 	// Drain: --drain HOST (DrainSet: the flag was given, even empty).
 	Drain    string
 	DrainSet bool
+	Long     bool // --drain: a row per guest
 	View     viewOptions
 }
 
@@ -64,14 +65,18 @@ mode on Nova 33, 2026.1, or later, the source holds its libvirt secret, every
 compute at Nova 33 or later, a destination with the mode's traits and a
 libtpms no older than the source's), cold-migrate (the guest is stopped; Nova
 allows it in every mode), or stays; the summary counts each. --drain HOST
-shows only that host's guests (server, mode, drain, reason). Compute service
-versions come from the host check reports: the os-services API shows none.
+shows only that host's guests: the verdict first, then the guests grouped by
+how they leave and why, each reason once with its count and a few names;
+--long gives a row per guest (server, name, mode, drain, reason), as -f json
+always does. Compute service versions come from the host check reports: the
+os-services API shows none.
 `+viewHelp("hosts (a host's status: its worst finding)"), []string{
 				"vtpmctl --os-cloud prod hosts audit",
 				"vtpmctl --os-cloud prod hosts audit --host-reports ./reports --junit fleet.xml",
 				"vtpmctl --os-cloud prod hosts audit -f prometheus > vtpm-fleet.prom",
-				"vtpmctl --os-cloud prod hosts audit -f json -c host -c findings",
+				"vtpmctl --os-cloud prod hosts audit -f json -c host -c checks",
 				"vtpmctl --os-cloud prod hosts audit --host-reports ./reports --drain cmp1",
+				"vtpmctl --os-cloud prod hosts audit --drain cmp1 --long",
 				"vtpmctl --os-cloud prod hosts audit --summary",
 				"vtpmctl --os-cloud prod hosts audit --status fail -f json",
 			}, hostsAuditExit),
@@ -80,6 +85,7 @@ versions come from the host check reports: the os-services API shows none.
 				releaseFlag("nova-release", &audit.Release, "Nova `RELEASE` of the scheduler", ""),
 				junitFlag(&audit.JUnit),
 				&cli.StringFlag{Name: "drain", Usage: "show only `HOST`'s vTPM guests and how each leaves it (service host or hypervisor hostname)", Destination: &audit.Drain},
+				longFlag(&audit.Long, "with --drain: a row per guest"),
 			}, viewFlags(&audit.View)...),
 			Action: func(ctx context.Context, cmd *cli.Command) error {
 				if err := noArgs(cmd); err != nil {
@@ -171,6 +177,9 @@ func runHostsAudit(ctx context.Context, o *hostsOptions) error {
 	if o.DrainSet && o.View.set() {
 		return usagef("--drain %s lists that host's guests: --summary and --status are for the whole audit", o.Drain)
 	}
+	if o.Long && !o.DrainSet {
+		return usagef("--long lists each guest of --drain HOST: without --drain the audit's rows are its hosts, each listed already")
+	}
 	reports, err := readHostReports(o.Dir)
 	if err != nil {
 		return err
@@ -208,7 +217,11 @@ func writeDrain(ctx context.Context, o *hostsOptions, res *fleet.Result) error {
 	if !ok {
 		return usagef("--drain %s: no such compute host in the audit (a nova-compute service host or hypervisor hostname)", o.Drain)
 	}
-	if err := output.Write(o.IO.Out, o.Global.Output, &d); err != nil {
+	var view any = &d
+	if brief(o.Global.Output, o.Long) {
+		view = d.Brief(longHint)
+	}
+	if err := output.Write(o.IO.Out, o.Global.Output, view); err != nil {
 		return err
 	}
 	if err := writeJUnit(ctx, o.IO.Out, o.JUnit, "vtpmctl hosts audit", res.Suites, fileout.Private); err != nil {

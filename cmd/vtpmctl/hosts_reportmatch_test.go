@@ -30,14 +30,14 @@ func TestHostsAuditReportNamingAnotherHost(t *testing.T) {
 		t.Fatalf("exit %d, want 1 (devcloud's report fails): %s", code, errs)
 	}
 	var audit struct {
-		Reports []struct {
+		Hosts []struct {
 			Host   string `json:"host"`
 			Checks []struct{ ID, Status, Message string }
-		} `json:"reports"`
+		} `json:"hosts"`
 	}
 	jsonOut(t, out, &audit)
 	var warned, failed bool
-	for _, r := range audit.Reports {
+	for _, r := range audit.Hosts {
 		if r.Host != "devcloud" {
 			continue
 		}

@@ -92,7 +92,7 @@ func TestIntegrationUpgradeAndEvacuation(t *testing.T) {
 		return h.run(func(streams *IOStreams) error {
 			g := h.global("devcloud-admin")
 			g.Output.Format = "table"
-			return runUpgradeCheck(ctx, &upgradeOptions{IO: streams, Global: g, To: rel})
+			return runUpgradeCheck(ctx, &upgradeOptions{IO: streams, Global: g, To: rel, Long: true}) // every stranded guest by ID
 		})
 	}
 	cur := devcloudtest.Release()
@@ -138,9 +138,9 @@ func TestIntegrationUpgradeAndEvacuation(t *testing.T) {
 		r := h.run(func(streams *IOStreams) error {
 			return runHostsAudit(ctx, &hostsOptions{IO: streams, Global: h.global("devcloud-admin")})
 		})
-		var out struct{ Reports []fleet.HostReport }
+		var out fleet.Result
 		json.Unmarshal([]byte(r.stdout), &out)
-		for _, rep := range out.Reports {
+		for _, rep := range out.Hosts {
 			if rep.Host == "devcloud" {
 				return rep
 			}

@@ -143,18 +143,18 @@ func TestPrometheusBitLocker(t *testing.T) {
 				ByRemedy map[string]int `json:"by_remedy"`
 			} `json:"secure_boot_guests"`
 		} `json:"summary"`
-		Reports []struct {
+		Hosts []struct {
 			AtRisk []struct {
 				Risk string `json:"bitlocker_risk"`
 			} `json:"at_risk_guests"`
 			SecureBoot struct {
 				ByRemedy map[string]int `json:"by_remedy"`
 			} `json:"secure_boot_guests"`
-		} `json:"reports"`
+		} `json:"hosts"`
 	}
 	jsonOut(t, out, &audit)
-	if audit.Summary.BitLocker["high"] != 1 || len(audit.Reports) == 0 || len(audit.Reports[0].AtRisk) != 1 || audit.Reports[0].AtRisk[0].Risk != "high" ||
-		audit.Summary.SecureBoot.ByCerts["2011"] != 1 || audit.Summary.SecureBoot.ByRemedy["package-update"] != 1 || audit.Reports[0].SecureBoot.ByRemedy["package-update"] != 1 {
+	if audit.Summary.BitLocker["high"] != 1 || len(audit.Hosts) == 0 || len(audit.Hosts[0].AtRisk) != 1 || audit.Hosts[0].AtRisk[0].Risk != "high" ||
+		audit.Summary.SecureBoot.ByCerts["2011"] != 1 || audit.Summary.SecureBoot.ByRemedy["package-update"] != 1 || audit.Hosts[0].SecureBoot.ByRemedy["package-update"] != 1 {
 		t.Errorf("no fleet count or guest risk in the JSON: %+v\n%s", audit, out)
 	}
 }

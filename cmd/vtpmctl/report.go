@@ -40,9 +40,14 @@ func newReportCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 		Usage:     "one self-contained HTML page for a compliance reviewer: hosts, fleet, secrets, upgrade",
 		Description: commandHelp(`
 Writes one HTML file that renders offline (no external asset): a summary a
-reviewer reads in a minute — pass/fail per area, counts, a chart of hosts by
+reviewer reads in a minute — first what needs attention, worst first, each
+by count and status and linked to its row; then pass/warn/fail per area (pass
+only when the area has no fail or warn finding), counts, a chart of hosts by
 vTPM capability and of vTPM guests by risk — then every finding with its
-remedy. With --from it renders saved JSON results (host check, hosts audit,
+remedy, worst first, identical findings one row with their count and, in a
+list to open, every host, guest or secret. The BitLocker and Secure Boot
+sections need the hosts' check reports (--host-reports, or host check JSON
+as inputs); without them they say so. With --from it renders saved JSON results (host check, hosts audit,
 secrets audit, upgrade check -f json: each names its kind and version in
 "schema"; a file from an older vtpmctl is refused with what to do); without
 it, it runs hosts audit and secrets audit against the cloud (admin: all
@@ -53,8 +58,8 @@ Arguments after the flags are more saved results, as if each followed a
 --from: a shell glob (--from reports/*.json) expands to several files and
 all of them are read.
 
-A remedy that several findings share is said once, in a Remedies table
-with how many findings it applies to; each finding links to it.
+A remedy that several rows share is said once, in a Remedies table with
+how many findings it applies to; each row links to it.
 
 --summary writes the tiles and charts alone, no finding listed;
 --status fail,warn lists only the findings of those statuses (pass, warn,

@@ -123,11 +123,11 @@ func cleanupResult() vtpmsecret.Result {
 	res.Orphans = []vtpmsecret.Orphan{
 		{Secret: vtpmsecret.Secret{ID: a, InstanceID: b, ProjectID: "p1"}, Kind: vtpmsecret.OrphanLive, Live: true, Reason: "server web exists but asks for no vTPM"},
 		{Secret: vtpmsecret.Secret{ID: b, InstanceID: c, ProjectID: "p1"}, Kind: vtpmsecret.OrphanDuplicate, Reason: "duplicate: 2 secrets for instance " + c},
-		{Secret: vtpmsecret.Secret{ID: c, InstanceID: d, ProjectID: "p1", CreatorID: "u1"}, Kind: vtpmsecret.OrphanGone, Reason: "instance " + d + " no longer exists", AgeStr: "3d"},
-		{Secret: vtpmsecret.Secret{ID: d, InstanceID: a, ProjectID: "p2", CreatorID: "u2", Consumers: []vtpmsecret.Consumer{vtpmsecret.NovaConsumer(a)}}, Kind: vtpmsecret.OrphanGone, Reason: "gone", AgeStr: "5h"},
+		{Secret: vtpmsecret.Secret{ID: c, InstanceID: d, ProjectID: "p1", CreatorID: "u1"}, Kind: vtpmsecret.OrphanGone, Reason: "instance " + d + " no longer exists", AgeSeconds: 3 * 86400},
+		{Secret: vtpmsecret.Secret{ID: d, InstanceID: a, ProjectID: "p2", CreatorID: "u2", Consumers: []vtpmsecret.Consumer{vtpmsecret.NovaConsumer(a)}}, Kind: vtpmsecret.OrphanGone, Reason: "gone", AgeSeconds: 5 * 3600},
 		{Secret: vtpmsecret.Secret{ID: "not-a-uuid", InstanceID: a, ProjectID: "p2"}, Kind: vtpmsecret.OrphanGone, Reason: "gone"},
-		{Secret: vtpmsecret.Secret{ID: a, InstanceID: c, ProjectID: "p\x1b3", CreatorID: "u3"}, Kind: vtpmsecret.OrphanGone, Reason: "gone", AgeStr: "1d"},
-		{Secret: vtpmsecret.Secret{ID: b, InstanceID: a, ProjectID: "it's", CreatorID: "u4"}, Kind: vtpmsecret.OrphanGone, Reason: "gone", AgeStr: "9d"},
+		{Secret: vtpmsecret.Secret{ID: a, InstanceID: c, ProjectID: "p\x1b3", CreatorID: "u3"}, Kind: vtpmsecret.OrphanGone, Reason: "gone", AgeSeconds: 2 * 86400},
+		{Secret: vtpmsecret.Secret{ID: b, InstanceID: a, ProjectID: "it's", CreatorID: "u4"}, Kind: vtpmsecret.OrphanGone, Reason: "gone", AgeSeconds: 9 * 86400},
 	}
 	return res
 }
@@ -149,7 +149,7 @@ set -eu
 # instance 44444444-4444-4444-8444-444444444444 gone (Nova: 404); created by u1, 3d old
 openstack --os-cloud 'prod cloud' --os-project-id p1 secret delete https://kms.example:9311/v1/secrets/33333333-3333-4333-8333-333333333333
 # protected, not deleted: 44444444-4444-4444-8444-444444444444 (instance 11111111-1111-4111-8111-111111111111 gone, 5h old) has consumer(s) nova/instance/11111111-1111-4111-8111-111111111111; remove the consumer first if you are sure, then delete it
-# instance 33333333-3333-4333-8333-333333333333 gone (Nova: 404); created by u3, 1d old
+# instance 33333333-3333-4333-8333-333333333333 gone (Nova: 404); created by u3, 2d old
 # not written: the cloud name or project ID has control characters; delete 11111111-1111-4111-8111-111111111111 by hand
 # instance 11111111-1111-4111-8111-111111111111 gone (Nova: 404); created by u4, 9d old
 openstack --os-cloud 'prod cloud' --os-project-id 'it'\''s' secret delete https://kms.example:9311/v1/secrets/22222222-2222-4222-8222-222222222222

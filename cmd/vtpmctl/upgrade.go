@@ -19,6 +19,7 @@ type upgradeOptions struct {
 	Global   *globalOptions
 	To, From nova.Release
 	View     viewOptions
+	Long     bool
 }
 
 func newUpgradeCommand(g *globalOptions, streams *IOStreams) *cli.Command {
@@ -42,9 +43,15 @@ any other host could still take it (resize, cold migration) — and what to
 upgrade first. It also lists the Nova bugs that change a vTPM or UEFI guest's
 fate (host check's KNOWN-BUGS: wiped TPM state, reset NVRAM, resize revert)
 and whether RELEASE fixes each in every package or only from a point release.
-`+viewHelp("hosts (a host's status: warn when it stops receiving vTPM\nguests, else pass; stranded guests are the verdict and always shown)")+`
-Its --summary document adds "summary", the counts of its lists.`, []string{
+
+The table leads with the verdict and fits one screen at any fleet size: hosts
+grouped by what the upgrade does to them, stranded guests by the traits they
+need, each group once with its count and a few names. --long lists every host,
+every stranded guest and every known bug; -f json always holds them all, and
+its "summary" counts them in every view.
+`+viewHelp("hosts (a host's status: warn when it stops receiving vTPM\nguests, else pass; stranded guests are the verdict and always shown)"), []string{
 				"vtpmctl --os-cloud prod upgrade check --to 2024.2",
+				"vtpmctl --os-cloud prod upgrade check --to 2026.1 --long",
 				"vtpmctl --os-cloud prod upgrade check --to 2026.1 -f json",
 				"vtpmctl --os-cloud prod upgrade check --to 2026.1 --summary",
 				"vtpmctl --os-cloud prod upgrade check --to 2026.1 --status warn",
@@ -55,6 +62,7 @@ Its --summary document adds "summary", the counts of its lists.`, []string{
 			Flags: append([]cli.Flag{
 				&cli.GenericFlag{Name: "to", Usage: "the scheduler's new Nova `RELEASE` (zed, 2024.2, gazpacho, 26 …)", Required: true, Value: releaseValue{&o.To}},
 				releaseFlag("from", &o.From, "the current Nova `RELEASE`", ""),
+				longFlag(&o.Long, "list every host and every stranded guest"),
 			}, viewFlags(&o.View)...),
 			Action: func(ctx context.Context, cmd *cli.Command) error {
 				if err := noArgs(cmd); err != nil {
@@ -85,6 +93,9 @@ func runUpgradeCheck(ctx context.Context, o *upgradeOptions) error {
 	warnRelease(o.IO, res.Resolved)
 	view := o.View.pick(o.Global.Output, &res, func() any { return res.SummaryView() },
 		func(f result.Filter) any { r := res.Only(f); return &r })
+	if u, ok := view.(*fleet.UpgradeResult); ok && brief(o.Global.Output, o.Long) {
+		view = u.Brief(longHint)
+	}
 	if err := output.Write(o.IO.Out, o.Global.Output, view); err != nil {
 		return err
 	}

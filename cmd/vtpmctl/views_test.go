@@ -21,8 +21,8 @@ func TestViewsNarrowInJSON(t *testing.T) {
 	secrets := vtpmsecret.Result{Schema: vtpmsecret.ResultSchema, Summary: vtpmsecret.Summary{Guests: 2},
 		Guests: []vtpmsecret.GuestResult{{Guest: vtpmsecret.Guest{ServerID: "s1", Name: "win1"}, Findings: []vtpmsecret.Finding{{Check: "SECRET-OWNER", Status: result.Fail}}},
 			{Guest: vtpmsecret.Guest{ServerID: "s2", Name: "win2"}}}}
-	hosts := fleet.Result{Schema: fleet.Schema, Hosts: []fleet.Host{{Host: "cmp1", State: "up"}, {Host: "cmp2", State: "up"}},
-		Reports: []fleet.HostReport{{Report: hostcheck.Report{Checks: []hostcheck.Check{{ID: "VIRT-TYPE", Status: hostcheck.Fail}}}}, {}}}
+	hosts := fleet.Result{Schema: fleet.Schema, Hosts: []fleet.HostReport{{Report: hostcheck.Report{Host: "cmp1", Checks: []hostcheck.Check{{ID: "VIRT-TYPE", Status: hostcheck.Fail}}}, ServiceState: "up"},
+		{Report: hostcheck.Report{Host: "cmp2"}, ServiceState: "up"}}}
 	upgrade := fleet.UpgradeResult{Schema: fleet.UpgradeSchema, Hosts: []fleet.UpgradeHost{{Host: "cmp1", Loses: true}, {Host: "cmp2"}}}
 	host := hostcheck.Report{Schema: hostcheck.ReportSchema, Host: "cmp1", Checks: []hostcheck.Check{{ID: "VIRT-TYPE", Status: hostcheck.Fail, Message: "lxc"}, {ID: "SWTPM", Status: hostcheck.Pass}}}
 	verify := migration.VerifyResult{Schema: migration.VerifySchema, VMs: []migration.VMVerdict{{VM: "vm1", Verdict: migration.Missing}, {VM: "vm2", Verdict: migration.Verified}}}

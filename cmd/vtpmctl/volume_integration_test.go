@@ -561,16 +561,16 @@ func TestIntegrationVolumeAudits(t *testing.T) {
 		var out, errb bytes.Buffer
 		code := Main(ctx, []string{"vtpmctl", "--os-cloud", "devcloud-admin", "hosts", "audit", "-f", "json"}, &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb})
 		var res struct {
-			Reports []struct {
+			Hosts []struct {
 				AtRisk []struct {
 					ServerID string `json:"server_id"`
 				} `json:"at_risk_guests"`
-			} `json:"reports"`
+			} `json:"hosts"`
 		}
 		if err := json.Unmarshal(out.Bytes(), &res); err != nil {
 			t.Fatalf("hosts audit: exit %d, %v: %s", code, err, errb.String())
 		}
-		for _, rep := range res.Reports {
+		for _, rep := range res.Hosts {
 			for _, g := range rep.AtRisk {
 				if g.ServerID == s.ID {
 					return

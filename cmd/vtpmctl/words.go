@@ -17,6 +17,7 @@ var optionFlags = map[advice.Option]string{
 	advice.NovaConfigDir: "--nova-config-dir",
 	advice.CleanupPlan:   "--cleanup-plan",
 	advice.Drain:         "--drain",
+	advice.HostReports:   "--host-reports",
 }
 
 func (cliWords) Option(o advice.Option) string {

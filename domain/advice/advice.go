@@ -19,10 +19,11 @@ const (
 	NovaConfigDir Option = "nova_config_dir" // its conf.d directory
 	CleanupPlan   Option = "cleanup_plan"    // the audit's reviewable delete script
 	Drain         Option = "drain"           // a host's guests, each with how it leaves
+	HostReports   Option = "host_reports"    // the hosts' own host check reports, saved
 )
 
 // Options are every Option, for a caller to check it spells each.
-var Options = []Option{Root, NovaRoot, LibvirtRoot, Layout, LibvirtURI, NovaConf, NovaConfigDir, CleanupPlan, Drain}
+var Options = []Option{Root, NovaRoot, LibvirtRoot, Layout, LibvirtURI, NovaConf, NovaConfigDir, CleanupPlan, Drain, HostReports}
 
 // Command is one of the tool's commands.
 type Command string

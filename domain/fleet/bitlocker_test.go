@@ -44,7 +44,7 @@ func TestFleetBitLocker(t *testing.T) {
 	if c := find(&a, "BITLOCKER-RISK"); c.Status != hostcheck.Warn {
 		t.Errorf("the host's BITLOCKER-RISK finding must reach the fleet view: %+v", c)
 	}
-	res := NewResult(nova.Epoxy, hosts, reps, sum)
+	res := NewResult(nova.Epoxy, reps, sum)
 	if foot := strings.Join(res.Table().Footer, "\n"); !strings.Contains(foot, "BitLocker-recovery risk (from the host check reports): 1 high, 0 medium, 2 unknown, 0 low") {
 		t.Errorf("footer %s", foot)
 	}
@@ -63,7 +63,7 @@ func TestFleetBitLocker(t *testing.T) {
 	}
 
 	reps, sum = AuditHosts(nova.Epoxy, hosts, nil, nova.NewGuestList(guests...))
-	got, text = gauges(t, NewResult(nova.Epoxy, hosts, reps, sum))
+	got, text = gauges(t, NewResult(nova.Epoxy, reps, sum))
 	if sum.BitLocker != nil || reps[0].AtRisk[0].BitLockerRisk != "" || strings.Contains(text, "bitlocker") {
 		t.Errorf("no reports: %v %+v\n%s", sum.BitLocker, reps[0].AtRisk[0], text)
 	}

@@ -20,3 +20,8 @@ const (
 )
 
 func contains(l []string, v string) bool { return slices.Contains(l, v) }
+
+// StandingChecks are the fleet checks that state a standing risk of every
+// vTPM host rather than a fault to fix (Nova evacuates no vTPM guest): a
+// report lists them after the faults of their status.
+var StandingChecks = []string{"EVACUATION-RISK"}

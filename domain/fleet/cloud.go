@@ -22,7 +22,7 @@ func AuditCloud(c Cloud, hostReports []hostcheck.Report) Result {
 	reps, sum := AuditHosts(rel, c.Hosts, match.index, guests)
 	match.addFindings(reps, &sum)
 	why.mark(reps)
-	f := NewResult(rel, c.Hosts, reps, sum)
+	f := NewResult(rel, reps, sum)
 	f.ReleaseContext = c.Release.Context()
 	f.Resolved = c.Release
 	return *f

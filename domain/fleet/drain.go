@@ -286,14 +286,12 @@ type DrainResult struct {
 // Drain picks one host's answers from the audit; ok false when the audit
 // has no such host (by service host or hypervisor name).
 func (f *Result) Drain(host string) (DrainResult, bool) {
-	for i, h := range f.Hosts {
+	for _, h := range f.Hosts {
 		if h.Host != host && h.Hypervisor != host {
 			continue
 		}
 		d := DrainResult{Schema: DrainSchema, Host: h.Host, Guests: []RiskGuest{}, Summary: map[DrainAction]int{}}
-		if i < len(f.Reports) {
-			d.Guests = append(d.Guests, f.Reports[i].AtRisk...)
-		}
+		d.Guests = append(d.Guests, h.AtRisk...)
 		for _, a := range DrainActions {
 			d.Summary[a] = 0
 		}
@@ -305,11 +303,11 @@ func (f *Result) Drain(host string) (DrainResult, bool) {
 	return DrainResult{}, false
 }
 
-// Table: one row per guest.
+// Table: one row per guest, named (the long view: Brief groups them).
 func (d *DrainResult) Table() output.Table {
-	t := output.Table{Key: "guests", Columns: []string{"server", "mode", "drain", "reason"}}
+	t := output.Table{Key: "guests", Columns: []string{"server", "name", "mode", "drain", "reason"}}
 	for _, g := range d.Guests {
-		t.Rows = append(t.Rows, output.Record{{Name: "server", Value: g.ServerID}, {Name: "mode", Value: string(g.Mode)},
+		t.Rows = append(t.Rows, output.Record{{Name: "server", Value: g.ServerID}, {Name: "name", Value: g.Name}, {Name: "mode", Value: string(g.Mode)},
 			{Name: "drain", Value: string(g.Drain)}, {Name: "reason", Value: g.DrainReason}})
 	}
 	t.Footer = []string{fmt.Sprintf("host %s: %d vTPM guest(s): %d live-migrate, %d cold-migrate, %d stay",

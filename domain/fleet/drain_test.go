@@ -148,7 +148,7 @@ func TestAuditDrain(t *testing.T) {
 	if sum.Drain[DrainStays] != 1 || sum.Drain[DrainCold] != 2 || sum.Drain[DrainLive] != 0 {
 		t.Errorf("summary %v", sum.Drain)
 	}
-	f := NewResult(nova.Gazpacho, hosts, reps, sum)
+	f := NewResult(nova.Gazpacho, reps, sum)
 	d, ok := f.Drain("a.example")
 	if !ok || d.Host != "a" || len(d.Guests) != 2 || d.Guests[0].Drain != DrainStays || d.Guests[1].Drain != DrainCold {
 		t.Fatalf("drain a: %v %+v", ok, d)

@@ -39,13 +39,13 @@ func (why promotions) mark(reps []HostReport) {
 // what the JSON's evidence says.
 func (f *Result) evidenceLines() []string {
 	var out []string
-	for i := range f.Reports {
-		for _, g := range f.Reports[i].AtRisk {
+	for i := range f.Hosts {
+		for _, g := range f.Hosts[i].AtRisk {
 			if decidedByAPIs(g.Evidence) {
 				continue
 			}
 			out = append(out, fmt.Sprintf("evidence: %s (%s) on %s counted as a vTPM guest because %s",
-				output.ShownName(g.Name), output.ShownName(g.ServerID), output.ShownName(f.Reports[i].Host), g.evidenceWords()))
+				output.ShownName(g.Name), output.ShownName(g.ServerID), output.ShownName(f.Hosts[i].Host), g.evidenceWords()))
 		}
 	}
 	return out

@@ -37,10 +37,13 @@ func CapabilityOf(rel nova.Release, traits []string) Capability {
 	return c
 }
 
-// Summary counts the hosts that are up, enabled and able.
+// Summary counts the hosts that are up, enabled and able. Each key says
+// what it counts: compute_hosts is every host of the hypervisor list (up
+// or not), hosts_up_and_enabled those the scheduler places guests on
+// (upgrade check's hosts_up_and_enabled is the same count).
 type Summary struct {
-	Hosts    int `json:"hosts"`
-	Usable   int `json:"up_and_enabled"`
+	Hosts    int `json:"compute_hosts"`
+	Usable   int `json:"hosts_up_and_enabled"`
 	TPM20    int `json:"can_take_tpm_2_0"`
 	CRB      int `json:"can_take_crb"`
 	HostMode int `json:"can_take_host_mode"`
@@ -123,7 +126,8 @@ func auditHost(rel nova.Release, h Host, reports map[string]hostcheck.Report, gu
 // vTPM guests (an empty list, never null, where it has none).
 func apiView(rel nova.Release, h Host, guests nova.GuestList, on []int32) HostReport {
 	r := HostReport{Report: hostcheck.Report{Host: h.Host, NovaRelease: rel, Traits: h.Traits, VTPMGuests: []hostcheck.Guest{},
-		Facts: hostcheck.HostInfo{HypervisorHostname: h.Hypervisor, SecureBoot: contains(h.Traits, "COMPUTE_SECURITY_UEFI_SECURE_BOOT")}}}
+		Facts: hostcheck.HostInfo{HypervisorHostname: h.Hypervisor, SecureBoot: contains(h.Traits, "COMPUTE_SECURITY_UEFI_SECURE_BOOT")}},
+		Hypervisor: h.Hypervisor, ResourceProvider: h.RPUUID, ServiceState: h.State, ServiceStatus: h.Status}
 	if len(on) > 0 {
 		r.VTPMGuests = make([]hostcheck.Guest, 0, len(on))
 	}

@@ -22,7 +22,7 @@ func TestEvidenceFooterHostileName(t *testing.T) {
 	}
 	rep := HostReport{AtRisk: guests}
 	rep.Host = "cmp1\x1b[2J"
-	audit := &Result{Reports: []HostReport{rep}}
+	audit := &Result{Hosts: []HostReport{rep}}
 	drain := &DrainResult{Host: rep.Host, Guests: guests, Summary: map[DrainAction]int{}}
 	for name, tab := range map[string]output.Tabular{"audit": audit, "drain": drain} {
 		foot := tab.Table().Footer

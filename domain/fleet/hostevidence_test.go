@@ -25,13 +25,13 @@ func TestHostEvidence(t *testing.T) {
 		t.Fatalf("at risk %d, want the flavor guest and the one its host shows", res.Summary.AtRisk)
 	}
 	var got *RiskGuest
-	for i := range res.Reports[0].AtRisk {
-		if res.Reports[0].AtRisk[i].ServerID == "u1" {
-			got = &res.Reports[0].AtRisk[i]
+	for i := range res.Hosts[0].AtRisk {
+		if res.Hosts[0].AtRisk[i].ServerID == "u1" {
+			got = &res.Hosts[0].AtRisk[i]
 		}
 	}
 	if got == nil {
-		t.Fatalf("u1 not at risk: %+v", res.Reports[0].AtRisk)
+		t.Fatalf("u1 not at risk: %+v", res.Hosts[0].AtRisk)
 	}
 	if c.Inventory.Guests.Len() != 1 {
 		t.Error("the inventory's guests were changed")

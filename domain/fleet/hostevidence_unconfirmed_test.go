@@ -33,8 +33,8 @@ func TestHostEvidenceUnconfirmed(t *testing.T) {
 		t.Errorf("guests %+v", got)
 	}
 	res := AuditCloud(c, []hostcheck.Report{rep})
-	if res.Summary.AtRisk != 3 || len(res.Reports) != 1 || len(res.Reports[0].AtRisk) != 3 {
-		t.Fatalf("at risk %d, want the flavor guest and the two its host shows: %+v", res.Summary.AtRisk, res.Reports)
+	if res.Summary.AtRisk != 3 || len(res.Hosts) != 1 || len(res.Hosts[0].AtRisk) != 3 {
+		t.Fatalf("at risk %d, want the flavor guest and the two its host shows: %+v", res.Summary.AtRisk, res.Hosts)
 	}
 	if c.Inventory.Guests.Len() != 1 {
 		t.Error("the inventory's guests were changed")

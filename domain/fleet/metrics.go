@@ -29,25 +29,23 @@ var Now = time.Now
 func (f *Result) Gauges() *metrics.Set {
 	s := metrics.New()
 	seen := map[string]bool{} // a host with several hypervisors (ironic) is one host
-	for i, h := range f.Hosts {
+	for i := range f.Hosts {
+		h := &f.Hosts[i]
 		if seen[h.Host] {
 			continue
 		}
 		seen[h.Host] = true
-		if i < len(f.Reports) {
-			r := &f.Reports[i]
-			r.AddGauges(s)
-			s.Add(mAtRisk, "vTPM guests stranded if the host dies (Nova refuses to evacuate them)", float64(len(r.AtRisk)), "host", r.Host)
-			if f.Summary.BitLocker != nil { // only host check reports know it
-				r.AddRiskGauges(s)
-				r.AddSecureBootGauges(s)
-			}
+		h.AddGauges(s)
+		s.Add(mAtRisk, "vTPM guests stranded if the host dies (Nova refuses to evacuate them)", float64(len(h.AtRisk)), "host", h.Host)
+		if f.Summary.BitLocker != nil { // only host check reports know it
+			h.AddRiskGauges(s)
+			h.AddSecureBootGauges(s)
 		}
 		for _, t := range h.Traits {
 			s.Add(mTrait, "1 for each Placement trait of the host (host check: what Nova reports for it; hosts audit: what Placement holds)", 1, "host", h.Host, "trait", t)
 		}
 		usable := 0.0
-		if h.State == "up" && h.Status == "enabled" {
+		if h.Usable() {
 			usable = 1
 		}
 		s.Add(mHostUp, "1 when the host's nova-compute is up and enabled", usable, "host", h.Host)

@@ -24,7 +24,7 @@ func TestFleetGauges(t *testing.T) {
 		{Host: "b", Hypervisor: "b", State: "down", Status: "enabled", Traits: []string{}}}
 	reps, sum := AuditHosts(nova.Dalmatian, hosts, nil, nova.NewGuestList([]nova.VTPMGuest{{ServerID: "s1", Host: "a", Mode: nova.SecretUser}, {ServerID: "s2", Host: "a", Mode: nova.SecretUser}}...))
 	var buf bytes.Buffer
-	if err := metrics.Write(&buf, NewResult(nova.Dalmatian, hosts, reps, sum).Gauges()); err != nil {
+	if err := metrics.Write(&buf, NewResult(nova.Dalmatian, reps, sum).Gauges()); err != nil {
 		t.Fatal(err)
 	}
 	p := expfmt.NewTextParser(model.UTF8Validation)

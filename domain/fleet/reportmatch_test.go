@@ -74,7 +74,7 @@ func TestAuditMatchesReportsToTheirOwnHost(t *testing.T) {
 				t.Errorf("%d failing host(s), want %d", res.Summary.Failing, tc.failing)
 			}
 			for i, w := range tc.want {
-				r := res.Reports[i]
+				r := res.Hosts[i]
 				if got := reportUsed(r); got != w.report {
 					t.Errorf("%s took the report of %q, want %q", r.Host, got, w.report)
 				}

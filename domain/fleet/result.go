@@ -10,21 +10,22 @@ import (
 	"github.com/vtpmctl/vtpmctl/internal/result"
 )
 
-// Schema names the JSON of `hosts audit`.
-const Schema = "vtpmctl.hosts-audit/1"
+// Schema names the JSON of `hosts audit`. Version 2: one object per host
+// (version 1 split each host across "hosts" and "reports"), and the
+// summary's counts named for what they count.
+const Schema = "vtpmctl.hosts-audit/2"
 
 // HostsReportSchema names the JSON of `hosts report` ({"schema", "hosts":
 // [rows]}, one row per host check report).
 const HostsReportSchema = "vtpmctl.hosts-report/1"
 
-// Result is `hosts audit`: every host, its Placement traits, its
-// findings (Reports, in the order of Hosts) and the summary.
+// Result is `hosts audit`: every host, one object each (its service,
+// its Placement traits, its findings), and the summary.
 type Result struct {
 	Schema string `json:"schema"`
 	nova.ReleaseContext
 	Summary Summary      `json:"summary"`
-	Hosts   []Host       `json:"hosts"`
-	Reports []HostReport `json:"reports"`
+	Hosts   []HostReport `json:"hosts"`
 	// Resolved is how the release was settled: the command prints its
 	// warning (a service knows no terminal).
 	Resolved nova.ResolvedRelease `json:"-"`
@@ -34,11 +35,15 @@ type Result struct {
 	DrainHint string `json:"-"`
 }
 
-// HostReport is the fleet's view of one host: the findings in the shape
-// of a host check report (the JSON of `hosts audit` has always been that
-// shape), plus what only the fleet knows.
+// HostReport is the fleet's view of one host, one object: the findings
+// in the shape of a host check report (host, traits: Placement's), the
+// service as the hypervisor list shows it, and what only the fleet knows.
 type HostReport struct {
 	hostcheck.Report
+	Hypervisor       string `json:"hypervisor"`        // hypervisor_hostname = resource provider name
+	ResourceProvider string `json:"resource_provider"` // its UUID
+	ServiceState     string `json:"service_state"`     // nova-compute: up, down
+	ServiceStatus    string `json:"service_status"`    // nova-compute: enabled, disabled
 	// AtRisk: the vTPM guests this host would strand if it died, since
 	// Nova refuses to evacuate them.
 	AtRisk []RiskGuest `json:"at_risk_guests,omitempty"`
@@ -78,15 +83,18 @@ type RiskGuest struct {
 }
 
 // NewResult assembles the audit's result.
-func NewResult(rel nova.Release, hosts []Host, reports []HostReport, sum Summary) *Result {
-	return &Result{Schema: Schema, ReleaseContext: nova.ReleaseContext{Release: rel}, Summary: sum, Hosts: hosts, Reports: reports}
+func NewResult(rel nova.Release, hosts []HostReport, sum Summary) *Result {
+	return &Result{Schema: Schema, ReleaseContext: nova.ReleaseContext{Release: rel}, Summary: sum, Hosts: hosts}
 }
+
+// Usable: nova-compute is up and enabled, so the scheduler places guests here.
+func (r *HostReport) Usable() bool { return r.ServiceState == "up" && r.ServiceStatus == "enabled" }
 
 // Suites are the hosts' findings as JUnit suites: one per host.
 func (f *Result) Suites() []result.Suite {
-	reps := make([]hostcheck.Report, len(f.Reports))
-	for i := range f.Reports {
-		reps[i] = f.Reports[i].Report
+	reps := make([]hostcheck.Report, len(f.Hosts))
+	for i := range f.Hosts {
+		reps[i] = f.Hosts[i].Report
 	}
 	return hostcheck.Suites(reps)
 }
@@ -98,23 +106,18 @@ func (f *Result) Suites() []result.Suite {
 func (f *Result) Table() output.Table {
 	t := output.Table{Key: "hosts", Columns: []string{"host", "hypervisor", "state", "tpm_2_0", "crb", "host_mode", "traits", "findings", "checks"},
 		Default: []string{"host", "state", "tpm_2_0", "crb", "host_mode", "checks"}, TableOnly: []string{"checks"}}
-	for i, h := range f.Hosts {
+	for i := range f.Hosts {
+		h := &f.Hosts[i]
 		var findings []string
-		if i < len(f.Reports) {
-			for _, c := range f.Reports[i].Checks {
-				if c.Status != hostcheck.Pass {
-					findings = append(findings, fmt.Sprintf("%s %s: %s", c.Status, c.ID, c.Message))
-				}
+		for _, c := range h.Checks {
+			if c.Status != hostcheck.Pass {
+				findings = append(findings, fmt.Sprintf("%s %s: %s", c.Status, c.ID, c.Message))
 			}
-		}
-		short := ""
-		if i < len(f.Reports) {
-			short = f.Reports[i].Short()
 		}
 		capab := CapabilityOf(f.Release, h.Traits)
 		t.Rows = append(t.Rows, output.Record{{Name: "host", Value: h.Host}, {Name: "hypervisor", Value: h.Hypervisor},
-			{Name: "state", Value: h.State + "/" + h.Status}, {Name: "tpm_2_0", Value: capab.TPM20}, {Name: "crb", Value: capab.CRB},
-			{Name: "host_mode", Value: capab.HostMode}, {Name: "traits", Value: h.Traits}, {Name: "findings", Value: findings}, {Name: "checks", Value: short}})
+			{Name: "state", Value: h.ServiceState + "/" + h.ServiceStatus}, {Name: "tpm_2_0", Value: capab.TPM20}, {Name: "crb", Value: capab.CRB},
+			{Name: "host_mode", Value: capab.HostMode}, {Name: "traits", Value: h.Traits}, {Name: "findings", Value: findings}, {Name: "checks", Value: h.Short()}})
 	}
 	s := f.Summary
 	t.Footer = []string{fmt.Sprintf("%d host(s), %d up and enabled; can take TPM 2.0: %d, CRB: %d, host mode: %d; vTPM guests that cannot be evacuated: %d; failing: %d (scheduler: Nova %s)",

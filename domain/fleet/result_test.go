@@ -8,14 +8,15 @@ import (
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
 
-// TestResultShape: hosts audit's JSON keeps its shape now that a host's
-// view is fleet.HostReport (the host check report embedded, the guests
-// at risk beside it): one flat object per host, as the report command's
-// inputs and scripts read it; the resolved release is not in it.
+// TestResultShape: hosts audit's JSON is one object per host: the host
+// check report's keys (fleet.HostReport embeds it), the service as the
+// hypervisor list shows it and the guests at risk, all in "hosts" (no
+// second list to zip it with); the summary's counts say what they
+// count; the resolved release is not in it.
 func TestResultShape(t *testing.T) {
-	hosts := []Host{{Host: "a", Hypervisor: "a.x", State: "up", Status: "enabled", Traits: []string{"COMPUTE_SECURITY_TPM_2_0"}}}
+	hosts := []Host{{Host: "a", Hypervisor: "a.x", RPUUID: "rp-a", State: "up", Status: "enabled", Traits: []string{"COMPUTE_SECURITY_TPM_2_0"}}}
 	reps, sum := AuditHosts(nova.Zed, hosts, nil, nova.NewGuestList([]nova.VTPMGuest{{ServerID: "s1", Host: "a", Mode: nova.SecretUser}}...))
-	res := NewResult(nova.Zed, hosts, reps, sum)
+	res := NewResult(nova.Zed, reps, sum)
 	res.Resolved = nova.ResolvedRelease{Release: nova.Zed}
 	b, err := json.Marshal(res)
 	if err != nil {
@@ -23,18 +24,28 @@ func TestResultShape(t *testing.T) {
 	}
 	var out map[string]any
 	json.Unmarshal(b, &out)
-	rep := out["reports"].([]any)[0].(map[string]any)
-	for _, k := range []string{"host", "nova_release", "summary", "checks", "traits", "vtpm_guests", "facts", "at_risk_guests"} {
-		if _, ok := rep[k]; !ok {
-			t.Errorf("report lacks %q: %s", k, b)
+	host := out["hosts"].([]any)[0].(map[string]any)
+	for k, want := range map[string]any{"host": "a", "hypervisor": "a.x", "resource_provider": "rp-a", "service_state": "up", "service_status": "enabled",
+		"nova_release": nil, "summary": nil, "checks": nil, "traits": nil, "vtpm_guests": nil, "facts": nil, "at_risk_guests": nil} {
+		if v, ok := host[k]; !ok || want != nil && v != want {
+			t.Errorf("host object: %q is %v, want %v: %s", k, v, want, b)
 		}
 	}
-	if _, ok := rep["Report"]; ok || strings.Contains(string(b), "Resolved") || out["schema"] != Schema {
+	summary := out["summary"].(map[string]any)
+	for _, k := range []string{"compute_hosts", "hosts_up_and_enabled"} {
+		if summary[k] != 1.0 {
+			t.Errorf("summary %q: %v", k, summary[k])
+		}
+	}
+	if _, ok := summary["hosts"]; ok {
+		t.Errorf("summary keeps the ambiguous %q: %v", "hosts", summary)
+	}
+	if _, ok := host["Report"]; ok || out["reports"] != nil || strings.Contains(string(b), "Resolved") || out["schema"] != Schema {
 		t.Errorf("shape: %s", b)
 	}
 	var back Result
-	if err := json.Unmarshal(b, &back); err != nil || len(back.Reports[0].AtRisk) != 1 || back.Reports[0].Host != "a" {
-		t.Errorf("read back: %v %+v", err, back.Reports)
+	if err := json.Unmarshal(b, &back); err != nil || len(back.Hosts[0].AtRisk) != 1 || back.Hosts[0].Host != "a" || !back.Hosts[0].Usable() {
+		t.Errorf("read back: %v %+v", err, back.Hosts)
 	}
 }
 
@@ -44,7 +55,7 @@ func TestResultShape(t *testing.T) {
 func TestResultViews(t *testing.T) {
 	hosts := []Host{{Host: "a", State: "down", Status: "enabled", Traits: []string{}}}
 	reps, sum := AuditHosts(nova.Zed, hosts, nil, nova.GuestList{})
-	res := NewResult(nova.Zed, hosts, reps, sum)
+	res := NewResult(nova.Zed, reps, sum)
 	tb := res.Table()
 	if len(tb.Rows) != 1 || !strings.Contains(strings.Join(tb.Footer, ""), "1 host(s), 0 up and enabled") {
 		t.Errorf("table %+v", tb)
@@ -67,7 +78,7 @@ func TestResultViews(t *testing.T) {
 func TestDrainFooterHint(t *testing.T) {
 	hosts := []Host{{Host: "a", State: "up", Status: "enabled", Traits: []string{"COMPUTE_SECURITY_TPM_2_0"}}}
 	reps, sum := AuditHosts(nova.Zed, hosts, nil, nova.NewGuestList([]nova.VTPMGuest{{ServerID: "s1", Host: "a", Version: "2.0", Model: "tpm-tis"}}...))
-	res := NewResult(nova.Zed, hosts, reps, sum)
+	res := NewResult(nova.Zed, reps, sum)
 	const counts = "draining their hosts, vTPM guests would: live-migrate 0, cold-migrate 0, stay 1"
 	footer := func() string { return strings.Join(res.Table().Footer, "\n") }
 	if f := footer(); !strings.Contains(f, counts+"\n") && !strings.HasSuffix(f, counts) {

@@ -30,11 +30,11 @@ func TestRiskGuestEvidence(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out struct {
-		Reports []struct {
+		Hosts []struct {
 			AtRisk []map[string]any `json:"at_risk_guests"`
-		} `json:"reports"`
+		} `json:"hosts"`
 	}
-	if err := json.Unmarshal(b, &out); err != nil || len(out.Reports) != 1 {
+	if err := json.Unmarshal(b, &out); err != nil || len(out.Hosts) != 1 {
 		t.Fatalf("%v: %s", err, b)
 	}
 	want := map[string]map[string]any{
@@ -42,7 +42,7 @@ func TestRiskGuestEvidence(t *testing.T) {
 		"vol":  {"evidence": "host", "unconfirmed": "boot_volume_now", "undecided": nil},
 		"gone": {"evidence": "host", "unconfirmed": nil, "undecided": "image_gone"},
 	}
-	for _, g := range out.Reports[0].AtRisk {
+	for _, g := range out.Hosts[0].AtRisk {
 		id, _ := g["server_id"].(string)
 		w, ok := want[id]
 		if !ok {

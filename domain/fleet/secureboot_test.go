@@ -50,7 +50,7 @@ func TestFleetSecureBootCounts(t *testing.T) {
 		t.Errorf("summary %+v", c)
 	}
 
-	res := NewResult(nova.Gazpacho, hosts, reps, sum)
+	res := NewResult(nova.Gazpacho, reps, sum)
 	js, _ := json.Marshal(res)
 	for _, want := range []string{`"secure_boot_guests":{"by_certificates":{"2011":2,"2023":1,"no-keys":0,"no-nvram":0,"other":0,"partial":1,"unknown":2,"unreadable":0},"by_remedy":{"none":1,"package-update":1,"unknown":2,"update-nvram":2}}`,
 		`"at_risk_guests":[`, `"secure_boot_guests":{"by_certificates":{"2011":2,"2023":1,"no-keys":0,"no-nvram":0,"other":0,"partial":1,"unknown":1,`} {
@@ -89,7 +89,7 @@ func TestFleetSecureBootCounts(t *testing.T) {
 	}
 
 	reps, sum = AuditHosts(nova.Gazpacho, hosts, nil, nova.NewGuestList(guests...))
-	res = NewResult(nova.Gazpacho, hosts, reps, sum)
+	res = NewResult(nova.Gazpacho, reps, sum)
 	_, text = secureBootGauges(t, res)
 	js, _ = json.Marshal(res)
 	if sum.SecureBoot != nil || reps[0].SecureBoot != nil || strings.Contains(text, "secure_boot") || strings.Contains(string(js), "secure_boot_guests") ||

@@ -35,7 +35,7 @@ func TestTableOneLinePerHostAt100(t *testing.T) {
 		}
 	}
 	reps, sum := AuditHosts(nova.Zed, hosts, nil, nova.NewGuestList(guests...))
-	res := NewResult(nova.Zed, hosts, reps, sum)
+	res := NewResult(nova.Zed, reps, sum)
 
 	var b bytes.Buffer
 	if err := output.Write(&b, output.Options{Format: "table", MaxWidth: 100}, res); err != nil {

@@ -42,40 +42,30 @@ func (r HostReport) Short() string {
 	return string(worst) + " " + first
 }
 
-// Only is the audit with only the hosts whose status f keeps (a host and
-// its report go together); the summary stays the whole run's.
+// Only is the audit with only the hosts whose status f keeps; the
+// summary stays the whole run's.
 func (f Result) Only(keep result.Filter) Result {
 	if len(keep) == 0 {
 		return f
 	}
-	hosts := make([]Host, 0, len(f.Hosts))
-	reps := make([]HostReport, 0, len(f.Reports))
-	for i, h := range f.Hosts {
-		s := result.Pass // a host without a report has no finding
-		if i < len(f.Reports) {
-			s = f.Reports[i].RowStatus()
-		}
-		if !keep.Keeps(s) {
-			continue
-		}
-		hosts = append(hosts, h)
-		if i < len(f.Reports) {
-			reps = append(reps, f.Reports[i])
+	hosts := make([]HostReport, 0, len(f.Hosts))
+	for _, h := range f.Hosts {
+		if keep.Keeps(h.RowStatus()) {
+			hosts = append(hosts, h)
 		}
 	}
-	f.Hosts, f.Reports = hosts, reps
+	f.Hosts = hosts
 	return f
 }
 
 // SummaryView is the audit's summary alone. Its JSON is the audit's
-// document, same schema, with hosts and reports empty; its table is the
-// summary's counts.
+// document, same schema, with hosts empty; its table is the summary's
+// counts.
 type SummaryView struct{ *Result }
 
-// SummaryView leaves out the lists; f is not changed.
+// SummaryView leaves out the list; f is not changed.
 func (f Result) SummaryView() SummaryView {
-	f.Hosts = []Host{}
-	f.Reports = []HostReport{}
+	f.Hosts = []HostReport{}
 	return SummaryView{&f}
 }
 
@@ -84,8 +74,8 @@ func (v SummaryView) Table() output.Table {
 	s := v.Summary
 	t := output.NewSummary("hosts")
 	add := t.Add
-	add("hosts", s.Hosts)
-	add("up_and_enabled", s.Usable)
+	add("compute_hosts", s.Hosts)
+	add("hosts_up_and_enabled", s.Usable)
 	add("can_take_tpm_2_0", s.TPM20)
 	add("can_take_crb", s.CRB)
 	add("can_take_host_mode", s.HostMode)
@@ -139,34 +129,15 @@ func (u UpgradeResult) Only(f result.Filter) UpgradeResult {
 	return u
 }
 
-// UpgradeSummary counts what the upgrade check's lists hold: the upgrade
-// check's document has no summary of its own.
-type UpgradeSummary struct {
-	Hosts     int `json:"hosts"`
-	Losing    int `json:"hosts_losing_vtpm"`
-	Stranded  int `json:"stranded_guests"`
-	KnownBugs int `json:"known_bugs"`
-	Fixed     int `json:"known_bugs_fixed_by_upgrade"`
-}
-
 // UpgradeSummaryView is the upgrade check's summary alone: its document,
-// same schema, with hosts, stranded guests and upgrade_first empty, and a
-// "summary" with their counts (advice and known bugs stay).
-type UpgradeSummaryView struct {
-	*UpgradeResult
-	Summary UpgradeSummary `json:"summary"`
-}
+// same schema and shape, with hosts, stranded guests and upgrade_first
+// empty (summary, advice and known bugs stay).
+type UpgradeSummaryView struct{ *UpgradeResult }
 
-// SummaryView counts, then leaves out the lists; u is not changed.
+// SummaryView leaves out the lists; u is not changed.
 func (u UpgradeResult) SummaryView() UpgradeSummaryView {
-	s := UpgradeSummary{Hosts: len(u.Hosts), Losing: len(u.UpgradeNow), Stranded: len(u.Stranded), KnownBugs: len(u.KnownBugs)}
-	for _, k := range u.KnownBugs {
-		if k.FixedByUpgrade {
-			s.Fixed++
-		}
-	}
 	u.Hosts, u.Stranded, u.UpgradeNow = []UpgradeHost{}, []StrandedGuest{}, []string{}
-	return UpgradeSummaryView{UpgradeResult: &u, Summary: s}
+	return UpgradeSummaryView{&u}
 }
 
 // Table is the counts, one a line.
@@ -176,8 +147,9 @@ func (v UpgradeSummaryView) Table() output.Table {
 	add := t.Add
 	add("from", v.From)
 	add("to", v.To)
-	add("hosts", s.Hosts)
+	add("hosts_up_and_enabled", s.Hosts)
 	add("hosts_losing_vtpm", s.Losing)
+	add("vtpm_guests", s.VTPMGuests)
 	add("stranded_guests", s.Stranded)
 	add("known_bugs", s.KnownBugs)
 	add("known_bugs_fixed_by_upgrade", s.Fixed)

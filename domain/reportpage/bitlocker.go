@@ -34,7 +34,7 @@ func bitLockerRows(hosts []hostcheck.Report, fl *fleet.Result) []RiskRow {
 		}
 	}
 	if fl != nil {
-		for _, r := range fl.Reports {
+		for _, r := range fl.Hosts {
 			for i, g := range r.AtRisk {
 				if g.BitLockerRisk == "" {
 					continue
@@ -76,5 +76,5 @@ func bitLockerArea(rows []RiskRow) Area {
 		parts = append(parts, fmt.Sprintf("%d %s", n[l], l))
 	}
 	ok := n[hostcheck.RiskHigh] == 0
-	return Area{"BitLocker recovery risk", verdict(ok), fmt.Sprintf("%d vTPM guest(s): %s", len(rows), strings.Join(parts, ", ")), ok}
+	return Area{Name: "BitLocker recovery risk", Verdict: verdict(ok), Detail: fmt.Sprintf("%d vTPM guest(s): %s", len(rows), strings.Join(parts, ", ")), OK: ok}
 }

@@ -24,7 +24,7 @@ func TestBitLockerSection(t *testing.T) {
 	other := fleet.HostReport{Report: hostcheck.Report{Host: "cmp2"}, AtRisk: []fleet.RiskGuest{
 		{ServerID: "u3", Name: "hr-db", BitLockerRisk: hostcheck.RiskUnknown, BitLockerReasons: []string{"no host check report for this host"}},
 	}}
-	fl := fleet.NewResult(nova.Epoxy, []fleet.Host{}, []fleet.HostReport{fr, other}, fleet.Summary{})
+	fl := fleet.NewResult(nova.Epoxy, []fleet.HostReport{fr, other}, fleet.Summary{})
 	rows := bitLockerRows([]hostcheck.Report{host}, fl)
 	var order []string
 	for _, r := range rows {

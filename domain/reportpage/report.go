@@ -87,22 +87,38 @@ func (in *Inputs) LoadBytes(path string, data []byte) error {
 	case "":
 		return result.CheckSchema(path, "", "one of "+strings.Join([]string{hostcheck.ReportSchema, fleet.Schema, vtpmsecret.ResultSchema, fleet.UpgradeSchema}, ", "))
 	default:
+		for _, known := range []string{hostcheck.ReportSchema, fleet.Schema, vtpmsecret.ResultSchema, fleet.UpgradeSchema} {
+			if kind, _, _ := strings.Cut(known, "/"); strings.HasPrefix(head.Schema, kind+"/") {
+				// another version of a document the page reads
+				return result.CheckSchema(path, head.Schema, known)
+			}
+		}
 		return fmt.Errorf("%s: schema %q is not the JSON of host check, hosts audit, secrets audit or upgrade check of this vtpmctl", path, head.Schema)
 	}
 	return nil
 }
 
-// Area is one summary tile.
+// Area is one summary tile. Its verdict is the worst status among its
+// findings (pass only when none is fail or warn); Findings counts them.
 type Area struct {
 	Name, Verdict, Detail string
 	OK                    bool
+	// Of is the findings' area this tile sums up ("" none: the tile
+	// decides its verdict itself); Findings says how many, by status.
+	Of, Findings string
 }
 
-// Finding is one row of the findings table.
+// Finding is one finding of the run; identical ones share a row (Group).
 type Finding struct {
 	Area, Subject, Check string
 	Status               result.Status
 	Message, Remedy      string
+	// What the subject is, counted on the first screen: host, guest,
+	// secret, project.
+	What string
+	// Short names the subject where a row's summary lists a few ("" the
+	// Subject itself).
+	Short string
 }
 
 // Bar is one bar of a chart.
@@ -116,11 +132,20 @@ type Bar struct {
 
 type page struct {
 	Inputs
-	Areas     []Area
-	Findings  []Finding // every finding of the run, worst first
-	HostBars  []Bar
-	GuestBars []Bar
-	Failing   int
+	Areas    []Area
+	Findings []Finding // every finding of the run
+	// Groups: the findings, identical ones together, worst first;
+	// Attention: the first screen's, those that are not a pass.
+	Groups    []Group
+	Attention []Attention
+	More      int // groups not a pass beyond Attention's
+	// NeedsHostReports says what the sections that read the hosts' own
+	// check reports need, when none was given (they are not left out
+	// silently).
+	NeedsHostReports string
+	HostBars         []Bar
+	GuestBars        []Bar
+	Failing          int
 	// Risks: the vTPM guests by BitLocker-recovery risk, worst first.
 	Risks []RiskRow
 	// CertsHosts: the same guests counted per host by the 2023 Secure
@@ -129,6 +154,7 @@ type page struct {
 	CertsHelp  string
 	// Shown, Remedies, View: what the view lists (view.go).
 	Shown    []row
+	Listed   int // findings in Shown's rows
 	Remedies []Remedy
 	View     View
 	words    advice.Words // the remedies' commands and options
@@ -154,7 +180,7 @@ func (p *page) add(area, subject string, c hostcheck.Check) {
 	if c.Status == hostcheck.Pass {
 		return
 	}
-	p.Findings = append(p.Findings, Finding{area, subject, c.ID, c.Status, c.Message, c.Remedy})
+	p.Findings = append(p.Findings, Finding{area, subject, c.ID, c.Status, c.Message, c.Remedy, "host", ""})
 }
 
 func (p *page) build() {
@@ -168,13 +194,13 @@ func (p *page) build() {
 				p.add("Compute hosts", r.Host, c)
 			}
 		}
-		p.Areas = append(p.Areas, Area{"Compute hosts", verdict(fail == 0), fmt.Sprintf("%d host(s) checked, %d failing", len(p.Hosts), fail), fail == 0})
+		p.Areas = append(p.Areas, Area{Name: "Compute hosts", Detail: fmt.Sprintf("%d host(s) checked, %d failing", len(p.Hosts), fail), OK: fail == 0, Of: "Compute hosts"})
 	}
 	if f := p.Fleet; f != nil {
 		s := f.Summary
-		p.Areas = append(p.Areas, Area{"Fleet and scheduling", verdict(s.Failing == 0),
-			fmt.Sprintf("%d host(s), %d up; %d take TPM 2.0, %d CRB, %d host mode; %d guest(s) cannot be evacuated", s.Hosts, s.Usable, s.TPM20, s.CRB, s.HostMode, s.AtRisk), s.Failing == 0})
-		for _, r := range f.Reports {
+		p.Areas = append(p.Areas, Area{Name: "Fleet and scheduling", Detail: fmt.Sprintf("%d host(s), %d up and enabled; %d take TPM 2.0, %d CRB, %d host mode; %d guest(s) cannot be evacuated",
+			s.Hosts, s.Usable, s.TPM20, s.CRB, s.HostMode, s.AtRisk), OK: s.Failing == 0, Of: "Fleet"})
+		for _, r := range f.Hosts {
 			for _, c := range r.Checks {
 				p.add("Fleet", r.Host, c)
 			}
@@ -185,17 +211,21 @@ func (p *page) build() {
 	if sec := p.Secrets; sec != nil {
 		s := sec.Summary
 		ok := s.Failed == 0 && s.NotAuditable == 0
-		p.Areas = append(p.Areas, Area{"vTPM secrets (Barbican)", verdict(ok),
-			fmt.Sprintf("%d guest(s), %d secret(s): %d ok, %d failed, %d orphan(s), %d project(s) not auditable", s.Guests, s.Secrets, s.OK, s.Failed, s.Orphans, s.NotAuditable), ok})
+		p.Areas = append(p.Areas, Area{Name: "vTPM secrets (Barbican)", Detail: fmt.Sprintf("%d guest(s), %d secret(s): %d ok, %d failed, %d orphan(s), %d project(s) not auditable",
+			s.Guests, s.Secrets, s.OK, s.Failed, s.Orphans, s.NotAuditable), OK: ok, Of: "Secrets"})
 		atRisk := 0
 		if p.Fleet != nil {
 			atRisk = p.Fleet.Summary.AtRisk
 		}
 		p.GuestBars = bars([]string{"secret ok", "secret failed", "not auditable", "cannot be evacuated"}, []int{s.OK, s.Failed, s.Guests - s.OK - s.Failed, atRisk}, []string{"#2b7a3d", "#b3261e", "#999", "#c77700"})
+		projectNames := map[string]string{}
 		for _, g := range sec.Guests {
+			if g.ProjectName != "" {
+				projectNames[g.ProjectID] = g.ProjectName
+			}
 			for _, f := range g.Findings {
 				if f.Status != result.Pass {
-					p.Findings = append(p.Findings, Finding{"Secrets", g.Name + " (" + g.ServerID + ")", string(f.Check), f.Status, f.Message, f.Remedy})
+					p.Findings = append(p.Findings, Finding{"Secrets", g.Name + " (" + g.ServerID + ")", string(f.Check), f.Status, f.Message, f.Remedy, "guest", g.Name})
 				}
 			}
 		}
@@ -205,12 +235,13 @@ func (p *page) build() {
 		}
 		sort.Strings(projects)
 		for _, pr := range projects {
-			p.Findings = append(p.Findings, Finding{"Secrets", "project " + pr, string(vtpmsecret.CheckProjectAuditable), "fail", "not auditable: " + sec.NotAuditable[pr].String(), "give the auditor a role that may list secrets there"})
+			p.Findings = append(p.Findings, Finding{"Secrets", "project " + named(projectNames[pr], pr), string(vtpmsecret.CheckProjectAuditable), "fail",
+				"not auditable: " + sec.NotAuditable[pr].String(), "give the auditor a role that may list secrets there", "project", ""})
 		}
 		// An orphan's remedy is the audit's reviewable delete script.
 		cleanup := p.words.Command(advice.SecretsAudit) + " " + p.words.Option(advice.CleanupPlan)
 		for _, o := range sec.Orphans {
-			p.Findings = append(p.Findings, Finding{"Secrets", "secret " + o.ID, "ORPHAN", "warn", o.Reason + ", created by " + o.CreatorID + ", " + o.AgeStr + " old", cleanup})
+			p.Findings = append(p.Findings, Finding{"Secrets", orphanSubject(o, projectNames), "ORPHAN", "warn", orphanMessage(o.Kind), cleanup, "secret", o.ID})
 		}
 	}
 	if u := p.Upgrade; u != nil {
@@ -225,32 +256,70 @@ func (p *page) build() {
 		if len(fixed) > 0 {
 			detail += "; fixes known vTPM/UEFI bug(s) " + strings.Join(fixed, ", ")
 		}
-		p.Areas = append(p.Areas, Area{"Upgrade to " + u.To, verdict(ok), detail, ok})
+		p.Areas = append(p.Areas, Area{Name: "Upgrade to " + u.To, Detail: detail, OK: ok, Of: "Upgrade"})
 		for _, s := range u.Stranded {
-			p.Findings = append(p.Findings, Finding{"Upgrade", s.Name + " (" + s.ServerID + ")", "STRANDED", "fail", "on " + s.Host + "; no other host reports " + strings.Join(s.Requires, " "), strings.Join(u.Advice, " ")})
+			p.Findings = append(p.Findings, Finding{"Upgrade", s.Name + " (" + s.ServerID + ") on " + s.Host, "STRANDED", "fail",
+				"stranded by the upgrade to " + u.To + ": no other host reports " + strings.Join(s.Requires, " "), strings.Join(u.Advice, "; "), "guest", s.Name})
 		}
 	}
 	if p.Risks = bitLockerRows(p.Hosts, p.Fleet); len(p.Risks) > 0 {
 		p.Areas = append(p.Areas, bitLockerArea(p.Risks))
 		p.CertsHosts, p.CertsHelp = certsHosts(p.Risks), certsRemedyText(p.words)
 		p.Areas = append(p.Areas, certsArea(p.CertsHosts))
+	} else if p.Fleet != nil && len(p.Hosts) == 0 && p.Fleet.Summary.BitLocker == nil {
+		// The fleet's guests are known, their hosts' own view of them is
+		// not: say what these sections need rather than leave them out.
+		p.NeedsHostReports = fmt.Sprintf("This needs the compute hosts' own check reports, and this report was made without them: run %s on each host and give its JSON reports (%s DIR, or as inputs).",
+			p.words.Command(advice.HostCheck), p.words.Option(advice.HostReports))
+		for _, name := range []string{"BitLocker recovery risk", "Secure Boot 2023 certificates"} {
+			p.Areas = append(p.Areas, Area{Name: name, Verdict: "unknown", Detail: "not assessed: needs the hosts' check reports (" + p.words.Option(advice.HostReports) + ")"})
+		}
 	}
 	for _, f := range p.Findings {
 		if f.Status == result.Fail {
 			p.Failing++
 		}
 	}
-	sort.SliceStable(p.Findings, func(i, j int) bool { return rank(p.Findings[i].Status) < rank(p.Findings[j].Status) })
+	p.Groups = group(p.Findings)
+	for i := range p.Areas {
+		p.Areas[i].judge(p.Groups)
+	}
 }
 
-func rank(s result.Status) int {
-	switch s {
-	case result.Fail:
-		return 0
-	case result.Warn:
-		return 1
+// judge sets a findings tile's verdict: the worst status among its
+// area's findings (pass only when none is fail or warn), fail also when
+// the tile's own counts fail it. Other tiles keep their own.
+func (a *Area) judge(gs []Group) {
+	if a.Of == "" {
+		if a.Verdict == "" {
+			a.Verdict = verdict(a.OK)
+		}
+		return
 	}
-	return 2
+	worst := result.Pass
+	if !a.OK {
+		worst = result.Fail
+	}
+	n := map[result.Status]int{}
+	for _, g := range gs {
+		if g.Area == a.Of {
+			n[g.Status] += g.Count()
+			worst = result.Worst(worst, g.Status)
+		}
+	}
+	switch worst {
+	case result.Fail, result.Warn:
+		a.Verdict, a.OK = string(worst), false
+	default:
+		a.Verdict = "pass"
+	}
+	var parts []string
+	for _, s := range []result.Status{result.Fail, result.Warn} {
+		if n[s] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[s], s))
+		}
+	}
+	a.Findings = strings.Join(parts, ", ")
 }
 
 func verdict(ok bool) string {
@@ -258,6 +327,44 @@ func verdict(ok bool) string {
 		return "pass"
 	}
 	return "fail"
+}
+
+// named is a name with its ID, or the ID where the name is unknown.
+func named(name, id string) string {
+	if name == "" || name == id {
+		return id
+	}
+	return name + " (" + id + ")"
+}
+
+// orphanSubject names an orphan secret by what is known of it: its
+// project's and creator's names, not IDs alone.
+func orphanSubject(o vtpmsecret.Orphan, projects map[string]string) string {
+	project := o.ProjectName
+	if project == "" {
+		project = projects[o.ProjectID]
+	}
+	s := "secret " + o.ID + " of project " + named(project, o.ProjectID) + ", created by " + named(o.CreatorName, o.CreatorID) + ", " + o.AgeText() + " old"
+	if o.Kind == vtpmsecret.OrphanGone {
+		return s + ", instance " + o.InstanceID
+	}
+	return s + ": " + o.Reason
+}
+
+// orphanMessage is what orphans of one kind share (the first screen
+// names them by what comes before the colon).
+func orphanMessage(k vtpmsecret.OrphanKind) string {
+	switch k {
+	case vtpmsecret.OrphanGone:
+		return "orphaned, its instance gone: in no project's server list"
+	case vtpmsecret.OrphanDuplicate:
+		return "one of several secrets of its instance: Nova uses only the one in the domain's <encryption secret>"
+	case vtpmsecret.OrphanLive:
+		return "its server exists but asks for no vTPM: look before deleting"
+	case vtpmsecret.OrphanUndetermined:
+		return "its instance is not among the servers read: that read cannot prove it gone"
+	}
+	return "orphan (" + string(k) + ")"
 }
 
 func bars(labels []string, values []int, colours []string) []Bar {

@@ -26,7 +26,7 @@ func write(t *testing.T, dir, name string, v any) string {
 func TestLoadAndRender(t *testing.T) {
 	dir := t.TempDir()
 	host := hostcheck.Report{Schema: hostcheck.ReportSchema, Host: "cmp1", Checks: []hostcheck.Check{{ID: "KVM-NESTED", Status: hostcheck.Warn, Message: "nested", Remedy: "none"}, {ID: "VIRT-TYPE", Status: hostcheck.Fail, Message: "found 'lxc' <script>x</script>", Remedy: "use kvm"}}}
-	fl := fleet.NewResult(nova.Zed, []fleet.Host{}, []fleet.HostReport{}, fleet.Summary{Hosts: 3, Usable: 3, TPM20: 2, AtRisk: 4})
+	fl := fleet.NewResult(nova.Zed, []fleet.HostReport{}, fleet.Summary{Hosts: 3, Usable: 3, TPM20: 2, AtRisk: 4})
 	sec := vtpmsecret.Result{Schema: vtpmsecret.ResultSchema, Summary: vtpmsecret.Summary{Guests: 5, Secrets: 5, OK: 4, Failed: 1}, Guests: []vtpmsecret.GuestResult{{Guest: vtpmsecret.Guest{ServerID: "s1", Name: "win1"},
 		Findings: []vtpmsecret.Finding{{Check: "SECRET-EXISTS", Status: "fail", Message: "gone"}}}}, NotAuditable: map[string]vtpmsecret.NotAuditable{"p9": {Detail: "403"}}}
 	up := fleet.UpgradeResult{Schema: fleet.UpgradeSchema, From: "zed", To: "2024.2", Hosts: []fleet.UpgradeHost{}, Stranded: []fleet.StrandedGuest{{VTPMGuest: nova.VTPMGuest{ServerID: "s2", Name: "win2", Host: "cmp1"}, Requires: []string{"COMPUTE_SECURITY_TPM_TIS"}}}}
@@ -41,8 +41,10 @@ func TestLoadAndRender(t *testing.T) {
 		t.Fatalf("not every kind recognised: %+v", in)
 	}
 	for name, v := range map[string]any{
-		"written by an older vtpmctl": map[string]any{"host": "cmp1", "checks": []any{}}, // a host check report before schemas
-		"not the JSON of":             map[string]any{"schema": "vtpmctl.host-check/9"},
+		"written by an older vtpmctl":                               map[string]any{"host": "cmp1", "checks": []any{}}, // a host check report before schemas
+		"another vtpmctl version":                                   map[string]any{"schema": "vtpmctl.host-check/9"},
+		`"vtpmctl.hosts-audit/1", expected "vtpmctl.hosts-audit/2"`: map[string]any{"schema": "vtpmctl.hosts-audit/1", "reports": []any{}},
+		"not the JSON of":                                           map[string]any{"schema": "vtpmctl.check/1"},
 	} {
 		if err := in.Load(write(t, dir, "x.json", v)); err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s: %v", name, err)
@@ -88,7 +90,7 @@ func (cliLike) Command(c advice.Command) string { return "prog " + string(c) }
 // secrets audit's cleanup plan, spelled by the caller's words; without
 // words, plainly.
 func TestOrphanRemedyInCallersWords(t *testing.T) {
-	sec := vtpmsecret.Result{Schema: vtpmsecret.ResultSchema, Orphans: []vtpmsecret.Orphan{{Secret: vtpmsecret.Secret{ID: "o1", CreatorID: "u"}, Reason: "no server", AgeStr: "9d"}}}
+	sec := vtpmsecret.Result{Schema: vtpmsecret.ResultSchema, Orphans: []vtpmsecret.Orphan{{Secret: vtpmsecret.Secret{ID: "o1", CreatorID: "u"}, Reason: "no server", AgeSeconds: 9 * 86400}}}
 	for words, want := range map[advice.Words]string{cliLike{}: "prog secrets audit --cleanup-plan", nil: "secrets audit cleanup_plan"} {
 		var b bytes.Buffer
 		if err := Render(&b, Inputs{Secrets: &sec}, words); err != nil || !strings.Contains(b.String(), "Remedy: "+want) {

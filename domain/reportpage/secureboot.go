@@ -73,7 +73,7 @@ func certsArea(hosts []CertsHost) Area {
 		rem = append(rem, fmt.Sprintf("%d %s", all.ByRemedy[r], r))
 	}
 	ok := all.ByRemedy[hostcheck.CertRemedyUpdateNVRAM]+all.ByRemedy[hostcheck.CertRemedyPackageUpdate] == 0
-	return Area{"Secure Boot 2023 certificates", verdict(ok), fmt.Sprintf("%d vTPM guest(s): %s; to get them: %s", n, nonZero(all), strings.Join(rem, ", ")), ok}
+	return Area{Name: "Secure Boot 2023 certificates", Verdict: verdict(ok), Detail: fmt.Sprintf("%d vTPM guest(s): %s; to get them: %s", n, nonZero(all), strings.Join(rem, ", ")), OK: ok}
 }
 
 // certsRemedyText says what each remedy is, in the caller's words.

@@ -30,7 +30,7 @@ func TestSecureBootSection(t *testing.T) {
 		{UUID: "u4", Name: "instance-4", BitLocker: bl(hostcheck.CertsPartial, hostcheck.No)},
 	}}
 	// The fleet repeats u1 (counted once) and adds u5, which no report has.
-	fl := fleet.NewResult(nova.Gazpacho, []fleet.Host{}, []fleet.HostReport{
+	fl := fleet.NewResult(nova.Gazpacho, []fleet.HostReport{
 		{Report: hostcheck.Report{Host: "cmp1"}, AtRisk: []fleet.RiskGuest{{ServerID: "u1", Name: "win-1", BitLockerRisk: hostcheck.RiskMedium}}},
 		{Report: hostcheck.Report{Host: "cmp3"}, AtRisk: []fleet.RiskGuest{{ServerID: "u5", Name: "hr-db", BitLockerRisk: hostcheck.RiskUnknown, BitLockerReasons: []string{"no host check report for this host"}}}},
 	}, fleet.Summary{})

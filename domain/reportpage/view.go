@@ -15,9 +15,9 @@ type View struct {
 	Status  result.Filter
 }
 
-// Remedy is one remedy text that several listed findings share, listed
-// once with how many: at 2,000 stranded guests the same advice repeated
-// in every row made the page megabytes long.
+// Remedy is one remedy text that several listed rows share, listed once
+// with how many findings: at 2,000 stranded guests the same advice
+// repeated in every row made the page megabytes long.
 type Remedy struct {
 	ID    string // the anchor the rows link to: r1, r2, …
 	Label string // R1, R2, …
@@ -25,10 +25,10 @@ type Remedy struct {
 	Text  string
 }
 
-// row is a listed finding; RemedyID links a shared remedy instead of
-// repeating it.
+// row is a listed group of findings; RemedyID links a shared remedy
+// instead of repeating it.
 type row struct {
-	Finding
+	Group
 	RemedyID, RemedyLabel string
 }
 
@@ -44,34 +44,49 @@ func (in Inputs) Worst() result.Status {
 	return result.Worst(ss...)
 }
 
-// apply keeps the findings the view lists and groups their remedies.
+// apply keeps the rows the view lists, groups their remedies, and names
+// the worst groups on the first screen (linked where listed).
 func (p *page) apply(v View) {
 	p.View = v
+	listed := map[string]bool{}
 	if v.Summary {
-		p.Risks, p.CertsHosts = nil, nil
-		return
-	}
-	count := map[string]int{}
-	for _, f := range p.Findings {
-		if v.Status.Keeps(f.Status) {
-			p.Shown = append(p.Shown, row{Finding: f})
-			if f.Remedy != "" {
-				count[f.Remedy]++
+		p.Risks, p.CertsHosts, p.NeedsHostReports = nil, nil, ""
+	} else {
+		rows, findings := map[string]int{}, map[string]int{} // remedy text → rows, findings
+		for _, g := range p.Groups {
+			if v.Status.Keeps(g.Status) {
+				p.Shown = append(p.Shown, row{Group: g})
+				p.Listed += g.Count()
+				listed[g.ID] = true
+				if g.Remedy != "" {
+					rows[g.Remedy]++
+					findings[g.Remedy] += g.Count()
+				}
 			}
 		}
+		ids := map[string]int{} // remedy text → index in p.Remedies
+		for i := range p.Shown {
+			r := &p.Shown[i]
+			if rows[r.Remedy] < 2 {
+				continue // one row: the remedy stays in it
+			}
+			k, ok := ids[r.Remedy]
+			if !ok {
+				k = len(p.Remedies)
+				ids[r.Remedy] = k
+				p.Remedies = append(p.Remedies, Remedy{ID: fmt.Sprintf("r%d", k+1), Label: fmt.Sprintf("R%d", k+1), Count: findings[r.Remedy], Text: r.Remedy})
+			}
+			r.RemedyID, r.RemedyLabel = p.Remedies[k].ID, p.Remedies[k].Label
+		}
 	}
-	ids := map[string]int{} // remedy text → index in p.Remedies
-	for i := range p.Shown {
-		r := &p.Shown[i]
-		if count[r.Remedy] < 2 {
-			continue // said once: stays in its row
+	for _, g := range p.Groups {
+		if g.Status != result.Fail && g.Status != result.Warn {
+			continue
 		}
-		k, ok := ids[r.Remedy]
-		if !ok {
-			k = len(p.Remedies)
-			ids[r.Remedy] = k
-			p.Remedies = append(p.Remedies, Remedy{ID: fmt.Sprintf("r%d", k+1), Label: fmt.Sprintf("R%d", k+1), Count: count[r.Remedy], Text: r.Remedy})
+		if len(p.Attention) == attentionMax {
+			p.More++
+			continue
 		}
-		r.RemedyID, r.RemedyLabel = p.Remedies[k].ID, p.Remedies[k].Label
+		p.Attention = append(p.Attention, Attention{Group: g, Linked: listed[g.ID]})
 	}
 }

@@ -25,8 +25,15 @@ func viewInputs() Inputs {
 	return Inputs{Hosts: []hostcheck.Report{host}, Upgrade: u}
 }
 
+// TestRenderViewGroupsRemedies: 50 guests stranded for the same traits
+// are one row (count 50, each guest in its list) whose long remedy is
+// said once; a remedy two different rows share goes to the remedies
+// table, linked from both; a remedy of one row stays in it.
 func TestRenderViewGroupsRemedies(t *testing.T) {
 	in := viewInputs()
+	other := hostcheck.Report{Host: "cmp2", Checks: []hostcheck.Check{{ID: "G", Status: hostcheck.Fail, Message: "other", Remedy: "do f"}}}
+	other.Finish()
+	in.Hosts = append(in.Hosts, other)
 	var b bytes.Buffer
 	if err := RenderView(&b, in, View{}, nil); err != nil {
 		t.Fatal(err)
@@ -36,10 +43,14 @@ func TestRenderViewGroupsRemedies(t *testing.T) {
 	if n := strings.Count(html, advice); n != 1 {
 		t.Errorf("the shared remedy appears %d times, want once", n)
 	}
-	if !strings.Contains(html, `<tr id="r1"><td>R1</td><td>50</td>`) || strings.Count(html, `<a href="#r1">R1</a>`) != 50 {
-		t.Error("the shared remedy is not listed once with its count, or the rows do not link to it")
+	if n := strings.Count(html, "<td>STRANDED</td>"); n != 1 || !strings.Contains(html, `<td>STRANDED</td><td class="count">50</td><td><details><summary>50 guests: vm, vm, vm and 47 more</summary>`) ||
+		strings.Count(html, "<li>vm (s) on cmp1</li>") != 50 {
+		t.Errorf("the 50 stranded guests are %d row(s), not one with its count and the guests listed", n)
 	}
-	if !strings.Contains(html, "Remedy: do w") || !strings.Contains(html, "Remedy: do f") {
+	if !strings.Contains(html, `<tr id="r1"><td>R1</td><td>2</td><td>do f</td>`) || strings.Count(html, `<a href="#r1">R1</a>`) != 2 {
+		t.Error("the remedy two rows share is not listed once with its count, or the rows do not link to it")
+	}
+	if !strings.Contains(html, "Remedy: do w") {
 		t.Error("a remedy said once left its row")
 	}
 }
@@ -51,7 +62,7 @@ func TestRenderViewFiltersAndSummarises(t *testing.T) {
 		view     View
 		has, not []string
 	}{
-		{"status warn", View{Status: result.Filter{result.Warn}}, []string{"Remedy: do w", "(1 of 52)", "51 failing finding(s), 52 finding(s) in all"}, []string{"Remedy: do f", "STRANDED", "Remedies"}},
+		{"status warn", View{Status: result.Filter{result.Warn}}, []string{"Remedy: do w", "(1 of 52)", "51 failing finding(s), 52 finding(s) in all"}, []string{"Remedy: do f", "<td>STRANDED</td>", `<a href="#f1">`, "Remedies"}},
 		{"status skip", View{Status: result.Filter{result.Skip}}, []string{"No finding of these statuses"}, []string{"Nothing to report"}},
 		{"summary", View{Summary: true}, []string{"summary view", "Upgrade to 2026.1", "50 guest(s) stranded"}, []string{"<table>", "Remedy:"}},
 	} {

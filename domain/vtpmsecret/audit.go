@@ -96,9 +96,11 @@ func audit(f Facts, now time.Time, keep bool) Result {
 		res.Orphans = append(res.Orphans, orphans(a.f, id, a.secretsOf(id), a.isGuest(id), absent, now)...)
 	}
 	for i := range res.Orphans {
-		if o := &res.Orphans[i]; len(o.Consumers) > 0 {
+		o := &res.Orphans[i]
+		if len(o.Consumers) > 0 {
 			o.Reason += protectedBy(o.Consumers)
 		}
+		o.ProjectName, o.CreatorName = a.f.ProjectNames[o.ProjectID], a.f.Users[o.CreatorID].Name
 	}
 	// oldest first; the ID orders secrets created at once (the result is
 	// the same on every run)
@@ -184,8 +186,7 @@ func protectedBy(cs []Consumer) string {
 }
 
 func orphan(s Secret, kind OrphanKind, why string, now time.Time) Orphan {
-	age := now.Sub(s.Created)
-	return Orphan{Secret: s, Kind: kind, Reason: why, Age: age, AgeStr: humanAge(age)}
+	return Orphan{Secret: s, Kind: kind, Reason: why, AgeSeconds: int64(now.Sub(s.Created) / time.Second)}
 }
 
 func humanAge(d time.Duration) string {

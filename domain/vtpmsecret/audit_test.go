@@ -1,6 +1,7 @@
 package vtpmsecret
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -93,8 +94,24 @@ func TestOrphans(t *testing.T) {
 	f := baseFacts()
 	f.Secrets.Add(Secret{ID: "s9", InstanceID: "gone", ProjectID: "p1", CreatorID: "alice", Created: now.Add(-90 * 24 * time.Hour)})
 	r := Audit(f, now)
-	if len(r.Orphans) != 1 || r.Orphans[0].ID != "s9" || r.Orphans[0].AgeStr != "90d" || !strings.Contains(r.Orphans[0].Reason, "no longer exists") {
+	if len(r.Orphans) != 1 || r.Orphans[0].ID != "s9" || r.Orphans[0].AgeSeconds != 90*86400 || r.Orphans[0].AgeText() != "90d" || !strings.Contains(r.Orphans[0].Reason, "no longer exists") {
 		t.Errorf("orphans %+v", r.Orphans)
+	}
+	// Its names where the audit listed them; its age a number of seconds
+	// in the JSON, "90d" only in the table.
+	f.ProjectNames = map[string]string{"p1": "finance"}
+	r = Audit(f, now)
+	if o := r.Orphans[0]; o.ProjectName != "finance" || o.CreatorName != "alice" {
+		t.Errorf("orphan names: project %q, creator %q", o.ProjectName, o.CreatorName)
+	}
+	b, _ := json.Marshal(r.Orphans[0])
+	var doc map[string]any
+	json.Unmarshal(b, &doc)
+	if doc["age_seconds"] != float64(90*86400) || doc["age"] != nil || doc["project_name"] != "finance" || doc["creator_name"] != "alice" {
+		t.Errorf("orphan JSON: %s", b)
+	}
+	if rows := r.Table().Subtables[0].Rows[0]; rows.Get("age") != "90d" || rows.Get("project") != "finance (p1)" || rows.Get("creator") != "alice" {
+		t.Errorf("orphan row: %v", rows)
 	}
 	// Without every project's servers, an unknown instance may live
 	// elsewhere: undetermined, never an orphan.

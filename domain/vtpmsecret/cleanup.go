@@ -12,7 +12,9 @@ import (
 )
 
 // CleanupSchema names the JSON of the cleanup plan (secrets audit's).
-const CleanupSchema = "vtpmctl.secrets-cleanup-plan/1"
+// Version 2: a step's age is age_seconds, a number (version 1: "age", a
+// string such as "67d").
+const CleanupSchema = "vtpmctl.secrets-cleanup-plan/2"
 
 // CleanupAction is what a cleanup plan does with an orphan.
 type CleanupAction string
@@ -30,7 +32,7 @@ type CleanupStep struct {
 	InstanceID string     `json:"instance_id"`
 	ProjectID  string     `json:"project_id"`
 	CreatorID  string     `json:"creator_id"`
-	Age        string     `json:"age"`
+	AgeSeconds int64      `json:"age_seconds"` // since the secret was created
 	Kind       OrphanKind `json:"kind"`
 	// Existence is Nova's answer for the instance (a candidate's only).
 	Existence nova.Existence `json:"existence,omitempty"`
@@ -139,7 +141,7 @@ func NewCleanupPlan(r Result, at Origin, proof ServerProof, now time.Time) Clean
 		everyRegion = " in every region sharing the key manager: " + strings.Join(regionNames(proof.Regions), ", ")
 	}
 	for _, or := range r.Orphans {
-		st := CleanupStep{SecretID: or.ID, InstanceID: or.InstanceID, ProjectID: or.ProjectID, CreatorID: or.CreatorID, Age: or.AgeStr, Kind: or.Kind, Action: CleanupKeep, Reason: or.Reason}
+		st := CleanupStep{SecretID: or.ID, InstanceID: or.InstanceID, ProjectID: or.ProjectID, CreatorID: or.CreatorID, AgeSeconds: or.AgeSeconds, Kind: or.Kind, Action: CleanupKeep, Reason: or.Reason}
 		switch {
 		case or.Kind == OrphanLive:
 			st.comment = fmt.Sprintf("not deleted, its server exists: %s (%s)", or.ID, or.Reason)
@@ -171,11 +173,11 @@ func NewCleanupPlan(r Result, at Origin, proof ServerProof, now time.Time) Clean
 			p.Proof.Gone++
 			st.Kind = OrphanGone
 			// Never forced: a consumer says someone relies on it.
-			st.comment = fmt.Sprintf("protected, not deleted: %s (instance %s gone, %s old) has consumer(s) %s; remove the consumer first if you are sure, then delete it", or.ID, or.InstanceID, or.AgeStr, consumerList(or.Consumers))
+			st.comment = fmt.Sprintf("protected, not deleted: %s (instance %s gone, %s old) has consumer(s) %s; remove the consumer first if you are sure, then delete it", or.ID, or.InstanceID, or.AgeText(), consumerList(or.Consumers))
 		default:
 			p.Proof.Gone++
 			st.Kind = OrphanGone
-			st.comment = fmt.Sprintf("instance %s gone (Nova: 404%s); created by %s, %s old", or.InstanceID, everyRegion, or.CreatorID, or.AgeStr)
+			st.comment = fmt.Sprintf("instance %s gone (Nova: 404%s); created by %s, %s old", or.InstanceID, everyRegion, or.CreatorID, or.AgeText())
 			st.SecretRef = at.SecretsURL + or.ID
 			if quote.HasControl(at.Cloud) || quote.HasControl(or.ProjectID) {
 				st.comment += "\n" + "not written: the cloud name or project ID has control characters; delete " + or.ID + " by hand"

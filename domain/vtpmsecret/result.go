@@ -52,15 +52,23 @@ func (g GuestResult) Failed() bool {
 // to delete blindly.
 type Orphan struct {
 	Secret
-	Kind   OrphanKind    `json:"kind"`
-	Live   bool          `json:"server_exists"`
-	Reason string        `json:"reason"`
-	Age    time.Duration `json:"-"`
-	AgeStr string        `json:"age"`
+	// ProjectName and CreatorName: the names of ProjectID and CreatorID
+	// where the audit listed them ("" otherwise), as a guest's are.
+	ProjectName string     `json:"project_name,omitempty"`
+	CreatorName string     `json:"creator_name,omitempty"`
+	Kind        OrphanKind `json:"kind"`
+	Live        bool       `json:"server_exists"`
+	Reason      string     `json:"reason"`
+	// AgeSeconds: how long before the audit the secret was created; a
+	// table shows it as AgeText ("67d").
+	AgeSeconds int64 `json:"age_seconds"`
 	// Region is the other region whose Nova has its server, when the key
 	// manager is shared by several regions ("": this one's, or none).
 	Region string `json:"region,omitempty"`
 }
+
+// AgeText is the orphan's age as tables show it: "45m", "30h", "67d".
+func (o Orphan) AgeText() string { return humanAge(time.Duration(o.AgeSeconds) * time.Second) }
 
 // OrphanKind says why a secret is an orphan: what a cleanup may do.
 type OrphanKind string
@@ -95,8 +103,9 @@ type Summary struct {
 	Consumers *ConsumerCounts `json:"consumers,omitempty"`
 }
 
-// ResultSchema names the JSON of `secrets audit`.
-const ResultSchema = "vtpmctl.secrets-audit/1"
+// ResultSchema names the JSON of `secrets audit`. Version 2: an orphan's
+// age is age_seconds, a number (version 1: "age", a string such as "67d").
+const ResultSchema = "vtpmctl.secrets-audit/2"
 
 // Result is the whole audit, and the JSON of `secrets audit`.
 type Result struct {

@@ -63,9 +63,9 @@ func (r *Result) Table() output.Table {
 		st := output.Subtable{Title: "Orphan, duplicate and unmatched secrets (nothing was deleted; " + plan + " prints the commands for true orphans only):",
 			Columns: []string{"secret", "project", "instance", "server_exists", "creator", "age", "reason"}}
 		for _, or := range r.Orphans {
-			st.Rows = append(st.Rows, output.Record{{Name: "secret", Value: or.ID}, {Name: "project", Value: or.ProjectID},
-				{Name: "instance", Value: or.InstanceID}, {Name: "server_exists", Value: or.Live}, {Name: "creator", Value: or.CreatorID},
-				{Name: "age", Value: or.AgeStr}, {Name: "reason", Value: or.Reason}})
+			st.Rows = append(st.Rows, output.Record{{Name: "secret", Value: or.ID}, {Name: "project", Value: named(or.ProjectName, or.ProjectID)},
+				{Name: "instance", Value: or.InstanceID}, {Name: "server_exists", Value: or.Live}, {Name: "creator", Value: named(or.CreatorName, or.CreatorID)},
+				{Name: "age", Value: or.AgeText()}, {Name: "reason", Value: or.Reason}})
 		}
 		t.Subtables = append(t.Subtables, st)
 	}

@@ -72,6 +72,15 @@ func readme() string {
 	sort.Strings(rows)
 	b.WriteString("| schema | file | printed by |\n|---|---|---|\n")
 	b.WriteString(strings.Join(rows, "\n") + "\n")
+	if len(retired) > 0 {
+		b.WriteString("\n## Retired\n\nNo command prints these any more; each file stays as it was, for the documents\nscripts still hold.\n\n| schema | file | replaced by |\n|---|---|---|\n")
+		rows = rows[:0]
+		for _, r := range retired {
+			rows = append(rows, fmt.Sprintf("| `%s` | [%s](%s) | `%s` |", r.Schema, fileName(r.Schema), fileName(r.Schema), r.By))
+		}
+		sort.Strings(rows)
+		b.WriteString(strings.Join(rows, "\n") + "\n")
+	}
 	return b.String()
 }
 

@@ -56,3 +56,14 @@ var docs = []doc{
 	{Schema: migration.ChecklistSchema, Commands: []string{"plan checklist"}, Type: reflect.TypeFor[migration.CutoverChecklist]()},
 	{Schema: migration.VerifySchema, Commands: []string{"plan verify"}, Type: reflect.TypeFor[migration.VerifyResult]()},
 }
+
+// retired is every schema a command printed before its document got a
+// new version: its file stays in docs/schemas as it was (a script may
+// still hold such a document), schemagen no longer writes it, and the
+// index lists it with what replaced it.
+var retired = []struct{ Schema, By string }{
+	{"vtpmctl.hosts-audit/1", fleet.Schema},
+	{"vtpmctl.upgrade-check/1", fleet.UpgradeSchema},
+	{"vtpmctl.secrets-audit/1", vtpmsecret.ResultSchema},
+	{"vtpmctl.secrets-cleanup-plan/1", vtpmsecret.CleanupSchema},
+}
