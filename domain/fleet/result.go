@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
@@ -79,6 +80,13 @@ type RiskGuest struct {
 
 // NewResult assembles the audit's result.
 func NewResult(rel nova.Release, hosts []Host, reports []HostReport, sum Summary) *Result {
+	hosts = slices.Clone(hosts) // the caller's list keeps no verdict
+	for i := range hosts {
+		hosts[i].Result = result.Pass // a host without a report has no finding
+		if i < len(reports) {
+			hosts[i].Result = reports[i].RowStatus()
+		}
+	}
 	return &Result{Schema: Schema, ReleaseContext: nova.ReleaseContext{Release: rel}, Summary: sum, Hosts: hosts, Reports: reports}
 }
 
@@ -91,30 +99,35 @@ func (f *Result) Suites() []result.Suite {
 	return hostcheck.Suites(reps)
 }
 
-// Table is one row per host. By default one line a host at 100 columns:
-// its capabilities and its checks in short (checks, the table's alone);
-// hypervisor, traits and the findings' words (each a line) with -c, and
-// in value and csv as before.
+// Table is one row per host, worst result first. By default one line a
+// host at 100 columns: its result, state, capabilities and its checks in
+// short; --long (or -c) adds the hypervisor, its traits and the
+// findings' words (each a line). value and csv show the same columns.
 func (f *Result) Table() output.Table {
-	t := output.Table{Key: "hosts", Columns: []string{"host", "hypervisor", "state", "tpm_2_0", "crb", "host_mode", "traits", "findings", "checks"},
-		Default: []string{"host", "state", "tpm_2_0", "crb", "host_mode", "checks"}, TableOnly: []string{"checks"}}
+	t := output.Table{Key: "hosts", Verdict: "result",
+		Columns: []string{"result", "host", "hypervisor", "state", "status", "tpm_2_0", "crb", "host_mode", "traits", "checks", "findings"},
+		Default: []string{"result", "host", "state", "status", "tpm_2_0", "crb", "host_mode", "checks"},
+		Wrap:    []string{"checks", "findings"}}
 	for i, h := range f.Hosts {
 		var findings []string
+		short := ""
+		verdict := h.Result
 		if i < len(f.Reports) {
 			for _, c := range f.Reports[i].Checks {
 				if c.Status != hostcheck.Pass {
 					findings = append(findings, fmt.Sprintf("%s %s: %s", c.Status, c.ID, c.Message))
 				}
 			}
-		}
-		short := ""
-		if i < len(f.Reports) {
 			short = f.Reports[i].Short()
+			verdict = f.Reports[i].RowStatus()
+		}
+		if verdict == "" {
+			verdict = result.Pass
 		}
 		capab := CapabilityOf(f.Release, h.Traits)
-		t.Rows = append(t.Rows, output.Record{{Name: "host", Value: h.Host}, {Name: "hypervisor", Value: h.Hypervisor},
-			{Name: "state", Value: h.State + "/" + h.Status}, {Name: "tpm_2_0", Value: capab.TPM20}, {Name: "crb", Value: capab.CRB},
-			{Name: "host_mode", Value: capab.HostMode}, {Name: "traits", Value: h.Traits}, {Name: "findings", Value: findings}, {Name: "checks", Value: short}})
+		t.Rows = append(t.Rows, output.Record{{Name: "result", Value: verdict}, {Name: "host", Value: h.Host}, {Name: "hypervisor", Value: h.Hypervisor},
+			{Name: "state", Value: h.State}, {Name: "status", Value: h.Status}, {Name: "tpm_2_0", Value: capab.TPM20}, {Name: "crb", Value: capab.CRB},
+			{Name: "host_mode", Value: capab.HostMode}, {Name: "traits", Value: h.Traits}, {Name: "checks", Value: short}, {Name: "findings", Value: findings}})
 	}
 	s := f.Summary
 	t.Footer = []string{fmt.Sprintf("%d host(s), %d up and enabled; can take TPM 2.0: %d, CRB: %d, host mode: %d; vTPM guests that cannot be evacuated: %d; failing: %d (scheduler: Nova %s)",

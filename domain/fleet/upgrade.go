@@ -7,15 +7,20 @@ import (
 
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/output"
+	"github.com/vtpmctl/vtpmctl/internal/result"
 )
 
 // UpgradeHost is one compute host before and after the scheduler upgrade.
 type UpgradeHost struct {
-	Host    string     `json:"host"`
-	Now     Capability `json:"now"`
-	After   Capability `json:"after"`
-	Missing []string   `json:"missing_traits"` // required after, not reported now
-	Loses   bool       `json:"stops_receiving_vtpm_guests"`
+	// Result is the upgrade's verdict for the host: fail when it stops
+	// receiving vTPM guests, warn when it lacks a trait the target
+	// release requires, pass otherwise.
+	Result  result.Status `json:"result"`
+	Host    string        `json:"host"`
+	Now     Capability    `json:"now"`
+	After   Capability    `json:"after"`
+	Missing []string      `json:"missing_traits"` // required after, not reported now
+	Loses   bool          `json:"stops_receiving_vtpm_guests"`
 }
 
 // StrandedGuest is a vTPM guest that, after the upgrade, fits no other
@@ -45,13 +50,13 @@ type UpgradeResult struct {
 // UpgradeSchema names the JSON of `upgrade check`.
 const UpgradeSchema = "vtpmctl.upgrade-check/1"
 
-// Table is one row per host; the stranded guests, the advice and the
-// verdict follow it.
+// Table is one row per host, worst result first; the stranded guests,
+// the advice and the verdict follow it.
 func (u *UpgradeResult) Table() output.Table {
-	t := output.Table{Key: "hosts", Columns: []string{"host", "vtpm_now", "vtpm_after", "missing_after"}}
+	t := output.Table{Key: "hosts", Verdict: "result", Columns: []string{"result", "host", "vtpm_now", "vtpm_after", "missing_traits"}}
 	for _, h := range u.Hosts {
-		t.Rows = append(t.Rows, output.Record{{Name: "host", Value: h.Host}, {Name: "vtpm_now", Value: h.Now.TPM20 || h.Now.CRB},
-			{Name: "vtpm_after", Value: h.After.TPM20 || h.After.CRB}, {Name: "missing_after", Value: h.Missing}})
+		t.Rows = append(t.Rows, output.Record{{Name: "result", Value: h.Result}, {Name: "host", Value: h.Host}, {Name: "vtpm_now", Value: h.Now.TPM20 || h.Now.CRB},
+			{Name: "vtpm_after", Value: h.After.TPM20 || h.After.CRB}, {Name: "missing_traits", Value: h.Missing}})
 	}
 	for _, s := range u.Stranded {
 		t.Footer = append(t.Footer, fmt.Sprintf("stranded: %s (%s), project %s, on %s: needs %s on another host", s.Name, s.ServerID, s.ProjectID, s.Host, strings.Join(s.Requires, " ")))
@@ -88,6 +93,14 @@ func UpgradeImpact(from, to nova.Release, hosts []Host, guests nova.GuestList) U
 			}
 		}
 		uh.Loses = (uh.Now.TPM20 || uh.Now.CRB) && !(uh.After.TPM20 || uh.After.CRB)
+		switch {
+		case uh.Loses:
+			uh.Result = result.Fail
+		case len(uh.Missing) > 0:
+			uh.Result = result.Warn
+		default:
+			uh.Result = result.Pass
+		}
 		if uh.Loses {
 			res.UpgradeNow = append(res.UpgradeNow, h.Host)
 		}
