@@ -103,8 +103,10 @@ type List struct {
 	Columns []string
 	Rows    []Record // each carries Columns, in order
 	Footer  []string
-	// Default and Wrap are the table's (Table.Default, Table.Wrap).
+	// Default, Wrap and Verdict are the table's (Table.Default,
+	// Table.Wrap, Table.Verdict).
 	Default, Wrap []string
+	Verdict       string
 }
 
 func (l List) key() string {
@@ -116,7 +118,7 @@ func (l List) key() string {
 
 // Table implements Tabular.
 func (l List) Table() Table {
-	return Table{Columns: l.Columns, Rows: l.Rows, Footer: l.Footer, Key: l.key(), Default: l.Default, Wrap: l.Wrap}
+	return Table{Columns: l.Columns, Rows: l.Rows, Footer: l.Footer, Key: l.key(), Default: l.Default, Wrap: l.Wrap, Verdict: l.Verdict}
 }
 
 // doc is the List as a document, nil without a Schema.
