@@ -30,7 +30,7 @@ var guestColumns = []string{"result", "server_id", "name", "project_id", "projec
 func (r *Result) Table() output.Table {
 	t := output.Table{Key: "guests", Columns: guestColumns, Verdict: "result",
 		Default: []string{"result", "server_id", "name", "project_name", "mode", "checks"},
-		Wrap:    []string{"checks", "findings", "cannot"}}
+		Wrap:    []string{"checks", "findings"}}
 	// The rows are a walk, not a list: a table walks them twice (widths,
 	// then lines), so a streamed result's guests are audited again on
 	// each pass and never held (at 500,000 guests ~1.2 KB each). Each
@@ -64,11 +64,11 @@ func (r *Result) Table() output.Table {
 			plan = r.cleanupPlan
 		}
 		st := output.Subtable{Title: "Orphan, duplicate and unmatched secrets (nothing was deleted; " + plan + " prints the commands for true orphans only):",
-			Columns: []string{"id", "project_id", "instance_id", "kind", "server_exists", "creator_id", "age", "reason"}, Wrap: []string{"reason"}}
+			Columns: []string{"id", "project_id", "instance_id", "kind", "server_exists", "age", "reason"}, Wrap: []string{"reason"}}
 		for _, or := range r.Orphans {
 			st.Rows = append(st.Rows, output.Record{{Name: "id", Value: or.ID}, {Name: "project_id", Value: or.ProjectID},
 				{Name: "instance_id", Value: or.InstanceID}, {Name: "kind", Value: or.Kind}, {Name: "server_exists", Value: or.Live},
-				{Name: "creator_id", Value: or.CreatorID}, {Name: "age", Value: or.AgeStr}, {Name: "reason", Value: or.Reason}})
+				{Name: "age", Value: or.AgeStr}, {Name: "reason", Value: or.Reason}})
 		}
 		t.Subtables = append(t.Subtables, st)
 	}
@@ -149,7 +149,7 @@ func guestRecord(g GuestResult) output.Record {
 		{Name: "project_id", Value: g.ProjectID}, {Name: "project_name", Value: g.ProjectName},
 		{Name: "user_id", Value: g.UserID}, {Name: "owner_name", Value: g.OwnerName}, {Name: "mode", Value: g.Mode},
 		{Name: "secret_id", Value: g.SecretID}, {Name: "protection", Value: g.Protection},
-		{Name: "checks", Value: checks(g)}, {Name: "findings", Value: lines}, {Name: "cannot", Value: g.Cannot}}
+		{Name: "checks", Value: checks(g)}, {Name: "findings", Value: lines}, {Name: "cannot", Value: strings.Join(g.Cannot, ", ")}}
 }
 
 // checks is a guest's findings in short, about as wide as one code (the
