@@ -97,7 +97,7 @@ set -e
 
 say "9. The Barbican secret behind every vTPM guest"
 set +e
-run $V --os-cloud devcloud-admin secrets audit --all-projects --include-orphans -c server -c mode -c result -c cannot
+run $V --os-cloud devcloud-admin secrets audit --all-projects --include-orphans -c result -c server_id -c name -c mode -c cannot
 note "exit status $?: the demo guest's secret exists once, in its project, owned by demo, never expiring"
 set -e
 

@@ -8,6 +8,7 @@ import (
 	"github.com/vtpmctl/vtpmctl/app/inventory"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/cloud"
+	"github.com/vtpmctl/vtpmctl/internal/result"
 	"github.com/vtpmctl/vtpmctl/openstack/compute"
 )
 
@@ -32,10 +33,12 @@ type ModeChangeRequest struct {
 
 // ModeChangeRow is one guest's plan.
 type ModeChangeRow struct {
-	ServerID  string `json:"server_id"`
-	Name      string `json:"name"`
-	ProjectID string `json:"project_id"`
-	Flavor    string `json:"flavor"`
+	// Result is the row's verdict (ModeChangeStatus).
+	Result    result.Status `json:"result"`
+	ServerID  string        `json:"server_id"`
+	Name      string        `json:"name"`
+	ProjectID string        `json:"project_id"`
+	Flavor    string        `json:"flavor"`
 	nova.ModeChangePlan
 }
 
@@ -163,7 +166,7 @@ func PlanModeChanges(inv nova.Inventory, catalog []nova.CloudFlavor, rel nova.Re
 		if p.Verdict == nova.ModeChangeNotVTPM && req.ServerID == "" {
 			continue // a fleet plan lists vTPM guests only
 		}
-		rows = append(rows, ModeChangeRow{ServerID: id, Name: srv.Name, ProjectID: srv.ProjectID, Flavor: srv.Flavor.Name, ModeChangePlan: p})
+		rows = append(rows, ModeChangeRow{Result: ModeChangeStatus(p.Verdict), ServerID: id, Name: srv.Name, ProjectID: srv.ProjectID, Flavor: srv.Flavor.Name, ModeChangePlan: p})
 	}
 	sort.Slice(rows, func(i, j int) bool {
 		if rows[i].ProjectID != rows[j].ProjectID {

@@ -14,7 +14,8 @@ func (r *StatusResult) Table() output.Table {
 	t := output.Table{Key: "guests",
 		Columns: []string{"domain", "uuid", "server_name", "state", "vtpm", "secure_boot", "nvram", "pk", "kek", "db", "dbx_entries",
 			"certificates", "missing_2023", "would_add", "nvram_kept", "remedy", "remedy_detail", "error"},
-		Default: []string{"domain", "state", "certificates", "kek", "db", "dbx_entries", "nvram_kept", "remedy"}}
+		Default: []string{"domain", "state", "certificates", "kek", "db", "dbx_entries", "nvram_kept", "remedy"},
+		Wrap:    []string{"pk", "kek", "db", "missing_2023", "would_add", "remedy_detail", "error"}}
 	for _, g := range r.Guests {
 		pk := ""
 		if g.PK != nil {
@@ -58,7 +59,8 @@ func (r *StatusResult) Table() output.Table {
 func (r *UpdateResult) Table() output.Table {
 	t := output.Table{Key: "files",
 		Columns: []string{"domain", "uuid", "server_name", "state", "nvram", "action", "refusal", "added", "left_out", "bytes_before", "bytes_after", "store_size", "backup", "detail"},
-		Default: []string{"domain", "nvram", "action", "added", "detail"}}
+		Default: []string{"domain", "nvram", "action", "added", "detail"},
+		Wrap:    []string{"refusal", "added", "left_out", "detail"}}
 	for _, f := range r.Files {
 		t.Rows = append(t.Rows, output.Record{{Name: "domain", Value: f.Domain}, {Name: "uuid", Value: f.UUID}, {Name: "server_name", Value: f.ServerName},
 			{Name: "state", Value: string(f.State)}, {Name: "nvram", Value: f.NVRAM}, {Name: "action", Value: string(f.Action)}, {Name: "refusal", Value: string(f.Refusal)},

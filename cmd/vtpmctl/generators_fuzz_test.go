@@ -139,6 +139,7 @@ func checkChecklist(t testing.TB, name string) {
 	}
 	var c bytes.Buffer
 	output.Write(&c, output.Options{Format: "csv", Explicit: true}, migration.NewChecklist(p))
+	text := c.String()
 	recs, err := csv.NewReader(&c).ReadAll()
 	if err != nil {
 		t.Fatalf("name %q: csv does not parse: %v", name, err)
@@ -149,8 +150,15 @@ func checkChecklist(t testing.TB, name string) {
 				t.Fatalf("name %q: csv cell starts a formula: %q", name, cell)
 			}
 		}
-		// encoding/csv reads a quoted \r\n back as \n
-		want := strings.ReplaceAll(quote.CSVCell(name), "\r\n", "\n")
+		// a CSV record is one line: the name's lines joined by "; "
+		want := name
+		if strings.ContainsAny(name, "\r\n") {
+			want = strings.Join(strings.FieldsFunc(strings.ReplaceAll(name, "\r\n", "\n"), func(r rune) bool { return r == '\n' || r == '\r' }), "; ")
+		}
+		want = quote.CSVCell(want)
+		if strings.ContainsAny(text, "\r") || strings.Count(text, "\n") != len(recs) {
+			t.Fatalf("name %q: csv records span lines:\n%q", name, text)
+		}
 		if r[0] != want {
 			t.Fatalf("name %q: csv vm cell %q", name, r[0])
 		}

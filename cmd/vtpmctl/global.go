@@ -144,14 +144,30 @@ func globalFlags(g *globalOptions) []cli.Flag {
 		&cli.BoolFlag{Name: "debug", Usage: "log every API request to stderr (tokens, passwords and secrets redacted)", Sources: cli.EnvVars("VTPMCTL_DEBUG"), Destination: &g.DebugLog},
 		&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "output `FORMAT`: " + strings.Join(output.Formats, ", ") + " (each command's --help lists those it prints)", Value: "table", Destination: &g.Output.Format},
 		&cli.StringSliceFlag{Name: "column", Aliases: []string{"c"}, Usage: "show only `COLUMN` (repeatable)", Destination: &g.Output.Columns},
-		&cli.IntFlag{Name: "max-width", Usage: "fit tables to `N` columns, wrapping cells at word boundaries (0: the terminal's width, else $COLUMNS, else never in a pipe; -1: never wrap)", Sources: cli.EnvVars("VTPMCTL_MAX_WIDTH"), Destination: &g.Output.MaxWidth,
+		&cli.BoolFlag{Name: "long", Usage: "show every column in table, value and csv (default: the table's own)", Destination: &g.Output.Long},
+		&cli.StringSliceFlag{Name: "sort-column", Usage: "order table, value and csv rows by `COLUMN` (repeatable, the first the most significant; default: worst result first)", Destination: &g.Output.SortColumns},
+		&cli.BoolFlag{Name: "sort-ascending", Usage: "sort the rows in ascending order (the default)",
+			Action: func(ctx context.Context, cmd *cli.Command, v bool) error { return sortOrder(cmd) }},
+		&cli.BoolFlag{Name: "sort-descending", Usage: "sort the rows in descending order (without --sort-column: best result first)", Destination: &g.Output.SortDescending,
+			Action: func(ctx context.Context, cmd *cli.Command, v bool) error { return sortOrder(cmd) }},
+		&cli.BoolFlag{Name: "fit-width", Usage: "fit tables to the terminal's width (else $COLUMNS), wrapping free-text cells at spaces; IDs, names and words are never cut", Sources: cli.EnvVars("VTPMCTL_FIT_WIDTH", "CLIFF_FIT_WIDTH"), Destination: &g.Output.FitWidth},
+		&cli.IntFlag{Name: "max-width", Usage: "fit tables to `N` columns, wrapping free-text cells at spaces; a line is wider only where an ID, a name or a word is (0: only with --fit-width; -1: never fit)", Sources: cli.EnvVars("VTPMCTL_MAX_WIDTH"), Destination: &g.Output.MaxWidth,
 			Validator: func(n int) error {
 				if n < -1 {
-					return errors.New("give a width, 0 (the terminal's) or -1 (never wrap)")
+					return errors.New("give a width, 0 (fit only with --fit-width) or -1 (never fit)")
 				}
 				return nil
 			}},
 	}
+}
+
+// sortOrder refuses --sort-ascending with --sort-descending, as
+// openstack's client does.
+func sortOrder(cmd *cli.Command) error {
+	if cmd.Bool("sort-ascending") && cmd.Bool("sort-descending") {
+		return usagef("--sort-ascending and --sort-descending: give one")
+	}
+	return nil
 }
 
 // commandHelp assembles a command's description with its examples and the

@@ -74,7 +74,7 @@ os-services API shows none.
 				"vtpmctl --os-cloud prod hosts audit",
 				"vtpmctl --os-cloud prod hosts audit --host-reports ./reports --junit fleet.xml",
 				"vtpmctl --os-cloud prod hosts audit -f prometheus > vtpm-fleet.prom",
-				"vtpmctl --os-cloud prod hosts audit -f json -c host -c checks",
+				"vtpmctl --os-cloud prod hosts audit -f json -c host -c result",
 				"vtpmctl --os-cloud prod hosts audit --host-reports ./reports --drain cmp1",
 				"vtpmctl --os-cloud prod hosts audit --drain cmp1 --long",
 				"vtpmctl --os-cloud prod hosts audit --summary",
@@ -122,7 +122,9 @@ func runHostsReport(ctx context.Context, o *hostsOptions) error {
 	failing := 0
 	for _, r := range reps {
 		var failed []string
-		for _, c := range r.Checks {
+		statuses := make([]result.Status, len(r.Checks))
+		for i, c := range r.Checks {
+			statuses[i] = c.Status
 			if c.Status == hostcheck.Fail {
 				failed = append(failed, c.ID)
 			}
@@ -130,13 +132,15 @@ func runHostsReport(ctx context.Context, o *hostsOptions) error {
 		if len(failed) > 0 {
 			failing++
 		}
-		recs = append(recs, output.Record{{Name: "host", Value: r.Host}, {Name: "nova_release", Value: r.NovaRelease},
+		recs = append(recs, output.Record{{Name: "result", Value: result.Worst(statuses...)}, {Name: "host", Value: r.Host}, {Name: "nova_release", Value: r.NovaRelease},
 			{Name: "pass", Value: r.Summary.Pass}, {Name: "warn", Value: r.Summary.Warn}, {Name: "fail", Value: r.Summary.Fail},
 			{Name: "skip", Value: r.Summary.Skip}, {Name: "failed_checks", Value: failed}, {Name: "vtpm_guests", Value: len(r.VTPMGuests)},
 			{Name: "traits", Value: r.Traits}})
 	}
-	if err := output.Write(o.IO.Out, o.Global.Output, output.List{Schema: fleet.HostsReportSchema, Key: "hosts",
-		Columns: []string{"host", "nova_release", "pass", "warn", "fail", "skip", "failed_checks", "vtpm_guests", "traits"}, Rows: recs}); err != nil {
+	// each host's worst check first, its row a JSON object whose keys
+	// are the columns
+	if err := output.Write(o.IO.Out, o.Global.Output, output.List{Schema: fleet.HostsReportSchema, Key: "hosts", Verdict: "result",
+		Columns: []string{"result", "host", "nova_release", "pass", "warn", "fail", "skip", "failed_checks", "vtpm_guests", "traits"}, Rows: recs}); err != nil {
 		return err
 	}
 	if err := writeJUnit(ctx, o.IO.Out, o.JUnit, "vtpmctl hosts report", func() []result.Suite { return hostcheck.Suites(reps) }, fileout.Public); err != nil {

@@ -100,7 +100,8 @@ func (u *UpgradeResult) Brief(more string) UpgradeBrief { return UpgradeBrief{u,
 // Table: the verdict as the table, the groups as its subtables.
 func (b UpgradeBrief) Table() output.Table {
 	u := b.UpgradeResult
-	t := output.Table{Key: "hosts", Columns: []string{"upgrade " + u.From + " -> " + u.To}, Rows: []output.Record{{{Name: "verdict", Value: u.Verdict()}}}}
+	head := "upgrade " + u.From + " -> " + u.To
+	t := output.Table{Key: "hosts", Columns: []string{head}, Wrap: []string{head}, Rows: []output.Record{{{Name: "verdict", Value: u.Verdict()}}}}
 	// hosts: worst (those that stop receiving vTPM guests) first
 	hg := groupBy(u.Hosts, func(h UpgradeHost) string {
 		return fmt.Sprint(h.Now.TPM20 || h.Now.CRB, h.After.TPM20 || h.After.CRB, h.Missing)
@@ -111,11 +112,11 @@ func (b UpgradeBrief) Table() output.Table {
 			shown = fmt.Sprintf("%d of %d", len(u.Hosts), u.Summary.Hosts) // a --status view
 		}
 		st := output.Subtable{Title: shown + " host(s) up and enabled, by what the upgrade does to them:",
-			Columns: []string{"count", "vtpm_now", "vtpm_after", "missing_after", "hosts"}}
+			Columns: []string{"count", "vtpm_now", "vtpm_after", "missing_traits", "hosts"}, Wrap: []string{"hosts"}}
 		for _, g := range hg[:min(len(hg), briefGroups)] {
 			h := g.first
 			st.Rows = append(st.Rows, output.Record{{Name: "count", Value: len(g.names)}, {Name: "vtpm_now", Value: h.Now.TPM20 || h.Now.CRB},
-				{Name: "vtpm_after", Value: h.After.TPM20 || h.After.CRB}, {Name: "missing_after", Value: h.Missing}, {Name: "hosts", Value: someNames(g.names, briefNames)}})
+				{Name: "vtpm_after", Value: h.After.TPM20 || h.After.CRB}, {Name: "missing_traits", Value: h.Missing}, {Name: "hosts", Value: someNames(g.names, briefNames)}})
 		}
 		if n := len(hg) - briefGroups; n > 0 {
 			st.Title += fmt.Sprintf(" (the %d largest groups; %d more)", briefGroups, n)
@@ -126,7 +127,7 @@ func (b UpgradeBrief) Table() output.Table {
 		func(s StrandedGuest) string { return s.Name }, nil)
 	if len(sg) > 0 {
 		st := output.Subtable{Title: fmt.Sprintf("%d stranded vTPM guest(s), by the traits they need on another host:", len(u.Stranded)),
-			Columns: []string{"count", "on_hosts", "requires", "guests"}}
+			Columns: []string{"count", "on_hosts", "requires", "guests"}, Wrap: []string{"guests"}}
 		hosts := map[string]map[string]bool{}
 		for _, s := range u.Stranded {
 			k := strings.Join(s.Requires, " ")
@@ -229,7 +230,8 @@ func drainRank(a DrainAction) int {
 // Table: the verdict as the table, the groups as its subtable.
 func (b DrainBrief) Table() output.Table {
 	d := b.DrainResult
-	t := output.Table{Key: "guests", Columns: []string{"host " + output.ShownName(d.Host)}, Rows: []output.Record{{{Name: "verdict", Value: d.Verdict()}}}}
+	head := "host " + output.ShownName(d.Host)
+	t := output.Table{Key: "guests", Columns: []string{head}, Wrap: []string{head}, Rows: []output.Record{{{Name: "verdict", Value: d.Verdict()}}}}
 	gs := groupBy(d.Guests, func(g RiskGuest) string { return string(g.Drain) + "\x00" + string(g.Mode) + "\x00" + g.DrainReason },
 		func(g RiskGuest) string { return g.Name }, nil)
 	slices.SortStableFunc(gs, func(x, y *group[RiskGuest]) int {
@@ -239,7 +241,7 @@ func (b DrainBrief) Table() output.Table {
 		// The reasons are long (a paragraph each): under the table at its
 		// full width, each once, not squeezed into a column.
 		st := output.Subtable{Title: fmt.Sprintf("%d vTPM guest(s), by how they leave %s and why:", len(d.Guests), output.ShownName(d.Host)),
-			Columns: []string{"why", "count", "drain", "mode", "guests"}}
+			Columns: []string{"why", "count", "drain", "mode", "guests"}, Wrap: []string{"guests"}}
 		for i, g := range gs[:min(len(gs), briefGroups)] {
 			st.Rows = append(st.Rows, output.Record{{Name: "why", Value: i + 1}, {Name: "count", Value: len(g.names)}, {Name: "drain", Value: string(g.first.Drain)},
 				{Name: "mode", Value: string(g.first.Mode)}, {Name: "guests", Value: someNames(g.names, briefNames)}})

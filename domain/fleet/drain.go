@@ -8,6 +8,7 @@ import (
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/output"
+	"github.com/vtpmctl/vtpmctl/internal/result"
 )
 
 // DrainAction answers "can I drain this guest's host?" for one guest.
@@ -303,12 +304,22 @@ func (f *Result) Drain(host string) (DrainResult, bool) {
 	return DrainResult{}, false
 }
 
-// Table: one row per guest, named (the long view: Brief groups them).
+// Table: one row per guest, those that would stay first: its result
+// (live-migrate pass, cold-migrate warn, stays fail), its server's ID and
+// name, its mode, how it leaves and why.
 func (d *DrainResult) Table() output.Table {
-	t := output.Table{Key: "guests", Columns: []string{"server", "name", "mode", "drain", "reason"}}
+	t := output.Table{Key: "guests", Verdict: "result", Wrap: []string{"drain_reason"},
+		Columns: []string{"result", "server_id", "name", "mode", "drain", "drain_reason"}}
 	for _, g := range d.Guests {
-		t.Rows = append(t.Rows, output.Record{{Name: "server", Value: g.ServerID}, {Name: "name", Value: g.Name}, {Name: "mode", Value: string(g.Mode)},
-			{Name: "drain", Value: string(g.Drain)}, {Name: "reason", Value: g.DrainReason}})
+		verdict := result.Pass
+		switch g.Drain {
+		case DrainCold:
+			verdict = result.Warn
+		case DrainStays:
+			verdict = result.Fail
+		}
+		t.Rows = append(t.Rows, output.Record{{Name: "result", Value: verdict}, {Name: "server_id", Value: g.ServerID}, {Name: "name", Value: g.Name},
+			{Name: "mode", Value: string(g.Mode)}, {Name: "drain", Value: string(g.Drain)}, {Name: "drain_reason", Value: g.DrainReason}})
 	}
 	t.Footer = []string{fmt.Sprintf("host %s: %d vTPM guest(s): %d live-migrate, %d cold-migrate, %d stay",
 		output.ShownName(d.Host), len(d.Guests), d.Summary[DrainLive], d.Summary[DrainCold], d.Summary[DrainStays])}

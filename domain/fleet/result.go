@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/vtpmctl/vtpmctl/domain/hostcheck"
@@ -40,6 +41,9 @@ type Result struct {
 // service as the hypervisor list shows it, and what only the fleet knows.
 type HostReport struct {
 	hostcheck.Report
+	// Result is the host's verdict (its worst check), the table's first
+	// column.
+	Result result.Status `json:"result"`
 	Hypervisor       string `json:"hypervisor"`        // hypervisor_hostname = resource provider name
 	ResourceProvider string `json:"resource_provider"` // its UUID
 	ServiceState     string `json:"service_state"`     // nova-compute: up, down
@@ -84,6 +88,12 @@ type RiskGuest struct {
 
 // NewResult assembles the audit's result.
 func NewResult(rel nova.Release, hosts []HostReport, sum Summary) *Result {
+	hosts = slices.Clone(hosts) // the caller's list keeps no verdict
+	for i := range hosts {
+		if hosts[i].Result = hosts[i].RowStatus(); hosts[i].Result == "" {
+			hosts[i].Result = result.Pass // a host without a report has no finding
+		}
+	}
 	return &Result{Schema: Schema, ReleaseContext: nova.ReleaseContext{Release: rel}, Summary: sum, Hosts: hosts}
 }
 
@@ -99,13 +109,15 @@ func (f *Result) Suites() []result.Suite {
 	return hostcheck.Suites(reps)
 }
 
-// Table is one row per host. By default one line a host at 100 columns:
-// its capabilities and its checks in short (checks, the table's alone);
-// hypervisor, traits and the findings' words (each a line) with -c, and
-// in value and csv as before.
+// Table is one row per host, worst result first. By default one line a
+// host at 100 columns: its result, state, capabilities and its checks in
+// short; --long (or -c) adds the hypervisor, its traits and the
+// findings' words (each a line). value and csv show the same columns.
 func (f *Result) Table() output.Table {
-	t := output.Table{Key: "hosts", Columns: []string{"host", "hypervisor", "state", "tpm_2_0", "crb", "host_mode", "traits", "findings", "checks"},
-		Default: []string{"host", "state", "tpm_2_0", "crb", "host_mode", "checks"}, TableOnly: []string{"checks"}}
+	t := output.Table{Key: "hosts", Verdict: "result",
+		Columns: []string{"result", "host", "hypervisor", "state", "status", "tpm_2_0", "crb", "host_mode", "traits", "checks", "findings"},
+		Default: []string{"result", "host", "state", "status", "tpm_2_0", "crb", "host_mode", "checks"},
+		Wrap:    []string{"checks", "findings"}}
 	for i := range f.Hosts {
 		h := &f.Hosts[i]
 		var findings []string
@@ -114,10 +126,14 @@ func (f *Result) Table() output.Table {
 				findings = append(findings, fmt.Sprintf("%s %s: %s", c.Status, c.ID, c.Message))
 			}
 		}
+		verdict := h.Result
+		if verdict == "" {
+			verdict = result.Pass
+		}
 		capab := CapabilityOf(f.Release, h.Traits)
-		t.Rows = append(t.Rows, output.Record{{Name: "host", Value: h.Host}, {Name: "hypervisor", Value: h.Hypervisor},
-			{Name: "state", Value: h.ServiceState + "/" + h.ServiceStatus}, {Name: "tpm_2_0", Value: capab.TPM20}, {Name: "crb", Value: capab.CRB},
-			{Name: "host_mode", Value: capab.HostMode}, {Name: "traits", Value: h.Traits}, {Name: "findings", Value: findings}, {Name: "checks", Value: h.Short()}})
+		t.Rows = append(t.Rows, output.Record{{Name: "result", Value: verdict}, {Name: "host", Value: h.Host}, {Name: "hypervisor", Value: h.Hypervisor},
+			{Name: "state", Value: h.ServiceState}, {Name: "status", Value: h.ServiceStatus}, {Name: "tpm_2_0", Value: capab.TPM20}, {Name: "crb", Value: capab.CRB},
+			{Name: "host_mode", Value: capab.HostMode}, {Name: "traits", Value: h.Traits}, {Name: "checks", Value: h.Short()}, {Name: "findings", Value: findings}})
 	}
 	s := f.Summary
 	t.Footer = []string{fmt.Sprintf("%d host(s), %d up and enabled; can take TPM 2.0: %d, CRB: %d, host mode: %d; vTPM guests that cannot be evacuated: %d; failing: %d (scheduler: Nova %s)",

@@ -16,7 +16,8 @@ import (
 // TestTableOneLinePerHostAt100: hosts audit of 100 hosts as the synthetic
 // cloud has them (FQDN hypervisors, five traits, 20 vTPM guests each, a
 // few down, disabled or without a TPM trait) draws one line a host at
-// 100 columns; csv keeps its columns.
+// 100 columns, each host name whole; csv shows the
+// table's columns, --long every one.
 func TestTableOneLinePerHostAt100(t *testing.T) {
 	traits := []string{"COMPUTE_SECURITY_TPM_1_2", "COMPUTE_SECURITY_TPM_2_0", "COMPUTE_SECURITY_TPM_CRB", "COMPUTE_SECURITY_TPM_TIS", "COMPUTE_SECURITY_UEFI_SECURE_BOOT"}
 	var hosts []Host
@@ -54,9 +55,14 @@ func TestTableOneLinePerHostAt100(t *testing.T) {
 	if rows != 1+len(hosts) {
 		t.Errorf("%d table lines for %d hosts, want one a host:\n%s", rows-1, len(hosts), strings.Join(lines[:12], "\n"))
 	}
-	for _, want := range []string{"| warn EVACUATION-RISK ", "| down/enabled ", "| warn TRAITS +1 "} {
+	for _, want := range []string{"| warn   | cmp-00000 | up    | enabled | true    | true  | false     | EVACUATION-RISK |", "| down  | enabled ", "| TRAITS +1 "} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("no %q in the table:\n%s", want, strings.Join(lines[:12], "\n"))
+		}
+	}
+	for _, h := range hosts {
+		if strings.Count(b.String(), "| "+h.Host+" ") != 1 {
+			t.Errorf("host %s not shown whole once", h.Host)
 		}
 	}
 
@@ -64,8 +70,18 @@ func TestTableOneLinePerHostAt100(t *testing.T) {
 	if err := output.Write(&b, output.Options{Format: "csv"}, res); err != nil {
 		t.Fatal(err)
 	}
-	if head, _, _ := strings.Cut(b.String(), "\n"); head != "host,hypervisor,state,tpm_2_0,crb,host_mode,traits,findings" {
+	if head, _, _ := strings.Cut(b.String(), "\n"); head != "result,host,state,status,tpm_2_0,crb,host_mode,checks" {
 		t.Errorf("csv header %q", head)
+	}
+	b.Reset()
+	if err := output.Write(&b, output.Options{Format: "csv", Long: true}, res); err != nil {
+		t.Fatal(err)
+	}
+	if head, _, _ := strings.Cut(b.String(), "\n"); head != "result,host,hypervisor,state,status,tpm_2_0,crb,host_mode,traits,checks,findings" {
+		t.Errorf("csv --long header %q", head)
+	}
+	if n := strings.Count(b.String(), "\n"); n != 1+len(hosts) {
+		t.Errorf("csv --long: %d lines for %d hosts", n, len(hosts))
 	}
 }
 
@@ -78,9 +94,9 @@ func TestShort(t *testing.T) {
 	}{
 		{nil, ""},
 		{[]hostcheck.Check{c("TRAITS", result.Pass)}, ""},
-		{[]hostcheck.Check{c("TRAITS", result.Warn)}, "warn TRAITS"},
-		{[]hostcheck.Check{c("SERVICE", result.Warn), c("TRAITS", result.Warn)}, "warn SERVICE +1"},
-		{[]hostcheck.Check{c("SERVICE", result.Warn), c("VIRT-TYPE", result.Fail), c("SWTPM", result.Pass)}, "fail VIRT-TYPE +1"},
+		{[]hostcheck.Check{c("TRAITS", result.Warn)}, "TRAITS"},
+		{[]hostcheck.Check{c("SERVICE", result.Warn), c("TRAITS", result.Warn)}, "SERVICE +1"},
+		{[]hostcheck.Check{c("SERVICE", result.Warn), c("VIRT-TYPE", result.Fail), c("SWTPM", result.Pass)}, "VIRT-TYPE +1"},
 	} {
 		if got := (HostReport{Report: hostcheck.Report{Checks: tc.checks}}).Short(); got != tc.want {
 			t.Errorf("Short(%v) = %q, want %q", tc.checks, got, tc.want)

@@ -7,13 +7,18 @@ import (
 
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/output"
+	"github.com/vtpmctl/vtpmctl/internal/result"
 )
 
 // UpgradeHost is one compute host before and after the scheduler upgrade.
 type UpgradeHost struct {
-	Host  string     `json:"host"`
-	Now   Capability `json:"now"`
-	After Capability `json:"after"`
+	// Result is the upgrade's verdict for the host: fail when it stops
+	// receiving vTPM guests, warn when it lacks a trait the target
+	// release requires, pass otherwise.
+	Result result.Status `json:"result"`
+	Host   string        `json:"host"`
+	Now    Capability    `json:"now"`
+	After  Capability    `json:"after"`
 	// Missing: what the fleet's vTPM guests (and a default TPM 2.0 guest)
 	// require after the upgrade that the host does not report now.
 	Missing []string `json:"missing_traits"`
@@ -64,13 +69,13 @@ type UpgradeSummary struct {
 	Fixed      int `json:"known_bugs_fixed_by_upgrade"`
 }
 
-// Table is one row per host; the stranded guests, the advice and the
-// verdict follow it.
+// Table is one row per host, worst result first; the stranded guests,
+// the advice and the verdict follow it.
 func (u *UpgradeResult) Table() output.Table {
-	t := output.Table{Key: "hosts", Columns: []string{"host", "vtpm_now", "vtpm_after", "missing_after"}}
+	t := output.Table{Key: "hosts", Verdict: "result", Columns: []string{"result", "host", "vtpm_now", "vtpm_after", "missing_traits"}}
 	for _, h := range u.Hosts {
-		t.Rows = append(t.Rows, output.Record{{Name: "host", Value: h.Host}, {Name: "vtpm_now", Value: h.Now.TPM20 || h.Now.CRB},
-			{Name: "vtpm_after", Value: h.After.TPM20 || h.After.CRB}, {Name: "missing_after", Value: h.Missing}})
+		t.Rows = append(t.Rows, output.Record{{Name: "result", Value: h.Result}, {Name: "host", Value: h.Host}, {Name: "vtpm_now", Value: h.Now.TPM20 || h.Now.CRB},
+			{Name: "vtpm_after", Value: h.After.TPM20 || h.After.CRB}, {Name: "missing_traits", Value: h.Missing}})
 	}
 	for _, s := range u.Stranded {
 		t.Footer = append(t.Footer, fmt.Sprintf("stranded: %s (%s), project %s, on %s: needs %s on another host", s.Name, s.ServerID, s.ProjectID, s.Host, strings.Join(s.Requires, " ")))
@@ -141,6 +146,14 @@ func UpgradeImpact(from, to nova.Release, hosts []Host, guests nova.GuestList) U
 			}
 		}
 		uh.Loses = (uh.Now.TPM20 || uh.Now.CRB) && !(uh.After.TPM20 || uh.After.CRB)
+		switch {
+		case uh.Loses:
+			uh.Result = result.Fail
+		case len(uh.Missing) > 0:
+			uh.Result = result.Warn
+		default:
+			uh.Result = result.Pass
+		}
 		if uh.Loses {
 			res.UpgradeNow = append(res.UpgradeNow, h.Host)
 		}

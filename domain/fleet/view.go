@@ -18,9 +18,10 @@ func (r HostReport) RowStatus() result.Status {
 	return result.Worst(ss...)
 }
 
-// Short is the host's findings in short, about as wide as one check ID:
-// its row status and the first check of that status, then how many more
-// did not pass ("warn SERVICE +1"); nothing when every check passed.
+// Short is the host's findings in short, about as wide as one check ID
+// (the row's result says their status): the first check of the row's
+// status, then how many more did not pass ("SERVICE +1"); nothing when
+// every check passed.
 func (r HostReport) Short() string {
 	worst := r.RowStatus()
 	first, more := "", 0
@@ -37,9 +38,9 @@ func (r HostReport) Short() string {
 	case first == "":
 		return ""
 	case more > 0:
-		return fmt.Sprintf("%s %s +%d", worst, first, more)
+		return fmt.Sprintf("%s +%d", first, more)
 	}
-	return string(worst) + " " + first
+	return first
 }
 
 // Only is the audit with only the hosts whose status f keeps; the

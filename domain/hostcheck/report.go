@@ -142,11 +142,11 @@ func (r *Report) Finish() {
 
 // Table is the report as the table output shows it.
 func (r *Report) Table() output.Table {
-	t := output.Table{Key: "checks", Columns: []string{"id", "status", "message", "remedy"},
+	t := output.Table{Key: "checks", Columns: []string{"status", "id", "message", "remedy"}, Verdict: "status", Wrap: []string{"message", "remedy"},
 		Footer: []string{fmt.Sprintf("host %s (Nova %s): %d pass, %d warn, %d fail, %d skip", r.Host, r.NovaRelease,
 			r.Summary.Pass, r.Summary.Warn, r.Summary.Fail, r.Summary.Skip)}}
 	for _, c := range r.Checks {
-		t.Rows = append(t.Rows, output.Record{{Name: "id", Value: c.ID}, {Name: "status", Value: string(c.Status)},
+		t.Rows = append(t.Rows, output.Record{{Name: "status", Value: string(c.Status)}, {Name: "id", Value: c.ID},
 			{Name: "message", Value: c.Message}, {Name: "remedy", Value: c.Remedy}})
 	}
 	if l := r.Layout; l != nil {

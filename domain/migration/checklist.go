@@ -88,7 +88,7 @@ func NewChecklist(p *Plan) *CutoverChecklist {
 
 // Table is one row per item.
 func (c *CutoverChecklist) Table() output.Table {
-	t := output.Table{Key: "items", Columns: []string{"vm", "phase", "item", "target"}}
+	t := output.Table{Key: "items", Columns: []string{"vm", "phase", "item", "target"}, Wrap: []string{"item"}}
 	for _, it := range c.Items {
 		t.Rows = append(t.Rows, output.Record{{Name: "vm", Value: it.VM}, {Name: "phase", Value: string(it.Phase)}, {Name: "item", Value: it.Item}, {Name: "target", Value: it.Target}})
 	}

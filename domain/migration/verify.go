@@ -53,6 +53,9 @@ type VerifyCheck struct {
 
 // VMVerdict is what the cloud shows for one planned VM.
 type VMVerdict struct {
+	// Result is the VM's row status (RowStatus): fail when a promise is
+	// not kept or no server matched, else its worst check.
+	Result    result.Status `json:"result"`
 	VM        string        `json:"vm"`
 	Source    string        `json:"source"` // the vtpmctl:source value that ties a server to this VM
 	ServerID  string        `json:"server_id,omitempty"`
@@ -200,6 +203,9 @@ func Verify(p *Plan, in VerifyInput) VerifyResult {
 			res.Verified++
 		}
 		res.VMs = append(res.VMs, v)
+	}
+	for i := range res.VMs {
+		res.VMs[i].Result = res.VMs[i].RowStatus()
 	}
 	return res
 }

@@ -9,15 +9,16 @@ import (
 	"github.com/vtpmctl/vtpmctl/internal/result"
 )
 
-// Table is one row per planned VM.
+// Table is one row per planned VM, worst result first.
 func (r *VerifyResult) Table() output.Table {
-	t := output.Table{Key: "vms", Columns: []string{"vm", "verdict", "promised_vtpm", "actual_vtpm", "server_id", "matched_by", "findings", "remedy"}}
+	t := output.Table{Key: "vms", Verdict: "result", Wrap: []string{"findings", "remedy"},
+		Columns: []string{"result", "vm", "verdict", "promised_vtpm", "actual_vtpm", "server_id", "matched_by", "findings", "remedy"}}
 	for _, v := range r.VMs {
 		f := v.Findings
 		if v.EscrowUnconfirmed {
 			f = append(append([]string{}, f...), "BitLocker escrow not confirmed in the plan")
 		}
-		t.Rows = append(t.Rows, output.Record{{Name: "vm", Value: v.VM}, {Name: "verdict", Value: v.Verdict}, {Name: "promised_vtpm", Value: v.Promised},
+		t.Rows = append(t.Rows, output.Record{{Name: "result", Value: v.RowStatus()}, {Name: "vm", Value: v.VM}, {Name: "verdict", Value: v.Verdict}, {Name: "promised_vtpm", Value: v.Promised},
 			{Name: "actual_vtpm", Value: v.Actual}, {Name: "server_id", Value: v.ServerID}, {Name: "matched_by", Value: v.MatchedBy},
 			{Name: "findings", Value: f}, {Name: "remedy", Value: v.Remedy}})
 	}

@@ -110,7 +110,7 @@ func TestOrphans(t *testing.T) {
 	if doc["age_seconds"] != float64(90*86400) || doc["age"] != nil || doc["project_name"] != "finance" || doc["creator_name"] != "alice" {
 		t.Errorf("orphan JSON: %s", b)
 	}
-	if rows := r.Table().Subtables[0].Rows[0]; rows.Get("age") != "90d" || rows.Get("project") != "finance (p1)" || rows.Get("creator") != "alice" {
+	if rows := r.Table().Subtables[0].Rows[0]; rows.Get("age") != "90d" || rows.Get("project_name") != "finance" || rows.Get("project_id") != "p1" {
 		t.Errorf("orphan row: %v", rows)
 	}
 	// Without every project's servers, an unknown instance may live

@@ -94,9 +94,10 @@ func (a *auditor) isGuest(id string) bool {
 
 // guest is one guest's whole result: its checks, names, why it is one
 // when a secret promoted it, and its protection where consumers were read.
-func (a *auditor) guest(g Guest) GuestResult {
+func (a *auditor) guest(g Guest) (gr GuestResult) {
+	defer func() { gr.Result = gr.RowStatus() }()
 	f := a.f
-	gr := auditGuest(f, g, a.secretsOf(g.ServerID), a.now)
+	gr = auditGuest(f, g, a.secretsOf(g.ServerID), a.now)
 	gr.ProjectName, gr.OwnerName = f.ProjectNames[g.ProjectID], f.Users[g.UserID].Name
 	if p, ok := a.why[g.ServerID]; ok {
 		gr.Undecided, gr.Unconfirmed, gr.EvidenceReason = p.undecided, p.unconfirmed, p.words(g.Status)

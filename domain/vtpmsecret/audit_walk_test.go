@@ -71,7 +71,7 @@ func TestStreamedAuditWritesTheHeldOnesBytes(t *testing.T) {
 	for _, named := range []bool{false, true} {
 		for view, pick := range views {
 			for _, opts := range []output.Options{{Format: "json"}, {Format: "yaml"}, {Format: "json", Columns: []string{"server_id", "findings"}},
-				{Format: "table", MaxWidth: -1}, {Format: "table", MaxWidth: 80}, {Format: "table", MaxWidth: -1, Columns: []string{"server", "owner", "findings"}},
+				{Format: "table", MaxWidth: -1}, {Format: "table", MaxWidth: 80}, {Format: "table", MaxWidth: -1, Columns: []string{"server_id", "owner_name", "findings"}},
 				{Format: "value", Columns: []string{"server_id", "result", "findings"}}, {Format: "csv"}} {
 				if view == "summary" && (opts.Format == "value" || opts.Format == "csv" || len(opts.Columns) > 0 && opts.Format == "table") {
 					continue // the summary's rows have other columns

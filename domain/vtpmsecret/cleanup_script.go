@@ -63,12 +63,17 @@ func (p *CleanupPlan) Script(w io.Writer, command string) error {
 	return err
 }
 
-// Table implements output.Tabular: one row per step.
+// Table implements output.Tabular: one row per step, its columns the
+// steps' JSON keys (--long: who created the secret, its age, Nova's
+// answer and the reason too). A command is never wrapped: it is copied.
 func (p *CleanupPlan) Table() output.Table {
-	t := output.Table{Key: "steps", Columns: []string{"Secret", "Instance", "Project", "Kind", "Action", "Command"}}
+	t := output.Table{Key: "steps", Wrap: []string{"reason"},
+		Columns: []string{"secret_id", "instance_id", "project_id", "creator_id", "age", "kind", "existence", "action", "reason", "command"},
+		Default: []string{"secret_id", "instance_id", "project_id", "kind", "action", "command"}}
 	for _, s := range p.Steps {
-		t.Rows = append(t.Rows, output.Record{{Name: "Secret", Value: s.SecretID}, {Name: "Instance", Value: s.InstanceID}, {Name: "Project", Value: s.ProjectID},
-			{Name: "Kind", Value: string(s.Kind)}, {Name: "Action", Value: s.Action}, {Name: "Command", Value: s.Command}})
+		t.Rows = append(t.Rows, output.Record{{Name: "secret_id", Value: s.SecretID}, {Name: "instance_id", Value: s.InstanceID}, {Name: "project_id", Value: s.ProjectID},
+			{Name: "creator_id", Value: s.CreatorID}, {Name: "age", Value: humanAge(time.Duration(s.AgeSeconds) * time.Second)}, {Name: "kind", Value: string(s.Kind)}, {Name: "existence", Value: s.Existence},
+			{Name: "action", Value: s.Action}, {Name: "reason", Value: s.Reason}, {Name: "command", Value: s.Command}})
 	}
 	return t
 }

@@ -29,7 +29,7 @@ func TestCleanupPlanByKind(t *testing.T) {
 	if err := p.Script(&b2, "the cleanup plan"); err != nil || strings.Count(b2.String(), "secret delete") != 1 {
 		t.Errorf("%v\n%s", err, b2.String())
 	}
-	if tb := p.Table(); len(tb.Rows) != 2 || tb.Rows[0].Get("Kind") != string(OrphanGone) {
+	if tb := p.Table(); len(tb.Rows) != 2 || tb.Rows[0].Get("kind") != string(OrphanGone) {
 		t.Errorf("%+v", tb.Rows)
 	}
 }

@@ -173,16 +173,20 @@ func (r *ProtectResult) Recount() {
 	}
 }
 
+// protectColumns are a protect or unprotect row's: its JSON keys.
+var protectColumns = []string{"server_id", "server_name", "project_id", "secret_id", "action", "detail"}
+
+// record is the action's row: raw fields (protectColumns).
+func (a ProtectAction) record() output.Record {
+	return output.Record{{Name: "server_id", Value: a.ServerID}, {Name: "server_name", Value: a.ServerName}, {Name: "project_id", Value: a.ProjectID},
+		{Name: "secret_id", Value: a.SecretID}, {Name: "action", Value: a.Action}, {Name: "detail", Value: a.Detail}}
+}
+
 // Table is one row per secret; projects not audited and the summary follow.
 func (r *ProtectResult) Table() output.Table {
-	t := output.Table{Key: "secrets", Columns: []string{"server", "project", "secret", "action", "detail"}}
+	t := output.Table{Key: "secrets", Columns: protectColumns, Wrap: []string{"detail"}}
 	for _, a := range r.Secrets {
-		srv := a.ServerID
-		if a.ServerName != "" {
-			srv = a.ServerName + " (" + a.ServerID + ")"
-		}
-		t.Rows = append(t.Rows, output.Record{{Name: "server", Value: srv}, {Name: "project", Value: a.ProjectID}, {Name: "secret", Value: a.SecretID},
-			{Name: "action", Value: a.Action}, {Name: "detail", Value: a.Detail}})
+		t.Rows = append(t.Rows, a.record())
 	}
 	t.Footer = append(t.Footer, notAuditableFooter(r.NotAuditable)...)
 	s := r.Summary

@@ -10,6 +10,9 @@ import (
 
 // GuestResult is a guest, its secret and the findings.
 type GuestResult struct {
+	// Result is the guest's verdict: its findings' worst status (pass,
+	// warn, fail, skip), the table's result column.
+	Result result.Status `json:"result"`
 	Guest
 	// ProjectName and OwnerName are the project's and the user's names
 	// where the audit listed them ("" otherwise).

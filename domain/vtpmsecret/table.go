@@ -1,7 +1,6 @@
 package vtpmsecret
 
 import (
-	"cmp"
 	"fmt"
 	"sort"
 	"strings"
@@ -11,23 +10,27 @@ import (
 	"github.com/vtpmctl/vtpmctl/internal/result"
 )
 
-// Table is one line per vTPM guest; what a guest of a mode cannot do is
-// the same for every guest of that mode, so it is said once per mode
-// under the table (-c cannot, value and csv still carry it per guest).
+// guestColumns are the audit's columns, named as the guests' keys in its
+// JSON where they have one: table, value and csv show the same ones.
+var guestColumns = []string{"result", "server_id", "name", "project_id", "project_name", "user_id", "owner_name", "mode",
+	"secret_id", "protection", "checks", "findings", "cannot"}
+
+// Table is one line per vTPM guest, worst result first; what a guest of a
+// mode cannot do is the same for every guest of that mode, so it is said
+// once per mode under the table (-c cannot, or --long, has it per guest).
 // Orphans, projects not audited and the summary follow.
 //
-// By default the table shows what fits a 100-column terminal at one line
-// a guest, as openstack's server list does: the server's ID and name, the
-// project's name (its ID when unknown), the mode, and the checks that did
-// not pass in short. Four UUIDs and the findings' words need 136
-// columns and more, so server, project, owner, secret and findings are
-// shown when -c names them; value and csv, which scripts read, keep
-// exactly those columns and never show the short ones.
+// By default a guest's row is its result (pass, warn, fail, skip), its
+// server's ID and name, its project's name, its mode, and the checks that
+// did not pass in short, each cell a raw field: an ID whole (a table is
+// never narrowed below its IDs), a name alone. --long adds the project's
+// and the owner's IDs, the owner's name, the secret, the protection, the
+// findings' words and what the guest cannot do; value and csv show the
+// same columns as the table.
 func (r *Result) Table() output.Table {
-	t := output.Table{Key: "guests", Columns: []string{"server", "project", "owner", "mode", "secret", "result", "findings", "cannot",
-		"server_id", "name", "project_name", "checks"},
-		Default:   []string{"server_id", "name", "project_name", "mode", "checks"},
-		TableOnly: []string{"server_id", "name", "project_name", "checks"}}
+	t := output.Table{Key: "guests", Columns: guestColumns, Verdict: "result",
+		Default: []string{"result", "server_id", "name", "project_name", "mode", "checks"},
+		Wrap:    []string{"checks", "findings"}}
 	// The rows are a walk, not a list: a table walks them twice (widths,
 	// then lines), so a streamed result's guests are audited again on
 	// each pass and never held (at 500,000 guests ~1.2 KB each). Each
@@ -61,10 +64,10 @@ func (r *Result) Table() output.Table {
 			plan = r.cleanupPlan
 		}
 		st := output.Subtable{Title: "Orphan, duplicate and unmatched secrets (nothing was deleted; " + plan + " prints the commands for true orphans only):",
-			Columns: []string{"secret", "project", "instance", "server_exists", "creator", "age", "reason"}}
+			Columns: []string{"id", "project_id", "project_name", "instance_id", "kind", "server_exists", "age", "reason"}, Wrap: []string{"reason"}}
 		for _, or := range r.Orphans {
-			st.Rows = append(st.Rows, output.Record{{Name: "secret", Value: or.ID}, {Name: "project", Value: named(or.ProjectName, or.ProjectID)},
-				{Name: "instance", Value: or.InstanceID}, {Name: "server_exists", Value: or.Live}, {Name: "creator", Value: named(or.CreatorName, or.CreatorID)},
+			st.Rows = append(st.Rows, output.Record{{Name: "id", Value: or.ID}, {Name: "project_id", Value: or.ProjectID}, {Name: "project_name", Value: or.ProjectName},
+				{Name: "instance_id", Value: or.InstanceID}, {Name: "kind", Value: or.Kind}, {Name: "server_exists", Value: or.Live},
 				{Name: "age", Value: or.AgeText()}, {Name: "reason", Value: or.Reason}})
 		}
 		t.Subtables = append(t.Subtables, st)
@@ -130,38 +133,29 @@ func (r *Result) footer(n guestNotes) []string {
 		s.Guests, s.Secrets, s.OK, s.Failed, s.Orphans, s.NotAuditable, protection, nova.Label(r.Release, r.Candidates)))
 }
 
-// guestRecord is one guest's row: its checks that did not pass in short,
-// and its verdict.
+// guestRecord is one guest's row (guestColumns): its verdict, its raw
+// fields, its checks that did not pass in short and in words.
 func guestRecord(g GuestResult) output.Record {
-	failed, notAuditable, lines := false, false, []string{}
+	lines := []string{}
 	for _, fd := range g.Findings {
 		switch fd.Status {
 		case result.Fail:
-			failed = true
 			lines = append(lines, string(fd.Check)+": "+fd.Message)
 		case result.Warn, result.Skip:
-			notAuditable = notAuditable || fd.Status == result.Skip && fd.Check == CheckProject
 			lines = append(lines, string(fd.Status)+" "+string(fd.Check)+": "+fd.Message)
 		}
 	}
-	verdict := "ok"
-	switch {
-	case failed:
-		verdict = "FAILED"
-	case notAuditable:
-		verdict = "not auditable"
-	}
-	return output.Record{{Name: "server", Value: named(g.Name, g.ServerID)}, {Name: "project", Value: named(g.ProjectName, g.ProjectID)},
-		{Name: "owner", Value: named(g.OwnerName, g.UserID)}, {Name: "mode", Value: g.Mode}, {Name: "secret", Value: g.SecretID},
-		{Name: "result", Value: verdict}, {Name: "findings", Value: strings.Join(lines, "; ")}, {Name: "cannot", Value: g.Cannot},
-		{Name: "server_id", Value: g.ServerID}, {Name: "name", Value: g.Name}, {Name: "project_name", Value: cmp.Or(g.ProjectName, g.ProjectID)},
-		{Name: "checks", Value: checks(g)}}
+	return output.Record{{Name: "result", Value: g.RowStatus()}, {Name: "server_id", Value: g.ServerID}, {Name: "name", Value: g.Name},
+		{Name: "project_id", Value: g.ProjectID}, {Name: "project_name", Value: g.ProjectName},
+		{Name: "user_id", Value: g.UserID}, {Name: "owner_name", Value: g.OwnerName}, {Name: "mode", Value: g.Mode},
+		{Name: "secret_id", Value: g.SecretID}, {Name: "protection", Value: g.Protection},
+		{Name: "checks", Value: checks(g)}, {Name: "findings", Value: lines}, {Name: "cannot", Value: strings.Join(g.Cannot, ", ")}}
 }
 
-// checks is a guest's findings in short, about as wide as one code: its
-// row status (the word a status filter keeps) and the first check of that
-// status, then how many more did not pass ("fail SECRET-OWNER +1");
-// nothing when every check passed. The findings column has their words.
+// checks is a guest's findings in short, about as wide as one code (the
+// row's result says their status): the first check of the row's status,
+// then how many more did not pass ("SECRET-OWNER +1"); nothing when every
+// check passed. The findings column has their words.
 func checks(g GuestResult) string {
 	worst := g.RowStatus()
 	first, more := "", 0
@@ -179,17 +173,9 @@ func checks(g GuestResult) string {
 	case first == "":
 		return ""
 	case more > 0:
-		return fmt.Sprintf("%s %s +%d", worst, first, more)
+		return fmt.Sprintf("%s +%d", first, more)
 	}
-	return string(worst) + " " + first
-}
-
-// named is "name (id)", or the id alone when the name is unknown.
-func named(name, id string) string {
-	if name == "" || name == id {
-		return id
-	}
-	return name + " (" + id + ")"
+	return first
 }
 
 // cannotLines say, once per mode in the modes' order, what its guests

@@ -46,72 +46,87 @@ func fleetResult(n int) *Result {
 	return r
 }
 
-// TestTableOneLinePerGuestAt100: at 100 columns each guest of a
-// 2,000-guest audit is one line of the default table, no line is wider
-// than 100, and the footer is short.
-func TestTableOneLinePerGuestAt100(t *testing.T) {
+// TestTableOneLinePerGuest: each guest of a 2,000-guest audit is one
+// line of the default table at 120 columns (and unfitted), worst result
+// first; fitted to 80 or 100 the lines run no wider than the IDs force,
+// and at every width each server ID is shown whole, once; the footer is
+// short.
+func TestTableOneLinePerGuest(t *testing.T) {
 	r := fleetResult(2000)
-	var b bytes.Buffer
-	if err := output.Write(&b, output.Options{Format: "table", MaxWidth: 100}, r); err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
-	for i, l := range lines {
-		if n := utf8.RuneCountInString(l); n > 100 {
-			t.Fatalf("line %d is %d wide: %s", i+1, n, l)
+	for _, width := range []int{-1, 120, 100, 80} {
+		var b bytes.Buffer
+		if err := output.Write(&b, output.Options{Format: "table", MaxWidth: width}, r); err != nil {
+			t.Fatal(err)
 		}
-	}
-	rows := 0
-	for _, l := range lines {
-		if strings.HasPrefix(l, "| ") {
-			rows++
+		lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+		widest := 0
+		for _, l := range lines {
+			widest = max(widest, utf8.RuneCountInString(l))
 		}
-	}
-	if rows != 1+len(r.Guests) { // the header and one line a guest
-		t.Errorf("%d table lines for %d guests, want one a guest", rows-1, len(r.Guests))
-	}
-	for _, g := range []int{0, 50, 57, 13, 3, 99, 1999} {
-		id := r.Guests[g].ServerID
-		if n := strings.Count(b.String(), id); n != 1 {
-			t.Errorf("guest %s: %d whole IDs in the table, want 1", id, n)
+		// result, the server ID, name, project name, mode and the longest
+		// check's code: 6+36+9+12+4+12, and the borders
+		if least := 79 + 19; width > 0 && widest > max(width, least) {
+			t.Errorf("--max-width %d: a line %d wide", width, widest)
 		}
-	}
-	for _, want := range []string{"| proj-0010    | user | fail OWNER-VALID", "| warn SECRET-ACL", "| skip PROJECT", "| host |", "| fail SECRET-OWNER +1"} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("no %q in the table", want)
+		rows := 0
+		for _, l := range lines {
+			if strings.HasPrefix(l, "| ") {
+				rows++
+			}
 		}
-	}
-	if foot := len(lines) - rows - 3; foot > 5 {
-		t.Errorf("a %d-line footer: %q", foot, lines[rows+3:])
+		if (width < 0 || width >= 120) && rows != 1+len(r.Guests) { // the header and one line a guest
+			t.Errorf("--max-width %d: %d table lines for %d guests, want one a guest", width, rows-1, len(r.Guests))
+		}
+		for _, g := range r.Guests {
+			if n := strings.Count(b.String(), g.ServerID); n != 1 {
+				t.Fatalf("--max-width %d: guest %s: %d whole IDs in the table, want 1", width, g.ServerID, n)
+			}
+		}
+		if width == 120 {
+			for _, want := range []string{"| fail   | 340ca71c-0001-4000-a000-000000000032 | vm-000050 | proj-0010    | user | OWNER-VALID ", "| warn   | 340ca71c-0001-4000-a000-000000000007 ",
+				"| skip   | 340ca71c-0001-4000-a000-00000000000d ", "| host |", "| SECRET-OWNER +1 |", "| pass   | 340ca71c-0001-4000-a000-000000000000 | vm-000000 | proj-0000    | user |                 |"} {
+				if !strings.Contains(b.String(), want) {
+					t.Errorf("no %q in the table", want)
+				}
+			}
+			if !strings.HasPrefix(lines[3], "| fail ") || !strings.HasPrefix(lines[len(r.Guests)+2], "| pass ") {
+				t.Errorf("not worst first: %q ... %q", lines[3], lines[len(r.Guests)+2])
+			}
+		}
+		if foot := len(lines) - rows - 3; foot > 5 {
+			t.Errorf("a %d-line footer: %q", foot, lines[rows+3:])
+		}
 	}
 }
 
-// TestTableColumns: the short columns are the table's alone; value and
-// csv keep the columns scripts read, and -c still names every column.
+// TestTableColumns: table, value and csv show one column set, named as
+// the guests' JSON keys, cells raw (an ID is an ID, a name a name); -c
+// names any column, --long shows them all, a CSV record is one line.
 func TestTableColumns(t *testing.T) {
 	r := fleetResult(100)
 	for _, c := range []struct {
 		format  string
+		long    bool
 		columns []string
 		first   string // the output's first line
 	}{
-		{"csv", nil, "server,project,owner,mode,secret,result,findings,cannot"},
-		{"csv", []string{"server_id", "checks"}, "server_id,checks"},
-		{"value", []string{"server", "project", "owner", "secret", "result"}, "vm-000000 (340ca71c-0001-4000-a000-000000000000) proj-0000 (340ca71c000000070000000000000000) user-00000 (340ca71c000000080000000000000000) 340ca71c-0002-4000-a000-000000000000 ok"},
-		{"table", []string{"server", "findings"}, "+---"},
+		{"csv", false, nil, "result,server_id,name,project_name,mode,checks"},
+		{"csv", true, nil, "result,server_id,name,project_id,project_name,user_id,owner_name,mode,secret_id,protection,checks,findings,cannot"},
+		{"csv", false, []string{"server_id", "checks"}, "server_id,checks"},
+		{"value", false, nil, "fail 340ca71c-0001-4000-a000-000000000032 vm-000050 proj-0010 user OWNER-VALID"},
+		{"value", false, []string{"server_id", "name", "project_id", "owner_name", "secret_id", "result"}, "340ca71c-0001-4000-a000-000000000032 vm-000050 340ca71c00000007000000000000000a user-00050 340ca71c-0002-4000-a000-000000000032 fail"},
+		{"table", false, []string{"server_id", "findings"}, "+---"},
 	} {
 		var b bytes.Buffer
-		if err := output.Write(&b, output.Options{Format: c.format, Columns: c.columns, MaxWidth: -1}, r); err != nil {
+		if err := output.Write(&b, output.Options{Format: c.format, Columns: c.columns, Long: c.long, MaxWidth: -1}, r); err != nil {
 			t.Fatalf("%s %v: %v", c.format, c.columns, err)
 		}
-		if first, _, _ := strings.Cut(b.String(), "\n"); !strings.HasPrefix(first, c.first) {
+		if first, _, _ := strings.Cut(b.String(), "\n"); first != c.first && !strings.HasPrefix(first, c.first) || c.format != "table" && first != c.first {
 			t.Errorf("%s %v: first line %q, want %q", c.format, c.columns, first, c.first)
 		}
-	}
-	var b bytes.Buffer
-	output.Write(&b, output.Options{Format: "value"}, r)
-	if first, _, _ := strings.Cut(b.String(), "\n"); strings.Count(first, "340ca71c-0001-4000-a000-000000000000") != 1 {
-		t.Errorf("value shows a short column: %q", first)
+		if c.format == "csv" && strings.Count(b.String(), "\n") != 1+len(r.Guests) {
+			t.Errorf("csv %v: %d lines for %d guests", c.columns, strings.Count(b.String(), "\n"), len(r.Guests))
+		}
 	}
 }
 
@@ -124,10 +139,10 @@ func TestChecks(t *testing.T) {
 	}{
 		{nil, ""},
 		{[]Finding{f("SECRET-EXISTS", result.Pass)}, ""},
-		{[]Finding{f("SECRET-EXISTS", result.Pass), f("SECRET-ACL", result.Warn)}, "warn SECRET-ACL"},
-		{[]Finding{f("SECRET-ACL", result.Warn), f("SECRET-OWNER", result.Fail)}, "fail SECRET-OWNER +1"},
-		{[]Finding{f("SECRET-OWNER", result.Fail), f("SECRET-STATE", result.Fail), f("SECRET-ACL", result.Skip)}, "fail SECRET-OWNER +2"},
-		{[]Finding{f("PROJECT", result.Skip)}, "skip PROJECT"},
+		{[]Finding{f("SECRET-EXISTS", result.Pass), f("SECRET-ACL", result.Warn)}, "SECRET-ACL"},
+		{[]Finding{f("SECRET-ACL", result.Warn), f("SECRET-OWNER", result.Fail)}, "SECRET-OWNER +1"},
+		{[]Finding{f("SECRET-OWNER", result.Fail), f("SECRET-STATE", result.Fail), f("SECRET-ACL", result.Skip)}, "SECRET-OWNER +2"},
+		{[]Finding{f("PROJECT", result.Skip)}, "PROJECT"},
 	} {
 		if got := checks(GuestResult{Findings: c.findings}); got != c.want {
 			t.Errorf("checks(%v) = %q, want %q", c.findings, got, c.want)

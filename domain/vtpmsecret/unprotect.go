@@ -118,14 +118,9 @@ func (r *UnprotectResult) Recount() {
 
 // Table is one row per secret; projects not audited and the summary follow.
 func (r *UnprotectResult) Table() output.Table {
-	t := output.Table{Key: "secrets", Columns: []string{"server", "project", "secret", "action", "detail"}}
+	t := output.Table{Key: "secrets", Columns: protectColumns, Wrap: []string{"detail"}}
 	for _, a := range r.Secrets {
-		srv := a.ServerID
-		if a.ServerName != "" {
-			srv = a.ServerName + " (" + a.ServerID + ")"
-		}
-		t.Rows = append(t.Rows, output.Record{{Name: "server", Value: srv}, {Name: "project", Value: a.ProjectID}, {Name: "secret", Value: a.SecretID},
-			{Name: "action", Value: a.Action}, {Name: "detail", Value: a.Detail}})
+		t.Rows = append(t.Rows, a.record())
 	}
 	t.Footer = append(t.Footer, notAuditableFooter(r.NotAuditable)...)
 	s := r.Summary

@@ -48,9 +48,20 @@ type Options struct {
 	// Explicit: -f was given. A document result (Markdowner) is markdown
 	// unless the user asked for another format.
 	Explicit bool
-	// MaxWidth is the width tables are fitted to: 0 the terminal's (or
-	// $COLUMNS; none in a pipe), < 0 never wrap.
+	// MaxWidth is the width tables are fitted to (--max-width): 0 none
+	// unless FitWidth, < 0 never fit (FitWidth too).
 	MaxWidth int
+	// FitWidth (--fit-width, CLIFF_FIT_WIDTH=1): fit tables to the
+	// terminal's width, else $COLUMNS (none in a pipe without it).
+	FitWidth bool
+	// Long (--long): the text formats show every column, not the table's
+	// Default ones.
+	Long bool
+	// SortColumns (--sort-column) order table, value and csv rows by
+	// those columns, the first the most significant; SortDescending
+	// reverses them (and, without SortColumns, the verdict order).
+	SortColumns    []string
+	SortDescending bool
 	// Context, when set, is the run's: once it is done Write publishes
 	// nothing, and stops a list it streams at the element it is on
 	// (InterruptedError, interrupt.go).
@@ -115,26 +126,32 @@ func PrintRecord(w io.Writer, o Options, r Record) error {
 	for i, f := range r {
 		rows[i] = []string{f.Name, cellString(f.Value)}
 	}
-	writeTable(w, []string{"Field", "Value"}, rows, o.width)
+	// a field's name is never cut; its value wraps at spaces, its words
+	// (an ID) whole
+	writeTable(w, layout{head: []string{"Field", "Value"}, wrap: []bool{false, true}}, rows, o.width)
 	return nil
 }
 
 // PrintList prints rows under the given columns. Every record must carry
 // the columns in the same order.
 func PrintList(w io.Writer, o Options, columns []string, recs []Record) error {
-	return printRows(w, o, columns, func(yield func(Record) bool) {
-		for _, r := range recs {
-			if !yield(r) {
-				return
-			}
-		}
-	})
+	return printRows(w, o, Table{Columns: columns, Rows: recs}, len(o.Columns) == 0)
 }
 
-// printRows is PrintList with the records as a walk: a table walks them
-// twice, value once; json and yaml collect them.
-func printRows(w io.Writer, o Options, columns []string, rows func(yield func(Record) bool)) error {
+// printRows prints a table's rows in table, value, json or yaml: the
+// columns o.Columns names, else every one (Write passes Default unless
+// --long). A table walks the rows twice (widths, then lines; a column
+// empty in every row left out unless -c named it), value once; json and
+// yaml collect them. Rows are in the order o asks (Table.ordered).
+// dropEmpty: the columns were not named (-c), so a table leaves out a
+// column empty in every row.
+func printRows(w io.Writer, o Options, t Table, dropEmpty bool) error {
+	columns := t.Columns
 	idx, err := columnIndexes(columns, o.Columns)
+	if err != nil {
+		return err
+	}
+	rows, err := t.ordered(o)
 	if err != nil {
 		return err
 	}
@@ -179,16 +196,21 @@ func printRows(w io.Writer, o Options, columns []string, rows func(yield func(Re
 		head[k] = columns[j]
 	}
 	cells := make([]string, len(idx))
-	return writeTableOf(w, head, func(yield func([]string) bool) {
-		for r := range rows {
-			for k, j := range idx {
-				cells[k] = cellString(r[j].Value)
-			}
-			if !yield(cells) {
-				return
+	cellsOf := func(rows func(yield func(Record) bool)) func(yield func([]string) bool) {
+		return func(yield func([]string) bool) {
+			for r := range rows {
+				for k, j := range idx {
+					cells[k] = cellString(r[j].Value)
+				}
+				if !yield(cells) {
+					return
+				}
 			}
 		}
-	}, o.width, o.stopper())
+	}
+	l := layout{head: head, wrap: wrapFlags(head, t.Wrap), dropEmpty: dropEmpty}
+	// widths need no order: the rows as the result gives them
+	return writeTableOf(w, l, cellsOf(t.rows), cellsOf(rows), o.width, o.stopper())
 }
 
 func selectFields(r Record, want []string) (Record, error) {
@@ -364,6 +386,17 @@ func cellString(v any) string {
 		return fmt.Sprint(x)
 	}
 	return typedText(v)
+}
+
+// csvString renders a value for a CSV cell: one line, a list's items
+// (and a text's lines) joined by "; ", so a record is one line.
+func csvString(v any) string {
+	s := cellString(v)
+	if !strings.ContainsAny(s, "\r\n") {
+		return s
+	}
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' }), "; ")
 }
 
 // valueString renders a value for -f value: lists space-separated, so

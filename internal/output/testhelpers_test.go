@@ -15,6 +15,6 @@ func TableLines(columns []string, recs []Record) []string {
 			rows[i][j] = cellString(f.Value)
 		}
 	}
-	writeTable(&b, columns, rows, 0)
+	writeTable(&b, layout{head: columns}, rows, 0)
 	return strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
 }

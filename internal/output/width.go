@@ -8,20 +8,25 @@ import (
 	"unicode/utf8"
 )
 
-// A fleet's table is wider than any terminal: hosts audit drew 235
-// columns, host check 644, and a terminal folds such lines into noise.
-// Tables are fitted to a width: the widest columns give way first, their
-// cells wrapped at word boundaries. A pipe (no terminal, no COLUMNS)
-// keeps whole lines: a script's grep must find a row on one line.
+// Tables are for people, and an ID is for copying: a server UUID cut in
+// two is no ID (issue 41: COLUMNS=80 turned a 2,006-line audit into
+// 4,494 lines, every UUID split). So, as openstack's client does, a table
+// is fitted to a width only when asked (--fit-width, CLIFF_FIT_WIDTH=1,
+// or --max-width N), and then only its free-text columns (Table.Wrap: a
+// message, a reason, findings) give way, wrapped at spaces. IDs, names,
+// host names and every other column keep their width, and no word is
+// ever cut: where a row cannot fit, the table runs wider than asked, as
+// kubectl's does, rather than break what a reader copies.
 
-// tableWidth is the width tables are fitted to, 0 for none: Options.MaxWidth
-// when set (negative: never wrap), else the terminal's width when w is
-// one, else $COLUMNS.
+// tableWidth is the width tables are fitted to, 0 for none:
+// Options.MaxWidth when set (negative: never fit), else, with
+// Options.FitWidth, the terminal's width when w is one, else $COLUMNS;
+// else none.
 func tableWidth(w io.Writer, o Options) int {
 	switch {
 	case o.MaxWidth > 0:
 		return o.MaxWidth
-	case o.MaxWidth < 0:
+	case o.MaxWidth < 0, !o.FitWidth:
 		return 0
 	}
 	if f, ok := Raw(w).(*os.File); ok {
@@ -35,42 +40,42 @@ func tableWidth(w io.Writer, o Options) int {
 	return 0
 }
 
-// minColumn is the narrowest a column is squeezed to: narrower, a cell
-// becomes a letter per line.
-const minColumn = 8
-
-// fitWidths narrows the widest columns until the table's lines
-// ("| a | b |": 3 per column and 1) fit in max. A column narrower than
-// what it is given keeps its width; when even minColumn for every wide
-// column does not fit, the lines stay wider than max.
-func fitWidths(width []int, max int) []int {
+// fitWidths gives each column its width in a table fitted to max: the
+// natural widths (nat, each column's widest line) when the lines ("| a |
+// b |": 3 per column and 1) fit in max, else the widest columns capped
+// until they do, no column below its least (least: a free-text column's
+// longest word, every other column's natural width). When even the
+// least widths do not fit, the lines are wider than max: that width is
+// what the unbreakable cells force.
+func fitWidths(nat, least []int, max int) []int {
 	if max <= 0 {
-		return width
+		return nat
 	}
-	// never below a rune per column (minColumn keeps more, but a narrow
-	// max makes budget negative)
-	budget := maxInt(max-1-3*len(width), len(width))
-	total := 0
-	for _, n := range width {
+	budget := max - 1 - 3*len(nat)
+	total, floor := 0, 0
+	for i, n := range nat {
 		total += n
+		floor += least[i]
 	}
 	if total <= budget {
-		return width
+		return nat
 	}
-	// the largest cap c with sum(min(width, c)) <= budget
-	lo, hi := minColumn, 0
-	for _, n := range width {
-		hi = maxInt(hi, n)
+	out := make([]int, len(nat))
+	if floor >= budget {
+		copy(out, least)
+		return out
 	}
 	capped := func(c int) int {
 		s := 0
-		for _, n := range width {
-			s += minInt(n, c)
+		for i, n := range nat {
+			s += maxInt(least[i], minInt(n, c))
 		}
 		return s
 	}
-	if capped(lo) > budget {
-		hi = lo
+	// the largest cap c with capped(c) <= budget: capped(0) is floor
+	lo, hi := 0, 0
+	for _, n := range nat {
+		hi = maxInt(hi, n)
 	}
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
@@ -80,13 +85,13 @@ func fitWidths(width []int, max int) []int {
 			hi = mid - 1
 		}
 	}
-	out := make([]int, len(width))
-	for i, n := range width {
-		out[i] = minInt(n, lo)
+	for i, n := range nat {
+		out[i] = maxInt(least[i], minInt(n, lo))
 	}
-	// hand what the cap left over to the capped columns, left first
+	// hand what the cap left over to the capped columns, left first: the
+	// lines are then exactly max wide
 	left := budget - capped(lo)
-	for i, n := range width {
+	for i, n := range nat {
 		if left <= 0 {
 			break
 		}
@@ -99,8 +104,29 @@ func fitWidths(width []int, max int) []int {
 	return out
 }
 
-// wrapCell breaks a cell's lines at spaces so none is wider than n
-// runes; a word longer than n is cut.
+// longestWord is the widest run of s without a space or newline: what a
+// free-text cell can be narrowed to without cutting a word.
+func longestWord(s string) int {
+	n := 0
+	for _, line := range strings.Split(s, "\n") {
+		for _, w := range strings.Split(line, " ") {
+			n = maxInt(n, utf8.RuneCountInString(w))
+		}
+	}
+	return n
+}
+
+// widestLine is the widest of s's lines.
+func widestLine(s string) int {
+	n := 0
+	for _, line := range strings.Split(s, "\n") {
+		n = maxInt(n, utf8.RuneCountInString(line))
+	}
+	return n
+}
+
+// wrapCell breaks a free-text cell's lines at spaces so none is wider
+// than n runes, where its words allow: a word is never cut.
 func wrapCell(c string, n int) []string {
 	var out []string
 	for _, line := range strings.Split(c, "\n") {
@@ -110,36 +136,26 @@ func wrapCell(c string, n int) []string {
 }
 
 // wrapLine wraps one line to n runes at spaces, indenting the
-// continuation lines by indent; a word longer than a line is cut. n is
-// at least the indent and one rune (--max-width 1 or COLUMNS=1: a
-// continuation line holds a rune of the text, or it would never end).
+// continuation lines by indent. A word is never cut: one longer than a
+// line is a line of its own, wider than n (an ID, a URL, a command line
+// a reader copies whole).
 func wrapLine(line string, n int, indent string) []string {
 	if n <= 0 || utf8.RuneCountInString(line) <= n {
 		return []string{line}
 	}
-	n = max(n, utf8.RuneCountInString(indent)+1)
 	var out []string
-	cur := []rune{}
+	var cur []rune
 	start := 0 // where the current line's own text begins (after indent)
-	next := func() {
-		out = append(out, string(cur))
-		cur = []rune(indent)
-		start = len(cur)
-	}
 	for i, word := range strings.Split(line, " ") {
 		w := []rune(word)
-		if i > 0 && len(cur) > start {
-			if len(cur)+1+len(w) <= n {
-				cur = append(cur, ' ')
+		if i > 0 {
+			if len(cur) > start && len(cur)+1+len(w) > n {
+				out = append(out, string(cur))
+				cur = []rune(indent)
+				start = len(cur)
 			} else {
-				next()
+				cur = append(cur, ' ')
 			}
-		}
-		for len(cur)+len(w) > n {
-			k := max(n-len(cur), 1)
-			cur = append(cur, w[:k]...)
-			w = w[k:]
-			next()
 		}
 		cur = append(cur, w...)
 	}

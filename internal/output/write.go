@@ -17,24 +17,33 @@ import (
 	"github.com/vtpmctl/vtpmctl/internal/redact"
 )
 
-// Table is what a typed result shows as a table, as values, as CSV, and
-// what -c selects from in table, value and csv output.
+// Table is what a typed result shows as a table, as values and as CSV:
+// one column set in the three, the names -c takes. A column's name is its
+// key in the result's JSON rows where it has one (server_id, not
+// "server"), and its cells are raw fields (an ID, a name; never "name
+// (id)"), so a cell copied from a table is what a script reads.
 type Table struct {
+	// Columns are every column, in order: what -c and --long name.
 	Columns []string
 	Rows    []Record // each carries Columns, in order
 	// Walk, when set, gives the rows instead of Rows, once per pass (a
-	// table walks them twice: widths, then lines), so that a result that
-	// does not hold its rows (a streamed secrets audit) is drawn without
-	// holding them. A record may not be kept past its yield.
+	// table walks them twice: widths, then lines; a verdict order once
+	// more per verdict present), so that a result that does not hold its
+	// rows (a streamed secrets audit) is drawn without holding them. A
+	// record may not be kept past its yield.
 	Walk func(yield func(Record) bool)
-	// Default are the columns a table shows without -c (nil: all of
-	// them); -c may name any column, and value and csv, which scripts
-	// read, keep every column but TableOnly.
+	// Default are the columns table, value and csv show without -c or
+	// --long (nil: all of them).
 	Default []string
-	// TableOnly are columns for people alone, short forms of others
-	// (secrets audit's checks: its findings' codes): value and csv leave
-	// them out unless -c names them, so what scripts read stays as it was.
-	TableOnly []string
+	// Wrap are the free-text columns (a message, a reason, findings): a
+	// fitted table (--fit-width, --max-width) wraps them at spaces. Every
+	// other column (an ID, a name, a host) keeps its width, and no word is
+	// ever cut.
+	Wrap []string
+	// Verdict names the column holding each row's result (pass, warn,
+	// fail, skip): rows are shown worst first unless --sort-column says
+	// otherwise (sort.go).
+	Verdict string
 	// Key is the key of the list in the result's JSON that the rows draw
 	// (secrets audit's "guests"): json and yaml with -c narrow that
 	// list's objects to the chosen fields, and keep the rest.
@@ -58,21 +67,6 @@ func (t Table) FooterLines() []string {
 		return t.Footer
 	}
 	return append(slices.Clip(t.Footer), t.FooterOf()...)
-}
-
-// scriptColumns are the columns value and csv show without -c: all but
-// TableOnly (nil: all).
-func (t Table) scriptColumns() []string {
-	if len(t.TableOnly) == 0 {
-		return nil
-	}
-	var out []string
-	for _, c := range t.Columns {
-		if !slices.Contains(t.TableOnly, c) {
-			out = append(out, c)
-		}
-	}
-	return out
 }
 
 // Tabular is a command's typed result that has a table view. Its JSON
@@ -109,6 +103,10 @@ type List struct {
 	Columns []string
 	Rows    []Record // each carries Columns, in order
 	Footer  []string
+	// Default, Wrap and Verdict are the table's (Table.Default,
+	// Table.Wrap, Table.Verdict).
+	Default, Wrap []string
+	Verdict       string
 }
 
 func (l List) key() string {
@@ -120,7 +118,7 @@ func (l List) key() string {
 
 // Table implements Tabular.
 func (l List) Table() Table {
-	return Table{Columns: l.Columns, Rows: l.Rows, Footer: l.Footer, Key: l.key()}
+	return Table{Columns: l.Columns, Rows: l.Rows, Footer: l.Footer, Key: l.key(), Default: l.Default, Wrap: l.Wrap, Verdict: l.Verdict}
 }
 
 // doc is the List as a document, nil without a Schema.
@@ -229,17 +227,13 @@ func write(w io.Writer, o Options, v any) error {
 	case tabular && (o.Format == "table" || o.Format == "value" || o.Format == "" || o.Format == "csv"):
 		tb := t.Table()
 		shown := o
-		switch {
-		case len(o.Columns) > 0:
-		case o.Format == "value" || o.Format == "csv":
-			shown.Columns = tb.scriptColumns()
-		default:
+		if len(o.Columns) == 0 && !o.Long {
 			shown.Columns = tb.Default
 		}
 		if o.Format == "csv" {
 			return writeCSV(w, shown, tb)
 		}
-		if err := printRows(w, shown, tb.Columns, tb.rows); err != nil {
+		if err := printRows(w, shown, tb, len(o.Columns) == 0); err != nil {
 			return err
 		}
 		if o.Format == "value" || len(o.Columns) > 0 {
@@ -347,8 +341,14 @@ func (t Table) rows(yield func(Record) bool) {
 	}
 }
 
+// writeCSV writes the table's columns with a header, a record a line
+// (csvString), rows in the table's order.
 func writeCSV(w io.Writer, o Options, t Table) error {
 	idx, err := columnIndexes(t.Columns, o.Columns)
+	if err != nil {
+		return err
+	}
+	rows, err := t.ordered(o)
 	if err != nil {
 		return err
 	}
@@ -360,14 +360,14 @@ func writeCSV(w io.Writer, o Options, t Table) error {
 	}
 	cw.Write(head)
 	n := 0
-	for r := range t.rows {
+	for r := range rows {
 		if err := stop.stopped(); err != nil {
 			cw.Flush()
 			return cut(err, n)
 		}
 		row := make([]string, len(idx))
 		for k, j := range idx {
-			row[k] = quote.CSVCell(cellString(r[j].Value))
+			row[k] = quote.CSVCell(csvString(r[j].Value))
 		}
 		cw.Write(row)
 		n++

@@ -189,10 +189,12 @@ func TestListJSON(t *testing.T) {
 	}
 }
 
+// TestRecordCSV: one object is one CSV record, one line: a list's items
+// joined by "; ".
 func TestRecordCSV(t *testing.T) {
 	var b bytes.Buffer
 	r := Record{{Name: "vtpm", Value: "yes"}, {Name: "traits", Value: []string{"A", "B"}}, {Name: "f", Value: "=x"}}
-	if err := Write(&b, Options{Format: "csv"}, r); err != nil || b.String() != "vtpm,traits,f\nyes,\"A\nB\",'=x\n" {
+	if err := Write(&b, Options{Format: "csv"}, r); err != nil || b.String() != "vtpm,traits,f\nyes,A; B,'=x\n" {
 		t.Errorf("%v %q", err, b.String())
 	}
 	b.Reset()

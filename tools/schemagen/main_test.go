@@ -94,7 +94,10 @@ func typesOf(s schema) []string {
 
 // TestTablesFitWidth: the widest tables (host check's remedies, hosts
 // audit's traits and findings, secrets audit's findings and footers)
-// drawn at 100 columns have no line wider than 100.
+// drawn at 100 columns have no line wider than 100 where their IDs and
+// names fit; where they do not (secrets audit's four IDs), the IDs and
+// names are whole and only the table's lines run wider: its footer still
+// fits.
 func TestTablesFitWidth(t *testing.T) {
 	long := "the libvirt secret of this guest is not persistent, so a restart of nova_libvirt loses it and the guest cannot start again until Nova recreates it on a hard reboot"
 	rep := &hostcheck.Report{Host: "compute-0.example.org", NovaRelease: nova.Gazpacho}
@@ -119,7 +122,9 @@ func TestTablesFitWidth(t *testing.T) {
 	sec.Orphans = []vtpmsecret.Orphan{{Secret: vtpmsecret.Secret{ID: "4e3d2c1b-0a9f-4e8d-7c6b-5a4f3e2d1c0b", ProjectID: "0f2c6c1e4b0a4c6f9f3e2d1c0b9a8f7e", InstanceID: "9c1f0a52-8d1e-4b53-a1a8-0c3e5f7b2d11", CreatorID: "5d4c3b2a1f0e4d3c2b1a0f9e8d7c6b5a"}, Kind: vtpmsecret.OrphanGone, Reason: long, AgeSeconds: 3 * 86400}}
 	// the columns with the long words, where the default table leaves
 	// them out (-c brings them back)
-	longCols := map[string][]string{"hosts audit": {"host", "traits", "findings"}, "secrets audit": {"server", "project", "owner", "secret", "findings"}}
+	longCols := map[string][]string{"hosts audit": {"host", "traits", "findings"}, "secrets audit": {"server_id", "project_id", "user_id", "secret_id", "findings"}}
+	whole := []string{"9c1f0a52-8d1e-4b53-a1a8-0c3e5f7b2d11", "win11-finance-terminal-server-01", "win2022-sql-cluster-node-b", "0f2c6c1e4b0a4c6f9f3e2d1c0b9a8f7e",
+		"5d4c3b2a1f0e4d3c2b1a0f9e8d7c6b5a", "4e3d2c1b-0a9f-4e8d-7c6b-5a4f3e2d1c0b"}
 	for name, v := range map[string]any{"host check": rep, "hosts audit": audit, "secrets audit": sec} {
 		for _, cols := range [][]string{nil, longCols[name]} {
 			var b bytes.Buffer
@@ -127,8 +132,15 @@ func TestTablesFitWidth(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, l := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
-				if n := utf8.RuneCountInString(l); n > 100 {
+				if n := utf8.RuneCountInString(l); n > 100 && (name != "secrets audit" || !strings.HasPrefix(l, "|") && !strings.HasPrefix(l, "+")) {
 					t.Errorf("%s -c %v: a line of %d columns:\n%s", name, cols, n, l)
+				}
+			}
+			if name == "secrets audit" {
+				for _, w := range whole {
+					if strings.Contains(b.String(), w[:8]) && !strings.Contains(b.String(), w) {
+						t.Errorf("%s -c %v: %s cut:\n%s", name, cols, w, b.String())
+					}
 				}
 			}
 		}

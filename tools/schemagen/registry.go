@@ -46,7 +46,7 @@ var docs = []doc{
 	{Schema: fleet.Schema, Commands: []string{"hosts audit"}, Type: reflect.TypeFor[fleet.Result]()},
 	{Schema: fleet.DrainSchema, Commands: []string{"hosts audit --drain"}, Type: reflect.TypeFor[fleet.DrainResult]()},
 	{Schema: fleet.HostsReportSchema, Commands: []string{"hosts report"},
-		Key: "hosts", Columns: []string{"host", "nova_release", "pass", "warn", "fail", "skip", "failed_checks", "vtpm_guests", "traits"}},
+		Key: "hosts", Columns: []string{"result", "host", "nova_release", "pass", "warn", "fail", "skip", "failed_checks", "vtpm_guests", "traits"}},
 	{Schema: vtpmsecret.ResultSchema, Commands: []string{"secrets audit"}, Type: reflect.TypeFor[vtpmsecret.Result]()},
 	{Schema: vtpmsecret.CleanupSchema, Commands: []string{"secrets audit --cleanup-plan"}, Type: reflect.TypeFor[vtpmsecret.CleanupPlan]()},
 	{Schema: vtpmsecret.ProtectSchema, Commands: []string{"secrets protect"}, Type: reflect.TypeFor[vtpmsecret.ProtectResult]()},
