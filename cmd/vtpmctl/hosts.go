@@ -70,7 +70,7 @@ versions come from the host check reports: the os-services API shows none.
 				"vtpmctl --os-cloud prod hosts audit",
 				"vtpmctl --os-cloud prod hosts audit --host-reports ./reports --junit fleet.xml",
 				"vtpmctl --os-cloud prod hosts audit -f prometheus > vtpm-fleet.prom",
-				"vtpmctl --os-cloud prod hosts audit -f json -c host -c findings",
+				"vtpmctl --os-cloud prod hosts audit -f json -c host -c traits",
 				"vtpmctl --os-cloud prod hosts audit --host-reports ./reports --drain cmp1",
 				"vtpmctl --os-cloud prod hosts audit --summary",
 				"vtpmctl --os-cloud prod hosts audit --status fail -f json",

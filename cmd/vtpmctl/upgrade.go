@@ -43,7 +43,8 @@ upgrade first. It also lists the Nova bugs that change a vTPM or UEFI guest's
 fate (host check's KNOWN-BUGS: wiped TPM state, reset NVRAM, resize revert)
 and whether RELEASE fixes each in every package or only from a point release.
 `+viewHelp("hosts (a host's status: warn when it stops receiving vTPM\nguests, else pass; stranded guests are the verdict and always shown)")+`
-Its --summary document adds "summary", the counts of its lists.`, []string{
+Its --summary document adds "summary", the counts of its lists of rows, and
+keeps its advice and known bugs.`, []string{
 				"vtpmctl --os-cloud prod upgrade check --to 2024.2",
 				"vtpmctl --os-cloud prod upgrade check --to 2026.1 -f json",
 				"vtpmctl --os-cloud prod upgrade check --to 2026.1 --summary",
