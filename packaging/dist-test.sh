@@ -47,7 +47,7 @@ grep -q '"id": "LIBVIRT"' <<< "$out" || fail "host check JSON has no LIBVIRT che
 libvirt=$(echo "$out" | grep -A2 '"id": "LIBVIRT"' | sed -n 's/.*"message": "\(.*\)",*/\1/p')
 echo "dist-test: host check without libvirt: exit 1; LIBVIRT: $libvirt"
 
-for f in /usr/share/man/man1/vtpmctl.1.gz /usr/share/man/man1/vtpmctl-host-check.1.gz /usr/share/doc/vtpmctl/docs/hosts.md /usr/share/bash-completion/completions/vtpmctl /usr/share/zsh/vendor-completions/_vtpmctl /usr/share/fish/vendor_completions.d/vtpmctl.fish; do
+for f in /usr/share/man/man1/vtpmctl.1.gz /usr/share/man/man1/vtpmctl-host-check.1.gz /usr/share/doc/vtpmctl/docs/hosts.md /usr/share/doc/vtpmctl/docs/cli/vtpmctl_host_check.md /usr/share/doc/vtpmctl/docs/schemas/README.md /usr/share/doc/vtpmctl/examples/catalogue.yaml /usr/share/doc/vtpmctl/LICENSE /usr/share/bash-completion/completions/vtpmctl /usr/share/zsh/vendor-completions/_vtpmctl /usr/share/fish/vendor_completions.d/vtpmctl.fish; do
   [ -s "$root$f" ] || fail "$f not installed"
 done
 chroot "$root" dpkg -r vtpmctl > /dev/null

@@ -182,6 +182,7 @@ var cloudFlags = map[cloud.Option]string{
 	cloud.OptionCloud:   "--os-cloud",
 	cloud.OptionTimeout: "--timeout",
 	cloud.OptionCACert:  "--os-cacert",
+	cloud.OptionRegion:  "--os-region-name",
 }
 
 // cloudInWords spells a cloud.ConfigError anywhere in err's chain with

@@ -44,7 +44,7 @@ Flavor extra specs hw:tpm_version, hw:tpm_model and (Nova 33, 2026.1, and
 later) hw:tpm_secret_security. Every command validates against the Nova
 release of the cloud first, writes only what differs (single-key PUT for a
 changed spec, never delete-then-create), and can be rerun safely.`, []string{
-			"vtpmctl flavor create w1.large --vcpus 4 --ram 8192 --disk 80 --public --tpm-version 2.0 --tpm-model tpm-crb",
+			"vtpmctl flavor create w1.large --vcpus 4 --ram 16384 --disk 120 --public --tpm-version 2.0 --tpm-model tpm-crb",
 			"vtpmctl flavor set w1.large w1.xlarge --tpm-model tpm-crb --dry-run",
 			"vtpmctl flavor list --vtpm",
 		}, ""),
@@ -72,7 +72,7 @@ vTPM specs. If any step after the creation fails, the flavor is deleted again:
 no vTPM-named flavor is ever left without its specs. When NAME already exists
 with the same size and visibility, its specs are brought in line instead, so
 a publishing script can be rerun.`, []string{
-			"vtpmctl flavor create w1.large --vcpus 4 --ram 8192 --disk 80 --tpm-version 2.0 --tpm-model tpm-crb",
+			"vtpmctl flavor create w1.large --vcpus 4 --ram 16384 --disk 120 --tpm-version 2.0 --tpm-model tpm-crb",
 			"vtpmctl flavor create w1.secure --vcpus 4 --ram 8192 --disk 80 --private --project windows-team --tpm-version 2.0 --secret-security host",
 		}, flavorExit),
 		Flags: append(tpmFlags(o),

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -38,6 +39,35 @@ func init() {
 		cli.HelpPrinter(cmd.Root().Writer, tmpl, cmd)
 		return nil
 	}
+	cli.ShowCommandHelp = showCommandHelp
+}
+
+// showCommandHelp prints the help of cmd's subcommand name. Called by the
+// help command ("vtpmctl help secrets audit"), it follows every word the
+// help command was given: urfave/cli's showed the first one's help
+// (secrets'), whatever came after it.
+func showCommandHelp(ctx context.Context, cmd *cli.Command, name string) error {
+	words := []string{name}
+	if h := cmd.Command("help"); h != nil && h.Args() != nil && h.Args().First() == name {
+		words = h.Args().Slice()
+	}
+	target := cmd
+	for _, w := range words {
+		sub := target.Command(w)
+		if sub == nil {
+			return unknownCommand(target, w)
+		}
+		target = sub
+	}
+	tmpl := target.CustomHelpTemplate
+	if tmpl == "" {
+		tmpl = cli.CommandHelpTemplate
+		if len(target.VisibleCommands()) > 0 {
+			tmpl = cli.SubcommandHelpTemplate
+		}
+	}
+	cli.HelpPrinter(cmd.Root().Writer, tmpl, target)
+	return nil
 }
 
 // helpTemplate is cmd's help template (see setHelpTemplates).

@@ -101,6 +101,7 @@ func TestFieldErrorInCallersWords(t *testing.T) {
 // prints and points to vtpmctl --help for the other global options,
 // instead of repeating all of them (and every format) in each command.
 func TestSubcommandHelp(t *testing.T) {
+	t.Setenv("COLUMNS", "1000") // each option on one line (TestHelpFitsWidth wraps them)
 	n := 0
 	for _, c := range commandTree(newRootCommand(&globalOptions{}, &IOStreams{}))[1:] {
 		var out, errb strings.Builder
@@ -132,5 +133,99 @@ func TestSubcommandHelp(t *testing.T) {
 	}
 	if n < 20 {
 		t.Errorf("only %d commands' help read", n)
+	}
+}
+
+// helpOf is vtpmctl ARGS' stdout at COLUMNS=width (no terminal), failing
+// the test on another exit than 0.
+func helpOf(t *testing.T, width int, args ...string) string {
+	t.Helper()
+	t.Setenv("COLUMNS", fmt.Sprint(width))
+	out, errs, code := runCLI(t, args...)
+	if code != 0 {
+		t.Fatalf("%v: exit %d %s", args, code, errs)
+	}
+	return out
+}
+
+// TestHelpFitsWidth: every command's help fits COLUMNS (80 without it in
+// a pipe: secrets audit's had a 539-column line), with no markup, and
+// says what the unwrapped help says, word for word (an example's line
+// break is " \").
+func TestHelpFitsWidth(t *testing.T) {
+	for _, c := range commandTree(newRootCommand(&globalOptions{}, &IOStreams{})) {
+		args := append(strings.Fields(c.path), "--help")
+		wide := helpOf(t, 10000, args...)
+		for _, width := range []int{80, 60} {
+			help := helpOf(t, width, args...)
+			for _, l := range strings.Split(help, "\n") {
+				if n := len([]rune(l)); n > width && strings.Contains(strings.TrimSpace(l), " ") {
+					t.Errorf("%s --help at %d columns: a line of %d:\n%s", c.path, width, n, l)
+				}
+			}
+			if strings.Contains(help, "`") {
+				t.Errorf("%s --help shows a backtick", c.path)
+			}
+			words := strings.Fields(strings.ReplaceAll(help, " \\\n", "\n"))
+			if want := strings.Fields(wide); strings.Join(words, " ") != strings.Join(want, " ") {
+				t.Errorf("%s --help at %d columns says other words than unwrapped:\n%s", c.path, width, help)
+			}
+		}
+	}
+	t.Setenv("COLUMNS", "")
+	if out, _, _ := runCLI(t, "secrets", "audit", "--help"); !strings.Contains(out, "\n   --concurrency N                          at most N requests in flight at\n") {
+		t.Errorf("secrets audit --help in a pipe without COLUMNS is not 80 columns wide:\n%s", out)
+	}
+}
+
+// TestFitHelp: the shapes of help lines and how each wraps.
+func TestFitHelp(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"   short", "   short"},
+		{"   `NAME` of the `FILE`", "   NAME of the FILE"},
+		// prose carries into its paragraph's next line
+		{"   aaaa bbbb cccc dddd eeee ffff gggg hhhh iiii jjjj\n   kkkk\n\n   llll",
+			"   aaaa bbbb cccc dddd eeee ffff gggg\n   hhhh iiii jjjj kkkk\n\n   llll"},
+		// an option hangs under its usage
+		{"   --name VALUE  aaaa bbbb cccc dddd eeee ffff gggg hhhh",
+			"   --name VALUE  aaaa bbbb cccc dddd\n                 eeee ffff gggg hhhh"},
+		// a row whose second line is deeper carries into it
+		{"     SECRET-CONSUMER whether aaaa bbbb cccc dddd\n                     eeee",
+			"     SECRET-CONSUMER whether aaaa bbbb\n                     cccc dddd eeee"},
+		// a bullet hangs under its text
+		{"   - aaaa bbbb cccc dddd eeee ffff gggg hhhh iiii",
+			"   - aaaa bbbb cccc dddd eeee ffff gggg\n     hhhh iiii"},
+		// an example pastes into a shell: quotes whole, redirections with their file
+		{"   EXAMPLES:\n      vtpmctl check --image-property 'a b c d e f' --flag x > out.json",
+			"   EXAMPLES:\n      vtpmctl check --image-property \\\n          'a b c d e f' --flag x \\\n          > out.json"},
+		// one word wider than the line stays whole
+		{"   /a/very/long/path/that/does/not/fit/in/forty/columns/at/all ok",
+			"   /a/very/long/path/that/does/not/fit/in/forty/columns/at/all\n   ok"},
+	} {
+		if got := fitHelp(c.in, 40); got != c.want {
+			t.Errorf("fitHelp(%q, 40):\n got %q\nwant %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestHelpCommandPath: vtpmctl help A B is A B's help (it was A's),
+// and names an unknown word as --help would, exit 2.
+func TestHelpCommandPath(t *testing.T) {
+	for _, args := range [][]string{{"help", "secrets", "audit"}, {"secrets", "help", "audit"}, {"secrets", "audit", "--help"}, {"--os-cloud", "x", "help", "secrets", "audit"}} {
+		if out := helpOf(t, 80, args...); !strings.HasPrefix(out, "NAME:\n   vtpmctl secrets audit - ") {
+			t.Errorf("%v:\n%.200s", args, out)
+		}
+	}
+	if out := helpOf(t, 80, "help", "host", "secure-boot", "update"); !strings.HasPrefix(out, "NAME:\n   vtpmctl host secure-boot update - ") {
+		t.Errorf("help host secure-boot update:\n%.200s", out)
+	}
+	for args, want := range map[string]string{
+		"help secrets nope": `vtpmctl: unknown command "nope" for vtpmctl secrets; see vtpmctl secrets --help` + "\n",
+		"help secrets adit": `vtpmctl: unknown command "adit" for vtpmctl secrets (did you mean "audit"?)` + "\n",
+	} {
+		out, errs, code := runCLI(t, strings.Fields(args)...)
+		if code != exitUsage || out != "" || errs != want {
+			t.Errorf("%s: exit %d %q %q", args, code, out, errs)
+		}
 	}
 }

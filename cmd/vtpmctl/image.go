@@ -170,7 +170,7 @@ func newImageShowCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 	return o.command("image", "IMAGE", helpText{usage: "an image's vTPM properties, Windows profile state and what Nova makes of it",
 		about: `Shows the vTPM and Windows-profile properties of one image and what Nova
 would give a server built from it with a flavor that carries no hw:tpm_*.`,
-		examples: []string{"vtpmctl image show win11-23h2", "vtpmctl image show 6f1c… -f json"}}, nil,
+		examples: []string{"vtpmctl image show win11-23h2", "vtpmctl image show 6f1c0d2e-8a41-4c3e-9b7d-2f5e1a0c9d13 -f json"}}, nil,
 		func(ctx context.Context, sess *cloud.Session) (output.Recorder, nova.ResolvedRelease, error) {
 			shown, err := image.Show(ctx, sess, image.ShowRequest{Ref: o.Ref, Release: novaRelease(o.Release)})
 			return shown, shown.Release, err

@@ -25,7 +25,8 @@ func newPlanCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 			Usage: "turn an RVTools vInfo export (and govc JSON) into a plan",
 			Description: commandHelp(`
 Reads RVTools' vInfo CSV by header name (display or -DBColumnNames headers,
-',' or ';', BOM, quotes, numbers with separators); templates and SRM
+',' or ';', BOM, quotes, numbers with separators; an .xlsx workbook is
+refused: export the vInfo tab as CSV); templates and SRM
 placeholders are skipped with the reason; a malformed row is reported with
 its line and skipped (--strict: fatal). RVTools has no vTPM column, so the
 vTPM comes from govc JSON (vm.info for many VMs; device.info or

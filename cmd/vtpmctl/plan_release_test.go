@@ -1,6 +1,10 @@
 package main
 
 import (
+	"archive/zip"
+	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -47,5 +51,33 @@ func TestPlanImportTargetsTheCloudsRelease(t *testing.T) {
 				t.Errorf("hw:tpm_secret_security in the plan: %v, want %v", got, tc.secretSec)
 			}
 		})
+	}
+}
+
+// An RVTools .xlsx (its default export) is named for what it is, in one
+// line with what to do, exit 2, nothing written: it read as a CSV
+// without a "VM" column.
+func TestPlanImportWorkbook(t *testing.T) {
+	dir := t.TempDir()
+	xlsx := filepath.Join(dir, "RVTools_export_all.xlsx")
+	var b bytes.Buffer
+	z := zip.NewWriter(&b)
+	if w, err := z.Create("xl/worksheets/sheet1.xml"); err != nil {
+		t.Fatal(err)
+	} else {
+		w.Write([]byte("<worksheet/>"))
+	}
+	z.Close()
+	if err := os.WriteFile(xlsx, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	plan := filepath.Join(dir, "plan.yaml")
+	out, errs, code := runCLI(t, "plan", "import", "--rvtools", xlsx, "--flavors", "../../examples/catalogue.yaml", "--nova-release", "zed", "-o", plan)
+	want := "vtpmctl: --rvtools: " + xlsx + " is a ZIP file, such as an .xlsx workbook (RVTools' default export): export the vInfo tab as CSV (RVTools -c ExportvInfo2csv, or the tab's Export to CSV) and pass that file\n"
+	if code != exitUsage || out != "" || !strings.HasSuffix(errs, want) || strings.Count(errs, "\n") > 2 {
+		t.Errorf("exit %d\n%s\nwant %s", code, errs, want)
+	}
+	if _, err := os.Stat(plan); err == nil {
+		t.Error("a plan was written")
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/urfave/cli/v3"
 	"github.com/vtpmctl/vtpmctl/internal/output"
@@ -21,6 +22,10 @@ func Main(ctx context.Context, args []string, streams *IOStreams) int {
 	stderr := output.TerminalWriter(streams.Err)
 	g := &globalOptions{}
 	root := newRootCommand(g, streams)
+	if isCompletion(args) {
+		writeCompletions(streams.Out, root, args)
+		return 0
+	}
 	err := root.Run(ctx, args)
 	if err == nil && notFound(root) {
 		return exitUsage // the line is said (commandNotFound)
@@ -65,12 +70,22 @@ EXAMPLES:
 		ConfigureShellCompletionCommand: func(c *cli.Command) {
 			c.Hidden = false
 			c.Usage = "print the shell completion script: vtpmctl completion bash|zsh|fish"
-			c.Description = commandHelp("Prints the completion script for a shell; the .deb and .rpm install them.", []string{
+			c.Description = commandHelp(`Prints the completion script for a shell; the .deb and .rpm install them.
+Commands, flags and flag values complete: --os-cloud from clouds.yaml (and
+--os-region-name from that cloud), -f with the command's formats, --status,
+releases, modes, layouts, TPM versions and models. The bash script needs no
+bash-completion package.`, []string{
 				"source <(vtpmctl completion bash)",
 				"vtpmctl completion zsh > \"${fpath[1]}/_vtpmctl\"",
 				"vtpmctl completion fish > ~/.config/fish/completions/vtpmctl.fish",
 			}, "EXIT STATUS:\n   0  printed\n   2  unknown shell")
 			c.Action = groupAction
+			if bash := c.Command("bash"); bash != nil {
+				bash.Action = func(context.Context, *cli.Command) error {
+					_, err := io.WriteString(streams.Out, bashCompletion)
+					return err
+				}
+			}
 			setUsageHandlers(c)
 			fg.wrapTree(c, c.Name)
 			for _, n := range commandTree(c) {

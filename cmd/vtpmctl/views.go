@@ -23,7 +23,7 @@ type viewOptions struct {
 func viewHelp(row string) string {
 	return `
 --summary prints the summary alone: in a table its counts, one a line; with
--f json or yaml the same document (same schema) with its lists empty.
+-f json or yaml the same document (same schema) with its lists of rows empty.
 --status fail,warn keeps only the ` + row + ` of those statuses (pass, warn,
 fail, skip; a comma list or repeated), with the summary of the whole run.
 Neither changes the exit status, --junit or -f prometheus.`
@@ -31,7 +31,7 @@ Neither changes the exit status, --junit or -f prometheus.`
 
 func viewFlags(v *viewOptions) []cli.Flag {
 	return []cli.Flag{
-		&cli.BoolFlag{Name: "summary", Usage: "print the summary alone (json/yaml: the document with its lists empty)", Destination: &v.Summary},
+		&cli.BoolFlag{Name: "summary", Usage: "print the summary alone (json/yaml: the document with its lists of rows empty)", Destination: &v.Summary},
 		&cli.StringSliceFlag{Name: "status", Usage: "show only rows of `STATUS` (fail, warn, skip, pass; comma list or repeatable); the summary stays the whole run's", Destination: &v.Status},
 	}
 }

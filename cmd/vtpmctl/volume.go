@@ -36,7 +36,7 @@ write that metadata through Cinder (os-set_image_metadata,
 os-unset_image_metadata), computing the change first and writing only what
 differs, so rerunning a command writes nothing.`, examples: []string{
 			"vtpmctl volume set win11-boot --windows",
-			"vtpmctl volume set --select image_id=6f1c0d2e-… --tpm-version 2.0 --tpm-model tpm-crb --dry-run",
+			"vtpmctl volume set --select image_id=6f1c0d2e-8a41-4c3e-9b7d-2f5e1a0c9d13 --tpm-version 2.0 --tpm-model tpm-crb --dry-run",
 			"vtpmctl volume unset win11-boot --windows",
 			"vtpmctl volume list --vtpm",
 		}},
@@ -64,7 +64,7 @@ Warnings name every flavor with hw:tpm_* that, with the changed volume, would
 put a server in ERROR at boot (for a volume Nova's fault is only
 "NotImplementedError": see vtpmctl check --volume).`, examples: []string{
 		"vtpmctl volume set win11-boot --windows",
-		"vtpmctl volume set --select image_id=6f1c0d2e-… --windows --dry-run -f json",
+		"vtpmctl volume set --select image_id=6f1c0d2e-8a41-4c3e-9b7d-2f5e1a0c9d13 --windows --dry-run -f json",
 		"vtpmctl volume set --all-projects --select os_distro=windows --tpm-version 2.0 --tpm-model tpm-crb --yes",
 	}, exit: `EXIT STATUS:
    0  every volume has the requested properties (written now or already)
@@ -156,7 +156,7 @@ func newVolumeListCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 with the vTPM Nova gives a server booted from it with a flavor without
 hw:tpm_*. --select keeps volumes whose image metadata has KEY=VALUE;
 --vtpm / --no-vtpm keep volumes that do / do not get a vTPM that way.`,
-		examples: []string{"vtpmctl volume list --vtpm", "vtpmctl volume list --select image_id=6f1c0d2e-… --no-vtpm -f value -c id",
+		examples: []string{"vtpmctl volume list --vtpm", "vtpmctl volume list --select image_id=6f1c0d2e-8a41-4c3e-9b7d-2f5e1a0c9d13 --no-vtpm -f value -c id",
 			"vtpmctl volume list --all-projects -f json"}},
 		append(o.filterFlags("only volumes that give a vTPM", "only volumes that do not", "only volumes whose image metadata has `KEY=VALUE` (repeatable)"),
 			&cli.BoolFlag{Name: "all-projects", Usage: "every project's volumes (admin)", Destination: &o.AllProjects},

@@ -42,7 +42,7 @@ func TestCLIWords(t *testing.T) {
 	for _, f := range []nova.Field{nova.FieldTPMVersion, nova.FieldTPMModel, nova.FieldSecretSecurity, nova.FieldWindows, nova.FieldRelease, nova.FieldFromRelease} {
 		has("nova field "+string(f), flagName(f))
 	}
-	for _, o := range []cloud.Option{cloud.OptionCloud, cloud.OptionTimeout, cloud.OptionCACert} {
+	for _, o := range []cloud.Option{cloud.OptionCloud, cloud.OptionTimeout, cloud.OptionCACert, cloud.OptionRegion} {
 		has("cloud option "+string(o), cloudFlags[o])
 	}
 }

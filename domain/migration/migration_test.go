@@ -96,6 +96,13 @@ func TestParseRVToolsErrors(t *testing.T) {
 			t.Errorf("%q: %v, want %q", c.in, err, c.want)
 		}
 	}
+	// RVTools' default export is a workbook: a ZIP, not a CSV without a
+	// VM column.
+	var we *WorkbookError
+	if _, _, _, err := ParseRVTools(strings.NewReader("PK\x03\x04\x14\x00\x06\x00[Content_Types].xml"), RVToolsOptions{File: "RVTools.xlsx"}); !errors.As(err, &we) || we.File != "RVTools.xlsx" ||
+		!strings.HasPrefix(err.Error(), "RVTools.xlsx is a ZIP file, such as an .xlsx workbook (RVTools' default export): export the vInfo tab as CSV") {
+		t.Errorf("xlsx: %v", err)
+	}
 	if _, _, _, err := ParseRVTools(strings.NewReader("VM,CPUs,Memory\na,2\n"), RVToolsOptions{File: "x.csv", Strict: true}); err == nil || !strings.Contains(err.Error(), "x.csv:2:") {
 		t.Errorf("--strict: %v", err)
 	}

@@ -54,6 +54,17 @@ type RowError struct {
 
 func (e *RowError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
 
+// WorkbookError is an export that is a ZIP file, as an .xlsx workbook
+// (RVTools' default export) is: the reader takes the vInfo tab as CSV.
+type WorkbookError struct{ File string }
+
+func (e *WorkbookError) Error() string {
+	return e.File + " is a ZIP file, such as an .xlsx workbook (RVTools' default export): export the vInfo tab as CSV (RVTools -c ExportvInfo2csv, or the tab's Export to CSV) and pass that file"
+}
+
+// zipMagic starts every ZIP file, so every .xlsx workbook.
+var zipMagic = []byte("PK\x03\x04")
+
 // ColumnError is a vTPM column the caller named (RVToolsOptions.
 // VTPMColumn) that the export does not have: the caller words it with
 // its option's name (Message).
@@ -117,9 +128,14 @@ type RVToolsOptions struct {
 // ParseRVTools reads an RVTools vInfo CSV: headers by name (display or
 // DB names), ',' or ';', BOM, quoted fields, numbers with separators.
 // Templates and SRM placeholders are skipped with the reason; malformed
-// rows are reported with their line and skipped.
+// rows are reported with their line and skipped. A workbook (.xlsx) is
+// a *WorkbookError.
 func ParseRVTools(r io.Reader, o RVToolsOptions) (vms []SourceVM, skipped []Skipped, rowErrs []error, err error) {
-	cr := csvReader(r)
+	br := bufio.NewReaderSize(r, 64<<10)
+	if magic, _ := br.Peek(len(zipMagic)); bytes.Equal(magic, zipMagic) {
+		return nil, nil, nil, &WorkbookError{File: o.File}
+	}
+	cr := csvReader(br)
 	header, err := cr.Read()
 	if err != nil {
 		return nil, nil, nil, &RowError{File: o.File, Line: 1, Msg: "cannot read the header: " + err.Error()}
@@ -179,8 +195,7 @@ func ParseRVTools(r io.Reader, o RVToolsOptions) (vms []SourceVM, skipped []Skip
 
 // csvReader reads an export as a stream (100,000 VMs are hundreds of MB),
 // without a BOM, with the separator the header line uses.
-func csvReader(r io.Reader) *csv.Reader {
-	br := bufio.NewReaderSize(r, 64<<10)
+func csvReader(br *bufio.Reader) *csv.Reader {
 	if bom, _ := br.Peek(3); bytes.Equal(bom, []byte("\xef\xbb\xbf")) {
 		br.Discard(3)
 	}

@@ -122,3 +122,32 @@ func NormalURL(u string) string {
 	}
 	return scheme + "://" + host + ":" + port + strings.TrimRight(p.EscapedPath(), "/")
 }
+
+// unknownRegion is a *ConfigError when the session's region is in no
+// endpoint of the token's catalog: a region misspelt (--os-region-name,
+// region_name, OS_REGION_NAME) is a configuration error, as an unknown
+// cloud is, not a service the cloud lacks.
+func (s *Session) unknownRegion() *ConfigError {
+	if s.Endpoint.Region == "" {
+		return nil
+	}
+	cat, err := s.catalog()
+	if err != nil {
+		return nil
+	}
+	var regions []string
+	for _, e := range cat.Entries {
+		for _, ep := range e.Endpoints {
+			r := regionOf(ep)
+			if r == s.Endpoint.Region || ep.Region == s.Endpoint.Region {
+				return nil
+			}
+			if r != "" && !slices.Contains(regions, r) {
+				regions = append(regions, r)
+			}
+		}
+	}
+	slices.Sort(regions)
+	return &ConfigError{Msg: fmt.Sprintf("region %q is not in the service catalog of cloud %q (regions there: %s): check ", s.Endpoint.Region, s.CloudName, strings.Join(regions, ", ")),
+		Option: OptionRegion, After: ", region_name in clouds.yaml or OS_REGION_NAME"}
+}

@@ -58,6 +58,7 @@ const (
 	OptionCloud   Option = "cloud"
 	OptionTimeout Option = "timeout"
 	OptionCACert  Option = "cacert"
+	OptionRegion  Option = "region"
 )
 
 // Message spells the error with name(option).
@@ -359,6 +360,9 @@ func (s *Session) service(kind string, f func(*gophercloud.ProviderClient, gophe
 	}
 	var nf *gophercloud.ErrEndpointNotFound
 	if errors.As(err, &nf) || errors.As(err, new(gophercloud.ErrEndpointNotFound)) {
+		if ce := s.unknownRegion(); ce != nil && kind != "identity" { // Identity falls back to any region's
+			return nil, ce
+		}
 		return nil, fmt.Errorf("no %s endpoint in the service catalog of cloud %q (region %q): %w", kind, s.CloudName, s.Endpoint.Region, err)
 	}
 	return nil, fmt.Errorf("%s endpoint of cloud %q (region %q): %w", kind, s.CloudName, s.Endpoint.Region, Friendly(err))

@@ -102,11 +102,12 @@ func TestSessionOverTLS(t *testing.T) {
 }
 
 // A service missing from the session's region is named with the cloud
-// and region; Keystone, often registered in one region only, is found in
-// another.
+// and region; a region the catalog does not have at all is a
+// ConfigError naming the regions there; Keystone, often registered in one
+// region only, is found in another.
 func TestSessionEndpointRegions(t *testing.T) {
 	c := fakecloud.New(t)
-	c.Region, c.IdentityRegion = "RegionTwo", "RegionZero"
+	c.Region, c.IdentityRegion = "RegionTwo", "RegionOne" // the session's region has Keystone alone
 	s, err := connectFake(t, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -115,6 +116,15 @@ func TestSessionEndpointRegions(t *testing.T) {
 	var nf *gophercloud.ErrEndpointNotFound
 	if err == nil || !strings.Contains(err.Error(), `no compute endpoint in the service catalog of cloud "fake" (region "RegionOne")`) || !errors.As(err, &nf) && !errors.As(err, new(gophercloud.ErrEndpointNotFound)) {
 		t.Errorf("compute in another region: %v", err)
+	}
+	c.IdentityRegion = "RegionZero" // no endpoint in the session's region
+	if s, err = connectFake(t, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Compute()
+	var ce *ConfigError
+	if !errors.As(err, &ce) || ce.Option != OptionRegion || err.Error() != `region "RegionOne" is not in the service catalog of cloud "fake" (regions there: RegionTwo, RegionZero): check region, region_name in clouds.yaml or OS_REGION_NAME` {
+		t.Errorf("a region the catalog lacks: %v", err)
 	}
 	if ks, err := s.Identity(); err != nil || ks.Endpoint != c.URL+"/identity/v3/" {
 		t.Errorf("identity in another region: %v %v", ks, err)
