@@ -14,6 +14,11 @@ import (
 
 var changeColumns = []string{"object", "key", "old", "new", "action"}
 
+// changesDocument is the changes document of the write commands.
+func changesDocument(recs []output.Record) output.List {
+	return output.List{Schema: nova.ChangesSchema, Key: "changes", Columns: changeColumns, Rows: recs}
+}
+
 // printChanges prints every key of every object (unchanged ones too, so a
 // rerun visibly changes nothing), notes and failures on stderr, and
 // decides the exit: 1 when any object failed to write.
@@ -43,7 +48,7 @@ func printChanges(streams *IOStreams, g *globalOptions, plans []nova.ObjectPlan,
 			failed++
 		}
 	}
-	if err := output.Write(streams.Out, g.Output, output.List{Schema: nova.ChangesSchema, Key: "changes", Columns: changeColumns, Rows: recs}); err != nil {
+	if err := output.Write(streams.Out, g.Output, changesDocument(recs)); err != nil {
 		// stopped by a signal: the line says which objects were changed
 		return withWritesMade(err, func() string { return changesMade(plans, dryRun) })
 	}

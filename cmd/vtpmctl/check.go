@@ -27,7 +27,7 @@ type checkOptions struct {
 
 func newCheckCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 	o := &checkOptions{IO: streams, Global: g}
-	return &cli.Command{
+	return withResult(&cli.Command{
 		Name:  "check",
 		Usage: "predict what Nova does with an image + flavor: vTPM, version, model, traits, or its error",
 		Description: commandHelp(`
@@ -80,7 +80,7 @@ in its conflict message; the notes say what it meant). A server created with
 			}
 			return runCheck(ctx, o)
 		},
-	}
+	}, prints(check.Report{}))
 }
 
 func runCheck(ctx context.Context, o *checkOptions) error {

@@ -64,7 +64,7 @@ func tpmFlags(o *flavorOptions) []cli.Flag {
 
 func newFlavorCreateCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 	o := &flavorOptions{IO: streams, Global: g}
-	return &cli.Command{
+	return withResult(&cli.Command{
 		Name: "create", ArgsUsage: "NAME", Usage: "create a vTPM flavor with its specs, all or nothing",
 		Description: commandHelp(`
 Creates the flavor, grants --project access for a private one, and sets the
@@ -90,7 +90,7 @@ a publishing script can be rerun.`, []string{
 			o.Flavors = cmd.Args().Slice()
 			return runFlavorCreate(ctx, o)
 		},
-	}
+	}, changesResult)
 }
 
 // runFlavorCreate checks the flags (exit 2 before any cloud is
@@ -172,7 +172,7 @@ Several flavors at once need --yes (or a confirmation on a terminal).`, []string
 		}
 		return runFlavorSet(ctx, o, set)
 	}
-	return c
+	return withResult(c, changesResult)
 }
 
 // runFlavorSet checks the flags (exit 2 before any cloud is contacted),
@@ -231,7 +231,7 @@ func warnImageConflicts(streams *IOStreams, conflicts []string, err error) {
 
 func newFlavorShowCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 	o := &flavorOptions{IO: streams, Global: g}
-	return &cli.Command{
+	return withResult(&cli.Command{
 		Flags: []cli.Flag{releaseFlag("nova-release", &o.Release, "Nova `RELEASE` whose rules apply", "")},
 		Name:  "show", ArgsUsage: "FLAVOR", Usage: "a flavor's vTPM specs and what Nova makes of them",
 		Description: commandHelp("Shows one flavor's size, visibility, vTPM specs and what Nova gives a server\nbuilt from it with an image that carries no hw_tpm_*.",
@@ -251,7 +251,7 @@ func newFlavorShowCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 			}
 			return output.Write(streams.Out, g.Output, shown)
 		},
-	}
+	}, prints(flavor.Shown{}))
 }
 
 // flavorListOptions is `flavor list`.
@@ -263,7 +263,7 @@ type flavorListOptions struct {
 
 func newFlavorListCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 	o := &flavorListOptions{IO: streams, Global: g}
-	return &cli.Command{
+	return withResult(&cli.Command{
 		Name: "list", Usage: "flavors with their vTPM specs",
 		Description: commandHelp("Lists every flavor the caller can see, extra specs included (one paginated\nlist, no per-flavor request).", []string{"vtpmctl flavor list --vtpm", "vtpmctl flavor list -f json"}, ""),
 		Flags:       []cli.Flag{&cli.BoolFlag{Name: "vtpm", Usage: "only flavors with a hw:tpm_* spec", Destination: &o.VTPM}},
@@ -273,7 +273,7 @@ func newFlavorListCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 			}
 			return runFlavorList(ctx, o)
 		},
-	}
+	}, prints(flavor.Listed{}))
 }
 
 func runFlavorList(ctx context.Context, o *flavorListOptions) error {

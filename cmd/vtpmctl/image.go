@@ -78,11 +78,11 @@ several images need --yes (or a confirmation on a terminal).`, examples: []strin
 
 func newImageChangeCommand(g *globalOptions, streams *IOStreams, set bool) *cli.Command {
 	o := &imageChangeOptions{IO: streams, Global: g, propertyChange: propertyChange{Set: set}}
-	return o.command("IMAGE", "also act on every image with property `KEY=VALUE` (repeatable; all must match)", nil, imageSetHelp, imageUnsetHelp,
+	return withResult(o.command("IMAGE", "also act on every image with property `KEY=VALUE` (repeatable; all must match)", nil, imageSetHelp, imageUnsetHelp,
 		func(ctx context.Context, names []string) error {
 			o.Images = names
 			return runImageChange(ctx, o)
-		})
+		}), changesResult)
 }
 
 func runImageChange(ctx context.Context, o *imageChangeOptions) error {
@@ -167,19 +167,19 @@ func volumeFixCommand(o *imageChangeOptions, imageID string, admin bool) string 
 
 func newImageShowCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 	o := &showOptions{IO: streams, Global: g}
-	return o.command("image", "IMAGE", helpText{usage: "an image's vTPM properties, Windows profile state and what Nova makes of it",
+	return withResult(o.command("image", "IMAGE", helpText{usage: "an image's vTPM properties, Windows profile state and what Nova makes of it",
 		about: `Shows the vTPM and Windows-profile properties of one image and what Nova
 would give a server built from it with a flavor that carries no hw:tpm_*.`,
 		examples: []string{"vtpmctl image show win11-23h2", "vtpmctl image show 6f1c… -f json"}}, nil,
 		func(ctx context.Context, sess *cloud.Session) (output.Recorder, nova.ResolvedRelease, error) {
 			shown, err := image.Show(ctx, sess, image.ShowRequest{Ref: o.Ref, Release: novaRelease(o.Release)})
 			return shown, shown.Release, err
-		})
+		}), prints(image.Shown{}))
 }
 
 func newImageListCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 	o := &listOptions{IO: streams, Global: g}
-	return o.command("image", helpText{usage: "images with their vTPM properties and Windows profile state",
+	return withResult(o.command("image", helpText{usage: "images with their vTPM properties and Windows profile state",
 		about: `Lists the images of Glance's default list (all pages): public ones, the
 project's own, and those shared with it that it accepted. Glance leaves out
 community images of other projects, hidden images (os_hidden) and shares
@@ -189,5 +189,5 @@ server side; --vtpm / --no-vtpm keep images with / without hw_tpm_version.`,
 		o.filterFlags("only images that request a vTPM", "only images that do not", "only images with property `KEY=VALUE` (repeatable)"),
 		func(ctx context.Context, sess *cloud.Session) (output.Tabular, error) {
 			return image.List(ctx, sess, image.ListRequest{Properties: o.Properties, VTPM: o.filter()})
-		})
+		}), prints(image.Listed{}))
 }

@@ -99,7 +99,7 @@ func readPlanFile(path string) (*migration.Plan, error) {
 }
 
 func newPlanChecklistCommand(g *globalOptions, streams *IOStreams) *cli.Command {
-	return withFormats(&cli.Command{
+	return withResult(withFormats(&cli.Command{
 		Name: "checklist", ArgsUsage: "PLAN", Usage: "per VM: what to do before cutover, what to check after, the target's limits",
 		Description: commandHelp(`Prints each VM's cutover checklist from the plan: escrow or suspend
 BitLocker, what else is sealed to the TPM, LUKS+TPM on Linux, the post-boot
@@ -122,5 +122,5 @@ backups…" limits, any other before.`,
 			}
 			return output.Write(streams.Out, g.Output, migration.NewChecklist(p))
 		},
-	}, documentFormats...)
+	}, documentFormats...), prints(&migration.CutoverChecklist{}))
 }

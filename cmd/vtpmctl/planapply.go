@@ -70,7 +70,7 @@ object's outcome is printed, the exit status is 1, and a rerun converges.`
 		o.File = cmd.Args().First()
 		return runPlanApply(ctx, o, apply && o.Yes && !o.DryRun)
 	}
-	return c
+	return withResult(c, changesResult)
 }
 
 // matchRules reads the --match values; a bad one is worded with the

@@ -28,7 +28,7 @@ func newUpgradeCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 		Usage:       "what a Nova upgrade does to vTPM scheduling",
 		Description: commandHelp("See vtpmctl upgrade check --help.", []string{"vtpmctl --os-cloud prod upgrade check --to 2026.1"}, ""),
 		Action:      groupAction,
-		Commands: []*cli.Command{{
+		Commands: []*cli.Command{withResult(&cli.Command{
 			Name:  "check",
 			Usage: "which hosts stop receiving vTPM guests, and which guests end up stranded, once the scheduler runs RELEASE",
 			Description: commandHelp(`
@@ -62,7 +62,7 @@ Its --summary document adds "summary", the counts of its lists.`, []string{
 				}
 				return runUpgradeCheck(ctx, o)
 			},
-		}},
+		}, summaryOr(&fleet.UpgradeResult{}, fleet.UpgradeResult{}.SummaryView()))},
 	}
 }
 

@@ -1,0 +1,168 @@
+package main
+
+import (
+	"bytes"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/vtpmctl/vtpmctl/internal/output"
+)
+
+// noResult are the commands that print no result -c chooses from: a
+// page, a plan file, a manual, a completion script.
+var noResult = []string{"report", "plan import", "man"}
+
+// TestEveryCommandDeclaresItsResult: every leaf command that prints a
+// result declares it (withResult), so its -c is checked before any work;
+// the others are named above. Each declared result has columns in every
+// format the command declares, but those whose names come from no fixed
+// list (prometheus, markdown).
+func TestEveryCommandDeclaresItsResult(t *testing.T) {
+	root := newRootCommand(&globalOptions{}, &IOStreams{})
+	declared := 0
+	for _, n := range commandTree(root) {
+		if len(n.cmd.Commands) > 0 || strings.HasPrefix(n.path, "completion") {
+			continue
+		}
+		proto, ok := commandResult(n.cmd)
+		if ok == slices.Contains(noResult, n.path) {
+			t.Errorf("%q: declares a result %v; want %v", n.path, ok, !ok)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		declared++
+		for _, f := range commandFormats(n.cmd) {
+			names, ok := output.Columns(proto, f)
+			if want := f != output.FormatPrometheus && f != output.FormatMarkdown; ok != want || ok && len(names) == 0 {
+				t.Errorf("%s -f %s: columns %v (%v)", n.path, f, names, ok)
+			}
+		}
+	}
+	if declared < 25 {
+		t.Errorf("only %d commands declare a result", declared)
+	}
+	t.Run("declared where built", resultsDeclaredWhereBuilt)
+}
+
+// resultsDeclaredWhereBuilt: withResult is called in the new…Command that
+// builds the command, as withFormats is, never from a table by path.
+func resultsDeclaredWhereBuilt(t *testing.T) {
+	fset := token.NewFileSet()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := 0
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Body == nil {
+				continue
+			}
+			ast.Inspect(fn.Body, func(n ast.Node) bool {
+				if c, ok := n.(*ast.CallExpr); ok {
+					if id, ok := c.Fun.(*ast.Ident); ok && id.Name == "withResult" {
+						calls++
+						if !regexp.MustCompile(`^new\w*Command$`).MatchString(fn.Name.Name) {
+							t.Errorf("%s: withResult in %s: declare the result where the command is built", fset.Position(c.Pos()), fn.Name.Name)
+						}
+					}
+				}
+				return true
+			})
+		}
+	}
+	if calls < 20 {
+		t.Errorf("%d withResult calls", calls)
+	}
+}
+
+// TestBadColumnSendsNoRequest: a -c that names no column of what the
+// command prints is one usage line (the flag, the value, the closest
+// column or the list), exit 2, nothing on stdout, and no request: before,
+// `secrets audit --all-projects -c stauts` audited every project, then
+// refused the column.
+func TestBadColumnSendsNoRequest(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"secrets", "audit", "--all-projects", "-c", "stauts"}, `-c "stauts": secrets audit has no such column (choose from server, project, owner, mode, secret, result, findings, cannot, server_id, name, project_name, checks)`},
+		{[]string{"secrets", "audit", "--all-projects", "-c", "sever"}, `-c "sever": secrets audit has no such column (did you mean "server"?)`},
+		{[]string{"secrets", "audit", "-c", "server", "--column", "reslut"}, `-c "reslut": secrets audit has no such column (did you mean "result"?)`},
+		{[]string{"secrets", "audit", "-f", "json", "-c", "server_idd"}, `-c "server_idd": secrets audit -f json has no such field (did you mean "server_id"?)`},
+		{[]string{"secrets", "audit", "--summary", "-c", "server"}, `-c "server": secrets audit has no such column (choose from summary, value)`},
+		{[]string{"secrets", "audit", "--cleanup-plan", "-f", "csv", "-c", "secert"}, `-c "secert": secrets audit has no such column (did you mean "Secret"?)`},
+		{[]string{"hosts", "audit", "-c", "hots"}, `-c "hots": hosts audit has no such column (did you mean "host"?)`},
+		{[]string{"hosts", "audit", "--drain", "cmp1", "-c", "hots"}, `-c "hots": hosts audit has no such column (choose from server, mode, drain, reason)`},
+		{[]string{"image", "list", "-c", "nmae"}, `-c "nmae": image list has no such column (did you mean "name"?)`},
+		{[]string{"image", "show", "x", "-c", "hw_tpm_verison"}, `-c "hw_tpm_verison": image show has no such column (did you mean "hw_tpm_version"?)`},
+		{[]string{"image", "set", "x", "--tpm-version", "2.0", "-c", "acton"}, `-c "acton": image set has no such column (did you mean "action"?)`},
+		{[]string{"flavor", "show", "x", "-f", "yaml", "-c", "hw:tpm_modle"}, `-c "hw:tpm_modle": flavor show -f yaml has no such field (did you mean "hw:tpm_model"?)`},
+		{[]string{"check", "--image", "x", "-c", "versoin"}, `-c "versoin": check has no such column (did you mean "version"?)`},
+		{[]string{"upgrade", "check", "--to", "2026.1", "-c", "vtpm_nwo"}, `-c "vtpm_nwo": upgrade check has no such column (did you mean "vtpm_now"?)`},
+	} {
+		c := secretsCloud(t)
+		before := len(c.Sent())
+		out, errs, code := runCLI(t, append([]string{"--os-cloud", "fake"}, tc.args...)...)
+		if code != exitUsage || out != "" || errs != "vtpmctl: "+tc.want+"\n" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q\nwant vtpmctl: %s", tc.args, code, out, errs, tc.want)
+		}
+		if sent := c.Sent()[before:]; len(sent) != 0 {
+			t.Errorf("%v: %d request(s) sent before the refusal, first %s %s", tc.args, len(sent), sent[0].Method, sent[0].Path)
+		}
+	}
+}
+
+// TestGoodColumnsPass: the columns the commands print are taken as
+// before, in any case, whatever the format (the check's own columns and
+// fields, the audit's JSON fields), and -c with a format whose names are
+// the rows' own is not refused in advance.
+func TestGoodColumnsPass(t *testing.T) {
+	offline := []string{"check", "--image-property", "hw_tpm_version=2.0", "--nova-release", "zed"}
+	for _, tc := range [][]string{
+		{"-f", "value", "-c", "version", "-c", "VTPM"},
+		{"-f", "json", "-c", "schema", "-c", "version_source"},
+		{"-f", "csv", "-c", "nova_release"},
+		{"-c", "notes"},
+	} {
+		out, errs, code := runCLI(t, append(tc, offline...)...)
+		if code != 0 || out == "" {
+			t.Errorf("%v: exit %d %s", tc, code, errs)
+		}
+	}
+	c := secretsCloud(t)
+	out, errs, code := runCLI(t, "--os-cloud", "fake", "secrets", "audit", "--project", "p", "-f", "json", "-c", "server_id", "-c", "mode")
+	if code == exitUsage || !strings.Contains(out, `"server_id"`) || c.Count("GET /key-manager") == 0 {
+		t.Errorf("secrets audit -f json -c server_id: exit %d\n%s\n%s", code, out, errs)
+	}
+	out, errs, code = runCLI(t, "--os-cloud", "fake", "secrets", "audit", "--project", "p", "-f", "value", "-c", "SERVER", "-c", "checks")
+	if code == exitUsage || !strings.Contains(out, guestID) {
+		t.Errorf("secrets audit -f value -c SERVER -c checks: exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// TestColumnFlagsHook: a column flag other than -c (--sort-column, once
+// a command has it) is checked by the same guard, named as typed.
+func TestColumnFlagsHook(t *testing.T) {
+	err := checkColumnValues(changesDocument(nil), "image set", output.FormatTable, [][2]string{{"column", "key"}, {"sort-column", "objet"}})
+	var b bytes.Buffer
+	if code := exitCode(err, &b); code != exitUsage || b.String() != "vtpmctl: --sort-column \"objet\": image set has no such column (did you mean \"object\"?)\n" {
+		t.Errorf("exit %d %q", code, b.String())
+	}
+}
