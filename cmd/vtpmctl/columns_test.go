@@ -166,3 +166,44 @@ func TestColumnFlagsHook(t *testing.T) {
 		t.Errorf("exit %d %q", code, b.String())
 	}
 }
+
+// TestEnumeratedFlagsBeforeAnyRequest: a value that is none of a flag's
+// choices is one usage line naming the flag, the value and the closest
+// choice (or the choices), exit 2, and no request. Before, --secret-security
+// was checked once the cloud was asked, and no line named a close choice.
+func TestEnumeratedFlagsBeforeAnyRequest(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-f", "jsn", "secrets", "audit"}, `-f "jsn": not an output format (did you mean "json"?)`},
+		{[]string{"secrets", "audit", "-f", "xml"}, `-f "xml": not an output format (choose from table, json, yaml, value, csv, markdown, prometheus)`},
+		{[]string{"secrets", "audit", "--status", "fail,wran"}, `--status "wran": not a status (did you mean "warn"?)`},
+		{[]string{"hosts", "audit", "--status", "bad"}, `--status "bad": not a status (choose from fail, warn, skip, pass)`},
+		{[]string{"report", "-o", "-", "--fail-on", "fial"}, `--fail-on "fial": not fail or warn (did you mean "fail"?)`},
+		{[]string{"secrets", "mode-plan", "--to", "deploy"}, `--to "deploy": not a secret security mode (did you mean "deployment"?)`},
+		{[]string{"secrets", "mode-plan", "--to", "vault"}, `--to "vault": not a secret security mode (choose from user, host, deployment)`},
+		{[]string{"secrets", "mode-plan", "--to", "hots"}, `--to "hots": not a secret security mode (did you mean "host"?)`},
+		{[]string{"flavor", "set", "w1", "--secret-security", "hots"}, `invalid --secret-security "hots" (did you mean "host"?)`},
+		{[]string{"flavor", "create", "w1", "--vcpus", "1", "--ram", "1", "--tpm-version", "2.0", "--tpm-model", "tpm-tsi"}, `invalid --tpm-model "tpm-tsi" (did you mean "tpm-tis"?)`},
+		{[]string{"image", "set", "x", "--tpm-version", "2"}, `invalid --tpm-version "2" (choose 1.2 or 2.0)`},
+		{[]string{"volume", "set", "x", "--tpm-version", "2.0", "--tpm-model", "crb"}, `invalid --tpm-model "crb" (choose tpm-tis or tpm-crb)`},
+		{[]string{"check", "--image", "x", "--nova-release", "dalmation"}, `invalid value "dalmation" for --nova-release: no such Nova release (did you mean "dalmatian"?)`},
+		{[]string{"upgrade", "check", "--to", "Epoxi"}, `invalid value "Epoxi" for --to: no such Nova release (did you mean "epoxy"?)`},
+	} {
+		c := secretsCloud(t)
+		before := len(c.Sent())
+		out, errs, code := runCLI(t, append([]string{"--os-cloud", "fake"}, tc.args...)...)
+		if code != exitUsage || out != "" || errs != "vtpmctl: "+tc.want+"\n" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q\nwant vtpmctl: %s", tc.args, code, out, errs, tc.want)
+		}
+		if sent := c.Sent()[before:]; len(sent) != 0 {
+			t.Errorf("%v: %d request(s) sent before the refusal", tc.args, len(sent))
+		}
+	}
+	// host check runs on the host: its --layout is checked before any file.
+	_, errs, code := runCLI(t, "host", "check", "--root", t.TempDir(), "--layout", "kola", "--nova-release", "zed")
+	if code != exitUsage || errs != "vtpmctl: --layout \"kola\": not a layout (did you mean \"kolla\"?)\n" {
+		t.Errorf("--layout kola: exit %d %q", code, errs)
+	}
+}

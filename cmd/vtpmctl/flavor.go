@@ -106,7 +106,7 @@ func runFlavorCreate(ctx context.Context, o *flavorOptions) error {
 	case o.Request.TPMVersion == "":
 		return usagef("flavor create: --tpm-version is required (a vTPM flavor without a version asks for nothing)")
 	}
-	if err := nova.ValidateTPM(o.Request.TPMVersion, o.Request.TPMModel); err != nil {
+	if err := nova.ValidateFlavorValues(o.Request); err != nil {
 		return inWords(err, flagName)
 	}
 	sess, err := o.Global.connect(ctx)
@@ -181,7 +181,7 @@ func runFlavorSet(ctx context.Context, o *flavorOptions, set bool) error {
 	if set && len(o.Request.Specs()) == 0 {
 		return usagef("flavor set: give --tpm-version, --tpm-model or --secret-security")
 	}
-	if err := nova.ValidateTPM(o.Request.TPMVersion, o.Request.TPMModel); err != nil {
+	if err := nova.ValidateFlavorValues(o.Request); err != nil {
 		return inWords(err, flagName)
 	}
 	var unset []string // none: every vTPM key

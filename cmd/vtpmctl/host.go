@@ -141,7 +141,7 @@ func hostCheckError(err error) error {
 	var lay *hostcheck.LayoutError
 	switch {
 	case errors.As(err, &lay):
-		msg = fmt.Sprintf("--layout %q: choose %s", lay.Name, strings.Join(hostcheck.Layouts, ", "))
+		msg = fmt.Sprintf("--layout %q: not a layout (%s)", lay.Name, choiceHint(strings.ToLower(lay.Name), hostcheck.Layouts))
 	case errors.As(err, &rel):
 		msg = fmt.Sprintf("no installed nova package found below %q: pass --nova-release (e.g. zed, 2024.2)", rel.Root)
 		if rel.Major > 0 {

@@ -96,7 +96,7 @@ func runModePlan(ctx context.Context, o *modePlanOptions) error {
 		for i, m := range nova.SecretModes {
 			modes[i] = string(m)
 		}
-		return usagef("--to: %q is not a secret security mode (%s)", o.To, strings.Join(modes, ", "))
+		return usagef("--to %q: not a secret security mode (%s)", o.To, choiceHint(strings.ToLower(o.To), modes))
 	}
 	if o.Project != "" && o.AllProjects {
 		return usagef("secrets mode-plan: --project and --all-projects exclude each other")
