@@ -33,11 +33,14 @@ type Report struct {
 	ErrorKind            string            `json:"error_kind"`
 	ErrorWhen            string            `json:"error_when"`
 	Notes                []string          `json:"notes"`
+	// NearMisses are the keys Nova ignored that stand for vTPM keys, and
+	// what ignoring each did (no vTPM, the default model or mode).
+	NearMisses []nova.NearMiss `json:"near_misses"`
 }
 
 // NewReport is d as check's document; note is how its release was
-// settled.
-func NewReport(d nova.Decision, note string) Report {
+// settled, misses the keys Nova ignored (Result.NearMisses).
+func NewReport(d nova.Decision, note string, misses []nova.NearMiss) Report {
 	r := Report{Schema: Schema, NovaRelease: d.Release.Info(), ReleaseNote: note, Result: "accepted", VTPM: d.VTPM,
 		Version: d.Version, VersionSource: d.VersionFrom, Model: d.Model, ModelSource: d.ModelFrom,
 		SecretSecurity: d.SecretSecurity, SecretSecuritySource: d.SecretSecurityFrom, RequiredTraits: d.RequiredTraits,
@@ -48,6 +51,7 @@ func NewReport(d nova.Decision, note string) Report {
 	if r.Notes == nil {
 		r.Notes = []string{}
 	}
+	r.NearMisses = append([]nova.NearMiss{}, misses...)
 	if d.Error != nil || d.VTPM { // without a vTPM nothing is refused
 		for _, op := range d.Unsupported {
 			r.UnsupportedOps = append(r.UnsupportedOps, op.Name)
@@ -81,6 +85,7 @@ func (r Report) Record() output.Record {
 		{Name: "error_kind", Value: r.ErrorKind},
 		{Name: "error_when", Value: r.ErrorWhen},
 		{Name: "notes", Value: r.Notes},
+		{Name: "near_misses", Value: r.NearMisses},
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 )
 
@@ -205,5 +206,50 @@ func TestEnumeratedFlagsBeforeAnyRequest(t *testing.T) {
 	_, errs, code := runCLI(t, "host", "check", "--root", t.TempDir(), "--layout", "kola", "--nova-release", "zed")
 	if code != exitUsage || errs != "vtpmctl: --layout \"kola\": not a layout (did you mean \"kolla\"?)\n" {
 		t.Errorf("--layout kola: exit %d %q", code, errs)
+	}
+}
+
+// TestCheckNamesNearMisses: a key Nova ignores that stands for a vTPM key
+// is a warning naming the key Nova reads and what ignoring it does, and a
+// near_misses entry in the JSON; check still answers as Nova would
+// (accepted, no vTPM, exit 0). Before, these three said "accepted, no
+// vTPM" and nothing else.
+func TestCheckNamesNearMisses(t *testing.T) {
+	for _, tc := range []struct {
+		flag, kv, want string
+		miss           nova.NearMiss
+	}{
+		{"--image-property", "hw_tpm_verion=2.0", "image property hw_tpm_verion is not a key Nova reads, so Nova gives the server no vTPM; did you mean hw_tpm_version?",
+			nova.NearMiss{Key: "hw_tpm_verion", Kind: nova.ImageKeys, Want: "hw_tpm_version", Reason: nova.MissTypo, Effect: nova.EffectNoVTPM}},
+		{"--flavor-spec", "hw:tpm_verison=2.0", "flavor extra spec hw:tpm_verison is not a key Nova reads, so Nova gives the server no vTPM; did you mean hw:tpm_version?",
+			nova.NearMiss{Key: "hw:tpm_verison", Kind: nova.FlavorKeys, Want: "hw:tpm_version", Reason: nova.MissTypo, Effect: nova.EffectNoVTPM}},
+		{"--flavor-spec", "tpm_version=2.0", "flavor extra spec tpm_version, without its hw: prefix, is not a key Nova reads, so Nova gives the server no vTPM; did you mean hw:tpm_version?",
+			nova.NearMiss{Key: "tpm_version", Kind: nova.FlavorKeys, Want: "hw:tpm_version", Reason: nova.MissPrefix, Effect: nova.EffectNoVTPM}},
+		{"--flavor-spec", "hw_tpm_version=2.0", "flavor extra spec hw_tpm_version, an image property's spelling, is not a key Nova reads, so Nova gives the server no vTPM; did you mean hw:tpm_version?",
+			nova.NearMiss{Key: "hw_tpm_version", Kind: nova.FlavorKeys, Want: "hw:tpm_version", Reason: nova.MissOtherKind, Effect: nova.EffectNoVTPM}},
+	} {
+		args := []string{"check", tc.flag, tc.kv, "--nova-release", "zed"}
+		out, errs, code := runCLI(t, append(args, "-f", "value", "-c", "result", "-c", "vtpm")...)
+		if code != 0 || out != "accepted\nno\n" || errs != "vtpmctl: warning: "+tc.want+"\n" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q\nwant the warning %s", args, code, out, errs, tc.want)
+		}
+		out, _, code = runCLI(t, append(args, "-f", "json")...)
+		var doc struct {
+			VTPM       bool            `json:"vtpm"`
+			NearMisses []nova.NearMiss `json:"near_misses"`
+		}
+		if jsonOut(t, out, &doc); code != 0 || doc.VTPM || len(doc.NearMisses) != 1 || doc.NearMisses[0] != tc.miss {
+			t.Errorf("%v -f json: exit %d %+v, want %+v", args, code, doc, tc.miss)
+		}
+	}
+	// the model missed: a vTPM, with the default model
+	_, errs, code := runCLI(t, "check", "--flavor-spec", "hw:tpm_version=2.0", "--flavor-spec", "hw:tpm_modle=tpm-crb", "--nova-release", "zed", "-f", "value", "-c", "model")
+	if code != 0 || !strings.Contains(errs, "flavor extra spec hw:tpm_modle is not a key Nova reads, so Nova gives the default model, tpm-tis; did you mean hw:tpm_model?") {
+		t.Errorf("model: exit %d %s", code, errs)
+	}
+	// none: no warning, an empty list
+	out, errs, _ := runCLI(t, "check", "--flavor-spec", "hw:tpm_version=2.0", "--nova-release", "zed", "-f", "json", "-c", "near_misses")
+	if errs != "" || !strings.Contains(out, `"near_misses": []`) {
+		t.Errorf("no near miss: %s %s", out, errs)
 	}
 }
