@@ -13,7 +13,7 @@ import (
 )
 
 // changesResult is what the write commands print: the changes document.
-func changesResult(*cli.Command) any { return changesDocument(nil) }
+func changesResult(*cli.Command) any { return changesDocument(nil, nil) }
 
 // summaryOr is an audit's result, or with --summary its summary view.
 func summaryOr(whole, summary any) func(*cli.Command) any {

@@ -6,12 +6,14 @@ import (
 	"go/parser"
 	"go/token"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/vtpmctl/vtpmctl/domain/nova"
+	"github.com/vtpmctl/vtpmctl/internal/fakecloud"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 )
 
@@ -161,7 +163,7 @@ func TestGoodColumnsPass(t *testing.T) {
 // TestColumnFlagsHook: a column flag other than -c (--sort-column, once
 // a command has it) is checked by the same guard, named as typed.
 func TestColumnFlagsHook(t *testing.T) {
-	err := checkColumnValues(changesDocument(nil), "image set", output.FormatTable, [][2]string{{"column", "key"}, {"sort-column", "objet"}})
+	err := checkColumnValues(changesDocument(nil, nil), "image set", output.FormatTable, [][2]string{{"column", "key"}, {"sort-column", "objet"}})
 	var b bytes.Buffer
 	if code := exitCode(err, &b); code != exitUsage || b.String() != "vtpmctl: --sort-column \"objet\": image set has no such column (did you mean \"object\"?)\n" {
 		t.Errorf("exit %d %q", code, b.String())
@@ -251,5 +253,41 @@ func TestCheckNamesNearMisses(t *testing.T) {
 	out, errs, _ := runCLI(t, "check", "--flavor-spec", "hw:tpm_version=2.0", "--nova-release", "zed", "-f", "json", "-c", "near_misses")
 	if errs != "" || !strings.Contains(out, `"near_misses": []`) {
 		t.Errorf("no near miss: %s %s", out, errs)
+	}
+}
+
+// TestSetNamesNearMisses: image set and flavor set name a key the object
+// keeps that Nova ignores but that stands for a vTPM key: a warning line
+// naming the key Nova reads, and near_misses in the changes document.
+func TestSetNamesNearMisses(t *testing.T) {
+	c := fakecloud.New(t)
+	c.Handle("GET /image/v2/images?limit=100&name=eq:win", fakecloud.JSON(200, `{"images":[{"id":"i-win","name":"win","hw_tpm_modle":"tpm-crb"}]}`))
+	c.Handle(fakecloud.Flavors, fakecloud.JSON(200, `{"flavors":[{"id":"f1","name":"w1","vcpus":2,"ram":4096,"disk":40,"extra_specs":{"hw_tpm_version":"2.0"}}]}`))
+	c.Handle(fakecloud.Volumes, fakecloud.JSON(200, `{"volumes":[]}`)).Optional("image set looks for the volumes made from the image")
+	// flavor set checks the images for conflicts and counts the flavor's servers
+	c.Handle(fakecloud.Images, fakecloud.JSON(200, `{"images":[]}`))
+	c.Handle("GET /compute/v2.1/servers?all_tenants=true&flavor=f1&limit=1000", fakecloud.JSON(200, `{"servers":[]}`))
+	out, errs, code := runCLI(t, "--os-cloud", "fake", "image", "set", "win", "--tpm-version", "2.0", "--nova-release", "zed", "--dry-run", "-f", "json")
+	var doc struct {
+		Schema     string              `json:"schema"`
+		NearMisses []map[string]string `json:"near_misses"`
+	}
+	jsonOut(t, out, &doc)
+	want := map[string]string{"object": "win", "key": "hw_tpm_modle", "kind": "image", "did_you_mean": "hw_tpm_model", "reason": "typo"}
+	if code != 0 || len(doc.NearMisses) != 1 || !reflect.DeepEqual(doc.NearMisses[0], want) ||
+		!strings.Contains(errs, "vtpmctl: warning: win: property hw_tpm_modle is not a key Nova reads; did you mean hw_tpm_model?\n") {
+		t.Errorf("image set: exit %d %+v\n%s", code, doc, errs)
+	}
+	out, errs, code = runCLI(t, "--os-cloud", "fake", "flavor", "set", "w1", "--tpm-version", "2.0", "--nova-release", "zed", "--dry-run", "-f", "json")
+	jsonOut(t, out, &doc)
+	want = map[string]string{"object": "w1", "key": "hw_tpm_version", "kind": "flavor", "did_you_mean": "hw:tpm_version", "reason": "other_kind"}
+	if code != 0 || len(doc.NearMisses) != 1 || !reflect.DeepEqual(doc.NearMisses[0], want) ||
+		!strings.Contains(errs, "vtpmctl: warning: w1: extra spec hw_tpm_version, an image property's spelling, is not a key Nova reads; did you mean hw:tpm_version?\n") {
+		t.Errorf("flavor set: exit %d %+v\n%s", code, doc, errs)
+	}
+	// none: an empty list
+	out, _, _ = runCLI(t, "--os-cloud", "fake", "flavor", "set", "w1", "--tpm-version", "2.0", "--nova-release", "zed", "--dry-run", "-f", "json", "-c", "key")
+	if !strings.Contains(out, `"near_misses": [`) {
+		t.Errorf("-c keeps near_misses:\n%s", out)
 	}
 }

@@ -142,7 +142,9 @@ func newFlavorSetCommand(g *globalOptions, streams *IOStreams, set bool) *cli.Co
 Sets the given specs on every FLAVOR (names or IDs). Nothing is written when a
 flavor is unknown or the result would be refused by Nova on this release.
 Existing servers keep the specs Nova copied into them at boot; the output says
-how many servers use each changed flavor (counting needs admin). Several
+how many servers use each changed flavor (counting needs admin), and warns of
+every spec a flavor keeps that Nova does not read but that stands for a vTPM
+key (hw_tpm_version, the image's spelling; -f json: near_misses). Several
 flavors at once are a bulk write: --yes, or a confirmation on a terminal
 (without one, refused before any cloud is asked).`, []string{
 			"vtpmctl flavor set w1.large --tpm-version 2.0 --tpm-model tpm-crb",

@@ -56,7 +56,9 @@ hw_disk_bus and hw_vif_model unless they cannot work on q35 (ide becomes
 sata), says what it changed, and warns on hw_firmware_stateless=true.
 
 Warnings name every flavor with hw:tpm_* that, with the changed image, would
-put a server in ERROR at boot (Nova's own message).`, examples: []string{
+put a server in ERROR at boot (Nova's own message), and every key an image
+keeps that Nova does not read but that stands for a vTPM key (hw_tpm_verion:
+did you mean hw_tpm_version?); -f json lists those in near_misses.`, examples: []string{
 		"vtpmctl image set win11-23h2 --windows",
 		"vtpmctl image set win2022 win2025 --tpm-version 2.0 --tpm-model tpm-crb --yes",
 		"vtpmctl image set --select os_distro=windows --windows --dry-run -f json",

@@ -62,7 +62,9 @@ the change applies to servers booted from the volume afterwards.
 
 Warnings name every flavor with hw:tpm_* that, with the changed volume, would
 put a server in ERROR at boot (for a volume Nova's fault is only
-"NotImplementedError": see vtpmctl check --volume).`, examples: []string{
+"NotImplementedError": see vtpmctl check --volume), and every key a volume's
+image metadata keeps that Nova does not read but that stands for a vTPM key
+(hw_tpm_verion); -f json lists those in near_misses.`, examples: []string{
 		"vtpmctl volume set win11-boot --windows",
 		"vtpmctl volume set --select image_id=6f1c0d2e-… --windows --dry-run -f json",
 		"vtpmctl volume set --all-projects --select os_distro=windows --tpm-version 2.0 --tpm-model tpm-crb --yes",

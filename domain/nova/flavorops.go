@@ -55,6 +55,7 @@ func PlanFlavors(fls []CloudFlavor, set map[string]string, unset []string, rel R
 	plans := make([]ObjectPlan, 0, len(fls))
 	for _, f := range fls {
 		p := ObjectPlan{ID: f.ID, Name: f.Name, Changes: Diff(f.Name, f.ID, f.ExtraSpecs, set, unset)}
+		p.NearMisses = NearMissesAfter(f.ExtraSpecs, p.Changes, FlavorKeys)
 		after := Flavor{Name: f.Name, ExtraSpecs: Apply(f.ExtraSpecs, p.Changes)}
 		if d := Decide(after, Image{Name: "(image without hw_tpm_*)"}, rel); d.Error != nil {
 			return nil, &RequestError{fmt.Sprintf("flavor %s would be refused by Nova: %s", f.Name, d.Error.Message)}

@@ -96,6 +96,13 @@ func NearMissesIn(m map[string]string, kind KeyKind) []NearMiss {
 	return NearMissKeys(keys, kind)
 }
 
+// NearMissesAfter are the near misses of an object whose keys are current
+// once changes are made: what an image, volume or flavor will still carry
+// that Nova ignores.
+func NearMissesAfter(current map[string]string, changes []Change, kind KeyKind) []NearMiss {
+	return NearMissesIn(Apply(current, changes), kind)
+}
+
 // nearMiss says which vTPM key of kind k stands for, and how it missed.
 // The other kind's spelling is looked for first (hw:tpm_version and
 // hw_tpm_version are also one edit apart), then the missing prefix, then

@@ -80,3 +80,23 @@ func TestNearMissEffects(t *testing.T) {
 		}
 	}
 }
+
+// TestPlansNameNearMisses: image and flavor plans name the keys the object
+// keeps once changed that Nova ignores; a key the change removes is not.
+func TestPlansNameNearMisses(t *testing.T) {
+	img := CloudImage{ID: "i1", Image: Image{Name: "win", Properties: map[string]string{"hw_tpm_modle": "tpm-crb", "os_type": "windows"}}}
+	plans, err := PlanImages([]CloudImage{img}, true, ImageRequest{TPMVersion: "2.0"})
+	if err != nil || !reflect.DeepEqual(plans[0].NearMisses, []NearMiss{{Key: "hw_tpm_modle", Kind: ImageKeys, Want: ImageTPMModel, Reason: MissTypo}}) {
+		t.Errorf("image: %v %+v", err, plans)
+	}
+	fl := CloudFlavor{ID: "f1", Flavor: Flavor{Name: "w1", ExtraSpecs: map[string]string{"hw_tpm_version": "2.0", "tpm_model": "tpm-crb"}}}
+	plans, err = PlanFlavors([]CloudFlavor{fl}, map[string]string{FlavorTPMVersion: "2.0"}, nil, Zed)
+	want := []NearMiss{{Key: "hw_tpm_version", Kind: FlavorKeys, Want: FlavorTPMVersion, Reason: MissOtherKind}, {Key: "tpm_model", Kind: FlavorKeys, Want: FlavorTPMModel, Reason: MissPrefix}}
+	if err != nil || !reflect.DeepEqual(plans[0].NearMisses, want) {
+		t.Errorf("flavor: %v %+v", err, plans)
+	}
+	plans, _ = PlanFlavors([]CloudFlavor{fl}, nil, []string{"hw_tpm_version", "tpm_model"}, Zed)
+	if plans[0].NearMisses != nil {
+		t.Errorf("removed keys are named: %+v", plans[0].NearMisses)
+	}
+}

@@ -1,6 +1,7 @@
 package output
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
@@ -83,5 +84,36 @@ func TestColumnsOfPrototype(t *testing.T) {
 	}
 	if names, ok := Columns(fakeSelfRows{}, FormatTable); !ok || !slices.Equal(names, []string{"k"}) {
 		t.Errorf("self-marshaled rows' table: %v %v", names, ok)
+	}
+}
+
+// TestListExtra: a List document's Extra keys follow its rows in json and
+// yaml (with -c too, which narrows the rows alone); the text formats show
+// the rows alone.
+func TestListExtra(t *testing.T) {
+	l := List{Schema: "l/1", Key: "changes", Columns: []string{"a", "b"}, Rows: []Record{{{"a", 1}, {"b", "x"}}},
+		Extra: []Field{{Name: "near_misses", Value: []Record{{{"key", "k"}, {"did_you_mean", "K"}}}}}}
+	for _, c := range []struct {
+		o    Options
+		want string
+	}{
+		{Options{Format: "json"}, `{"schema":"l/1","changes":[{"a":1,"b":"x"}],"near_misses":[{"key":"k","did_you_mean":"K"}]}`},
+		{Options{Format: "json", Columns: []string{"b"}}, `{"schema":"l/1","changes":[{"b":"x"}],"near_misses":[{"key":"k","did_you_mean":"K"}]}`},
+	} {
+		var b bytes.Buffer
+		if err := Write(&b, c.o, l); err != nil || compact(t, b.Bytes()) != c.want {
+			t.Errorf("%+v: %v %s\nwant %s", c.o, err, b.String(), c.want)
+		}
+		if j, err := json.Marshal(l); c.o.Columns == nil && (err != nil || string(j) != c.want) {
+			t.Errorf("MarshalJSON: %v %s", err, j)
+		}
+	}
+	var b bytes.Buffer
+	if err := Write(&b, Options{Format: "yaml"}, l); err != nil || b.String() != "schema: l/1\nchanges:\n  - a: 1\n    b: x\nnear_misses:\n  - key: k\n    did_you_mean: K\n" {
+		t.Errorf("yaml: %v\n%s", err, b.String())
+	}
+	b.Reset()
+	if err := Write(&b, Options{Format: "value"}, l); err != nil || b.String() != "1 x\n" {
+		t.Errorf("value: %v %q", err, b.String())
 	}
 }

@@ -109,6 +109,10 @@ type List struct {
 	Columns []string
 	Rows    []Record // each carries Columns, in order
 	Footer  []string
+	// Extra are the document's keys after the rows (with a Schema only):
+	// what json and yaml carry besides them (the changes' near_misses).
+	// The text formats show the rows alone.
+	Extra []Field
 }
 
 func (l List) key() string {
@@ -128,7 +132,11 @@ func (l List) doc() orderedMap {
 	if l.Schema == "" {
 		return nil
 	}
-	return orderedMap{{Name: SchemaField, Value: l.Schema}, {Name: l.key(), Value: rowsOf(l.Rows)}}
+	d := orderedMap{{Name: SchemaField, Value: l.Schema}, {Name: l.key(), Value: rowsOf(l.Rows)}}
+	for _, f := range l.Extra {
+		d = append(d, Field{Name: f.Name, Value: jsonValue(f.Value)})
+	}
+	return d
 }
 
 // MarshalJSON writes the document, or the rows as objects, fields in
@@ -143,7 +151,7 @@ func (l List) MarshalJSON() ([]byte, error) {
 // MarshalYAML writes the document, or the rows as mappings.
 func (l List) MarshalYAML() (any, error) {
 	if l.Schema != "" {
-		return Record{{Name: SchemaField, Value: l.Schema}, {Name: l.key(), Value: nonNil(l.Rows)}}, nil
+		return append(Record{{Name: SchemaField, Value: l.Schema}, {Name: l.key(), Value: nonNil(l.Rows)}}, l.Extra...), nil
 	}
 	return nonNil(l.Rows), nil
 }
