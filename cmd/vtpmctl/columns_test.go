@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -289,5 +290,40 @@ func TestSetNamesNearMisses(t *testing.T) {
 	out, _, _ = runCLI(t, "--os-cloud", "fake", "flavor", "set", "w1", "--tpm-version", "2.0", "--nova-release", "zed", "--dry-run", "-f", "json", "-c", "key")
 	if !strings.Contains(out, `"near_misses": [`) {
 		t.Errorf("-c keeps near_misses:\n%s", out)
+	}
+}
+
+// TestPlanNamesNearMisses: a plan image's properties key that Nova
+// ignores but that stands for a vTPM key is a warning naming the file,
+// the entry and the key Nova reads: at every plan command, once (plan
+// diff names it on the Glance image it would write, in near_misses too,
+// or from the plan for an image not in Glance yet).
+func TestPlanNamesNearMisses(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "plan.yaml")
+	plan := "version: 1\nimages:\n  - {name: w, tpm_version: \"2.0\", properties: {hw_tpm_modle: tpm-crb}}\n  - {name: pending, properties: {tpm_version: \"2.0\"}}\nflavors: []\nvms: []\n"
+	if err := os.WriteFile(file, []byte(plan), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, errs, code := runCLI(t, "plan", "checklist", file, "-f", "json")
+	want := "vtpmctl: warning: " + file + ": images[0] (w): properties key hw_tpm_modle is not a key Nova reads; did you mean hw_tpm_model?\n" +
+		"vtpmctl: warning: " + file + ": images[1] (pending): properties key tpm_version, without its hw_ prefix, is not a key Nova reads; did you mean hw_tpm_version?\n"
+	if code != 0 || errs != want {
+		t.Errorf("plan checklist: exit %d\n%s\nwant\n%s", code, errs, want)
+	}
+	c := fakecloud.New(t)
+	c.Handle("GET /image/v2/images?limit=100&name=eq:w", fakecloud.JSON(200, `{"images":[{"id":"i-w","name":"w"}]}`))
+	c.Handle("GET /image/v2/images?limit=100&name=eq:pending", fakecloud.JSON(200, `{"images":[]}`))
+	c.Handle("GET /image/v2/images/pending", fakecloud.JSON(404, `{}`)).Optional("a name that could be an ID")
+	c.Handle(fakecloud.Flavors, fakecloud.JSON(200, `{"flavors":[]}`))
+	c.Handle(fakecloud.Volumes, fakecloud.JSON(200, `{"volumes":[]}`)) // boot volumes for the pending image
+	out, errs, code := runCLI(t, "--os-cloud", "fake", "plan", "diff", file, "--nova-release", "zed", "-f", "json")
+	var doc struct {
+		NearMisses []map[string]string `json:"near_misses"`
+	}
+	jsonOut(t, out, &doc)
+	if code != 0 || len(doc.NearMisses) != 1 || doc.NearMisses[0]["object"] != "w" || doc.NearMisses[0]["key"] != "hw_tpm_modle" ||
+		strings.Count(errs, "hw_tpm_modle") != 1 || !strings.Contains(errs, "vtpmctl: warning: w: property hw_tpm_modle is not a key Nova reads; did you mean hw_tpm_model?\n") ||
+		!strings.Contains(errs, "vtpmctl: warning: "+file+": images[1] (pending): properties key tpm_version") {
+		t.Errorf("plan diff: exit %d %+v\n%s", code, doc, errs)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/vtpmctl/vtpmctl/domain/migration"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/infile"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 )
@@ -98,6 +99,18 @@ func readPlanFile(path string) (*migration.Plan, error) {
 	return p, nil
 }
 
+// warnPlanKeys warns of each plan image's properties key that Nova
+// ignores but that stands for a vTPM key, named by file and entry; only,
+// when set, keeps the images it says (plan apply names the others on
+// their Glance image).
+func warnPlanKeys(streams *IOStreams, file string, p *migration.Plan, only func(image string) bool) {
+	for _, m := range p.NearMisses() {
+		if only == nil || only(m.Image) {
+			warn(streams, "%s: %s: %s", file, m.Entry, nearMissLine("properties key ", m.NearMiss, nova.Decision{}))
+		}
+	}
+}
+
 func newPlanChecklistCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 	return withResult(withFormats(&cli.Command{
 		Name: "checklist", ArgsUsage: "PLAN", Usage: "per VM: what to do before cutover, what to check after, the target's limits",
@@ -120,6 +133,7 @@ backups…" limits, any other before.`,
 			if err != nil {
 				return err
 			}
+			warnPlanKeys(streams, cmd.Args().First(), p, nil)
 			return output.Write(streams.Out, g.Output, migration.NewChecklist(p))
 		},
 	}, documentFormats...), prints(&migration.CutoverChecklist{}))

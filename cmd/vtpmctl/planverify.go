@@ -102,6 +102,7 @@ func runPlanVerify(ctx context.Context, o *planVerifyOptions) error {
 	if err != nil {
 		return err
 	}
+	warnPlanKeys(o.IO, o.File, p, nil)
 	reports, err := readHostReports(o.HostReports)
 	if err != nil {
 		return err
