@@ -89,31 +89,42 @@ func (r Report) Record() output.Record {
 	}
 }
 
-// TextRecord is what table, value and csv show: the words check has
-// always printed ("yes", "2.0 (image)", "Zed (nova 26) — note"), which
-// scripts reading -f value compare against.
+// TextRecord is what a table shows: the release in words ("Zed (nova
+// 26)"), "yes" or "no", and each value beside where it came from
+// (version, version_source), as the document has them.
 func (r Report) TextRecord() output.Record {
-	yesNo := map[bool]string{true: "yes", false: "no"}
 	rel := "unknown"
 	if r.NovaRelease != nil {
 		rel = r.NovaRelease.String()
 	}
-	if r.ReleaseNote != "" {
-		rel += " — " + r.ReleaseNote
+	return r.textRecord(rel)
+}
+
+// ScriptRecord is what -f value and csv show, which scripts read: raw
+// values, as OSC's value format prints them, so that $(vtpmctl check …
+// -f value -c version) is 2.0 and -c nova_release is a release
+// --nova-release takes (zed, 2024.2). Its fields are TextRecord's.
+func (r Report) ScriptRecord() output.Record {
+	rel := "unknown"
+	if r.NovaRelease != nil {
+		rel = r.NovaRelease.Short()
 	}
-	from := func(v, src string) string {
-		if v == "" {
-			return ""
-		}
-		return v + " (" + src + ")"
-	}
+	return r.textRecord(rel)
+}
+
+func (r Report) textRecord(release string) output.Record {
+	yesNo := map[bool]string{true: "yes", false: "no"}
 	return output.Record{
-		{Name: "nova_release", Value: rel},
+		{Name: "nova_release", Value: release},
+		{Name: "nova_release_note", Value: r.ReleaseNote},
 		{Name: "result", Value: r.Result},
 		{Name: "vtpm", Value: yesNo[r.VTPM]},
-		{Name: "version", Value: from(r.Version, r.VersionSource)},
-		{Name: "model", Value: from(r.Model, r.ModelSource)},
-		{Name: "secret_security", Value: from(string(r.SecretSecurity), r.SecretSecuritySource)},
+		{Name: "version", Value: r.Version},
+		{Name: "version_source", Value: r.VersionSource},
+		{Name: "model", Value: r.Model},
+		{Name: "model_source", Value: r.ModelSource},
+		{Name: "secret_security", Value: string(r.SecretSecurity)},
+		{Name: "secret_security_source", Value: r.SecretSecuritySource},
 		{Name: "required_traits", Value: r.RequiredTraits},
 		{Name: "unsupported_operations", Value: r.UnsupportedOps},
 		{Name: "operation_messages", Value: r.OperationMessages},

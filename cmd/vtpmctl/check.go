@@ -54,6 +54,10 @@ flavor extra spec) is a warning naming the key Nova reads and what ignoring
 it does (no vTPM, or the default model or mode); -f json lists them in
 near_misses. Nova itself ignores such a key without a word.
 
+-f value and csv print raw values for scripts: -c version is 2.0 (where it
+came from is -c version_source), -c nova_release is what --nova-release takes
+(zed, 2024.2); the table names the release in words.
+
 --volume checks a server booted from an existing volume (or its snapshot):
 Nova then reads the volume's image metadata, not Glance. A volume that is not
 bootable is refused at create; a flavor/volume conflict puts the server in

@@ -327,3 +327,45 @@ func TestPlanNamesNearMisses(t *testing.T) {
 		t.Errorf("plan diff: exit %d %+v\n%s", code, doc, errs)
 	}
 }
+
+// TestCheckValueIsRaw: -f value and csv print check's fields raw, as
+// OSC's value format does, for $(…): the version bare (where it came
+// from in version_source), the release as --nova-release takes it back.
+// The table keeps the release in words and shows the source beside the
+// value; json is as it was. Before, -f value -c version printed
+// "2.0 (image)" and -c nova_release "Zed (nova 26)".
+func TestCheckValueIsRaw(t *testing.T) {
+	offline := func(rel string, more ...string) []string {
+		return append([]string{"check", "--image-property", "hw_tpm_version=2.0", "--flavor-spec", "hw:tpm_model=tpm-crb", "--nova-release", rel}, more...)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{offline("zed", "-f", "value", "-c", "version"), "2.0\n"},
+		{offline("zed", "-f", "value", "-c", "nova_release"), "zed\n"},
+		{offline("dalmatian", "-f", "value", "-c", "nova_release"), "2024.2\n"},
+		{offline("2026.1", "-f", "value", "-c", "version", "-c", "version_source", "-c", "model", "-c", "model_source", "-c", "secret_security", "-c", "secret_security_source"), "2.0\nimage\ntpm-crb\nflavor\nuser\ndefault\n"},
+		{offline("zed", "-f", "csv", "-c", "nova_release", "-c", "version", "-c", "model"), "nova_release,version,model\nzed,2.0,tpm-crb\n"},
+	} {
+		out, errs, code := runCLI(t, tc.args...)
+		if code != 0 || out != tc.want {
+			t.Errorf("%v: exit %d %q %s, want %q", tc.args, code, out, errs, tc.want)
+		}
+	}
+	// what -f value printed is a release --nova-release takes
+	rel, _, _ := runCLI(t, offline("gazpacho", "-f", "value", "-c", "nova_release")...)
+	if out, errs, code := runCLI(t, offline(strings.TrimSpace(rel), "-f", "value", "-c", "nova_release")...); code != 0 || out != rel {
+		t.Errorf("--nova-release %q: exit %d %q %s", rel, code, out, errs)
+	}
+	out, _, _ := runCLI(t, offline("zed", "-c", "nova_release", "-c", "version", "-c", "version_source")...)
+	for _, want := range []string{"| nova_release   | Zed (nova 26) |", "| version        | 2.0           |", "| version_source | image         |"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	out, _, _ = runCLI(t, offline("zed", "-f", "json", "-c", "version", "-c", "nova_release")...)
+	if !strings.Contains(out, `"version": "2.0"`) || !strings.Contains(out, `"codename": "zed"`) {
+		t.Errorf("json:\n%s", out)
+	}
+}

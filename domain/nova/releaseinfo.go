@@ -21,3 +21,7 @@ func (r Release) Info() *ReleaseInfo {
 
 // String is the release as a table shows it: "2024.2 Dalmatian (nova 30)".
 func (i ReleaseInfo) String() string { return i.r.Long() }
+
+// Short is the release as users type it (Release.String): "2024.2", or
+// "zed" before 2023; what --nova-release takes back.
+func (i ReleaseInfo) Short() string { return i.r.String() }

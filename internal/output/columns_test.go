@@ -117,3 +117,35 @@ func TestListExtra(t *testing.T) {
 		t.Errorf("value: %v %q", err, b.String())
 	}
 }
+
+type fakeScripted struct{ fakeWorded }
+
+func (s fakeScripted) ScriptRecord() Record {
+	return Record{{Name: "name", Value: s.Name}, {Name: "version", Value: "2.0"}, {Name: "version_source", Value: "raw"}}
+}
+
+// TestScriptRecorder: value and csv write a ScriptRecorder's ScriptRecord
+// (raw values for scripts), the table its TextRecord, json its Record;
+// -c names the same fields in every text format.
+func TestScriptRecorder(t *testing.T) {
+	v := fakeScripted{fakeWorded{fakeShown{Name: "x"}}}
+	for f, want := range map[string]string{"value": "raw\n", "csv": "version_source\nraw\n", "json": ""} {
+		var b bytes.Buffer
+		cols := []string{"version_source"}
+		if f == "json" {
+			cols = []string{"version"}
+		}
+		if err := Write(&b, Options{Format: f, Columns: cols}, v); err != nil || want != "" && b.String() != want {
+			t.Errorf("%s: %v %q, want %q", f, err, b.String(), want)
+		}
+	}
+	var b bytes.Buffer
+	if err := Write(&b, Options{Format: "table", Columns: []string{"version_source"}}, v); err != nil || !bytes.Contains(b.Bytes(), []byte("image")) {
+		t.Errorf("table: %v\n%s", err, b.String())
+	}
+	for _, f := range []Format{FormatTable, FormatValue, FormatCSV} {
+		if names, ok := Columns(v, f); !ok || !slices.Equal(names, []string{"name", "version", "version_source"}) {
+			t.Errorf("%s: %v", f, names)
+		}
+	}
+}
