@@ -89,33 +89,15 @@ func (r Report) Record() output.Record {
 	}
 }
 
-// TextRecord is what a table shows: the release in words ("Zed (nova
-// 26)"), "yes" or "no", and each value beside where it came from
-// (version, version_source), as the document has them.
+// TextRecord is what table, value and csv show: "yes" or "no", and each
+// value beside where it came from (version, version_source), as the
+// document has them. The release is words in a table ("Zed (nova 26)")
+// and raw in value and csv (zed, 2024.2: what --nova-release takes, for
+// $(…); nova.ReleaseInfo's ScriptText).
 func (r Report) TextRecord() output.Record {
-	rel := "unknown"
-	if r.NovaRelease != nil {
-		rel = r.NovaRelease.String()
-	}
-	return r.textRecord(rel)
-}
-
-// ScriptRecord is what -f value and csv show, which scripts read: raw
-// values, as OSC's value format prints them, so that $(vtpmctl check …
-// -f value -c version) is 2.0 and -c nova_release is a release
-// --nova-release takes (zed, 2024.2). Its fields are TextRecord's.
-func (r Report) ScriptRecord() output.Record {
-	rel := "unknown"
-	if r.NovaRelease != nil {
-		rel = r.NovaRelease.Short()
-	}
-	return r.textRecord(rel)
-}
-
-func (r Report) textRecord(release string) output.Record {
 	yesNo := map[bool]string{true: "yes", false: "no"}
 	return output.Record{
-		{Name: "nova_release", Value: release},
+		{Name: "nova_release", Value: r.NovaRelease},
 		{Name: "nova_release_note", Value: r.ReleaseNote},
 		{Name: "result", Value: r.Result},
 		{Name: "vtpm", Value: yesNo[r.VTPM]},

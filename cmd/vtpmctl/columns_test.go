@@ -368,4 +368,14 @@ func TestCheckValueIsRaw(t *testing.T) {
 	if !strings.Contains(out, `"version": "2.0"`) || !strings.Contains(out, `"codename": "zed"`) {
 		t.Errorf("json:\n%s", out)
 	}
+	// the show commands' release too
+	fixtureCloud(t)
+	out, errs, code := runCLI(t, "--os-cloud", "fake", "image", "show", fakecloud.FixtureImage, "-f", "value", "-c", "nova_release")
+	if code != 0 || out != "zed\n" {
+		t.Errorf("image show -f value -c nova_release: exit %d %q %s", code, out, errs)
+	}
+	out, _, _ = runCLI(t, "--os-cloud", "fake", "image", "show", fakecloud.FixtureImage, "-c", "nova_release")
+	if !strings.Contains(out, "Zed (nova 26)") {
+		t.Errorf("image show's table:\n%s", out)
+	}
 }

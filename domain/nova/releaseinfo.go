@@ -22,6 +22,7 @@ func (r Release) Info() *ReleaseInfo {
 // String is the release as a table shows it: "2024.2 Dalmatian (nova 30)".
 func (i ReleaseInfo) String() string { return i.r.Long() }
 
-// Short is the release as users type it (Release.String): "2024.2", or
-// "zed" before 2023; what --nova-release takes back.
-func (i ReleaseInfo) Short() string { return i.r.String() }
+// ScriptText is the release as users type it (Release.String): "2024.2",
+// or "zed" before 2023; what -f value and csv print, for $(…), and what a
+// release flag takes back.
+func (i ReleaseInfo) ScriptText() string { return i.r.String() }

@@ -21,9 +21,7 @@ func Columns(v any, f Format) (names []string, ok bool) {
 	case FormatPrometheus, FormatMarkdown:
 		return nil, false
 	}
-	if r, is := v.(ScriptRecorder); is && (f == FormatValue || f == FormatCSV) {
-		v = r.ScriptRecord()
-	} else if r, is := v.(TextRecorder); is && !doc {
+	if r, is := v.(TextRecorder); is && !doc {
 		v = r.TextRecord()
 	} else if r, is := v.(Recorder); is {
 		v = r.Record()

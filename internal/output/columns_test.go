@@ -118,34 +118,28 @@ func TestListExtra(t *testing.T) {
 	}
 }
 
-type fakeScripted struct{ fakeWorded }
+type scripted struct{ words, raw string }
 
-func (s fakeScripted) ScriptRecord() Record {
-	return Record{{Name: "name", Value: s.Name}, {Name: "version", Value: "2.0"}, {Name: "version_source", Value: "raw"}}
-}
+func (s scripted) String() string     { return s.words }
+func (s scripted) ScriptText() string { return s.raw }
 
-// TestScriptRecorder: value and csv write a ScriptRecorder's ScriptRecord
-// (raw values for scripts), the table its TextRecord, json its Record;
-// -c names the same fields in every text format.
-func TestScriptRecorder(t *testing.T) {
-	v := fakeScripted{fakeWorded{fakeShown{Name: "x"}}}
-	for f, want := range map[string]string{"value": "raw\n", "csv": "version_source\nraw\n", "json": ""} {
+// TestScriptText: value and csv print a ScriptTexter's ScriptText (raw,
+// for scripts), a table its String; a nil one is an empty cell.
+func TestScriptText(t *testing.T) {
+	r := Record{{Name: "release", Value: &scripted{"Zed (nova 26)", "zed"}}, {Name: "none", Value: (*scripted)(nil)}}
+	for f, want := range map[string]string{"value": "zed\n\n", "csv": "release,none\nzed,\n"} {
 		var b bytes.Buffer
-		cols := []string{"version_source"}
-		if f == "json" {
-			cols = []string{"version"}
-		}
-		if err := Write(&b, Options{Format: f, Columns: cols}, v); err != nil || want != "" && b.String() != want {
+		if err := Write(&b, Options{Format: f}, r); err != nil || b.String() != want {
 			t.Errorf("%s: %v %q, want %q", f, err, b.String(), want)
 		}
 	}
+	l := List{Columns: []string{"release"}, Rows: []Record{{{Name: "release", Value: scripted{"Zed (nova 26)", "zed"}}}}}
 	var b bytes.Buffer
-	if err := Write(&b, Options{Format: "table", Columns: []string{"version_source"}}, v); err != nil || !bytes.Contains(b.Bytes(), []byte("image")) {
-		t.Errorf("table: %v\n%s", err, b.String())
+	if err := Write(&b, Options{Format: "value"}, l); err != nil || b.String() != "zed\n" {
+		t.Errorf("list value: %v %q", err, b.String())
 	}
-	for _, f := range []Format{FormatTable, FormatValue, FormatCSV} {
-		if names, ok := Columns(v, f); !ok || !slices.Equal(names, []string{"name", "version", "version_source"}) {
-			t.Errorf("%s: %v", f, names)
-		}
+	b.Reset()
+	if err := Write(&b, Options{Format: "table"}, r); err != nil || !bytes.Contains(b.Bytes(), []byte("Zed (nova 26)")) {
+		t.Errorf("table: %v\n%s", err, b.String())
 	}
 }

@@ -93,15 +93,6 @@ type TextRecorder interface {
 	TextRecord() Record
 }
 
-// ScriptRecorder is a TextRecorder whose value and csv output, which
-// scripts read, are raw values where its table keeps words for people
-// (check's release: "zed" for `$(…)`, "Zed (nova 26)" in the table). Its
-// fields are TextRecord's, by name and in order.
-type ScriptRecorder interface {
-	TextRecorder
-	ScriptRecord() Record
-}
-
 // Markdowner is a result that is also a markdown document (-f markdown).
 type Markdowner interface{ Markdown(w io.Writer) error }
 
@@ -216,9 +207,7 @@ func Write(w io.Writer, o Options, v any) error {
 }
 
 func write(w io.Writer, o Options, v any) error {
-	if r, ok := v.(ScriptRecorder); ok && (o.Format == "value" || o.Format == "csv") {
-		v = r.ScriptRecord()
-	} else if r, ok := v.(TextRecorder); ok && o.Format != "json" && o.Format != "yaml" {
+	if r, ok := v.(TextRecorder); ok && o.Format != "json" && o.Format != "yaml" {
 		v = r.TextRecord()
 	} else if r, ok := v.(Recorder); ok {
 		v = r.Record()
@@ -386,7 +375,7 @@ func writeCSV(w io.Writer, o Options, t Table) error {
 		}
 		row := make([]string, len(idx))
 		for k, j := range idx {
-			row[k] = quote.CSVCell(cellString(r[j].Value))
+			row[k] = quote.CSVCell(scriptCell(r[j].Value))
 		}
 		cw.Write(row)
 		n++
