@@ -33,7 +33,7 @@ echo "dist-test: $out"
 case $out in "vtpmctl version "*"(commit "*) ;; *) fail "--version printed: $out" ;; esac
 
 out=$(chroot "$root" /usr/bin/vtpmctl check --image-property hw_tpm_version=2.0 --flavor-spec hw:tpm_model=tpm-crb --nova-release 2025.1 -f value -c result -c vtpm -c version -c model)
-[ "$(echo $out)" = "accepted yes 2.0 (image) tpm-crb (flavor)" ] || fail "check printed: $out"
+[ "$(echo $out)" = "accepted yes 2.0 tpm-crb" ] || fail "check printed: $out"
 echo "dist-test: check: $(echo $out)"
 
 # A compute node's nova.conf (host check refuses to guess one).

@@ -44,6 +44,9 @@ type Result struct {
 	// and no terminal.
 	Release nova.ResolvedRelease
 	Differ  func(a, b nova.Release) bool
+	// NearMisses are the keys Nova ignored that stand for vTPM keys
+	// (hw_tpm_verion), each with what ignoring it did to the decision.
+	NearMisses []nova.NearMiss
 }
 
 // Settled: the release came from the cloud or the caller (an offline
@@ -67,7 +70,8 @@ func Check(ctx context.Context, sess *cloud.Session, req Request) (Result, error
 		return nova.DecideVolume(f, v, r)
 	}
 	if !req.Online() {
-		return Result{Decision: decide(flavor, image, req.Release.Flag)}, nil
+		d := decide(flavor, image, req.Release.Flag)
+		return Result{Decision: d, NearMisses: nova.NearMisses(flavor, image, d)}, nil
 	}
 	computeClient, err := sess.Compute()
 	if err != nil {
@@ -112,6 +116,7 @@ func Check(ctx context.Context, sess *cloud.Session, req Request) (Result, error
 	}
 	out := Result{Release: res, Differ: differ}
 	out.Decision = decide(flavor, image, res.Release)
+	out.NearMisses = nova.NearMisses(flavor, image, out.Decision)
 	// The caller's roles decide whether Barbican lets Nova store the secret.
 	if roles, _ := sess.TokenRoles(); roles != nil {
 		out.Decision = vtpmsecret.PredictSecretCreate(out.Decision, roles)

@@ -33,11 +33,14 @@ type Report struct {
 	ErrorKind            string            `json:"error_kind"`
 	ErrorWhen            string            `json:"error_when"`
 	Notes                []string          `json:"notes"`
+	// NearMisses are the keys Nova ignored that stand for vTPM keys, and
+	// what ignoring each did (no vTPM, the default model or mode).
+	NearMisses []nova.NearMiss `json:"near_misses"`
 }
 
 // NewReport is d as check's document; note is how its release was
-// settled.
-func NewReport(d nova.Decision, note string) Report {
+// settled, misses the keys Nova ignored (Result.NearMisses).
+func NewReport(d nova.Decision, note string, misses []nova.NearMiss) Report {
 	r := Report{Schema: Schema, NovaRelease: d.Release.Info(), ReleaseNote: note, Result: "accepted", VTPM: d.VTPM,
 		Version: d.Version, VersionSource: d.VersionFrom, Model: d.Model, ModelSource: d.ModelFrom,
 		SecretSecurity: d.SecretSecurity, SecretSecuritySource: d.SecretSecurityFrom, RequiredTraits: d.RequiredTraits,
@@ -48,6 +51,7 @@ func NewReport(d nova.Decision, note string) Report {
 	if r.Notes == nil {
 		r.Notes = []string{}
 	}
+	r.NearMisses = append([]nova.NearMiss{}, misses...)
 	if d.Error != nil || d.VTPM { // without a vTPM nothing is refused
 		for _, op := range d.Unsupported {
 			r.UnsupportedOps = append(r.UnsupportedOps, op.Name)
@@ -81,34 +85,28 @@ func (r Report) Record() output.Record {
 		{Name: "error_kind", Value: r.ErrorKind},
 		{Name: "error_when", Value: r.ErrorWhen},
 		{Name: "notes", Value: r.Notes},
+		{Name: "near_misses", Value: r.NearMisses},
 	}
 }
 
-// TextRecord is what table, value and csv show: the words check has
-// always printed ("yes", "2.0 (image)", "Zed (nova 26) — note"), which
-// scripts reading -f value compare against.
+// TextRecord is what table, value and csv show: "yes" or "no", and each
+// value beside where it came from (version, version_source), as the
+// document has them. The release is words in a table ("Zed (nova 26)")
+// and raw in value and csv (zed, 2024.2: what --nova-release takes, for
+// $(…); nova.ReleaseInfo's ScriptText).
 func (r Report) TextRecord() output.Record {
 	yesNo := map[bool]string{true: "yes", false: "no"}
-	rel := "unknown"
-	if r.NovaRelease != nil {
-		rel = r.NovaRelease.String()
-	}
-	if r.ReleaseNote != "" {
-		rel += " — " + r.ReleaseNote
-	}
-	from := func(v, src string) string {
-		if v == "" {
-			return ""
-		}
-		return v + " (" + src + ")"
-	}
 	return output.Record{
-		{Name: "nova_release", Value: rel},
+		{Name: "nova_release", Value: r.NovaRelease},
+		{Name: "nova_release_note", Value: r.ReleaseNote},
 		{Name: "result", Value: r.Result},
 		{Name: "vtpm", Value: yesNo[r.VTPM]},
-		{Name: "version", Value: from(r.Version, r.VersionSource)},
-		{Name: "model", Value: from(r.Model, r.ModelSource)},
-		{Name: "secret_security", Value: from(string(r.SecretSecurity), r.SecretSecuritySource)},
+		{Name: "version", Value: r.Version},
+		{Name: "version_source", Value: r.VersionSource},
+		{Name: "model", Value: r.Model},
+		{Name: "model_source", Value: r.ModelSource},
+		{Name: "secret_security", Value: string(r.SecretSecurity)},
+		{Name: "secret_security_source", Value: r.SecretSecuritySource},
 		{Name: "required_traits", Value: r.RequiredTraits},
 		{Name: "unsupported_operations", Value: r.UnsupportedOps},
 		{Name: "operation_messages", Value: r.OperationMessages},

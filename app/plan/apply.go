@@ -83,7 +83,9 @@ func DiffPlan(ctx context.Context, imageClient, computeClient *gophercloud.Servi
 		if name == "" {
 			name = img.ID
 		}
-		c.Images = append(c.Images, nova.ObjectPlan{ID: img.ID, Name: name, Changes: nova.Diff(name, img.ID, img.Properties, want, nil), Notes: notes})
+		changes := nova.Diff(name, img.ID, img.Properties, want, nil)
+		c.Images = append(c.Images, nova.ObjectPlan{ID: img.ID, Name: name, Changes: changes, Notes: notes,
+			NearMisses: nova.NearMissesAfter(img.Properties, changes, nova.ImageKeys)})
 	}
 	all, err := compute.ListFlavors(ctx, computeClient)
 	if err != nil {

@@ -226,7 +226,9 @@ func DiffVolumes(ctx context.Context, volumeClient *gophercloud.ServiceClient, c
 		// plan verify finds the server booted from this volume by it.
 		want[migration.SourceKey] = vm.Source()
 		notes = append(notes, "boot volume of VM "+vm.Name+" (matched by "+m.By+")")
-		c.Volumes = append(c.Volumes, nova.ObjectPlan{ID: v.ID, Name: name, Changes: nova.Diff(name, v.ID, v.ImageMetadata, want, nil), Notes: notes})
+		changes := nova.Diff(name, v.ID, v.ImageMetadata, want, nil)
+		c.Volumes = append(c.Volumes, nova.ObjectPlan{ID: v.ID, Name: name, Changes: changes, Notes: notes,
+			NearMisses: nova.NearMissesAfter(v.ImageMetadata, changes, nova.ImageKeys)})
 		c.volumes = append(c.volumes, v)
 		landed[pi.Name] = true
 	}

@@ -53,3 +53,21 @@ func TestPlanVolumesRefusesCRBWith12(t *testing.T) {
 		t.Fatal("CRB with 1.2 accepted")
 	}
 }
+
+// TestPlanVolumesNameNearMisses: a key of the volume's image metadata that
+// Nova ignores but that stands for a vTPM key is named on its plan, set or
+// unset; the keys the plan writes are Nova's.
+func TestPlanVolumesNameNearMisses(t *testing.T) {
+	v := cinder.Volume{ID: "v1", Name: "boot", Bootable: true, ImageMetadata: map[string]string{"image_id": "i1", "hw_tpm_verion": "2.0"}}
+	want := []nova.NearMiss{{Key: "hw_tpm_verion", Kind: nova.ImageKeys, Want: nova.ImageTPMVersion, Reason: nova.MissTypo}}
+	for _, set := range []bool{true, false} {
+		plans, err := Plan([]cinder.Volume{v}, set, nova.ImageRequest{TPMVersion: "2.0"})
+		if err != nil || len(plans) != 1 || len(plans[0].NearMisses) != 1 || plans[0].NearMisses[0] != want[0] {
+			t.Errorf("set %v: %v %+v", set, err, plans)
+		}
+	}
+	v.ImageMetadata = map[string]string{"image_id": "i1"}
+	if plans, _ := Plan([]cinder.Volume{v}, true, nova.ImageRequest{TPMVersion: "2.0"}); plans[0].NearMisses != nil {
+		t.Errorf("none: %+v", plans[0].NearMisses)
+	}
+}

@@ -129,6 +129,7 @@ func Plan(vols []cinder.Volume, set bool, req nova.ImageRequest) ([]nova.ObjectP
 		} else {
 			p.Changes = nova.Diff(p.Name, v.ID, v.ImageMetadata, nil, nova.PlanImageUnset(v.ImageMetadata, req.Windows))
 		}
+		p.NearMisses = nova.NearMissesAfter(v.ImageMetadata, p.Changes, nova.ImageKeys)
 		plans = append(plans, p)
 	}
 	return plans, nil

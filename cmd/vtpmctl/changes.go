@@ -14,15 +14,34 @@ import (
 
 var changeColumns = []string{"object", "key", "old", "new", "action"}
 
+// changesDocument is the changes document of the write commands: the
+// changes, and the keys Nova ignores that stand for vTPM keys.
+func changesDocument(recs, misses []output.Record) output.List {
+	if misses == nil {
+		misses = []output.Record{}
+	}
+	return output.List{Schema: nova.ChangesSchema, Key: "changes", Columns: changeColumns, Rows: recs,
+		Extra: []output.Field{{Name: "near_misses", Value: misses}}}
+}
+
+// nearMissWords names a key's place on each kind of object.
+var nearMissWords = map[nova.KeyKind]string{nova.ImageKeys: "property", nova.FlavorKeys: "extra spec"}
+
 // printChanges prints every key of every object (unchanged ones too, so a
 // rerun visibly changes nothing), notes and failures on stderr, and
 // decides the exit: 1 when any object failed to write.
 func printChanges(streams *IOStreams, g *globalOptions, plans []nova.ObjectPlan, dryRun bool) error {
-	var recs []output.Record
+	var recs, misses []output.Record
 	failed, writes := 0, 0
 	for _, p := range plans {
 		for _, n := range p.Notes {
 			say(streams.Err, "vtpmctl: %s: %s", p.Name, n)
+		}
+		// a key Nova ignores the write leaves (or puts) on the object
+		for _, m := range p.NearMisses {
+			warn(streams, "%s: %s", p.Name, nearMissLine(nearMissWords[m.Kind]+" ", m, nova.Decision{}))
+			misses = append(misses, output.Record{{Name: "object", Value: p.Name}, {Name: "key", Value: m.Key}, {Name: "kind", Value: string(m.Kind)},
+				{Name: "did_you_mean", Value: m.Want}, {Name: "reason", Value: string(m.Reason)}})
 		}
 		// a write that failed midway left these keys changed
 		written := nova.WrittenKeys(p.Err)
@@ -43,7 +62,7 @@ func printChanges(streams *IOStreams, g *globalOptions, plans []nova.ObjectPlan,
 			failed++
 		}
 	}
-	if err := output.Write(streams.Out, g.Output, output.List{Schema: nova.ChangesSchema, Key: "changes", Columns: changeColumns, Rows: recs}); err != nil {
+	if err := output.Write(streams.Out, g.Output, changesDocument(recs, misses)); err != nil {
 		// stopped by a signal: the line says which objects were changed
 		return withWritesMade(err, func() string { return changesMade(plans, dryRun) })
 	}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v3"
 
@@ -27,7 +29,7 @@ type checkOptions struct {
 
 func newCheckCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 	o := &checkOptions{IO: streams, Global: g}
-	return &cli.Command{
+	return withResult(&cli.Command{
 		Name:  "check",
 		Usage: "predict what Nova does with an image + flavor: vTPM, version, model, traits, or its error",
 		Description: commandHelp(`
@@ -45,6 +47,16 @@ shared by releases with different vTPM rules (2.96: 2024.1 and 2024.2),
 --nova-release settles it. With only --image-property/--flavor-spec the check
 is fully offline and --nova-release is required. Properties and specs given
 on the command line are applied on top of the cloud's (a "what if").
+
+A key Nova does not read that stands for a vTPM key (hw_tpm_verion, a
+missing prefix as in tpm_version, or the image's spelling hw_tpm_version as a
+flavor extra spec) is a warning naming the key Nova reads and what ignoring
+it does (no vTPM, or the default model or mode); -f json lists them in
+near_misses. Nova itself ignores such a key without a word.
+
+-f value and csv print raw values for scripts: -c version is 2.0 (where it
+came from is -c version_source), -c nova_release is what --nova-release takes
+(zed, 2024.2); the table names the release in words.
 
 --volume checks a server booted from an existing volume (or its snapshot):
 Nova then reads the volume's image metadata, not Glance. A volume that is not
@@ -80,7 +92,31 @@ in its conflict message; the notes say what it meant). A server created with
 			}
 			return runCheck(ctx, o)
 		},
+	}, prints(check.Report{}))
+}
+
+// nearMissLine words a key Nova ignores (what names it: "image
+// property "), why it is none of Nova's, what ignoring it does to d (when
+// NearMisses said) and the key it stands for.
+func nearMissLine(what string, m nova.NearMiss, d nova.Decision) string {
+	line := what + m.Key
+	switch m.Reason {
+	case nova.MissOtherKind:
+		line += ", " + map[nova.KeyKind]string{nova.ImageKeys: "a flavor extra spec's", nova.FlavorKeys: "an image property's"}[m.Kind] + " spelling,"
+	case nova.MissPrefix:
+		body := strings.TrimPrefix(strings.TrimPrefix(m.Want, "hw_"), "hw:")
+		line += ", without its " + strings.TrimSuffix(m.Want, body) + " prefix,"
 	}
+	line += " is not a key Nova reads"
+	switch m.Effect {
+	case nova.EffectNoVTPM:
+		line += ", so Nova gives the server no vTPM"
+	case nova.EffectDefaultModel:
+		line += ", so Nova gives the default model, " + d.Model
+	case nova.EffectDefaultSecretSecurity:
+		line += ", so Nova gives the default mode, " + string(d.SecretSecurity)
+	}
+	return fmt.Sprintf("%s; did you mean %s?", line, m.Want)
 }
 
 func runCheck(ctx context.Context, o *checkOptions) error {
@@ -120,7 +156,14 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 		}
 		note = res.Release.NoteIn(res.Differ, flagName)
 	}
-	if err := output.Write(o.IO.Out, o.Global.Output, check.NewReport(res.Decision, note)); err != nil {
+	where := map[nova.KeyKind]string{nova.ImageKeys: "image property", nova.FlavorKeys: "flavor extra spec"}
+	if o.Volume != "" {
+		where[nova.ImageKeys] = "volume image metadata"
+	}
+	for _, m := range res.NearMisses {
+		warn(o.IO, "%s", nearMissLine(where[m.Kind]+" ", m, res.Decision))
+	}
+	if err := output.Write(o.IO.Out, o.Global.Output, check.NewReport(res.Decision, note, res.NearMisses)); err != nil {
 		return err
 	}
 	if res.Decision.Error != nil {

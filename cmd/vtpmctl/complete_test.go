@@ -111,7 +111,7 @@ func TestCompletions(t *testing.T) {
 	// Flags: the command's and the global ones, meanings without markup
 	// and on one line; one given is not offered again unless repeatable.
 	got := completeWords(t, "secrets", "audit", "--all-projects", "--status", "fail", "--")
-	for _, want := range []string{"--summary:print the summary alone (json/yaml: the document with its lists of rows empty)", "--os-cloud:cloud NAME in clouds.yaml", "--status", "--timeout:per-request TIMEOUT (e.g. 30s)"} {
+	for _, want := range []string{"--summary:print the summary alone (json/yaml: the document with its lists of rows empty)", "--os-cloud:cloud NAME in clouds.yaml", "--status", "--timeout:per-request TIMEOUT: seconds (300, as openstack takes it) or a duration (30s, 2…"} {
 		if !slices.ContainsFunc(got, func(l string) bool { return l == want || strings.HasPrefix(l, want+":") }) {
 			t.Errorf("secrets audit --…: no %q in %q", want, got)
 		}

@@ -167,7 +167,19 @@ func inWords(err error, name func(nova.Field) string) error {
 	if !errors.As(err, &fe) {
 		return err
 	}
-	return &usageError{msg: strings.Replace(err.Error(), fe.Error(), fe.Message(name), 1), err: err}
+	return &usageError{msg: strings.Replace(err.Error(), fe.Error(), fieldMessage(fe, name), 1), err: err}
+}
+
+// fieldMessage is fe in the caller's words; a value that is none of
+// Nova's choices names the one close to it, if one is.
+func fieldMessage(fe fieldWorded, name func(nova.Field) string) string {
+	var f *nova.FieldError
+	if errors.As(fe, &f) && len(f.Choices) > 0 {
+		if s := suggest(strings.ToLower(f.Value), f.Choices); s != "" {
+			return fmt.Sprintf("invalid %s %q (did you mean %q?)", name(f.Field), f.Value, s)
+		}
+	}
+	return fe.Message(name)
 }
 
 // fieldWorded is a nova error that names request fields

@@ -64,7 +64,7 @@ func tpmFlags(o *flavorOptions) []cli.Flag {
 
 func newFlavorCreateCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 	o := &flavorOptions{IO: streams, Global: g}
-	return &cli.Command{
+	return withResult(&cli.Command{
 		Name: "create", ArgsUsage: "NAME", Usage: "create a vTPM flavor with its specs, all or nothing",
 		Description: commandHelp(`
 Creates the flavor, grants --project access for a private one, and sets the
@@ -90,7 +90,7 @@ a publishing script can be rerun.`, []string{
 			o.Flavors = cmd.Args().Slice()
 			return runFlavorCreate(ctx, o)
 		},
-	}
+	}, changesResult)
 }
 
 // runFlavorCreate checks the flags (exit 2 before any cloud is
@@ -106,7 +106,7 @@ func runFlavorCreate(ctx context.Context, o *flavorOptions) error {
 	case o.Request.TPMVersion == "":
 		return usagef("flavor create: --tpm-version is required (a vTPM flavor without a version asks for nothing)")
 	}
-	if err := nova.ValidateTPM(o.Request.TPMVersion, o.Request.TPMModel); err != nil {
+	if err := nova.ValidateFlavorValues(o.Request); err != nil {
 		return inWords(err, flagName)
 	}
 	sess, err := o.Global.connect(ctx)
@@ -142,7 +142,9 @@ func newFlavorSetCommand(g *globalOptions, streams *IOStreams, set bool) *cli.Co
 Sets the given specs on every FLAVOR (names or IDs). Nothing is written when a
 flavor is unknown or the result would be refused by Nova on this release.
 Existing servers keep the specs Nova copied into them at boot; the output says
-how many servers use each changed flavor (counting needs admin). Several
+how many servers use each changed flavor (counting needs admin), and warns of
+every spec a flavor keeps that Nova does not read but that stands for a vTPM
+key (hw_tpm_version, the image's spelling; -f json: near_misses). Several
 flavors at once are a bulk write: --yes, or a confirmation on a terminal
 (without one, refused before any cloud is asked).`, []string{
 			"vtpmctl flavor set w1.large --tpm-version 2.0 --tpm-model tpm-crb",
@@ -172,7 +174,7 @@ Several flavors at once need --yes (or a confirmation on a terminal).`, []string
 		}
 		return runFlavorSet(ctx, o, set)
 	}
-	return c
+	return withResult(c, changesResult)
 }
 
 // runFlavorSet checks the flags (exit 2 before any cloud is contacted),
@@ -181,7 +183,7 @@ func runFlavorSet(ctx context.Context, o *flavorOptions, set bool) error {
 	if set && len(o.Request.Specs()) == 0 {
 		return usagef("flavor set: give --tpm-version, --tpm-model or --secret-security")
 	}
-	if err := nova.ValidateTPM(o.Request.TPMVersion, o.Request.TPMModel); err != nil {
+	if err := nova.ValidateFlavorValues(o.Request); err != nil {
 		return inWords(err, flagName)
 	}
 	var unset []string // none: every vTPM key
@@ -231,7 +233,7 @@ func warnImageConflicts(streams *IOStreams, conflicts []string, err error) {
 
 func newFlavorShowCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 	o := &flavorOptions{IO: streams, Global: g}
-	return &cli.Command{
+	return withResult(&cli.Command{
 		Flags: []cli.Flag{releaseFlag("nova-release", &o.Release, "Nova `RELEASE` whose rules apply", "")},
 		Name:  "show", ArgsUsage: "FLAVOR", Usage: "a flavor's vTPM specs and what Nova makes of them",
 		Description: commandHelp("Shows one flavor's size, visibility, vTPM specs and what Nova gives a server\nbuilt from it with an image that carries no hw_tpm_*.",
@@ -251,7 +253,7 @@ func newFlavorShowCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 			}
 			return output.Write(streams.Out, g.Output, shown)
 		},
-	}
+	}, prints(flavor.Shown{}))
 }
 
 // flavorListOptions is `flavor list`.
@@ -263,7 +265,7 @@ type flavorListOptions struct {
 
 func newFlavorListCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 	o := &flavorListOptions{IO: streams, Global: g}
-	return &cli.Command{
+	return withResult(&cli.Command{
 		Name: "list", Usage: "flavors with their vTPM specs",
 		Description: commandHelp("Lists every flavor the caller can see, extra specs included (one paginated\nlist, no per-flavor request).", []string{"vtpmctl flavor list --vtpm", "vtpmctl flavor list -f json"}, ""),
 		Flags:       []cli.Flag{&cli.BoolFlag{Name: "vtpm", Usage: "only flavors with a hw:tpm_* spec", Destination: &o.VTPM}},
@@ -273,7 +275,7 @@ func newFlavorListCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 			}
 			return runFlavorList(ctx, o)
 		},
-	}
+	}, prints(flavor.Listed{}))
 }
 
 func runFlavorList(ctx context.Context, o *flavorListOptions) error {

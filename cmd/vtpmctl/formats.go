@@ -128,13 +128,15 @@ func (fg *formatGuard) wrap(c *cli.Command, path string) {
 	}
 }
 
-// check is nil when -f is one cmd declared, else the usage error naming
-// the command, its formats and the commands that print the asked one.
+// check is nil when -f is one cmd declared and every -c names a column
+// of what it prints in that format (checkColumns), else the usage error:
+// the command, its formats and the commands that print the asked one; or
+// the column flag, its value and the closest column.
 func (fg *formatGuard) check(cmd *cli.Command, path string) error {
 	f := output.Format(fg.g.Output.Format)
 	allowed := commandFormats(cmd)
 	if f == "" || slices.Contains(allowed, f) {
-		return nil
+		return checkColumns(cmd, path, f)
 	}
 	fe := &output.FormatError{Format: string(f), Command: path, Allowed: allowed}
 	if !slices.Contains(output.DefaultFormats, f) {

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
@@ -140,7 +142,7 @@ func globalFlags(g *globalOptions) []cli.Flag {
 		&cli.StringFlag{Name: "os-region-name", Usage: "`REGION` of the service endpoints", Sources: cli.EnvVars("OS_REGION_NAME"), Destination: &g.Cloud.Region},
 		&cli.StringFlag{Name: "os-cacert", Usage: "CA bundle `FILE` to verify TLS with", Sources: g.envVar("os-cacert", "OS_CACERT"), Destination: &g.Cloud.CACert, Validator: onSet[string](g, "os-cacert")},
 		&cli.BoolFlag{Name: "insecure", Usage: "do not verify TLS certificates (never in production)", Sources: g.envVar("insecure", "OS_INSECURE"), Destination: &g.Cloud.Insecure, Validator: onSet[bool](g, "insecure")},
-		&cli.DurationFlag{Name: "timeout", Usage: "per-request `TIMEOUT` (e.g. 30s)", Value: 60 * time.Second, Sources: g.envVar("timeout", "VTPMCTL_TIMEOUT"), Destination: &g.Cloud.Timeout, Validator: onSet[time.Duration](g, "timeout")},
+		&secondsFlag{Name: "timeout", Usage: "per-request `TIMEOUT`: seconds (300, as openstack takes it) or a duration (30s, 2m)", Value: 60 * time.Second, Sources: g.envVar("timeout", "VTPMCTL_TIMEOUT"), Destination: &g.Cloud.Timeout, Validator: onSet[time.Duration](g, "timeout")},
 		&cli.BoolFlag{Name: "debug", Usage: "log every API request to stderr (tokens, passwords and secrets redacted)", Sources: cli.EnvVars("VTPMCTL_DEBUG"), Destination: &g.DebugLog},
 		&cli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "output `FORMAT`: " + strings.Join(output.Formats, ", ") + " (each command's --help lists those it prints)", Value: "table", Destination: &g.Output.Format},
 		&cli.StringSliceFlag{Name: "column", Aliases: []string{"c"}, Usage: "show only `COLUMN` (repeatable)", Destination: &g.Output.Columns},
@@ -168,6 +170,50 @@ func sortOrder(cmd *cli.Command) error {
 		return usagef("--sort-ascending and --sort-descending: give one")
 	}
 	return nil
+}
+
+// secondsFlag is a duration flag that also takes a plain number as
+// seconds: --timeout 300, as the openstack client's --timeout, besides
+// Go's 30s or 2m (cli.DurationFlag refuses "300": missing unit).
+type secondsFlag = cli.FlagBase[time.Duration, cli.NoConfig, secondsValue]
+
+// secondsValue is secondsFlag's value (cli.ValueCreator and cli.Value).
+type secondsValue time.Duration
+
+func (secondsValue) Create(val time.Duration, p *time.Duration, _ cli.NoConfig) cli.Value {
+	*p = val
+	return (*secondsValue)(p)
+}
+
+func (secondsValue) ToString(d time.Duration) string { return d.String() }
+
+func (d *secondsValue) Set(s string) error {
+	v, err := parseSeconds(s)
+	if err != nil {
+		return err
+	}
+	*d = secondsValue(v)
+	return nil
+}
+
+func (d *secondsValue) Get() any       { return time.Duration(*d) }
+func (d *secondsValue) String() string { return time.Duration(*d).String() }
+
+// parseSeconds reads a plain number as seconds ("300", "2.5"), anything
+// else as a Go duration ("30s", "2m", "1m30s").
+func parseSeconds(s string) (time.Duration, error) {
+	t := strings.TrimSpace(s)
+	if n, err := strconv.ParseFloat(t, 64); err == nil && !math.IsInf(n, 0) && !math.IsNaN(n) {
+		if math.Abs(n) > math.MaxInt64/float64(time.Second) {
+			return 0, errors.New("too many seconds")
+		}
+		return time.Duration(n * float64(time.Second)), nil
+	}
+	d, err := time.ParseDuration(t)
+	if err != nil {
+		return 0, errors.New("give seconds (300) or a duration (30s, 2m)")
+	}
+	return d, nil
 }
 
 // commandHelp assembles a command's description with its examples and the

@@ -68,7 +68,8 @@ func TestFieldErrorInCallersWords(t *testing.T) {
 		name func(nova.Field) string
 		want string
 	}{
-		{nova.ValidateTPM("3.0", ""), flagName, `invalid --tpm-version "3.0" (choose 1.2 or 2.0)`},
+		{nova.ValidateTPM("3.0", ""), flagName, `invalid --tpm-version "3.0" (did you mean "2.0"?)`},
+		{nova.ValidateTPM("4", ""), flagName, `invalid --tpm-version "4" (choose 1.2 or 2.0)`},
 		{mode, flagName, `invalid --secret-security "vault" (choose user, host, deployment)`},
 		{fmt.Errorf("plan p.yaml: %w", fmt.Errorf("flavor w1: %w", mode)), planKey, `plan p.yaml: flavor w1: invalid secret_security "vault" (choose user, host, deployment)`},
 		{fmt.Errorf("plan p.yaml: %w", fmt.Errorf("image win: %w", model)), planKey, "plan p.yaml: image win: resulting image would be refused by Nova: TPM model CRB is only valid with TPM version 2.0. (set tpm_model too)"},

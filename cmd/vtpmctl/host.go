@@ -40,7 +40,7 @@ func newHostCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 		Usage:       "audit this compute host for vTPM guests (no cloud credentials needed)",
 		Description: commandHelp("Checks run on the compute node itself; see vtpmctl host check --help.", []string{"vtpmctl host check", "vtpmctl host check -f json --junit host.xml"}, auditExit),
 		Action:      groupAction,
-		Commands: []*cli.Command{withFormats(&cli.Command{
+		Commands: []*cli.Command{withResult(withFormats(&cli.Command{
 			Name:  "check",
 			Usage: "will a vTPM guest boot here, keep its TPM state, and is the scheduler told the truth?",
 			Description: commandHelp(`
@@ -105,7 +105,7 @@ A --summary or --status document is a view for people: hosts audit
 				}
 				return runHostCheck(ctx, o)
 			},
-		}, metricsFormats...), newHostSecureBootCommand(g, streams)},
+		}, metricsFormats...), summaryOr(&hostcheck.Report{}, hostcheck.Report{}.SummaryView())), newHostSecureBootCommand(g, streams)},
 	}
 }
 
@@ -141,7 +141,7 @@ func hostCheckError(err error) error {
 	var lay *hostcheck.LayoutError
 	switch {
 	case errors.As(err, &lay):
-		msg = fmt.Sprintf("--layout %q: choose %s", lay.Name, strings.Join(hostcheck.Layouts, ", "))
+		msg = fmt.Sprintf("--layout %q: not a layout (%s)", lay.Name, choiceHint(strings.ToLower(lay.Name), hostcheck.Layouts))
 	case errors.As(err, &rel):
 		msg = fmt.Sprintf("no installed nova package found below %q: pass --nova-release (e.g. zed, 2024.2)", rel.Root)
 		if rel.Major > 0 {

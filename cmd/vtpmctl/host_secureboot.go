@@ -94,7 +94,7 @@ docs/secure-boot-2023.md for the whole runbook.`, []string{
 			"vtpmctl host secure-boot update --server 6f1c52f4-7d39-4c51-9a4f-3a8f0f1a6d11 --bitlocker-suspended",
 		}, "EXIT STATUS:\n   see vtpmctl host secure-boot status --help and update --help"),
 		Action: groupAction,
-		Commands: []*cli.Command{{
+		Commands: []*cli.Command{withResult(&cli.Command{
 			Name:  "status",
 			Usage: "what each UEFI guest's NVRAM enrols (PK, KEK, db, dbx), and what to do",
 			Description: commandHelp(`
@@ -136,7 +136,7 @@ Nothing is written.`, []string{
 				}
 				return runSecureBootStatus(ctx, st)
 			},
-		}, {
+		}, prints(secureBootStatusView{&secureboot.StatusResult{}})), withResult(&cli.Command{
 			Name:  "update",
 			Usage: "add Microsoft's 2023 KEK and db certificates to stopped guests' NVRAM, offline, keeping every entry",
 			Description: commandHelp(`
@@ -186,6 +186,6 @@ back. A rerun finds nothing missing and writes nothing.`, []string{
 				}
 				return runSecureBootUpdate(ctx, up)
 			},
-		}},
+		}, prints(secureBootUpdateView{&secureboot.UpdateResult{}}))},
 	}
 }

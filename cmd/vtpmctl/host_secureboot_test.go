@@ -192,9 +192,11 @@ type closedPipe struct{}
 func (closedPipe) Write([]byte) (int, error) { return 0, syscall.EPIPE }
 
 // TestSecureBootUpdateOutputFails: when the output cannot be written after
-// a file was (stdout a closed pipe, -c naming no column), stderr names the
-// file written and where its original is kept, and the exit is 1, never
-// 2 ("every file untouched"). With nothing written it is as before.
+// a file was (stdout a closed pipe), stderr names the file written and
+// where its original is kept, and the exit is 1, never 2 ("every file
+// untouched"). With nothing written it is as before. A -c naming no
+// column is refused before any file is read or written (it used to be
+// found once the files were written).
 func TestSecureBootUpdateOutputFails(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -204,7 +206,6 @@ func TestSecureBootUpdateOutputFails(t *testing.T) {
 		{"stdout a closed pipe (table)", closedPipe{}, nil},
 		{"stdout a closed pipe (json)", closedPipe{}, []string{"-f", "json"}},
 		{"stdout a closed pipe (yaml)", closedPipe{}, []string{"-f", "yaml"}},
-		{"-c names no column", &bytes.Buffer{}, []string{"-c", "nosuch"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			h := newSBHost(t)
@@ -222,6 +223,17 @@ func TestSecureBootUpdateOutputFails(t *testing.T) {
 			}
 		})
 	}
+	t.Run("-c names no column", func(t *testing.T) {
+		h := newSBHost(t)
+		orig := sbtest.Store2011()
+		p := h.guest(t, "instance-0000000a", sbUUID, hostcheck.DomainShutOff, orig)
+		code, errb := h.runTo(t, &bytes.Buffer{}, "", "update", "--server", sbUUID, "--bitlocker-suspended", "--yes", "--nova-release", "2026.1", "-c", "acton")
+		baks, _ := filepath.Glob(p + ".vtpmctl-*.bak")
+		if got, _ := os.ReadFile(p); code != exitUsage || !bytes.Equal(got, orig) || len(baks) != 0 ||
+			errb != "vtpmctl: -c \"acton\": host secure-boot update has no such column (did you mean \"action\"?)\n" {
+			t.Errorf("exit %d, untouched %v, backups %v, stderr %q", code, bytes.Equal(got, orig), baks, errb)
+		}
+	})
 	t.Run("nothing written", func(t *testing.T) {
 		h := newSBHost(t)
 		orig := sbtest.Store2011()

@@ -365,3 +365,46 @@ func TestBidiControlsNeutralised(t *testing.T) {
 		t.Errorf("checklist: exit %d %s\n%q", code, errs, out)
 	}
 }
+
+// TestTimeoutSeconds: --timeout takes seconds as the openstack client
+// does (300), and Go durations as before (30s, 2m); VTPMCTL_TIMEOUT too.
+// Anything else is one usage line naming both spellings.
+func TestTimeoutSeconds(t *testing.T) {
+	offline := []string{"check", "--image-property", "hw_tpm_version=2.0", "--nova-release", "zed"}
+	timeout := func(env string, args ...string) (time.Duration, string, int) {
+		t.Setenv("VTPMCTL_TIMEOUT", env)
+		var out, errb bytes.Buffer
+		g := &globalOptions{}
+		root := newRootCommand(g, &IOStreams{In: strings.NewReader(""), Out: &out, Err: &errb})
+		err := root.Run(context.Background(), append(append([]string{"vtpmctl"}, args...), offline...))
+		return g.Cloud.Timeout, errb.String(), exitCode(err, &errb)
+	}
+	for _, tc := range []struct {
+		flag, env string
+		want      time.Duration
+	}{
+		{"300", "", 300 * time.Second},
+		{"2.5", "", 2500 * time.Millisecond},
+		{"30s", "", 30 * time.Second},
+		{"2m", "", 2 * time.Minute},
+		{"1m30s", "", 90 * time.Second},
+		{"", "300", 300 * time.Second},
+		{"", "45s", 45 * time.Second},
+		{"", "", 60 * time.Second},
+	} {
+		var args []string
+		if tc.flag != "" {
+			args = []string{"--timeout", tc.flag}
+		}
+		got, errs, code := timeout(tc.env, args...)
+		if code != 0 || got != tc.want {
+			t.Errorf("--timeout %q VTPMCTL_TIMEOUT=%q: %s, exit %d %s; want %s", tc.flag, tc.env, got, code, errs, tc.want)
+		}
+	}
+	for _, v := range []string{"5 minutes", "300x", "inf", "1e300"} {
+		_, errs, code := runCLI(t, append([]string{"--timeout", v}, offline...)...)
+		if code != 2 || strings.Count(errs, "\n") != 1 || !strings.Contains(errs, "--timeout") {
+			t.Errorf("--timeout %q: exit %d %q", v, code, errs)
+		}
+	}
+}

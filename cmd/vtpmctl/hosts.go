@@ -48,7 +48,7 @@ func newHostsCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 		Usage:       "the fleet: audit every compute host's traits, or merge host check reports",
 		Description: commandHelp("The fleet view, from the APIs (audit) or from saved host check reports (report).", []string{"vtpmctl --os-cloud prod hosts audit --host-reports ./reports", "vtpmctl hosts report reports/*.json"}, auditExit),
 		Action:      groupAction,
-		Commands: []*cli.Command{withFormats(&cli.Command{
+		Commands: []*cli.Command{withResult(withFormats(&cli.Command{
 			Name:  "audit",
 			Usage: "every nova-compute and its Placement traits against what its Nova release requires",
 			Description: commandHelp(`
@@ -94,7 +94,7 @@ os-services API shows none.
 				audit.DrainSet = cmd.IsSet("drain")
 				return runHostsAudit(ctx, audit)
 			},
-		}, metricsFormats...), {
+		}, metricsFormats...), hostsAuditResult), withResult(&cli.Command{
 			Name: "report", ArgsUsage: "FILE…", Usage: "merge host check JSON reports into one fleet view",
 			Description: commandHelp(`Reads the JSON that 'host check -f json' wrote on each host and prints one row
 per host: its release, pass/warn/fail/skip counts, failing checks, traits.`, []string{
@@ -109,8 +109,16 @@ per host: its release, pass/warn/fail/skip counts, failing checks, traits.`, []s
 				}
 				return runHostsReport(ctx, report)
 			},
-		}},
+		}, prints(hostsReportDocument(nil)))},
 	}
+}
+
+// hostsReportDocument is hosts report's document.
+func hostsReportDocument(recs []output.Record) output.List {
+	// each host's worst check first, its row a JSON object whose keys
+	// are the columns
+	return output.List{Schema: fleet.HostsReportSchema, Key: "hosts", Verdict: "result",
+		Columns: []string{"result", "host", "nova_release", "pass", "warn", "fail", "skip", "failed_checks", "vtpm_guests", "traits"}, Rows: recs}
 }
 
 func runHostsReport(ctx context.Context, o *hostsOptions) error {
@@ -137,10 +145,7 @@ func runHostsReport(ctx context.Context, o *hostsOptions) error {
 			{Name: "skip", Value: r.Summary.Skip}, {Name: "failed_checks", Value: failed}, {Name: "vtpm_guests", Value: len(r.VTPMGuests)},
 			{Name: "traits", Value: r.Traits}})
 	}
-	// each host's worst check first, its row a JSON object whose keys
-	// are the columns
-	if err := output.Write(o.IO.Out, o.Global.Output, output.List{Schema: fleet.HostsReportSchema, Key: "hosts", Verdict: "result",
-		Columns: []string{"result", "host", "nova_release", "pass", "warn", "fail", "skip", "failed_checks", "vtpm_guests", "traits"}, Rows: recs}); err != nil {
+	if err := output.Write(o.IO.Out, o.Global.Output, hostsReportDocument(recs)); err != nil {
 		return err
 	}
 	if err := writeJUnit(ctx, o.IO.Out, o.JUnit, "vtpmctl hosts report", func() []result.Suite { return hostcheck.Suites(reps) }, fileout.Public); err != nil {

@@ -56,7 +56,9 @@ hw_disk_bus and hw_vif_model unless they cannot work on q35 (ide becomes
 sata), says what it changed, and warns on hw_firmware_stateless=true.
 
 Warnings name every flavor with hw:tpm_* that, with the changed image, would
-put a server in ERROR at boot (Nova's own message).`, examples: []string{
+put a server in ERROR at boot (Nova's own message), and every key an image
+keeps that Nova does not read but that stands for a vTPM key (hw_tpm_verion:
+did you mean hw_tpm_version?); -f json lists those in near_misses.`, examples: []string{
 		"vtpmctl image set win11-23h2 --windows",
 		"vtpmctl image set win2022 win2025 --tpm-version 2.0 --tpm-model tpm-crb --yes",
 		"vtpmctl image set --select os_distro=windows --windows --dry-run -f json",
@@ -78,11 +80,11 @@ several images need --yes (or a confirmation on a terminal).`, examples: []strin
 
 func newImageChangeCommand(g *globalOptions, streams *IOStreams, set bool) *cli.Command {
 	o := &imageChangeOptions{IO: streams, Global: g, propertyChange: propertyChange{Set: set}}
-	return o.command("IMAGE", "also act on every image with property `KEY=VALUE` (repeatable; all must match)", nil, imageSetHelp, imageUnsetHelp,
+	return withResult(o.command("IMAGE", "also act on every image with property `KEY=VALUE` (repeatable; all must match)", nil, imageSetHelp, imageUnsetHelp,
 		func(ctx context.Context, names []string) error {
 			o.Images = names
 			return runImageChange(ctx, o)
-		})
+		}), changesResult)
 }
 
 func runImageChange(ctx context.Context, o *imageChangeOptions) error {
@@ -167,19 +169,19 @@ func volumeFixCommand(o *imageChangeOptions, imageID string, admin bool) string 
 
 func newImageShowCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 	o := &showOptions{IO: streams, Global: g}
-	return o.command("image", "IMAGE", helpText{usage: "an image's vTPM properties, Windows profile state and what Nova makes of it",
+	return withResult(o.command("image", "IMAGE", helpText{usage: "an image's vTPM properties, Windows profile state and what Nova makes of it",
 		about: `Shows the vTPM and Windows-profile properties of one image and what Nova
 would give a server built from it with a flavor that carries no hw:tpm_*.`,
 		examples: []string{"vtpmctl image show win11-23h2", "vtpmctl image show 6f1c0d2e-8a41-4c3e-9b7d-2f5e1a0c9d13 -f json"}}, nil,
 		func(ctx context.Context, sess *cloud.Session) (output.Recorder, nova.ResolvedRelease, error) {
 			shown, err := image.Show(ctx, sess, image.ShowRequest{Ref: o.Ref, Release: novaRelease(o.Release)})
 			return shown, shown.Release, err
-		})
+		}), prints(image.Shown{}))
 }
 
 func newImageListCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 	o := &listOptions{IO: streams, Global: g}
-	return o.command("image", helpText{usage: "images with their vTPM properties and Windows profile state",
+	return withResult(o.command("image", helpText{usage: "images with their vTPM properties and Windows profile state",
 		about: `Lists the images of Glance's default list (all pages): public ones, the
 project's own, and those shared with it that it accepted. Glance leaves out
 community images of other projects, hidden images (os_hidden) and shares
@@ -189,5 +191,5 @@ server side; --vtpm / --no-vtpm keep images with / without hw_tpm_version.`,
 		o.filterFlags("only images that request a vTPM", "only images that do not", "only images with property `KEY=VALUE` (repeatable)"),
 		func(ctx context.Context, sess *cloud.Session) (output.Tabular, error) {
 			return image.List(ctx, sess, image.ListRequest{Properties: o.Properties, VTPM: o.filter()})
-		})
+		}), prints(image.Listed{}))
 }

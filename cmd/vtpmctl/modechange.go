@@ -30,7 +30,7 @@ type modePlanOptions struct {
 // "plan" does for flavors and images.
 func newSecretsModePlanCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 	o := &modePlanOptions{IO: streams, Global: g}
-	return &cli.Command{
+	return withResult(&cli.Command{
 		Name:  "mode-plan",
 		Usage: "can a vTPM guest move to secret security mode host or deployment, with which flavor, and what happens to its secret?",
 		Description: commandHelp(`
@@ -83,7 +83,7 @@ takes a project name or ID.`, []string{
 			}
 			return runModePlan(ctx, o)
 		},
-	}
+	}, prints(&secrets.ModeChangeResult{}))
 }
 
 func runModePlan(ctx context.Context, o *modePlanOptions) error {
@@ -96,7 +96,7 @@ func runModePlan(ctx context.Context, o *modePlanOptions) error {
 		for i, m := range nova.SecretModes {
 			modes[i] = string(m)
 		}
-		return usagef("--to: %q is not a secret security mode (%s)", o.To, strings.Join(modes, ", "))
+		return usagef("--to %q: not a secret security mode (%s)", o.To, choiceHint(strings.ToLower(o.To), modes))
 	}
 	if o.Project != "" && o.AllProjects {
 		return usagef("secrets mode-plan: --project and --all-projects exclude each other")

@@ -6,6 +6,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/vtpmctl/vtpmctl/domain/migration"
+	"github.com/vtpmctl/vtpmctl/domain/nova"
 	"github.com/vtpmctl/vtpmctl/internal/infile"
 	"github.com/vtpmctl/vtpmctl/internal/output"
 )
@@ -99,8 +100,20 @@ func readPlanFile(path string) (*migration.Plan, error) {
 	return p, nil
 }
 
+// warnPlanKeys warns of each plan image's properties key that Nova
+// ignores but that stands for a vTPM key, named by file and entry; only,
+// when set, keeps the images it says (plan apply names the others on
+// their Glance image).
+func warnPlanKeys(streams *IOStreams, file string, p *migration.Plan, only func(image string) bool) {
+	for _, m := range p.NearMisses() {
+		if only == nil || only(m.Image) {
+			warn(streams, "%s: %s: %s", file, m.Entry, nearMissLine("properties key ", m.NearMiss, nova.Decision{}))
+		}
+	}
+}
+
 func newPlanChecklistCommand(g *globalOptions, streams *IOStreams) *cli.Command {
-	return withFormats(&cli.Command{
+	return withResult(withFormats(&cli.Command{
 		Name: "checklist", ArgsUsage: "PLAN", Usage: "per VM: what to do before cutover, what to check after, the target's limits",
 		Description: commandHelp(`Prints each VM's cutover checklist from the plan: escrow or suspend
 BitLocker, what else is sealed to the TPM, LUKS+TPM on Linux, the post-boot
@@ -121,7 +134,8 @@ backups…" limits, any other before.`,
 			if err != nil {
 				return err
 			}
+			warnPlanKeys(streams, cmd.Args().First(), p, nil)
 			return output.Write(streams.Out, g.Output, migration.NewChecklist(p))
 		},
-	}, documentFormats...)
+	}, documentFormats...), prints(&migration.CutoverChecklist{}))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/urfave/cli/v3"
 	"github.com/vtpmctl/vtpmctl/app/plan"
@@ -70,7 +71,7 @@ object's outcome is printed, the exit status is 1, and a rerun converges.`
 		o.File = cmd.Args().First()
 		return runPlanApply(ctx, o, apply && o.Yes && !o.DryRun)
 	}
-	return c
+	return withResult(c, changesResult)
 }
 
 // matchRules reads the --match values; a bad one is worded with the
@@ -123,6 +124,9 @@ func runPlanApply(ctx context.Context, o *planApplyOptions, write bool) error {
 	for _, m := range conv.Missing {
 		say(o.IO.Err, "vtpmctl: image %s: pending, not in Glance yet (convert the VM's disk first)", m)
 	}
+	// the plan's keys Nova ignores: on a pending image from the plan, on
+	// the others from their plan (printChanges), with the keys they keep
+	warnPlanKeys(o.IO, o.File, p, func(image string) bool { return slices.Contains(conv.Missing, image) })
 	all := append(append(append([]nova.ObjectPlan{}, conv.Images...), conv.Flavors...), conv.Volumes...)
 	err = printChanges(o.IO, o.Global, all, !write)
 	if !write {

@@ -32,7 +32,7 @@ type planVerifyOptions struct {
 
 func newPlanVerifyCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 	o := &planVerifyOptions{IO: streams, Global: g}
-	return &cli.Command{
+	return withResult(&cli.Command{
 		Name: "verify", ArgsUsage: "PLAN", Usage: "after cutover: did each planned VM get what the plan promised?",
 		Description: commandHelp(`
 Finds each planned VM's server (one server list; with an admin's credentials
@@ -87,7 +87,7 @@ bitlocker_escrow_unconfirmed_count.`, []string{
 			o.File = cmd.Args().First()
 			return runPlanVerify(ctx, o)
 		},
-	}
+	}, summaryOr(&migration.VerifyResult{}, migration.VerifyResult{}.SummaryView()))
 }
 
 func runPlanVerify(ctx context.Context, o *planVerifyOptions) error {
@@ -102,6 +102,7 @@ func runPlanVerify(ctx context.Context, o *planVerifyOptions) error {
 	if err != nil {
 		return err
 	}
+	warnPlanKeys(o.IO, o.File, p, nil)
 	reports, err := readHostReports(o.HostReports)
 	if err != nil {
 		return err

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/urfave/cli/v3"
 	"github.com/vtpmctl/vtpmctl/domain/nova"
 )
@@ -21,10 +24,23 @@ type releaseValue struct{ dst *nova.Release }
 func (v releaseValue) Set(s string) error {
 	r, err := nova.ParseRelease(s)
 	if err != nil {
+		if near := suggest(strings.ToLower(strings.TrimSpace(s)), releaseNames()); near != "" {
+			return fmt.Errorf("no such Nova release (did you mean %q?)", near)
+		}
 		return err
 	}
 	*v.dst = r
 	return nil
+}
+
+// releaseNames are the code names a mistyped release is compared with
+// (a series or a number one digit off is another release, not a typo).
+func releaseNames() []string {
+	var out []string
+	for _, r := range nova.Releases() {
+		out = append(out, r.Info().Codename)
+	}
+	return out
 }
 
 func (v releaseValue) String() string {

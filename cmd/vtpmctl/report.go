@@ -6,6 +6,7 @@ import (
 	"fmt"
 	stdio "io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -141,7 +142,7 @@ func parseFailOn(s string) (result.Filter, error) {
 	case string(result.Warn):
 		return result.Filter{result.Fail, result.Warn}, nil
 	}
-	return nil, usagef("--fail-on %q: choose fail or warn", s)
+	return nil, usagef("--fail-on %q: not fail or warn (%s)", s, choiceHint(strings.ToLower(s), []string{string(result.Fail), string(result.Warn)}))
 }
 
 // reportInputs are the saved results (--from) or, without any, one

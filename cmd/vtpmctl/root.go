@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/urfave/cli/v3"
 	"github.com/vtpmctl/vtpmctl/internal/output"
@@ -95,7 +96,7 @@ bash-completion package.`, []string{
 		Flags: globalFlags(g),
 		Before: func(ctx context.Context, cmd *cli.Command) (context.Context, error) {
 			if err := g.Output.Validate(); err != nil {
-				return ctx, &usageError{msg: err.Error(), err: err}
+				return ctx, &usageError{msg: fmt.Sprintf("-f %q: not an output format (%s)", g.Output.Format, choiceHint(strings.ToLower(g.Output.Format), output.Formats)), err: err}
 			}
 			// Whether the invoked command prints this format is its own
 			// declaration's business (guardFormats).

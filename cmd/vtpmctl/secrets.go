@@ -25,7 +25,7 @@ func newSecretsCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 		Description: commandHelp("See vtpmctl secrets audit --help for what is checked and why it matters, and vtpmctl secrets protect --help for what a consumer protects and costs.", []string{"vtpmctl --os-cloud prod secrets audit --all-projects --include-orphans", "vtpmctl --os-cloud prod secrets protect --all-projects --dry-run"}, ""),
 		Action:      groupAction,
 		// -f prometheus too: the audit's Result has Gauges (barbican/metrics.go).
-		Commands: []*cli.Command{withFormats(&cli.Command{
+		Commands: []*cli.Command{withResult(withFormats(&cli.Command{
 			Name:  "audit",
 			Usage: "does every vTPM guest have exactly one valid secret, owned right — and which secrets are orphans?",
 			Description: commandHelp(`
@@ -97,7 +97,7 @@ No request for a secret's payload can leave vtpmctl.
 				}
 				return runSecretsAudit(ctx, o)
 			},
-		}, metricsFormats...), newSecretsProtectCommand(g, streams), newSecretsUnprotectCommand(g, streams), newSecretsModePlanCommand(g, streams)},
+		}, metricsFormats...), secretsAuditResult), newSecretsProtectCommand(g, streams), newSecretsUnprotectCommand(g, streams), newSecretsModePlanCommand(g, streams)},
 	}
 }
 

@@ -18,7 +18,7 @@ const unprotectHint = "vtpmctl secrets unprotect --server <server id>"
 
 func newSecretsProtectCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 	o := &secretsProtectOptions{secretsAuditOptions: secretsAuditOptions{IO: streams, Global: g}}
-	return &cli.Command{
+	return withResult(&cli.Command{
 		Name:  "protect",
 		Usage: "register Nova's consumer on each vTPM guest's secret, so it is not deleted by accident",
 		Description: commandHelp(`
@@ -66,7 +66,7 @@ instance is gone). Reruns write nothing already done. --dry-run writes nothing.`
 			}
 			return runSecretsProtect(ctx, o)
 		},
-	}
+	}, prints(&vtpmsecret.ProtectResult{}))
 }
 
 func runSecretsProtect(ctx context.Context, o *secretsProtectOptions) error {

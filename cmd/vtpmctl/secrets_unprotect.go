@@ -17,7 +17,7 @@ import (
 // and their consumers), and a DELETE of Nova's consumer per secret.
 func newSecretsUnprotectCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 	o := &secretsProtectOptions{secretsAuditOptions: secretsAuditOptions{IO: streams, Global: g}}
-	return &cli.Command{
+	return withResult(&cli.Command{
 		Name:  "unprotect",
 		Usage: "remove Nova's consumer from a vTPM guest's secret, so the guest can be deleted",
 		Description: commandHelp(`
@@ -55,7 +55,7 @@ one the command is refused before any cloud is asked.`, []string{
 			}
 			return runSecretsUnprotect(ctx, o)
 		},
-	}
+	}, prints(&vtpmsecret.UnprotectResult{}))
 }
 
 func runSecretsUnprotect(ctx context.Context, o *secretsProtectOptions) error {

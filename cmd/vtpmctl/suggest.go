@@ -80,6 +80,9 @@ func onUsageError(ctx context.Context, cmd *cli.Command, err error, isSub bool) 
 		msg = "flag " + dashed(strings.TrimLeft(strings.TrimPrefix(msg, needsValue), "-")) + for_ + " needs a value"
 	default:
 		msg = strings.Replace(msg, "for flag -", "for --", 1) // the flag package's spelling is not ours
+		if strings.Contains(msg, "(did you mean ") {
+			see = "" // the value's own hint (releaseValue) is the line's end
+		}
 	}
 	return &usageError{msg: msg + see, err: err}
 }
@@ -101,6 +104,16 @@ func dashed(name string) string {
 		return "-" + name
 	}
 	return "--" + name
+}
+
+// choiceHint is what a usage line adds for a value that is none of
+// choices: the one close to it (did you mean "json"?), else the list
+// (choose from table, json, yaml).
+func choiceHint(typed string, choices []string) string {
+	if s := suggest(typed, choices); s != "" {
+		return fmt.Sprintf("did you mean %q?", s)
+	}
+	return "choose from " + strings.Join(choices, ", ")
 }
 
 // suggest is the one candidate close to typed, or "": within len/3

@@ -29,7 +29,7 @@ func newUpgradeCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 		Usage:       "what a Nova upgrade does to vTPM scheduling",
 		Description: commandHelp("See vtpmctl upgrade check --help.", []string{"vtpmctl --os-cloud prod upgrade check --to 2026.1"}, ""),
 		Action:      groupAction,
-		Commands: []*cli.Command{{
+		Commands: []*cli.Command{withResult(&cli.Command{
 			Name:  "check",
 			Usage: "which hosts stop receiving vTPM guests, and which guests end up stranded, once the scheduler runs RELEASE",
 			Description: commandHelp(`
@@ -70,7 +70,7 @@ its "summary" counts them in every view.
 				}
 				return runUpgradeCheck(ctx, o)
 			},
-		}},
+		}, summaryOr(&fleet.UpgradeResult{}, fleet.UpgradeResult{}.SummaryView()))},
 	}
 }
 

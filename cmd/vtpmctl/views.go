@@ -2,6 +2,8 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 
 	"github.com/urfave/cli/v3"
 
@@ -42,7 +44,11 @@ func (v *viewOptions) parse() error {
 	f, err := result.ParseFilter(v.Status)
 	var unknown *result.UnknownStatusError
 	if errors.As(err, &unknown) {
-		return usagef("--status: %w", err)
+		names := make([]string, len(result.Statuses))
+		for i, s := range result.Statuses {
+			names[i] = string(s)
+		}
+		return &usageError{msg: fmt.Sprintf("--status %q: not a status (%s)", unknown.Word, choiceHint(strings.ToLower(strings.TrimSpace(unknown.Word)), names)), err: err}
 	}
 	if err != nil {
 		return err

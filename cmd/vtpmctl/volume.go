@@ -62,7 +62,9 @@ the change applies to servers booted from the volume afterwards.
 
 Warnings name every flavor with hw:tpm_* that, with the changed volume, would
 put a server in ERROR at boot (for a volume Nova's fault is only
-"NotImplementedError": see vtpmctl check --volume).`, examples: []string{
+"NotImplementedError": see vtpmctl check --volume), and every key a volume's
+image metadata keeps that Nova does not read but that stands for a vTPM key
+(hw_tpm_verion); -f json lists those in near_misses.`, examples: []string{
 		"vtpmctl volume set win11-boot --windows",
 		"vtpmctl volume set --select image_id=6f1c0d2e-8a41-4c3e-9b7d-2f5e1a0c9d13 --windows --dry-run -f json",
 		"vtpmctl volume set --all-projects --select os_distro=windows --tpm-version 2.0 --tpm-model tpm-crb --yes",
@@ -83,13 +85,13 @@ they still hold the value the profile sets.`, examples: []string{
 
 func newVolumeChangeCommand(g *globalOptions, streams *IOStreams, set bool) *cli.Command {
 	o := &volumeChangeOptions{IO: streams, Global: g, propertyChange: propertyChange{Set: set}}
-	return o.command("VOLUME", "also act on every bootable volume whose image metadata has `KEY=VALUE` (repeatable; all must match), e.g. image_id=ID",
+	return withResult(o.command("VOLUME", "also act on every bootable volume whose image metadata has `KEY=VALUE` (repeatable; all must match), e.g. image_id=ID",
 		[]cli.Flag{&cli.BoolFlag{Name: "all-projects", Usage: "find volumes by name and --select in every project (admin)", Destination: &o.AllProjects}},
 		volumeSetHelp, volumeUnsetHelp,
 		func(ctx context.Context, names []string) error {
 			o.Volumes = names
 			return runVolumeChange(ctx, o)
-		})
+		}), changesResult)
 }
 
 func runVolumeChange(ctx context.Context, o *volumeChangeOptions) error {
@@ -138,7 +140,7 @@ func volumeRefusal(d nova.Decision) string {
 
 func newVolumeShowCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 	o := &showOptions{IO: streams, Global: g}
-	return o.command("volume", "VOLUME", helpText{usage: "a volume's vTPM image metadata, Windows profile state and what Nova makes of it",
+	return withResult(o.command("volume", "VOLUME", helpText{usage: "a volume's vTPM image metadata, Windows profile state and what Nova makes of it",
 		about: `Shows the vTPM and Windows-profile keys of one volume's image metadata and
 what Nova would give a server booted from it with a flavor without hw:tpm_*.`,
 		examples: []string{"vtpmctl volume show win11-boot", "vtpmctl volume show 0c6a… -f json"}},
@@ -146,12 +148,12 @@ what Nova would give a server booted from it with a flavor without hw:tpm_*.`,
 		func(ctx context.Context, sess *cloud.Session) (output.Recorder, nova.ResolvedRelease, error) {
 			shown, err := volume.Show(ctx, sess, volume.ShowRequest{Ref: o.Ref, AllProjects: o.AllProjects, Release: novaRelease(o.Release)})
 			return shown, shown.Release, err
-		})
+		}), prints(volume.Shown{}))
 }
 
 func newVolumeListCommand(g *globalOptions, streams *IOStreams) *cli.Command {
 	o := &listOptions{IO: streams, Global: g}
-	return o.command("volume", helpText{usage: "bootable volumes with their vTPM image metadata and what Nova makes of it",
+	return withResult(o.command("volume", helpText{usage: "bootable volumes with their vTPM image metadata and what Nova makes of it",
 		about: `Lists every bootable volume the caller can see (one Cinder list, all pages)
 with the vTPM Nova gives a server booted from it with a flavor without
 hw:tpm_*. --select keeps volumes whose image metadata has KEY=VALUE;
@@ -169,5 +171,5 @@ hw:tpm_*. --select keeps volumes whose image metadata has KEY=VALUE;
 			}
 			warnRelease(o.IO, res.Release)
 			return res.Volumes, nil
-		})
+		}), prints(volume.Listed{}))
 }

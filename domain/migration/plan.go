@@ -181,6 +181,29 @@ func (p *Plan) Validate() error {
 	return nil
 }
 
+// KeyNearMiss is a plan image's properties key that Nova ignores but
+// that stands for a vTPM key (nova.NearMissKeys): plan apply would write
+// it, and Nova would not read it.
+type KeyNearMiss struct {
+	Entry string // the plan's words for the entry: images[0] (win11)
+	Image string // the entry's name
+	nova.NearMiss
+}
+
+// NearMisses are the plan images' properties keys that Nova ignores but
+// that stand for vTPM keys, in the plan's order. Validate refuses a vTPM
+// key in properties (tpm_version and tpm_model set those); a near miss is
+// a warning, as Nova would say nothing.
+func (p *Plan) NearMisses() []KeyNearMiss {
+	var out []KeyNearMiss
+	for i, img := range p.Images {
+		for _, m := range nova.NearMissesIn(img.Properties, nova.ImageKeys) {
+			out = append(out, KeyNearMiss{Entry: fmt.Sprintf("images[%d] (%s)", i, img.Name), Image: img.Name, NearMiss: m})
+		}
+	}
+	return out
+}
+
 // modeChoices are Nova's modes as a message lists them: "user, host or
 // deployment".
 func modeChoices() string {

@@ -1,6 +1,7 @@
 package migration
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -49,6 +50,33 @@ func TestPlanSecretSecurity(t *testing.T) {
 			t.Errorf("%s: read as %q", tc.mode, p.Flavors[0].SecretSecurity)
 		case tc.want != "" && (err == nil || err.Error() != "p.yaml: "+tc.want):
 			t.Errorf("%s: %v\nwant p.yaml: %s", tc.mode, err, tc.want)
+		}
+	}
+}
+
+// TestPlanNearMisses: a plan image's properties key that Nova ignores but
+// that stands for a vTPM key is named with its entry and the key Nova
+// reads; the plan is still valid (Nova would say nothing either).
+func TestPlanNearMisses(t *testing.T) {
+	for _, tc := range []struct {
+		name, yaml string
+		want       []KeyNearMiss
+	}{
+		{"typo", `images: [{name: w, properties: {hw_tpm_verion: "2.0"}}]`, []KeyNearMiss{{Entry: "images[0] (w)", Image: "w",
+			NearMiss: nova.NearMiss{Key: "hw_tpm_verion", Kind: nova.ImageKeys, Want: nova.ImageTPMVersion, Reason: nova.MissTypo}}}},
+		{"the flavor's spelling, second image", `images: [{name: a}, {name: b, tpm_version: "2.0", properties: {"hw:tpm_model": tpm-crb, os_type: windows}}]`, []KeyNearMiss{{Entry: "images[1] (b)", Image: "b",
+			NearMiss: nova.NearMiss{Key: "hw:tpm_model", Kind: nova.ImageKeys, Want: nova.ImageTPMModel, Reason: nova.MissOtherKind}}}},
+		{"no prefix", `images: [{name: w, properties: {tpm_version: "2.0"}}]`, []KeyNearMiss{{Entry: "images[0] (w)", Image: "w",
+			NearMiss: nova.NearMiss{Key: "tpm_version", Kind: nova.ImageKeys, Want: nova.ImageTPMVersion, Reason: nova.MissPrefix}}}},
+		{"none", `images: [{name: w, tpm_version: "2.0", properties: {hw_firmware_type: uefi}}]`, nil},
+	} {
+		p, err := ReadPlan(strings.NewReader("version: 1\n"+tc.yaml+"\n"), "p.yaml")
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if got := p.NearMisses(); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s:\n got %+v\nwant %+v", tc.name, got, tc.want)
 		}
 	}
 }

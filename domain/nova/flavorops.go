@@ -23,16 +23,25 @@ func (r FlavorRequest) Specs() map[string]string {
 	return out
 }
 
-// ValidateFlavorRequest refuses what Nova would refuse on this release,
-// before anything is written.
-func ValidateFlavorRequest(r FlavorRequest, rel Release) error {
+// ValidateFlavorValues refuses a value no Nova release takes: what can be
+// said before the release is known (and any cloud asked).
+func ValidateFlavorValues(r FlavorRequest) error {
 	if err := ValidateTPM(r.TPMVersion, r.TPMModel); err != nil {
 		return err
 	}
+	if s := r.SecretSecurity; s != "" && !contains(SecretSecurities, s) {
+		return &FieldError{Field: FieldSecretSecurity, Value: s, Choices: SecretSecurities}
+	}
+	return nil
+}
+
+// ValidateFlavorRequest refuses what Nova would refuse on this release,
+// before anything is written.
+func ValidateFlavorRequest(r FlavorRequest, rel Release) error {
+	if err := ValidateFlavorValues(r); err != nil {
+		return err
+	}
 	if s := r.SecretSecurity; s != "" {
-		if !contains(SecretSecurities, s) {
-			return &FieldError{Field: FieldSecretSecurity, Value: s, Choices: SecretSecurities}
-		}
 		if !rel.HasSecretSecurity() {
 			return &FieldError{Field: FieldSecretSecurity, Value: s, Reason: fmt.Sprintf("needs Nova 2026.1 (Gazpacho) or later; this cloud runs %s, which refuses hw:tpm_secret_security as an unknown extra spec", rel.Long())}
 		}
@@ -46,6 +55,7 @@ func PlanFlavors(fls []CloudFlavor, set map[string]string, unset []string, rel R
 	plans := make([]ObjectPlan, 0, len(fls))
 	for _, f := range fls {
 		p := ObjectPlan{ID: f.ID, Name: f.Name, Changes: Diff(f.Name, f.ID, f.ExtraSpecs, set, unset)}
+		p.NearMisses = NearMissesAfter(f.ExtraSpecs, p.Changes, FlavorKeys)
 		after := Flavor{Name: f.Name, ExtraSpecs: Apply(f.ExtraSpecs, p.Changes)}
 		if d := Decide(after, Image{Name: "(image without hw_tpm_*)"}, rel); d.Error != nil {
 			return nil, &RequestError{fmt.Sprintf("flavor %s would be refused by Nova: %s", f.Name, d.Error.Message)}

@@ -11,7 +11,11 @@ type ObjectPlan struct {
 	ID, Name string
 	Changes  []Change
 	Notes    []string
-	Err      error // set when the write failed
+	// NearMisses are the object's keys, once changed, that Nova ignores
+	// but that stand for vTPM keys (NearMissesAfter): hw_tpm_verion left
+	// on an image that is given hw_tpm_version.
+	NearMisses []NearMiss
+	Err        error // set when the write failed
 }
 
 // PlanImages computes every image's changes; any invalid plan stops all.
@@ -28,6 +32,7 @@ func PlanImages(imgs []CloudImage, set bool, req ImageRequest) ([]ObjectPlan, er
 		} else {
 			p.Changes = Diff(p.Name, img.ID, img.Properties, nil, PlanImageUnset(img.Properties, req.Windows))
 		}
+		p.NearMisses = NearMissesAfter(img.Properties, p.Changes, ImageKeys)
 		plans = append(plans, p)
 	}
 	return plans, nil

@@ -21,3 +21,8 @@ func (r Release) Info() *ReleaseInfo {
 
 // String is the release as a table shows it: "2024.2 Dalmatian (nova 30)".
 func (i ReleaseInfo) String() string { return i.r.Long() }
+
+// ScriptText is the release as users type it (Release.String): "2024.2",
+// or "zed" before 2023; what -f value and csv print, for $(…), and what a
+// release flag takes back.
+func (i ReleaseInfo) ScriptText() string { return i.r.String() }

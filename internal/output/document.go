@@ -32,7 +32,11 @@ func field(name string, v any) docField {
 
 // fields is a List's document with rows as its list.
 func (l List) fields(rows []Record) []docField {
-	return []docField{field(SchemaField, l.Schema), field(l.key(), rowsOf(rows))}
+	fs := []docField{field(SchemaField, l.Schema), field(l.key(), rowsOf(rows))}
+	for _, f := range l.Extra {
+		fs = append(fs, field(f.Name, jsonValue(f.Value)))
+	}
+	return fs
 }
 
 // structDoc is v's keys as encoding/json writes them: a nil embedded

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -391,7 +392,7 @@ func cellString(v any) string {
 // csvString renders a value for a CSV cell: one line, a list's items
 // (and a text's lines) joined by "; ", so a record is one line.
 func csvString(v any) string {
-	s := cellString(v)
+	s := scriptCell(v)
 	if !strings.ContainsAny(s, "\r\n") {
 		return s
 	}
@@ -400,10 +401,29 @@ func csvString(v any) string {
 }
 
 // valueString renders a value for -f value: lists space-separated, so
-// `for x in $(vtpmctl … -f value -c traits)` works.
+// `for x in $(vtpmctl … -f value -c traits)` works, and a ScriptTexter
+// raw.
 func valueString(v any) string {
 	if l, ok := v.([]string); ok {
 		return strings.Join(l, " ")
 	}
-	return strings.ReplaceAll(cellString(v), "\n", " ")
+	return strings.ReplaceAll(scriptCell(v), "\n", " ")
+}
+
+// ScriptTexter is a value whose text for scripts (-f value, csv) is not
+// its text for people (a table's cell, its String): a Nova release is
+// "Zed (nova 26)" in a table and "zed", what --nova-release takes, for
+// $(…), as OSC's value format prints the raw field.
+type ScriptTexter interface{ ScriptText() string }
+
+// scriptCell is v's cell in value and csv output: its ScriptText, else its
+// table cell.
+func scriptCell(v any) string {
+	if st, ok := v.(ScriptTexter); ok {
+		if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && rv.IsNil() {
+			return ""
+		}
+		return st.ScriptText()
+	}
+	return cellString(v)
 }

@@ -107,6 +107,10 @@ type List struct {
 	// Table.Wrap, Table.Verdict).
 	Default, Wrap []string
 	Verdict       string
+	// Extra are the document's keys after the rows (with a Schema only):
+	// what json and yaml carry besides them (the changes' near_misses).
+	// The text formats show the rows alone.
+	Extra []Field
 }
 
 func (l List) key() string {
@@ -126,7 +130,11 @@ func (l List) doc() orderedMap {
 	if l.Schema == "" {
 		return nil
 	}
-	return orderedMap{{Name: SchemaField, Value: l.Schema}, {Name: l.key(), Value: rowsOf(l.Rows)}}
+	d := orderedMap{{Name: SchemaField, Value: l.Schema}, {Name: l.key(), Value: rowsOf(l.Rows)}}
+	for _, f := range l.Extra {
+		d = append(d, Field{Name: f.Name, Value: jsonValue(f.Value)})
+	}
+	return d
 }
 
 // MarshalJSON writes the document, or the rows as objects, fields in
@@ -141,7 +149,7 @@ func (l List) MarshalJSON() ([]byte, error) {
 // MarshalYAML writes the document, or the rows as mappings.
 func (l List) MarshalYAML() (any, error) {
 	if l.Schema != "" {
-		return Record{{Name: SchemaField, Value: l.Schema}, {Name: l.key(), Value: nonNil(l.Rows)}}, nil
+		return append(Record{{Name: SchemaField, Value: l.Schema}, {Name: l.key(), Value: nonNil(l.Rows)}}, l.Extra...), nil
 	}
 	return nonNil(l.Rows), nil
 }

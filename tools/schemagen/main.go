@@ -105,7 +105,10 @@ Values are typed: booleans are booleans (` + "`\"vtpm\": true`" + `), versions a
 (` + "`\"version\": \"2.0\"`" + `) with where they came from in a ` + "`*_source`" + ` key, and a
 Nova release is an object, ` + "`{\"name\": \"2023.1\", \"codename\": \"antelope\", \"nova\": 27}`" + `
 (no ` + "`name`" + ` before 2023.1). Tables, csv and ` + "`-f value`" + ` show the same values
-as text (` + "`check`" + ` keeps its words there: ` + "`yes`" + `, ` + "`2.0 (image)`" + `).
+as text: ` + "`check`" + ` says ` + "`yes`" + ` or ` + "`no`" + `, its versions are bare there
+too with their ` + "`*_source`" + ` beside them, and a release is words in a table
+(` + "`Zed (nova 26)`" + `) but raw in ` + "`-f value`" + ` and csv (` + "`zed`" + `, ` + "`2024.2`" + `, what
+` + "`--nova-release`" + ` takes).
 
 ## -c in json and yaml
 

@@ -25,6 +25,9 @@ type doc struct {
 	Type     reflect.Type
 	Key      string
 	Columns  []string
+	// Lists are the document's other lists of objects (a list built from
+	// rows: output.List's Extra): each one's keys.
+	Lists map[string][]string
 }
 
 // docs is every json/yaml document vtpmctl prints. A new command's
@@ -39,7 +42,8 @@ var docs = []doc{
 	{Schema: flavor.ShowSchema, Commands: []string{"flavor show"}, Type: reflect.TypeFor[flavor.Shown]()},
 	{Schema: flavor.ListSchema, Commands: []string{"flavor list"}, Type: reflect.TypeFor[flavor.Listed]()},
 	{Schema: nova.ChangesSchema, Commands: []string{"image set", "image unset", "volume set", "volume unset", "flavor create", "flavor set", "flavor unset", "plan diff", "plan apply"},
-		Key: "changes", Columns: []string{"object", "key", "old", "new", "action"}},
+		Key: "changes", Columns: []string{"object", "key", "old", "new", "action"},
+		Lists: map[string][]string{"near_misses": {"object", "key", "kind", "did_you_mean", "reason"}}},
 	{Schema: hostcheck.ReportSchema, Commands: []string{"host check"}, Type: reflect.TypeFor[hostcheck.Report]()},
 	{Schema: secureboot.StatusSchema, Commands: []string{"host secure-boot status"}, Type: reflect.TypeFor[secureboot.StatusResult]()},
 	{Schema: secureboot.UpdateSchema, Commands: []string{"host secure-boot update"}, Type: reflect.TypeFor[secureboot.UpdateResult]()},

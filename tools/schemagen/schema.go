@@ -139,10 +139,18 @@ func (g *generator) document(d doc) schema {
 		for _, c := range d.Columns {
 			row[c] = schema{}
 		}
-		s = schema{"type": "object", "properties": schema{
+		props := schema{
 			"schema": schema{"type": "string"},
 			d.Key:    schema{"type": "array", "items": schema{"type": "object", "properties": row}},
-		}}
+		}
+		for key, cols := range d.Lists {
+			obj := schema{}
+			for _, c := range cols {
+				obj[c] = schema{}
+			}
+			props[key] = schema{"type": "array", "items": schema{"type": "object", "properties": obj}}
+		}
+		s = schema{"type": "object", "properties": props}
 	}
 	props := s["properties"].(schema)
 	props["schema"] = schema{"const": d.Schema}
