@@ -43,11 +43,11 @@ type HostReport struct {
 	hostcheck.Report
 	// Result is the host's verdict (its worst check), the table's first
 	// column.
-	Result result.Status `json:"result"`
-	Hypervisor       string `json:"hypervisor"`        // hypervisor_hostname = resource provider name
-	ResourceProvider string `json:"resource_provider"` // its UUID
-	ServiceState     string `json:"service_state"`     // nova-compute: up, down
-	ServiceStatus    string `json:"service_status"`    // nova-compute: enabled, disabled
+	Result           result.Status `json:"result"`
+	Hypervisor       string        `json:"hypervisor"`        // hypervisor_hostname = resource provider name
+	ResourceProvider string        `json:"resource_provider"` // its UUID
+	ServiceState     string        `json:"service_state"`     // nova-compute: up, down
+	ServiceStatus    string        `json:"service_status"`    // nova-compute: enabled, disabled
 	// AtRisk: the vTPM guests this host would strand if it died, since
 	// Nova refuses to evacuate them.
 	AtRisk []RiskGuest `json:"at_risk_guests,omitempty"`
