@@ -18,8 +18,10 @@ func longFlag(dst *bool, what string) cli.Flag {
 }
 
 // brief says whether the output is a table for people, which the
-// fleet-scale views group: not -c, value, csv or a document.
+// fleet-scale views group: not -c, value, csv or a document, and not
+// --long, the command's or the global one (vtpmctl --long upgrade
+// check: the global flag, before the command, sets only o.Long).
 func brief(o output.Options, long bool) bool {
 	f := output.Format(o.Format)
-	return !long && (f == "" || f == output.FormatTable) && len(o.Columns) == 0
+	return !long && !o.Long && (f == "" || f == output.FormatTable) && len(o.Columns) == 0
 }

@@ -154,6 +154,11 @@ func TestFixtureFleetAndUpgrade(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "stranded: "+fakecloud.FixtureServer) {
 		t.Errorf("upgrade to 2024.2: exit %d\n%s%s", code, out, errs)
 	}
+	// the global --long, before the command, lists every row too
+	out, errs, code = runCLI(t, "--os-cloud", "fake", "--long", "upgrade", "check", "--to", "2024.2")
+	if code != 1 || !strings.Contains(out, "stranded: "+fakecloud.FixtureServer) {
+		t.Errorf("--long upgrade to 2024.2: exit %d\n%s%s", code, out, errs)
+	}
 	_, errs, code = runCLI(t, "--os-cloud", "fake", "upgrade", "check", "--to", "yoga")
 	if code != 2 || !strings.Contains(errs, "older") {
 		t.Errorf("downgrade: exit %d %s", code, errs)
