@@ -58,6 +58,7 @@ func main() {
 	flag.StringVar(&o.cfg.Paging, "paging", "old", "Barbican next links: old (filter dropped, Zed…2025.1) or new (filters kept)")
 	flag.StringVar(&o.cfg.Microversion, "microversion", "", "Nova's maximum microversion (default 2.93 with old paging, 2.103 with new)")
 	flag.Int64Var(&o.cfg.Seed, "seed", 1, "seed of the generated IDs")
+	flag.IntVar(&o.cfg.Orphans, "orphans", 0, "vTPM secrets, in the first tenant project, of instances that no longer exist")
 	flag.IntVar(&o.cfg.VolumeBacked, "volume-backed", 4, "one server in N boots from a Cinder volume (0: none, and no block storage in the catalog)")
 	flag.StringVar(&o.bin, "vtpmctl", "bin/vtpmctl", "binary to measure")
 	flag.StringVar(&runs, "runs", "secrets,secrets-noacls,hosts,planverify", "jobs to run")
