@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v3"
+
+	"github.com/vtpmctl/vtpmctl/internal/editdist"
 )
 
 // Mistyped commands and flags: one usage line, exit 2, with "did you
@@ -128,7 +130,7 @@ func suggest(typed string, candidates []string) string {
 	}
 	best, bestD := "", limit+1
 	for _, c := range candidates {
-		if d := editDistance(typed, c); d < bestD {
+		if d := editdist.Distance(typed, c); d < bestD {
 			best, bestD = c, d
 		}
 	}
@@ -145,32 +147,4 @@ func suggest(typed string, candidates []string) string {
 		}
 	}
 	return prefixed
-}
-
-// editDistance is the optimal string alignment distance: insertions,
-// deletions, substitutions and adjacent transpositions ("shwo" is one
-// edit from "show").
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	d := make([][]int, len(ra)+1)
-	for i := range d {
-		d[i] = make([]int, len(rb)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(ra)][len(rb)]
 }

@@ -3,6 +3,8 @@ package nova
 import (
 	"sort"
 	"strings"
+
+	"github.com/vtpmctl/vtpmctl/internal/editdist"
 )
 
 // A near miss is a key Nova does not read that is a vTPM key mistyped:
@@ -131,7 +133,7 @@ func nearMiss(k string, kind KeyKind) (NearMiss, bool) {
 		}
 		best, bestD := "", 2 // one edit at most
 		for _, t := range vtpmKeys[kind] {
-			if d := editDistance(s.typed, s.target(t)); d < bestD {
+			if d := editdist.Distance(s.typed, s.target(t)); d < bestD {
 				best, bestD = t, d
 			}
 		}
@@ -182,31 +184,4 @@ func NearMisses(f Flavor, i Image, d Decision) []NearMiss {
 		}
 	}
 	return out
-}
-
-// editDistance is the optimal string alignment distance: insertions,
-// deletions, substitutions and adjacent transpositions, each one edit.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	d := make([][]int, len(ra)+1)
-	for i := range d {
-		d[i] = make([]int, len(rb)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(ra)][len(rb)]
 }
