@@ -172,3 +172,14 @@ func TestHostReportsNote(t *testing.T) {
 		t.Error("a secrets-only page speaks of host reports")
 	}
 }
+
+// TestSubjectIDsWhole: a server's UUID in a finding's subject is kept on
+// one line (a browser would break it at a hyphen), and the name around it
+// is still escaped.
+func TestSubjectIDsWhole(t *testing.T) {
+	got := string(wholeIDs(`vm<b>1 (467c3a6d-d202-49a1-a69d-9c0fea893738) on cmp&1`))
+	want := `vm&lt;b&gt;1 (<span class="id">467c3a6d-d202-49a1-a69d-9c0fea893738</span>) on cmp&amp;1`
+	if got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -380,5 +381,17 @@ func bars(labels []string, values []int, colours []string) []Bar {
 }
 
 var tmpl = template.Must(template.New("report").Funcs(template.FuncMap{
-	"date": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
+	"date":  func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") },
+	"whole": wholeIDs,
 }).Parse(page_html))
+
+// uuidText is a UUID in text, as Nova and Barbican write them.
+var uuidText = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}`)
+
+// wholeIDs is s escaped for HTML, each UUID in it kept on one line: a
+// browser breaks a line after a hyphen, and an ID split over two lines is
+// no ID to copy. Only hex digits and hyphens are wrapped, after escaping,
+// so the markup added is the span alone.
+func wholeIDs(s string) template.HTML {
+	return template.HTML(uuidText.ReplaceAllString(template.HTMLEscapeString(s), `<span class="id">$0</span>`))
+}

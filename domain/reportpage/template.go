@@ -11,6 +11,7 @@ const page_html = `<!DOCTYPE html>
 body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 2rem auto; max-width: 1100px; color: #1d1d1f; padding: 0 1rem; }
 h1 { font-size: 1.6rem; margin-bottom: .2rem; }
 .sub { color: #555; margin-top: 0; }
+.id { white-space: nowrap; }
 .tiles { display: grid; grid-template-columns: repeat(auto-fit, minmax(240px, 1fr)); gap: 1rem; margin: 1.5rem 0; }
 .tile { border: 1px solid #ddd; border-left: 6px solid #2b7a3d; border-radius: 6px; padding: .8rem 1rem; }
 .tile.fail { border-left-color: #b3261e; } .tile.warn { border-left-color: #c77700; } .tile.unknown { border-left-color: #999; }
@@ -89,7 +90,7 @@ footer { color: #777; font-size: .8rem; margin-top: 2rem; }
 <table>
 <thead><tr><th>Status</th><th>Area</th><th>Check</th><th>Count</th><th>Subject</th><th>Finding and remedy</th></tr></thead>
 <tbody>
-{{range .Shown}}{{$g := .}}<tr id="{{.ID}}"><td class="status {{.Status}}">{{.Status}}</td><td>{{.Area}}</td><td>{{.Check}}</td><td class="count">{{.Count}}</td><td>{{if .Many}}<details><summary>{{.Noun}}: {{.Some}}</summary><ul>{{range .Subjects}}<li>{{.Name}}{{if $g.Varied}}: {{.Message}}{{end}}</li>{{end}}</ul></details>{{else}}{{range .Subjects}}{{.Name}}{{end}}{{end}}</td><td>{{if .Varied}}{{.Title}} (each one's own words in the list){{else}}{{.Message}}{{end}}{{if .RemedyID}}<div class="remedy">Remedy: <a href="#{{.RemedyID}}">{{.RemedyLabel}}</a></div>{{else if .Remedy}}<div class="remedy">Remedy: {{.Remedy}}</div>{{end}}</td></tr>
+{{range .Shown}}{{$g := .}}<tr id="{{.ID}}"><td class="status {{.Status}}">{{.Status}}</td><td>{{.Area}}</td><td>{{.Check}}</td><td class="count">{{.Count}}</td><td>{{if .Many}}<details><summary>{{.Noun}}: {{.Some}}</summary><ul>{{range .Subjects}}<li>{{whole .Name}}{{if $g.Varied}}: {{.Message}}{{end}}</li>{{end}}</ul></details>{{else}}{{range .Subjects}}{{whole .Name}}{{end}}{{end}}</td><td>{{if .Varied}}{{.Title}} (each one's own words in the list){{else}}{{.Message}}{{end}}{{if .RemedyID}}<div class="remedy">Remedy: <a href="#{{.RemedyID}}">{{.RemedyLabel}}</a></div>{{else if .Remedy}}<div class="remedy">Remedy: {{.Remedy}}</div>{{end}}</td></tr>
 {{end}}</tbody></table>
 {{else if .Findings}}<p>No finding of these statuses.</p>
 {{else}}<p>Nothing to report: every check passed.</p>{{end}}
