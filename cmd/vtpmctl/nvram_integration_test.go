@@ -46,12 +46,11 @@ func TestIntegrationNVRAM(t *testing.T) {
 	// instead of a 60 s wait for ACPI.
 	img := devcloudtest.CreateImage(t, imageClient, devcloudtest.Unique("nvram-img"), map[string]string{
 		"hw_firmware_type": "uefi", "os_secure_boot": "required", "hw_machine_type": "q35", "os_shutdown_timeout": "0"})
-	// 64 MiB: under TCG the firmware never reaches its variable driver, so
-	// the store holds still while the test writes its marker. At 512 MiB
-	// (TestIntegrationSecureBootUpdate's size) a stop is a power-off that
-	// can land mid-write: once the test waits for the firmware to be idle
-	// before each stop and read, as that test does, it can move there.
-	flv := devcloudtest.CreateFlavor(t, acompute, devcloudtest.Unique("nvram-flv"), map[string]string{"hw:tpm_version": "2.0", "hw:tpm_model": "tpm-crb"})
+	// 512 MiB: the firmware runs to its boot manager and writes its own
+	// variables, so a kept store is one the firmware read. A stop is a
+	// power-off: the test waits for the firmware to be idle before each
+	// stop and each read (waitFirmwareIdle).
+	flv := devcloudtest.CreateFirmwareFlavor(t, acompute, devcloudtest.Unique("nvram-flv"), map[string]string{"hw:tpm_version": "2.0", "hw:tpm_model": "tpm-crb"})
 	s, err := servers.Create(ctx, boot, createOnHost{servers.CreateOpts{Name: devcloudtest.Unique("nvram"), ImageRef: img, FlavorRef: flv,
 		Networks: "none"}, host.Name}, nil).Extract()
 	if err != nil {
@@ -62,6 +61,7 @@ func TestIntegrationNVRAM(t *testing.T) {
 	booted := time.Since(start)
 
 	nv := host.NVRAM(t, s.ID)
+	waitFirmwareIdle(t, boot, host, s.ID, nv.Path, nil)
 	first := host.ReadHostFile(t, nv.Path)
 	tmpl := host.ReadHostFile(t, nv.Template)
 	if !nv.Secure || first == nil || tmpl == nil {
@@ -80,6 +80,7 @@ func TestIntegrationNVRAM(t *testing.T) {
 		{"stop, start", map[string]any{"os-start": nil}},
 		{"stop, hard reboot", map[string]any{"reboot": map[string]any{"type": "HARD"}}},
 	} {
+		waitFirmwareIdle(t, boot, host, s.ID, nv.Path, nil)
 		serverAction(t, boot, s.ID, "os-stop")
 		waitServer(t, boot, s.ID, "SHUTOFF", host.Name)
 		// A name per operation: a kept NVRAM still has the earlier ones.
@@ -99,6 +100,7 @@ func TestIntegrationNVRAM(t *testing.T) {
 			t.Fatalf("%s: HTTP %d %s", op.name, got.status, got.message)
 		}
 		waitServer(t, boot, s.ID, "ACTIVE", host.Name)
+		waitFirmwareIdle(t, boot, host, s.ID, nv.Path, written)
 		after := host.ReadHostFile(t, nv.Path)
 		kept := after != nil && hasMarker(t, after, marker)
 		what := "kept (marker there)"

@@ -181,6 +181,20 @@ func bootFirmware(t *testing.T, boot *gophercloud.ServiceClient, host devcloudte
 	t.Helper()
 	serverAction(t, boot, id, "os-start")
 	waitServer(t, boot, id, "ACTIVE", host.Name)
+	waitFirmwareIdle(t, boot, host, id, path, was)
+	serverAction(t, boot, id, "os-stop")
+	waitServer(t, boot, id, "SHUTOFF", host.Name)
+	return host.ReadHostFile(t, path)
+}
+
+// waitFirmwareIdle waits, for at most 5 minutes, until the running
+// guest's firmware is done with its store: the console shows its boot
+// manager ("No bootable option": the image has no OS) and the store has
+// stood settled and unchanged for 5 s; where the console cannot be read,
+// the store has changed from was, stands settled and has not moved for
+// 20 s. A stop is a power-off: before this, it can land mid-write.
+func waitFirmwareIdle(t *testing.T, boot *gophercloud.ServiceClient, host devcloudtest.ComputeHost, id, path string, was []byte) {
+	t.Helper()
 	start := time.Now()
 	deadline := start.Add(5 * time.Minute)
 	var last []byte
@@ -190,23 +204,22 @@ func bootFirmware(t *testing.T, boot *gophercloud.ServiceClient, host devcloudte
 		if !bytes.Equal(now, last) {
 			last, lastChange = now, time.Now()
 		}
+		fw, ferr := uefi.ViewAsFirmware(now)
+		quiet := ferr == nil && settled(fw)
 		out, cerr := servers.ShowConsoleOutput(context.Background(), boot, id, servers.ShowConsoleOutputOpts{Length: 200}).Extract()
-		if cerr == nil && strings.Contains(out, "No bootable option") {
+		if cerr == nil && strings.Contains(out, "No bootable option") && quiet && time.Since(lastChange) > 5*time.Second {
 			t.Logf("the firmware reached its boot manager after %.0fs (console)", time.Since(start).Seconds())
-			break
+			return
 		}
-		if fw, err := uefi.ViewAsFirmware(now); cerr != nil && err == nil && settled(fw) && !bytes.Equal(now, was) && time.Since(lastChange) > 20*time.Second {
+		if cerr != nil && quiet && !bytes.Equal(now, was) && time.Since(lastChange) > 20*time.Second {
 			t.Logf("the firmware's store settled after %.0fs (no console: %v)", time.Since(start).Seconds(), cerr)
-			break
+			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the firmware did not reach its boot manager in 5 minutes (store changed: %v; console: %v)", !bytes.Equal(now, was), cerr)
+			t.Fatalf("the firmware did not reach its boot manager in 5 minutes (store changed: %v, settled: %v; console: %v)", !bytes.Equal(now, was), quiet, cerr)
 		}
-		time.Sleep(2 * time.Second)
+		time.Sleep(time.Second)
 	}
-	serverAction(t, boot, id, "os-stop")
-	waitServer(t, boot, id, "SHUTOFF", host.Name)
-	return host.ReadHostFile(t, path)
 }
 
 func settled(v *uefi.FirmwareView) bool { ok, _ := v.Settled(); return ok }
